@@ -1,0 +1,224 @@
+/**
+ * weft's error model: tool errors with codes, the sentinel error classes the
+ * core raises, and the run error. Callers branch with `instanceof`, never on
+ * message text; the message text is what a model (or a person) reads.
+ *
+ * @module
+ */
+
+/** The code of a tool error for undecodable or invalid arguments. */
+export const CodeInvalidInput = "INVALID_INPUT";
+/** The code of a tool error for a call naming a tool that is not there. */
+export const CodeNoSuchTool = "NO_SUCH_TOOL";
+/** The code of a tool error for a denied call. */
+export const CodeDenied = "DENIED";
+/** The code of a tool error asking the model to try again. */
+export const CodeRetry = "RETRY";
+/** The code of a tool error for a failed subagent run. */
+export const CodeSubagentFailed = "SUBAGENT_FAILED";
+/** The code of a tool error for a subagent run that ended awaiting approval. */
+export const CodeSubagentPending = "SUBAGENT_PENDING";
+/** The code of a tool error for a subagent already running in the call chain. */
+export const CodeSubagentCycle = "SUBAGENT_CYCLE";
+
+/**
+ * A tool failure the model sees as data. Its `message` is the rendering:
+ * `CODE: detail`, the code alone when the detail is empty, or the detail
+ * alone when there is no code. The `cause` is never shown to the model.
+ *
+ * @example
+ * ```ts
+ * import { ToolError } from "./errors.ts";
+ * const err = new ToolError("RETRY", "try a shorter query");
+ * console.assert(err.message === "RETRY: try a shorter query");
+ * console.assert(new ToolError("DENIED").message === "DENIED");
+ * ```
+ */
+export class ToolError extends Error {
+  /** The machine-readable code, e.g. `INVALID_INPUT`; `""` for none. */
+  readonly code: string;
+  /** The human-readable part, without the code. */
+  readonly detail: string;
+
+  /** Builds a tool error from a code, a detail and an optional cause. */
+  constructor(code: string, detail: string = "", options?: ErrorOptions) {
+    super(renderToolError(code, detail), options);
+    this.name = "ToolError";
+    this.code = code;
+    this.detail = detail;
+  }
+}
+
+function renderToolError(code: string, detail: string): string {
+  if (code === "") return detail;
+  if (detail === "") return code;
+  return `${code}: ${detail}`;
+}
+
+/**
+ * Arguments that could not be decoded or did not satisfy the tool's schema.
+ * Renders `INVALID_INPUT: tool "<name>": <detail>`.
+ */
+export class InvalidInputError extends ToolError {
+  /** The tool whose arguments were refused. */
+  readonly tool: string;
+  /** The reason, e.g. `missing required field "q"`. */
+  readonly reason: string;
+
+  /** Builds the error for tool `tool` with the given reason. */
+  constructor(tool: string, reason: string, options?: ErrorOptions) {
+    super(CodeInvalidInput, `tool ${quote(tool)}: ${reason}`, options);
+    this.name = "InvalidInputError";
+    this.tool = tool;
+    this.reason = reason;
+  }
+}
+
+/** A call named a tool that is not in the step's tools. Renders `NO_SUCH_TOOL: no tool named "x"`. */
+export class NoSuchToolError extends ToolError {
+  /** The name the call asked for. */
+  readonly tool: string;
+
+  /** Builds the error for the unknown name `tool`. */
+  constructor(tool: string, options?: ErrorOptions) {
+    super(CodeNoSuchTool, `no tool named ${quote(tool)}`, options);
+    this.name = "NoSuchToolError";
+    this.tool = tool;
+  }
+}
+
+/**
+ * A call of an approval-gated tool outside the loop (or parked by
+ * middleware). Renders `weft: tool call requires approval: tool "x"`.
+ */
+export class ApprovalRequiredError extends Error {
+  /** The gated tool. */
+  readonly tool: string;
+
+  /** Builds the error for the gated tool `tool`. */
+  constructor(tool: string, options?: ErrorOptions) {
+    super(`weft: tool call requires approval: tool ${quote(tool)}`, options);
+    this.name = "ApprovalRequiredError";
+    this.tool = tool;
+  }
+}
+
+/**
+ * A tool threw something that is not an ordinary handler error: a non-`Error`
+ * value, or one of the engine's own error classes. Renders
+ * `tool "x" panicked: <String(value)>`; the thrown value is the `cause`.
+ */
+export class ToolPanicError extends Error {
+  /** The tool that threw. */
+  readonly tool: string;
+
+  /** Builds the error for tool `tool` and the thrown value. */
+  constructor(tool: string, value: unknown) {
+    super(`tool ${quote(tool)} panicked: ${safeString(value)}`, {
+      cause: value,
+    });
+    this.name = "ToolPanicError";
+    this.tool = tool;
+  }
+}
+
+/** A tool call exceeded its timeout. Renders `tool "x" timed out after <d>`. */
+export class ToolTimeoutError extends Error {
+  /** The tool that ran out of time. */
+  readonly tool: string;
+  /** The timeout, in milliseconds. */
+  readonly timeout: number;
+
+  /** Builds the error from the tool name, the timeout in ms and its Go rendering. */
+  constructor(tool: string, timeout: number, rendered: string) {
+    super(`tool ${quote(tool)} timed out after ${rendered}`);
+    this.name = "ToolTimeoutError";
+    this.tool = tool;
+    this.timeout = timeout;
+  }
+}
+
+/** A schema document the core cannot key on. Message starts `weft: ParseSchema: `. */
+export class SchemaError extends Error {
+  /** Builds the error from the detail after the `weft: ParseSchema: ` prefix. */
+  constructor(detail: string, options?: ErrorOptions) {
+    super(`weft: ParseSchema: ${detail}`, options);
+    this.name = "SchemaError";
+  }
+}
+
+/** A model broke the stream contract. Renders `weft: model violated the stream contract: <detail>`. */
+export class ModelContractError extends Error {
+  /** The violation, e.g. `stream ended without ModelFinish`. */
+  readonly detail: string;
+
+  /** Builds the error from the violation's detail. */
+  constructor(detail: string, options?: ErrorOptions) {
+    super(`weft: model violated the stream contract: ${detail}`, options);
+    this.name = "ModelContractError";
+    this.detail = detail;
+  }
+}
+
+/** A model's stream failed. Renders `model stream: <cause's message>`. */
+export class ModelStreamError extends Error {
+  /** Wraps the stream's failure `cause`. */
+  constructor(cause: unknown) {
+    super(`model stream: ${errorText(cause)}`, { cause });
+    this.name = "ModelStreamError";
+  }
+}
+
+/** The run used its whole step budget and still had calls to make. */
+export class MaxStepsError extends Error {
+  /** Builds the sentinel. */
+  constructor() {
+    super("weft: run exceeded the maximum number of steps");
+    this.name = "MaxStepsError";
+  }
+}
+
+/** A tool source returned two tools with one name. */
+export class DuplicateToolError extends Error {
+  /** The repeated name. */
+  readonly tool: string;
+
+  /** Builds the error for the repeated name `tool`. */
+  constructor(tool: string) {
+    super(`weft: duplicate tool name from tool source: ${quote(tool)}`);
+    this.name = "DuplicateToolError";
+    this.tool = tool;
+  }
+}
+
+/** A tool source returned a missing (null or undefined) entry. */
+export class NilToolError extends Error {
+  /** The entry's position in the snapshot. */
+  readonly index: number;
+
+  /** Builds the error for the entry at `index`. */
+  constructor(index: number) {
+    super(`weft: nil tool in tool source snapshot: entry ${index}`);
+    this.name = "NilToolError";
+    this.index = index;
+  }
+}
+
+/** Quotes a name the way weft's texts do (Go's `%q`; JSON for printable text). */
+export function quote(text: string): string {
+  return JSON.stringify(text);
+}
+
+/** The text of a thrown value: an Error's message, else `String(value)`. */
+export function errorText(value: unknown): string {
+  if (value instanceof Error) return value.message;
+  return safeString(value);
+}
+
+function safeString(value: unknown): string {
+  try {
+    return String(value);
+  } catch {
+    return Object.prototype.toString.call(value);
+  }
+}
