@@ -12,22 +12,116 @@ export * from "./src/core/errors.ts";
 export type { ToolCall, ToolCaller, ToolMiddleware } from "./src/core/middleware.ts";
 export { composeMiddleware } from "./src/core/middleware.ts";
 export type { Schema } from "./src/core/schema.ts";
+export { parseSchema } from "./src/core/schema.ts";
+export type { JsonType, RawJson } from "./src/core/json.ts";
+export { isRawJson, jsonTypeOf, parseLossless, stringifyExact } from "./src/core/json.ts";
 export type {
   CallInfo,
   InvokeOptions,
+  RawToolDef,
+  StandardSchemaWithJSON,
   ToolContext,
   ToolDef,
   ToolOptions,
+  TypedToolDef,
 } from "./src/core/tool.ts";
+export { rawTool, tool } from "./src/core/tool.ts";
+export {
+  DEFAULT_MAX_RESULT_BYTES,
+  failureError,
+  failureText,
+  formatDuration,
+  isPanic,
+  truncateResult,
+} from "./src/core/policy.ts";
+export { modelRequestsAllowed } from "./src/core/env.ts";
 // --- end core tools ---
 
 // --- core: agent loop, models, subagents (agent-loop) ---
+export { Agent } from "./src/core/agent.ts";
+export type {
+  AgentOptions,
+  CallToolOptions,
+  GenerateOptions,
+} from "./src/core/agent.ts";
+export { RunError } from "./src/core/run.ts";
+export type { PendingCall, RunResult, StepRecord } from "./src/core/run.ts";
+export {
+  runSubagent,
+  subagent,
+  SUBAGENT_PROMPT_DESCRIPTION,
+} from "./src/core/subagent.ts";
+export type {
+  RunSubagentOptions,
+  SubagentOptions,
+} from "./src/core/subagent.ts";
+export { addUsage } from "./src/core/model.ts";
+export type {
+  FinishEvent,
+  Model,
+  ModelEvent,
+  ModelInfo,
+  ModelRequest,
+  ModelStreamOptions,
+  ModelTool,
+  ReasoningEvent,
+  StopReason,
+  TextEvent,
+  ToolCallEvent,
+  Usage,
+} from "./src/core/model.ts";
+export {
+  lastAssistantText,
+  messageText,
+  userMessage,
+} from "./src/core/messages.ts";
+export type {
+  Message,
+  Part,
+  ReasoningPart,
+  Role,
+  TextPart,
+  ToolCallPart,
+  ToolResultPart,
+} from "./src/core/messages.ts";
+export type {
+  EventHandler,
+  ReasoningDeltaEvent,
+  RunEvent,
+  RunFinishEvent,
+  RunStartEvent,
+  StepFinishEvent,
+  StepStartEvent,
+  TextDeltaEvent,
+  ToolFinishEvent,
+  ToolStartEvent,
+} from "./src/core/events.ts";
+export {
+  SUBMIT_OUTPUT,
+  SUBMIT_OUTPUT_DESCRIPTION,
+  SUBMIT_OUTPUT_RESULT,
+} from "./src/core/output.ts";
+export { CANCELED_BEFORE_START } from "./src/core/dispatch.ts";
 // --- end agent loop ---
 
 // --- bridge: import (mcp-import) ---
+export type { ImportOptions, ImportResult } from "./src/mcp/import.ts";
+export { importTools } from "./src/mcp/import.ts";
+export type { SkippedTool } from "./src/mcp/import_error.ts";
+export {
+  DuplicateNameError,
+  EmptyNameError,
+  ImportError,
+  ListToolsError,
+  NilEntryError,
+} from "./src/mcp/import_error.ts";
+export { McpTransportError, RemoteToolError } from "./src/mcp/remote_error.ts";
+export { renderContent } from "./src/mcp/render.ts";
 // --- end import ---
 
 // --- bridge: export and serve (mcp-export) ---
+export { exportTools } from "./src/mcp/export.ts";
+export { serveAgent } from "./src/mcp/serve.ts";
 // --- end export ---
 
 // --- runtime: stdio and HTTP (runtime) ---

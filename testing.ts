@@ -5,4 +5,19 @@
  */
 
 // --- testing (agent-loop) ---
+export {
+  callTools,
+  fail,
+  maxTokens,
+  raw,
+  say,
+  sayThenFail,
+  script,
+  SCRIPT_USAGE,
+  ScriptExhaustedError,
+  submit,
+  think,
+  withUsage,
+} from "./src/testing/script.ts";
+export type { ScriptedCall, ScriptModel, Turn } from "./src/testing/script.ts";
 // --- end testing ---

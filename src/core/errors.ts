@@ -138,12 +138,35 @@ export class ToolTimeoutError extends Error {
   }
 }
 
+/**
+ * A typed tool's result could not be JSON-encoded (a cycle, a throwing
+ * `toJSON`). Renders `marshal output of tool "x": <cause's message>`, the Go
+ * original's text; it carries no code.
+ */
+export class ToolOutputError extends Error {
+  /** The tool whose result failed to encode. */
+  readonly tool: string;
+
+  /** Builds the error from the tool name and the encoder's failure `cause`. */
+  constructor(tool: string, cause: unknown) {
+    super(`marshal output of tool ${quote(tool)}: ${errorText(cause)}`, {
+      cause,
+    });
+    this.name = "ToolOutputError";
+    this.tool = tool;
+  }
+}
+
 /** A schema document the core cannot key on. Message starts `weft: ParseSchema: `. */
 export class SchemaError extends Error {
+  /** The text after the `weft: ParseSchema: ` prefix, e.g. `empty schema`. */
+  readonly detail: string;
+
   /** Builds the error from the detail after the `weft: ParseSchema: ` prefix. */
   constructor(detail: string, options?: ErrorOptions) {
     super(`weft: ParseSchema: ${detail}`, options);
     this.name = "SchemaError";
+    this.detail = detail;
   }
 }
 

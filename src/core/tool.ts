@@ -9,8 +9,22 @@
  * @module
  */
 
-import type { Schema } from "./schema.ts";
+import type {
+  StandardJSONSchemaV1,
+  StandardSchemaV1,
+} from "@standard-schema/spec";
+import { decodeArguments } from "./decode.ts";
 import type { ToolMiddleware } from "./middleware.ts";
+import type { Schema } from "./schema.ts";
+import {
+  build,
+  checkName,
+  context,
+  derive,
+  encode,
+  maybeObjectSchema,
+  objectSchema,
+} from "./tool_build.ts";
 
 /** Where a call runs inside the loop. Absent outside the loop (invoke, callTool, MCP). */
 export interface CallInfo {
@@ -99,4 +113,167 @@ export interface ToolDef {
    * No middleware, approval check, timeout, cap or containment. Go: Invoke.
    */
   invoke(args: string, options?: InvokeOptions): Promise<string>;
+}
+
+/**
+ * A Standard Schema (`~standard.validate`) that also implements Standard JSON
+ * Schema (`~standard.jsonSchema`), validating to values of type `T`. Zod 4.2+
+ * schemas are; so are arktype's, and valibot's with its adapter. The input
+ * type is left open, so schemas with defaults or transforms fit.
+ */
+export interface StandardSchemaWithJSON<T = unknown> {
+  /** The Standard Schema and Standard JSON Schema properties. */
+  readonly "~standard":
+    & StandardSchemaV1.Props<unknown, T>
+    & StandardJSONSchemaV1.Props<unknown, T>;
+}
+
+/** The definition `tool` takes. Go: weft.Tool's arguments. */
+export interface TypedToolDef<I, O = unknown> extends ToolOptions {
+  /** The name the model calls; must not be empty. */
+  name: string;
+  /** The model-facing description. */
+  description: string;
+  /** The argument schema: validates the arguments, and its JSON Schema is advertised. */
+  input: StandardSchemaWithJSON<I>;
+  /** The result schema; advertised (as `outputSchema`) only when it is an object schema. */
+  output?: StandardSchemaWithJSON<O>;
+  /** The handler: a string result is the text verbatim, anything else is JSON-encoded. */
+  run(input: I, ctx: ToolContext): O | string | Promise<O | string>;
+}
+
+/** The definition `rawTool` takes. Go: weft.RawTool's arguments. */
+export interface RawToolDef extends ToolOptions {
+  /** The name the model calls; must not be empty. */
+  name: string;
+  /** The model-facing description. */
+  description: string;
+  /** The argument schema document; `{"type":"object"}` when absent. Must be an object schema. */
+  inputSchema?: string | Record<string, unknown> | Schema;
+  /** The result schema document, if any. Must be an object schema. */
+  outputSchema?: string | Record<string, unknown> | Schema;
+  /** The handler: receives the argument text verbatim and returns the result text. */
+  run(args: string, ctx: ToolContext): string | Promise<string>;
+}
+
+const TARGET = { target: "draft-2020-12" } as const;
+
+/**
+ * Builds a typed tool. The input's JSON Schema is derived once, here, and
+ * must be an object schema. `invoke` decodes and validates the arguments
+ * (`INVALID_INPUT` texts, see `decodeArguments`), runs the handler and
+ * returns its text: a string verbatim, anything else JSON-encoded (a failing
+ * encoding rejects with `ToolOutputError`). The `output` schema is recorded
+ * as `outputSchema` only when it is an object schema. Throws `TypeError` for
+ * an empty name, a missing `run`, or an input that is not an object schema.
+ * Go: weft.Tool.
+ *
+ * @example
+ * ```ts
+ * import { z } from "zod";
+ * import { tool } from "./tool.ts";
+ * const add = tool({
+ *   name: "add",
+ *   description: "Adds two numbers.",
+ *   input: z.object({ a: z.number(), b: z.number() }),
+ *   run: ({ a, b }) => ({ sum: a + b }),
+ * });
+ * console.assert(await add.invoke('{"a":1,"b":2}') === '{"sum":3}');
+ * ```
+ */
+export function tool<I, O = unknown>(def: TypedToolDef<I, O>): ToolDef {
+  const name = checkName("Tool", def);
+  const { run, input, output } = def;
+  const std = input?.["~standard"];
+  if (
+    typeof std?.validate !== "function" ||
+    typeof std.jsonSchema?.input !== "function"
+  ) {
+    throw new TypeError(
+      `weft: Tool ${
+        JSON.stringify(name)
+      }: input must be a Standard Schema that implements Standard JSON Schema`,
+    );
+  }
+  const inputSchema = objectSchema(
+    `weft: Tool ${JSON.stringify(name)}: input`,
+    derive(name, "input", () => std.jsonSchema.input(TARGET)),
+  );
+  let outputSchema: Schema | undefined;
+  if (output !== undefined) {
+    const out = output?.["~standard"];
+    if (typeof out?.jsonSchema?.output !== "function") {
+      throw new TypeError(
+        `weft: Tool ${
+          JSON.stringify(name)
+        }: output must implement Standard JSON Schema`,
+      );
+    }
+    outputSchema = maybeObjectSchema(
+      derive(name, "output", () => out.jsonSchema.output(TARGET)),
+    );
+  }
+  const ownStrict = def.strictInput === true;
+  return build(
+    def,
+    { name, inputSchema, outputSchema },
+    async (args, options) => {
+      const value = await decodeArguments(
+        typeof args === "string" ? args : "",
+        input,
+        {
+          tool: name,
+          jsonSchema: inputSchema.raw,
+          strict: ownStrict || options.strictInput === true,
+        },
+      );
+      const result = await run.call(def, value, context(options));
+      return typeof result === "string" ? result : encode(name, result);
+    },
+  );
+}
+
+/**
+ * Builds a tool over a raw JSON Schema document. Its handler receives the
+ * argument text verbatim: no decoding, no `{}` for empty text, no
+ * `INVALID_INPUT`, and `strictInput` has no effect. The schemas (text or
+ * object) are kept whole; both must be object schemas. Throws `TypeError`
+ * for an empty name, a missing `run`, or a schema `parseSchema` refuses.
+ * Go: weft.RawTool.
+ *
+ * @example
+ * ```ts
+ * import { rawTool } from "./tool.ts";
+ * const echo = rawTool({ name: "echo", description: "Echoes.", run: (args) => args });
+ * console.assert(await echo.invoke(" {} ") === " {} ");
+ * console.assert(JSON.stringify(echo.inputSchema) === '{"type":"object"}');
+ * ```
+ */
+export function rawTool(def: RawToolDef): ToolDef {
+  const name = checkName("RawTool", def);
+  const prefix = `weft: RawTool ${JSON.stringify(name)}:`;
+  const inputSchema = objectSchema(
+    `${prefix} inputSchema`,
+    def.inputSchema ?? { type: "object" },
+  );
+  const outputSchema =
+    def.outputSchema === undefined || def.outputSchema === null
+      ? undefined
+      : objectSchema(`${prefix} outputSchema`, def.outputSchema);
+  const run = def.run;
+  return build(
+    def,
+    { name, inputSchema, outputSchema },
+    async (args, options) => {
+      const result: unknown = await run.call(def, args, context(options));
+      if (typeof result !== "string") {
+        throw new TypeError(
+          `weft: RawTool ${
+            JSON.stringify(name)
+          } handler returned ${typeof result}, not a string`,
+        );
+      }
+      return result;
+    },
+  );
 }

@@ -1,0 +1,201 @@
+/**
+ * The agent: a model, instructions, tools and run policy. `generate` runs
+ * the step loop; `callTool` dispatches one call through the tool chain.
+ *
+ * @module
+ */
+
+import type { EventHandler } from "./events.ts";
+import type { ToolMiddleware } from "./middleware.ts";
+import type { Model } from "./model.ts";
+import { type LoopConfig, runLoop } from "./loop.ts";
+import { OutputRecorder, outputTool } from "./output.ts";
+import { DEFAULT_MAX_RESULT_BYTES } from "./policy.ts";
+import type { RunResult } from "./run.ts";
+import { snapshotTools, toolChain } from "./chain.ts";
+import type { StandardSchemaWithJSON, ToolDef } from "./tool.ts";
+
+/** How an agent is built. Every field is optional. */
+export interface AgentOptions {
+  /** The agent's name: the subagent tool's default name, `serveAgent`'s tool name. */
+  name?: string;
+  /** The system prompt. */
+  instructions?: string;
+  /** Registered tools, in order. A repeated name throws `TypeError`. */
+  tools?: readonly ToolDef[];
+  /**
+   * More tools, read once per step and once per `callTool`, advertised after
+   * the registered ones. A repeated name fails the run with
+   * `DuplicateToolError`, a missing entry with `NilToolError`.
+   */
+  toolSource?: () => readonly (ToolDef | null | undefined)[];
+  /** Structured final output: registers `submit_output` over this schema. */
+  output?: StandardSchemaWithJSON<unknown>;
+  /** The step budget; default 10, values below 1 ignored. */
+  maxSteps?: number;
+  /** The most calls in flight per step; default 4, values below 1 ignored. */
+  parallelism?: number;
+  /** Middleware around every call, outside each tool's own. */
+  wrapTools?: readonly ToolMiddleware[];
+  /** Default per-call timeout in ms; non-positive values ignored (no timeout). */
+  timeout?: number;
+  /** Default result cap in UTF-8 bytes; default 64 KiB, 0 for none, negative ignored. */
+  maxResultBytes?: number;
+  /** Reject undeclared argument fields for every typed tool. */
+  strictInput?: boolean;
+  /** Observes every run's events. */
+  onEvent?: EventHandler;
+}
+
+/** Options for one {@linkcode Agent.generate} run. */
+export interface GenerateOptions {
+  /** Cancels the run; the run fails with the signal's reason as its cause. */
+  signal?: AbortSignal;
+  /** Observes this run's events (after the agent's own `onEvent`). */
+  onEvent?: EventHandler;
+  /** The agents already running above this run, outermost first (subagent cycle detection). */
+  lineage?: readonly object[];
+  /** The run id; a random 128-bit hex id when absent. */
+  runId?: string;
+}
+
+/** Options for one {@linkcode Agent.callTool}. */
+export interface CallToolOptions {
+  /** The call's signal, passed to the handler. */
+  signal?: AbortSignal;
+  /** The call id middleware sees as `ToolCall.id` (`serveAgent` passes `mcp_call_<n>`); default `""`. */
+  id?: string;
+  /** The agents running above this call, passed to the handler's context. */
+  lineage?: readonly object[];
+}
+
+/**
+ * An agent. Go: `weft.New(model, ...)`.
+ *
+ * @example
+ * ```ts
+ * import { Agent } from "./agent.ts";
+ * import { say, script } from "../testing/script.ts";
+ * const agent = new Agent(script(say("hello")), { name: "greeter" });
+ * const result = await agent.generate("hi");
+ * console.assert(result.text === "hello");
+ * ```
+ */
+export class Agent {
+  /** The name, `""` when unnamed. */
+  readonly name: string;
+  /** The system prompt, `""` when none. */
+  readonly instructions: string;
+  /** The model. */
+  readonly model: Model;
+  /** The registered tools in order (`submit_output` last for an output agent); not the toolSource's. */
+  readonly tools: readonly ToolDef[];
+  /** The structured-output schema, when the agent has one. */
+  readonly output?: StandardSchemaWithJSON<unknown>;
+  #config: LoopConfig;
+
+  /** Builds an agent; throws `TypeError` on a missing model, a missing tool or a repeated name. */
+  constructor(model: Model, options: AgentOptions = {}) {
+    if (
+      model === null || model === undefined ||
+      typeof model.stream !== "function"
+    ) {
+      throw new TypeError("weft: new Agent called with a nil Model");
+    }
+    const tools = [...(options.tools ?? [])];
+    let outputs: OutputRecorder | undefined;
+    if (options.output !== undefined) {
+      outputs = new OutputRecorder();
+      tools.push(outputTool(options.output, outputs));
+    }
+    checkTools(tools);
+    this.name = options.name ?? "";
+    this.instructions = options.instructions ?? "";
+    this.model = model;
+    this.tools = Object.freeze(tools);
+    if (options.output !== undefined) this.output = options.output;
+    this.#config = {
+      self: this,
+      model,
+      name: this.name,
+      instructions: this.instructions,
+      tools: this.tools,
+      toolSource: options.toolSource,
+      maxSteps: atLeastOne(options.maxSteps, 10),
+      parallelism: atLeastOne(options.parallelism, 4),
+      middleware: Object.freeze([...(options.wrapTools ?? [])]),
+      timeout: positive(options.timeout) ? options.timeout : 0,
+      maxResultBytes: nonNegative(options.maxResultBytes)
+        ? options.maxResultBytes
+        : DEFAULT_MAX_RESULT_BYTES,
+      strictInput: options.strictInput === true,
+      onEvent: options.onEvent,
+      outputs,
+    };
+  }
+
+  /**
+   * Runs the agent on `prompt`: a fresh transcript with one user message.
+   * Resolves with the result; rejects with a `RunError` carrying the
+   * failing step, the cause and the partial result.
+   */
+  generate(prompt: string, options: GenerateOptions = {}): Promise<RunResult> {
+    return runLoop(this.#config, prompt, options);
+  }
+
+  /**
+   * Dispatches one call through the tool chain: agent middleware, the
+   * tool's middleware, then the base (unknown tool → `NoSuchToolError`,
+   * approval-gated → `ApprovalRequiredError`, decode with strictness of the
+   * agent or the tool, handler). No containment, no timeout, no result cap,
+   * no events; the toolSource is read afresh. Go: `Agent.CallTool`.
+   */
+  async callTool(
+    name: string,
+    args: string,
+    options: CallToolOptions = {},
+  ): Promise<string> {
+    const tools = snapshotTools(
+      this.#config.tools,
+      this.#config.toolSource?.(),
+    );
+    const caller = toolChain(tools, {
+      middleware: this.#config.middleware,
+      strictInput: this.#config.strictInput,
+    });
+    const signal = options.signal ?? new AbortController().signal;
+    return await caller(
+      { id: options.id ?? "", name, args },
+      { signal, lineage: options.lineage ?? [] },
+    );
+  }
+}
+
+function checkTools(tools: readonly ToolDef[]): void {
+  const seen = new Set<string>();
+  for (const tool of tools) {
+    if (tool === null || tool === undefined) {
+      throw new TypeError("weft: nil tool passed to new Agent");
+    }
+    if (seen.has(tool.name)) {
+      throw new TypeError(
+        `weft: duplicate tool name ${JSON.stringify(tool.name)}`,
+      );
+    }
+    seen.add(tool.name);
+  }
+}
+
+function atLeastOne(value: number | undefined, fallback: number): number {
+  return value !== undefined && Number.isFinite(value) && value >= 1
+    ? Math.floor(value)
+    : fallback;
+}
+
+function positive(value: number | undefined): value is number {
+  return value !== undefined && Number.isFinite(value) && value > 0;
+}
+
+function nonNegative(value: number | undefined): value is number {
+  return value !== undefined && Number.isFinite(value) && value >= 0;
+}

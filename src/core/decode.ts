@@ -1,0 +1,286 @@
+/**
+ * Argument decoding for typed tools: the model's argument text becomes a
+ * validated input value, or an `INVALID_INPUT` tool error whose text the
+ * model reads (contract §2).
+ *
+ * Which issue wins when there are several (ADR 0003):
+ *
+ * 1. The text itself: invalid JSON, a second value, a non-object top level.
+ * 2. Then the Standard Schema validates. When it accepts, the input is the
+ *    validator's value; under strict input the undeclared fields are looked
+ *    for first (the first in document order wins).
+ * 3. When it refuses, the derived JSON Schema explains why: the first
+ *    structural issue a left-to-right reader meets (a wrong JSON type, an
+ *    undeclared field under strict input, a missing required field, noticed
+ *    where its object closes). Only when the JSON Schema finds nothing does
+ *    the validator's own issue show, the one earliest in the document.
+ *
+ * "Document order" is the order JavaScript enumerates the parsed keys, which
+ * is the text's order except that integer-like keys come first.
+ *
+ * @module
+ */
+
+import type { StandardSchemaV1 } from "@standard-schema/spec";
+import { InvalidInputError } from "./errors.ts";
+import { jsonTypeOf } from "./json.ts";
+import { JsonSyntaxError, scanJson } from "./json_scan.ts";
+
+type Node = Readonly<Record<string, unknown>>;
+type Segment = string | number;
+
+/**
+ * Reads the model's argument text as one JSON object. Empty text, JSON
+ * whitespace and `null` read as `{}`. Throws {@link InvalidInputError} with
+ * `invalid JSON at offset N: <reason>` (N is the UTF-8 byte offset of the
+ * offending character), `invalid JSON: unexpected end of input`,
+ * `trailing data after the JSON arguments`, or
+ * `expected object at the top level, got <JSON type>`.
+ *
+ * @example
+ * ```ts
+ * import { parseArguments } from "./decode.ts";
+ * console.assert(JSON.stringify(parseArguments(" null ", "t")) === "{}");
+ * ```
+ */
+export function parseArguments(
+  args: string,
+  tool: string,
+): Record<string, unknown> {
+  let extent;
+  try {
+    extent = scanJson(args);
+  } catch (err) {
+    if (!(err instanceof JsonSyntaxError)) throw err;
+    const reason = err.endOfInput
+      ? `invalid JSON: ${err.message}`
+      : `invalid JSON at offset ${err.offset}: ${err.message}`;
+    throw new InvalidInputError(tool, reason, { cause: err });
+  }
+  if (extent === undefined) return {};
+  if (extent.trailing !== -1) {
+    throw new InvalidInputError(tool, "trailing data after the JSON arguments");
+  }
+  const value: unknown = JSON.parse(args);
+  if (value === null) return {};
+  if (typeof value !== "object" || Array.isArray(value)) {
+    throw new InvalidInputError(
+      tool,
+      `expected object at the top level, got ${jsonTypeOf(value)}`,
+    );
+  }
+  return value as Record<string, unknown>;
+}
+
+/** Options for {@link decodeArguments}. */
+export interface DecodeOptions {
+  /** The tool's name, for the error texts. */
+  readonly tool: string;
+  /** The JSON Schema derived from the validator (a parsed schema's `raw`). */
+  readonly jsonSchema: Readonly<Record<string, unknown>>;
+  /** Reject fields the JSON Schema does not declare. */
+  readonly strict?: boolean;
+}
+
+/**
+ * Decodes and validates a typed tool's argument text: {@link parseArguments},
+ * then the Standard Schema's `validate`, with the issue rules of this
+ * module's doc. Resolves to the validator's value; rejects with
+ * {@link InvalidInputError}.
+ *
+ * @example
+ * ```ts
+ * import { z } from "zod";
+ * import { decodeArguments } from "./decode.ts";
+ * const input = z.object({ q: z.string() });
+ * const jsonSchema = input["~standard"].jsonSchema.input({ target: "draft-2020-12" });
+ * const err = await decodeArguments("{}", input, { tool: "search", jsonSchema }).catch((e) => e);
+ * console.assert(err.message === 'INVALID_INPUT: tool "search": missing required field "q"');
+ * ```
+ */
+export async function decodeArguments<T>(
+  args: string,
+  validator: StandardSchemaV1<unknown, T>,
+  options: DecodeOptions,
+): Promise<T> {
+  const value = parseArguments(args, options.tool);
+  const strict = options.strict === true;
+  const result = await validator["~standard"].validate(value);
+  if (result.issues !== undefined) {
+    const reason =
+      walk(value, options.jsonSchema, [], { types: true, unknown: strict }) ??
+        validatorReason(result.issues, value);
+    throw new InvalidInputError(options.tool, reason);
+  }
+  if (strict) {
+    const reason = walk(value, options.jsonSchema, [], {
+      types: false,
+      unknown: true,
+    });
+    if (reason !== undefined) throw new InvalidInputError(options.tool, reason);
+  }
+  return result.value;
+}
+
+interface WalkOptions {
+  /** Report wrong types and missing required fields. */
+  readonly types: boolean;
+  /** Report fields a closed object does not declare. */
+  readonly unknown: boolean;
+}
+
+function isNode(value: unknown): value is Node {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function dotted(path: readonly Segment[]): string {
+  return path.map(String).join(".");
+}
+
+// The first structural issue of `value` against schema node `node`, in
+// document order; a node's missing required fields count at its end.
+function walk(
+  value: unknown,
+  node: Node,
+  path: Segment[],
+  options: WalkOptions,
+): string | undefined {
+  if (options.types) {
+    const expected = expectedType(node, value);
+    if (expected !== undefined) {
+      return `field ${
+        JSON.stringify(dotted(path))
+      }: expected ${expected}, got ${jsonTypeOf(value)}`;
+    }
+  }
+  if (Array.isArray(value)) {
+    if (!isNode(node.items)) return undefined;
+    for (let i = 0; i < value.length; i++) {
+      const found = walk(value[i], node.items, [...path, i], options);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  if (!isNode(value)) return undefined;
+  return walkObject(value, node, path, options);
+}
+
+function walkObject(
+  value: Node,
+  node: Node,
+  path: Segment[],
+  options: WalkOptions,
+): string | undefined {
+  const properties = isNode(node.properties) ? node.properties : undefined;
+  const extra = node.additionalProperties;
+  const open = isNode(extra) || extra === true ||
+    node.patternProperties !== undefined;
+  const closed = !open && (properties !== undefined || extra === false);
+  for (const key of Object.keys(value)) {
+    const declared = properties !== undefined && Object.hasOwn(properties, key)
+      ? properties[key]
+      : undefined;
+    const child = declared ?? (isNode(extra) ? extra : undefined);
+    if (isNode(child)) {
+      const found = walk(value[key], child, [...path, key], options);
+      if (found !== undefined) return found;
+    } else if (declared === undefined && closed && options.unknown) {
+      return `unknown field ${
+        JSON.stringify(dotted([...path, key]))
+      }: not in the schema`;
+    }
+  }
+  if (options.types && Array.isArray(node.required)) {
+    for (const name of node.required) {
+      if (typeof name === "string" && !Object.hasOwn(value, name)) {
+        return `missing required field ${
+          JSON.stringify(dotted([...path, name]))
+        }`;
+      }
+    }
+  }
+  return undefined;
+}
+
+const TYPE_CHECKS: Readonly<Record<string, (value: unknown) => boolean>> = {
+  string: (v) => typeof v === "string",
+  number: (v) => typeof v === "number",
+  integer: (v) => typeof v === "number" && Number.isInteger(v),
+  boolean: (v) => typeof v === "boolean",
+  array: (v) => Array.isArray(v),
+  object: (v) => isNode(v),
+  null: (v) => v === null,
+};
+
+// The advertised type `value` fails, as the text names it; undefined when
+// it passes or the node's `type` is nothing this check knows.
+function expectedType(node: Node, value: unknown): string | undefined {
+  const type = node.type;
+  const names = typeof type === "string"
+    ? [type]
+    : Array.isArray(type) && type.every((t) => typeof t === "string")
+    ? type as string[]
+    : [];
+  if (
+    names.length === 0 || !names.every((n) => Object.hasOwn(TYPE_CHECKS, n))
+  ) {
+    return undefined;
+  }
+  if (names.some((n) => TYPE_CHECKS[n](value))) return undefined;
+  return names.join(" or ");
+}
+
+function segmentsOf(issue: StandardSchemaV1.Issue): Segment[] {
+  return (issue.path ?? []).map((part) => {
+    const key = typeof part === "object" && part !== null ? part.key : part;
+    return typeof key === "number" ? key : String(key);
+  });
+}
+
+// The position of an issue in document order: the index of each path
+// segment among its container's keys, ending at the addressed node's close
+// (Infinity). A segment the value lacks sorts at its container's close.
+function positionOf(value: unknown, path: readonly Segment[]): number[] {
+  const position: number[] = [];
+  let current = value;
+  for (const segment of path) {
+    let index = -1;
+    if (Array.isArray(current) && typeof segment === "number") {
+      index = segment < current.length ? segment : -1;
+    } else if (isNode(current)) {
+      index = Object.keys(current).indexOf(String(segment));
+    }
+    if (index < 0) break;
+    position.push(index);
+    current = (current as Record<string, unknown>)[String(segment)];
+  }
+  position.push(Infinity);
+  return position;
+}
+
+function before(a: readonly number[], b: readonly number[]): boolean {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    if (a[i] !== b[i]) return a[i] < b[i];
+  }
+  return a.length < b.length;
+}
+
+function validatorReason(
+  issues: readonly StandardSchemaV1.Issue[],
+  value: unknown,
+): string {
+  let best: StandardSchemaV1.Issue | undefined;
+  let bestAt: number[] = [];
+  for (const issue of issues) {
+    const at = positionOf(value, segmentsOf(issue));
+    if (best === undefined || before(at, bestAt)) {
+      best = issue;
+      bestAt = at;
+    }
+  }
+  if (best === undefined) return "the arguments do not satisfy the schema";
+  const path = dotted(segmentsOf(best));
+  return path === ""
+    ? best.message
+    : `field ${JSON.stringify(path)}: ${best.message}`;
+}

@@ -1,0 +1,196 @@
+/**
+ * Executing one step's tool calls: starts in call order under a concurrency
+ * limit, sequential tools as barriers, results in call order, run policy
+ * (timeout, result cap) and containment around each call. A failing call
+ * never cancels its siblings; only the run's signal does.
+ *
+ * @module
+ */
+
+import { raceAbort } from "./abort.ts";
+import { errorText, ToolTimeoutError } from "./errors.ts";
+import type { ToolCallPart, ToolResultPart } from "./messages.ts";
+import type { ToolCaller } from "./middleware.ts";
+import { failureText, formatDuration, truncateResult } from "./policy.ts";
+import { isApprovalRequired, type ToolSnapshot } from "./chain.ts";
+import type { CallInfo, ToolDef } from "./tool.ts";
+
+/** The result text of a call that could not get a slot before the run was cancelled. */
+export const CANCELED_BEFORE_START = "run canceled before the tool started";
+
+/** The result text of a call in a step that hit the output token limit. */
+export function notExecutedText(name: string): string {
+  return `tool call ${name} was not executed: the response hit the output token limit`;
+}
+
+/** A call's outcome: a result for the transcript, or parked for approval. */
+export type CallOutcome =
+  | { readonly kind: "result"; readonly part: ToolResultPart }
+  | { readonly kind: "parked"; readonly call: ToolCallPart };
+
+/** Receives the tool events; the run assigns their sequence numbers. */
+export interface ToolEvents {
+  /** A call started. */
+  start(call: ToolCallPart): void;
+  /** A call finished with the capped text. */
+  finish(call: ToolCallPart, content: string, isError: boolean): void;
+}
+
+/** Everything one step's dispatch needs. */
+export interface DispatchOptions {
+  /** The run id, for `CallInfo`. */
+  readonly runId: string;
+  /** The step index, for `CallInfo`. */
+  readonly step: number;
+  /** The run's signal: the only thing that cancels calls. */
+  readonly signal: AbortSignal;
+  /** The agents above each call, this agent last. */
+  readonly lineage: readonly object[];
+  /** The most calls in flight at once (at least 1). */
+  readonly parallelism: number;
+  /** The step's snapshot (for policy and barriers). */
+  readonly tools: ToolSnapshot;
+  /** The step's tool chain. */
+  readonly caller: ToolCaller;
+  /** The agent's default per-call timeout in ms; 0 for none. */
+  readonly timeout: number;
+  /** The agent's default result cap in bytes; 0 for none. */
+  readonly maxResultBytes: number;
+  /** Where tool events go. */
+  readonly events: ToolEvents;
+}
+
+/** Runs `calls` and resolves to their outcomes in call order; never rejects. */
+export async function executeCalls(
+  calls: readonly ToolCallPart[],
+  options: DispatchOptions,
+): Promise<CallOutcome[]> {
+  const outcomes: CallOutcome[] = new Array(calls.length);
+  const running = new Set<Promise<void>>();
+  for (let i = 0; i < calls.length; i++) {
+    const call = calls[i];
+    const tool = options.tools.get(call.name);
+    const barrier = tool?.sequential === true;
+    // A barrier waits for every call in flight; others wait for a free slot.
+    const room = barrier ? 0 : options.parallelism - 1;
+    while (running.size > room && !options.signal.aborted) {
+      await Promise.race(running);
+    }
+    if (options.signal.aborted) {
+      outcomes[i] = result(
+        call,
+        cap(CANCELED_BEFORE_START, tool, options),
+        true,
+      );
+      continue;
+    }
+    const started: Promise<void> = runCall(call, tool, options).then(
+      (outcome) => {
+        outcomes[i] = outcome;
+        running.delete(started);
+      },
+    );
+    running.add(started);
+    if (barrier) await started;
+  }
+  await Promise.all(running);
+  return outcomes;
+}
+
+/** Fails every call unexecuted, with no events (a `max_tokens` step). */
+export function refuseCalls(
+  calls: readonly ToolCallPart[],
+  options: Pick<DispatchOptions, "tools" | "maxResultBytes">,
+): CallOutcome[] {
+  return calls.map((call) => {
+    const tool = options.tools.get(call.name);
+    return result(call, cap(notExecutedText(call.name), tool, options), true);
+  });
+}
+
+async function runCall(
+  call: ToolCallPart,
+  tool: ToolDef | undefined,
+  options: DispatchOptions,
+): Promise<CallOutcome> {
+  options.events.start(call);
+  const run = options.signal;
+  const controller = new AbortController();
+  const onRunAbort = (): void => controller.abort(run.reason);
+  run.addEventListener("abort", onRunAbort, { once: true });
+  const timeout = tool?.timeout !== undefined ? tool.timeout : options.timeout;
+  let timedOut: ToolTimeoutError | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  if (timeout > 0) {
+    timer = setTimeout(() => {
+      timedOut = new ToolTimeoutError(
+        call.name,
+        timeout,
+        formatDuration(timeout),
+      );
+      controller.abort(timedOut);
+    }, timeout);
+  }
+  const info: CallInfo = {
+    runId: options.runId,
+    step: options.step,
+    callId: call.id,
+    name: call.name,
+    approved: false,
+  };
+  const ctx = {
+    signal: controller.signal,
+    call: info,
+    lineage: options.lineage,
+  };
+  let content: string;
+  let isError = true;
+  try {
+    const work = options.caller({
+      id: call.id,
+      name: call.name,
+      args: call.args,
+    }, ctx);
+    content = await raceAbort(work, controller.signal);
+    isError = false;
+  } catch (err) {
+    if (run.aborted) content = errorText(run.reason);
+    else if (timedOut !== undefined) content = timedOut.message;
+    else if (isApprovalRequired(err)) return { kind: "parked", call };
+    else content = failureText(call.name, err);
+  } finally {
+    clearTimeout(timer);
+    run.removeEventListener("abort", onRunAbort);
+  }
+  content = cap(content, tool, options);
+  options.events.finish(call, content, isError);
+  return result(call, content, isError);
+}
+
+function cap(
+  text: string,
+  tool: ToolDef | undefined,
+  options: Pick<DispatchOptions, "maxResultBytes">,
+): string {
+  const limit = tool?.maxResultBytes !== undefined
+    ? tool.maxResultBytes
+    : options.maxResultBytes;
+  return limit > 0 ? truncateResult(text, limit) : text;
+}
+
+function result(
+  call: ToolCallPart,
+  content: string,
+  isError: boolean,
+): CallOutcome {
+  return {
+    kind: "result",
+    part: {
+      type: "tool_result",
+      callId: call.id,
+      name: call.name,
+      content,
+      isError,
+    },
+  };
+}

@@ -1,0 +1,128 @@
+/**
+ * Run events: what an observer (`onEvent`) sees while a run goes on. Every
+ * event carries a snake_case `type` and the run's id; tool events carry a
+ * per-run sequence number, so their order is their `seq` order.
+ *
+ * @module
+ */
+
+import type { ModelInfo, StopReason, Usage } from "./model.ts";
+import type { PendingCall } from "./run.ts";
+
+/** The run began. */
+export interface RunStartEvent {
+  /** Discriminator. */
+  readonly type: "run_start";
+  /** The run id. */
+  readonly runId: string;
+  /** The agent's name, `""` when unnamed. */
+  readonly agent: string;
+  /** The model's provider and name, when it reports them. */
+  readonly model?: ModelInfo;
+}
+
+/** A step began (before the model call). */
+export interface StepStartEvent {
+  /** Discriminator. */
+  readonly type: "step_start";
+  /** The run id. */
+  readonly runId: string;
+  /** The step index, from 0. */
+  readonly index: number;
+}
+
+/** A piece of answer text arrived from the model. */
+export interface TextDeltaEvent {
+  /** Discriminator. */
+  readonly type: "text_delta";
+  /** The run id. */
+  readonly runId: string;
+  /** The delta. */
+  readonly text: string;
+}
+
+/** A piece of reasoning arrived from the model. */
+export interface ReasoningDeltaEvent {
+  /** Discriminator. */
+  readonly type: "reasoning_delta";
+  /** The run id. */
+  readonly runId: string;
+  /** The delta. */
+  readonly text: string;
+}
+
+/** A call started (or was parked: a parked call has a start and no finish). */
+export interface ToolStartEvent {
+  /** Discriminator. */
+  readonly type: "tool_start";
+  /** The run id. */
+  readonly runId: string;
+  /** The per-run event sequence number. */
+  readonly seq: number;
+  /** The call id. */
+  readonly callId: string;
+  /** The tool name as called. */
+  readonly name: string;
+  /** The argument JSON text, verbatim. */
+  readonly args: string;
+}
+
+/** A call finished; `content` is the capped text the model sees. */
+export interface ToolFinishEvent {
+  /** Discriminator. */
+  readonly type: "tool_finish";
+  /** The run id. */
+  readonly runId: string;
+  /** The per-run event sequence number. */
+  readonly seq: number;
+  /** The call id. */
+  readonly callId: string;
+  /** The tool name as called. */
+  readonly name: string;
+  /** The capped result or failure text. */
+  readonly content: string;
+  /** Whether `content` reports a failure. */
+  readonly isError: boolean;
+}
+
+/** A step finished. */
+export interface StepFinishEvent {
+  /** Discriminator. */
+  readonly type: "step_finish";
+  /** The run id. */
+  readonly runId: string;
+  /** The step index. */
+  readonly index: number;
+  /** The model's stop reason for the step. */
+  readonly reason: StopReason;
+  /** The step's model usage. */
+  readonly usage: Usage;
+}
+
+/** The run ended successfully. A failed run ends with its `RunError` instead. */
+export interface RunFinishEvent {
+  /** Discriminator. */
+  readonly type: "run_finish";
+  /** The run id. */
+  readonly runId: string;
+  /** The summed usage. */
+  readonly usage: Usage;
+  /** The number of steps taken. */
+  readonly steps: number;
+  /** Calls awaiting approval, when any were parked. */
+  readonly pending?: readonly PendingCall[];
+}
+
+/** Every event a run emits. */
+export type RunEvent =
+  | RunStartEvent
+  | StepStartEvent
+  | TextDeltaEvent
+  | ReasoningDeltaEvent
+  | ToolStartEvent
+  | ToolFinishEvent
+  | StepFinishEvent
+  | RunFinishEvent;
+
+/** Observes a run's events. Called synchronously; a throw is ignored and never breaks the run. */
+export type EventHandler = (event: RunEvent) => void;

@@ -1,0 +1,147 @@
+/**
+ * Lossless JSON: a reader that keeps integers beyond 2^53 with their digits,
+ * a writer that writes `bigint`s as exact digits, and the JSON type names
+ * weft's texts use. The scanner that finds where a value ends is in
+ * `json_scan.ts`.
+ *
+ * @module
+ */
+
+/** A number kept as its source digits (`JSON.rawJSON`); `JSON.stringify` writes them back. */
+export interface RawJson {
+  /** The number's source text, e.g. `"12345678901234567890"`. */
+  readonly rawJSON: string;
+}
+
+/** The JSON type names weft's texts use. */
+export type JsonType =
+  | "string"
+  | "number"
+  | "boolean"
+  | "array"
+  | "object"
+  | "null";
+
+interface ReviverContext {
+  readonly source?: string;
+}
+
+type SourceReviver = (
+  this: unknown,
+  key: string,
+  value: unknown,
+  context?: ReviverContext,
+) => unknown;
+
+// The TypeScript lib in use does not yet declare JSON.rawJSON, JSON.isRawJSON
+// or the reviver's third argument; this is the typed view of what the runtime has.
+interface JsonWithSource {
+  parse(text: string, reviver: SourceReviver): unknown;
+  rawJSON?: (text: string) => RawJson;
+  isRawJSON?: (value: unknown) => boolean;
+}
+
+const json = JSON as unknown as JsonWithSource;
+
+const INTEGER_LITERAL = /^-?(0|[1-9][0-9]*)$/;
+
+function keepDigits(
+  _key: string,
+  value: unknown,
+  context?: ReviverContext,
+): unknown {
+  if (typeof value !== "number" || json.rawJSON === undefined) return value;
+  const source = context?.source;
+  if (source === undefined) return value;
+  const integer = INTEGER_LITERAL.test(source);
+  if ((integer && !Number.isSafeInteger(value)) || !Number.isFinite(value)) {
+    return json.rawJSON(source);
+  }
+  return value;
+}
+
+/**
+ * Parses JSON text like `JSON.parse`, except that an integer literal beyond
+ * the safe-integer range (and a literal too large for a double, like `1e400`)
+ * becomes a {@link RawJson} holding its source digits, which `JSON.stringify`
+ * writes back verbatim. Throws `SyntaxError` on invalid JSON. On a runtime
+ * without the reviver's source access it degrades to `JSON.parse`.
+ *
+ * @example
+ * ```ts
+ * import { parseLossless } from "./json.ts";
+ * const doc = parseLossless('{"id":12345678901234567890}');
+ * console.assert(JSON.stringify(doc) === '{"id":12345678901234567890}');
+ * ```
+ */
+export function parseLossless(text: string): unknown {
+  return json.parse(text, keepDigits);
+}
+
+/**
+ * Whether a value is a {@link RawJson} (a number kept as its digits).
+ *
+ * @example
+ * ```ts
+ * import { isRawJson, parseLossless } from "./json.ts";
+ * const doc = parseLossless("[9007199254740993, 1]") as unknown[];
+ * console.assert(isRawJson(doc[0]) && !isRawJson(doc[1]));
+ * ```
+ */
+export function isRawJson(value: unknown): value is RawJson {
+  return json.isRawJSON !== undefined && json.isRawJSON(value);
+}
+
+/**
+ * The JSON type name of a value: `string number boolean array object null`.
+ * A {@link RawJson} and a `bigint` read as `number`; values JSON cannot hold
+ * (`undefined`, functions, symbols) read as `null`, as `JSON.stringify`
+ * writes them inside arrays.
+ *
+ * @example
+ * ```ts
+ * import { jsonTypeOf } from "./json.ts";
+ * console.assert(jsonTypeOf([1]) === "array" && jsonTypeOf(null) === "null");
+ * ```
+ */
+export function jsonTypeOf(value: unknown): JsonType {
+  switch (typeof value) {
+    case "string":
+      return "string";
+    case "number":
+    case "bigint":
+      return "number";
+    case "boolean":
+      return "boolean";
+    case "object":
+      if (value === null) return "null";
+      if (Array.isArray(value)) return "array";
+      if (isRawJson(value)) return "number";
+      return "object";
+    default:
+      return "null";
+  }
+}
+
+/**
+ * `JSON.stringify` that writes a `bigint` as its exact digits (where plain
+ * `JSON.stringify` throws). Returns `undefined` for what JSON cannot hold at
+ * the top level (`undefined`, functions, symbols); throws what
+ * `JSON.stringify` throws (a cycle, a throwing `toJSON`).
+ *
+ * @example
+ * ```ts
+ * import { stringifyExact } from "./json.ts";
+ * console.assert(stringifyExact({ n: 2n ** 64n }) === '{"n":18446744073709551616}');
+ * ```
+ */
+export function stringifyExact(value: unknown): string | undefined {
+  return JSON.stringify(value, exactBigInt);
+}
+
+function exactBigInt(_key: string, value: unknown): unknown {
+  if (typeof value === "bigint" && json.rawJSON !== undefined) {
+    return json.rawJSON(value.toString());
+  }
+  return value;
+}

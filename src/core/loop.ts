@@ -1,0 +1,235 @@
+/**
+ * The step loop: snapshot the tools, stream the model, run its calls, repeat
+ * until the model answers without calls, a call is parked, the structured
+ * output is submitted, or the step budget is spent.
+ *
+ * @module
+ */
+
+import { MaxStepsError } from "./errors.ts";
+import type { EventHandler } from "./events.ts";
+import type { ToolResultPart } from "./messages.ts";
+import type { ToolMiddleware } from "./middleware.ts";
+import type { Model, ModelRequest } from "./model.ts";
+import type { OutputRecorder } from "./output.ts";
+import type { PendingCall, RunResult } from "./run.ts";
+import { RunState } from "./run_state.ts";
+import { snapshotTools, toolChain, type ToolSnapshot } from "./chain.ts";
+import { type CallOutcome, executeCalls, refuseCalls } from "./dispatch.ts";
+import type { ToolDef } from "./tool.ts";
+import { type ModelTurn, readTurn } from "./turn.ts";
+
+/** The agent's settings as the loop reads them. */
+export interface LoopConfig {
+  /** The agent itself: its identity goes on the lineage. */
+  readonly self: object;
+  /** The model. */
+  readonly model: Model;
+  /** The agent's name, `""` when unnamed. */
+  readonly name: string;
+  /** The system prompt. */
+  readonly instructions: string;
+  /** The registered tools. */
+  readonly tools: readonly ToolDef[];
+  /** Tools re-read every step, after the registered ones. */
+  readonly toolSource?: () => readonly (ToolDef | null | undefined)[];
+  /** The step budget (at least 1). */
+  readonly maxSteps: number;
+  /** The most calls in flight per step (at least 1). */
+  readonly parallelism: number;
+  /** The agent's middleware. */
+  readonly middleware: readonly ToolMiddleware[];
+  /** The default per-call timeout in ms; 0 for none. */
+  readonly timeout: number;
+  /** The default result cap; 0 for none. */
+  readonly maxResultBytes: number;
+  /** Agent-level strict input. */
+  readonly strictInput: boolean;
+  /** The agent's observer. */
+  readonly onEvent?: EventHandler;
+  /** The submission record; present exactly for output agents. */
+  readonly outputs?: OutputRecorder;
+}
+
+/** Per-run options of the loop. */
+export interface LoopOptions {
+  /** Cancels the run; its reason becomes the run's failure. */
+  readonly signal?: AbortSignal;
+  /** This run's observer, called after the agent's. */
+  readonly onEvent?: EventHandler;
+  /** The agents already running above this run, outermost first. */
+  readonly lineage?: readonly object[];
+  /** The run id; a random 128-bit hex id when absent. */
+  readonly runId?: string;
+}
+
+/** Runs `prompt` to the end; rejects with a `RunError`. */
+export async function runLoop(
+  config: LoopConfig,
+  prompt: string,
+  options: LoopOptions = {},
+): Promise<RunResult> {
+  const signal = options.signal ?? new AbortController().signal;
+  const run = new RunState(prompt, {
+    runId: options.runId,
+    observers: [config.onEvent, options.onEvent],
+    signal,
+  });
+  const lineage = [...(options.lineage ?? []), config.self];
+  config.outputs?.open(run.id);
+  try {
+    const info = config.model.info;
+    run.emit({
+      type: "run_start",
+      runId: run.id,
+      agent: config.name,
+      ...(info ? { model: info } : {}),
+    });
+    for (let step = 0; step < config.maxSteps; step++) {
+      if (await runStep(config, run, { step, lineage, signal })) {
+        const result = run.result();
+        run.emit({
+          type: "run_finish",
+          runId: run.id,
+          usage: result.usage,
+          steps: result.steps.length,
+          ...(result.pending.length > 0 ? { pending: result.pending } : {}),
+        });
+        return result;
+      }
+    }
+    throw run.fail(config.maxSteps, new MaxStepsError());
+  } finally {
+    config.outputs?.close(run.id);
+  }
+}
+
+interface StepContext {
+  readonly step: number;
+  readonly lineage: readonly object[];
+  readonly signal: AbortSignal;
+}
+
+/** One step; resolves true when the run is done, rejects with the RunError. */
+async function runStep(
+  config: LoopConfig,
+  run: RunState,
+  at: StepContext,
+): Promise<boolean> {
+  const { step, signal } = at;
+  if (signal.aborted) throw run.fail(step, signal.reason);
+  let tools: ToolSnapshot;
+  try {
+    tools = snapshotTools(config.tools, config.toolSource?.());
+  } catch (err) {
+    throw run.fail(step, err);
+  }
+  run.emit({ type: "step_start", runId: run.id, index: step });
+  const request: ModelRequest = {
+    system: config.instructions,
+    messages: [...run.messages],
+    tools: [...tools.values()].map((t) => ({
+      name: t.name,
+      description: t.description,
+      inputSchema: t.inputSchema,
+    })),
+    sequentialTools: config.parallelism === 1,
+  };
+  let turn: ModelTurn;
+  try {
+    turn = await readTurn(config.model, request, {
+      signal,
+      sink: {
+        text: (text) => run.emit({ type: "text_delta", runId: run.id, text }),
+        reasoning: (text) =>
+          run.emit({ type: "reasoning_delta", runId: run.id, text }),
+      },
+    });
+  } catch (err) {
+    throw run.fail(step, err);
+  }
+  run.appendAssistant(turn);
+  const outcomes = await runCalls(config, run, turn, { ...at, tools });
+  const results: ToolResultPart[] = [];
+  const parked: PendingCall[] = [];
+  for (const outcome of outcomes) {
+    if (outcome.kind === "result") results.push(outcome.part);
+    else {parked.push({
+        id: outcome.call.id,
+        name: outcome.call.name,
+        args: outcome.call.args,
+      });}
+  }
+  if (results.length > 0) run.messages.push({ role: "tool", content: results });
+  run.pending.push(...parked);
+  run.record({
+    index: step,
+    stopReason: turn.reason,
+    usage: turn.usage,
+    text: turn.text,
+    toolCalls: turn.calls,
+    results,
+  });
+  run.emit({
+    type: "step_finish",
+    runId: run.id,
+    index: step,
+    reason: turn.reason,
+    usage: turn.usage,
+  });
+  // Cancellation wins over every other ending, the step budget included.
+  if (signal.aborted) throw run.fail(step, signal.reason);
+  if (parked.length > 0) return true;
+  if (run.takeSubmissions(config.outputs, results)) return true;
+  return turn.calls.length === 0;
+}
+
+function runCalls(
+  config: LoopConfig,
+  run: RunState,
+  turn: ModelTurn,
+  at: StepContext & { tools: ToolSnapshot },
+): Promise<CallOutcome[]> | CallOutcome[] {
+  if (turn.calls.length === 0) return [];
+  if (turn.reason === "max_tokens") {
+    return refuseCalls(turn.calls, {
+      tools: at.tools,
+      maxResultBytes: config.maxResultBytes,
+    });
+  }
+  return executeCalls(turn.calls, {
+    runId: run.id,
+    step: at.step,
+    signal: at.signal,
+    lineage: at.lineage,
+    parallelism: config.parallelism,
+    tools: at.tools,
+    caller: toolChain(at.tools, {
+      middleware: config.middleware,
+      strictInput: config.strictInput,
+    }),
+    timeout: config.timeout,
+    maxResultBytes: config.maxResultBytes,
+    events: {
+      start: (call) =>
+        run.emit({
+          type: "tool_start",
+          runId: run.id,
+          seq: run.nextSeq(),
+          callId: call.id,
+          name: call.name,
+          args: call.args,
+        }),
+      finish: (call, content, isError) =>
+        run.emit({
+          type: "tool_finish",
+          runId: run.id,
+          seq: run.nextSeq(),
+          callId: call.id,
+          name: call.name,
+          content,
+          isError,
+        }),
+    },
+  });
+}

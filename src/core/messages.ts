@@ -1,0 +1,104 @@
+/**
+ * The transcript model: user, assistant and tool messages made of text,
+ * reasoning, tool-call and tool-result parts. One step's results share one
+ * tool message, in call order.
+ *
+ * @module
+ */
+
+/** A piece of text. */
+export interface TextPart {
+  /** Discriminator. */
+  readonly type: "text";
+  /** The text. */
+  readonly text: string;
+}
+
+/** The model's reasoning, kept so providers can verify signed blocks. */
+export interface ReasoningPart {
+  /** Discriminator. */
+  readonly type: "reasoning";
+  /** The reasoning text. */
+  readonly text: string;
+  /** The provider's signature, when the block was signed. */
+  readonly signature?: string;
+}
+
+/** A tool call the model made. */
+export interface ToolCallPart {
+  /** Discriminator. */
+  readonly type: "tool_call";
+  /** The call id. */
+  readonly id: string;
+  /** The tool name as called. */
+  readonly name: string;
+  /** The argument JSON text, verbatim. */
+  readonly args: string;
+}
+
+/** The outcome of one call, as the model reads it. */
+export interface ToolResultPart {
+  /** Discriminator. */
+  readonly type: "tool_result";
+  /** The id of the call this answers. */
+  readonly callId: string;
+  /** The tool name as called. */
+  readonly name: string;
+  /** The (capped) result or failure text. */
+  readonly content: string;
+  /** Whether `content` reports a failure. */
+  readonly isError: boolean;
+}
+
+/** Any part of a message. */
+export type Part = TextPart | ReasoningPart | ToolCallPart | ToolResultPart;
+
+/** Who a message is from. There is no system role: instructions travel as `ModelRequest.system`. */
+export type Role = "user" | "assistant" | "tool";
+
+/** One transcript entry. */
+export interface Message {
+  /** The author. */
+  readonly role: Role;
+  /** The parts, in order. */
+  readonly content: readonly Part[];
+}
+
+/**
+ * A user message with one text part.
+ *
+ * @example
+ * ```ts
+ * import { userMessage } from "./messages.ts";
+ * console.assert(userMessage("hi").content[0].type === "text");
+ * ```
+ */
+export function userMessage(text: string): Message {
+  return { role: "user", content: [{ type: "text", text }] };
+}
+
+/**
+ * The text parts of a message, joined; `""` when it has none.
+ *
+ * @example
+ * ```ts
+ * import { messageText } from "./messages.ts";
+ * const msg = { role: "assistant", content: [{ type: "text", text: "a" }, { type: "text", text: "b" }] } as const;
+ * console.assert(messageText(msg) === "ab");
+ * ```
+ */
+export function messageText(message: Message): string {
+  let text = "";
+  for (const part of message.content) {
+    if (part.type === "text") text += part.text;
+  }
+  return text;
+}
+
+/** The text of the last assistant message in `messages`, or `""`. */
+export function lastAssistantText(messages: readonly Message[]): string {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (messages[i].role === "assistant") return messageText(messages[i]);
+  }
+  return "";
+}

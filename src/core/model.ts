@@ -1,0 +1,148 @@
+/**
+ * The model interface the agent loop consumes: one streaming call per step.
+ * A model receives a {@linkcode ModelRequest} and yields
+ * {@linkcode ModelEvent}s: any number of text and reasoning deltas and whole
+ * tool calls, then exactly one `finish`. The loop enforces that contract.
+ *
+ * @module
+ */
+
+import type { Message } from "./messages.ts";
+import type { Schema } from "./schema.ts";
+
+/** Why a model turn ended. Go: StopEndTurn, StopToolCalls, StopMaxTokens. */
+export type StopReason = "stop" | "tool_calls" | "max_tokens";
+
+/** Tokens one model call (or a whole run, summed) consumed. */
+export interface Usage {
+  /** Prompt tokens. */
+  readonly inputTokens: number;
+  /** Completion tokens. */
+  readonly outputTokens: number;
+}
+
+/** A tool as the model sees it: the name, the description, the schema document whole. */
+export interface ModelTool {
+  /** The name the model calls. */
+  readonly name: string;
+  /** The model-facing description. */
+  readonly description: string;
+  /** The tool's parsed input schema; `inputSchema.raw` is the document whole. */
+  readonly inputSchema: Schema;
+}
+
+/** One model call's input. The loop builds a fresh one every step. */
+export interface ModelRequest {
+  /** The system prompt (the agent's instructions); `""` for none. */
+  readonly system: string;
+  /** The transcript so far: user, assistant and tool messages. */
+  readonly messages: readonly Message[];
+  /** The tools of this step, in snapshot order. */
+  readonly tools: readonly ModelTool[];
+  /** True when the agent runs one call at a time (parallelism 1): ask the provider not to batch. */
+  readonly sequentialTools: boolean;
+}
+
+/** A piece of the answer text. */
+export interface TextEvent {
+  /** Discriminator. */
+  readonly type: "text";
+  /** The delta. */
+  readonly text: string;
+}
+
+/** A piece of the model's reasoning. A non-empty signature closes the reasoning block. */
+export interface ReasoningEvent {
+  /** Discriminator. */
+  readonly type: "reasoning";
+  /** The delta. */
+  readonly text: string;
+  /** The provider's signature over the block, when it closes one. */
+  readonly signature?: string;
+}
+
+/** A whole tool call; it arrives before the finish. */
+export interface ToolCallEvent {
+  /** Discriminator. */
+  readonly type: "tool_call";
+  /** The call id, unique within the turn. */
+  readonly id: string;
+  /** The tool name. */
+  readonly name: string;
+  /** The argument JSON text, verbatim. */
+  readonly args: string;
+}
+
+/** The end of the turn: exactly one per stream, last. */
+export interface FinishEvent {
+  /** Discriminator. */
+  readonly type: "finish";
+  /** Why the turn ended. */
+  readonly reason: StopReason;
+  /** What the call consumed. */
+  readonly usage: Usage;
+}
+
+/** Everything a model stream may yield. */
+export type ModelEvent =
+  | TextEvent
+  | ReasoningEvent
+  | ToolCallEvent
+  | FinishEvent;
+
+/** Options for one {@linkcode Model.stream} call. */
+export interface ModelStreamOptions {
+  /** Aborts when the run is cancelled; the stream should then throw its reason. */
+  readonly signal: AbortSignal;
+}
+
+/** Who serves a model, for run records. */
+export interface ModelInfo {
+  /** E.g. `wefttest`. */
+  readonly provider: string;
+  /** E.g. `script`. */
+  readonly name: string;
+}
+
+/**
+ * A language model as the loop sees it. `stream` yields the turn's events;
+ * a failure is a throw from the iteration (the run reports
+ * `model stream: <message>`). The loop never retries a model call.
+ *
+ * @example
+ * ```ts
+ * import type { Model, ModelEvent } from "./model.ts";
+ * const echo: Model = {
+ *   async *stream(request): AsyncGenerator<ModelEvent> {
+ *     yield { type: "text", text: `${request.messages.length} message(s)` };
+ *     yield { type: "finish", reason: "stop", usage: { inputTokens: 1, outputTokens: 1 } };
+ *   },
+ * };
+ * const signal = new AbortController().signal;
+ * const req = { system: "", messages: [], tools: [], sequentialTools: false };
+ * for await (const event of echo.stream(req, { signal })) console.assert(event.type !== undefined);
+ * ```
+ */
+export interface Model {
+  /** Streams one turn for `request`. */
+  stream(
+    request: ModelRequest,
+    options: ModelStreamOptions,
+  ): AsyncIterable<ModelEvent>;
+  /** Optional provider and model name, reported on `run_start`. */
+  readonly info?: ModelInfo;
+}
+
+/** Sums two usages element-wise. */
+export function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+  };
+}
+
+/** The zero usage. */
+export const ZERO_USAGE: Usage = Object.freeze({
+  inputTokens: 0,
+  outputTokens: 0,
+});

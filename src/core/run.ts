@@ -1,0 +1,86 @@
+/**
+ * What a run produces: the {@linkcode RunResult} on success and the
+ * {@linkcode RunError} (with the partial result) on failure.
+ *
+ * @module
+ */
+
+import { errorText } from "./errors.ts";
+import type { Message, ToolCallPart, ToolResultPart } from "./messages.ts";
+import type { StopReason, Usage } from "./model.ts";
+
+/** A call parked for approval: it has a `tool_start` event and no result. */
+export interface PendingCall {
+  /** The call id. */
+  readonly id: string;
+  /** The tool name as called. */
+  readonly name: string;
+  /** The argument JSON text, verbatim. */
+  readonly args: string;
+}
+
+/** One step of a run. */
+export interface StepRecord {
+  /** The step index, from 0. */
+  readonly index: number;
+  /** The model's stop reason. */
+  readonly stopReason: StopReason;
+  /** The model call's own usage. */
+  readonly usage: Usage;
+  /** The step's answer text. */
+  readonly text: string;
+  /** The calls the model made, in call order. */
+  readonly toolCalls: readonly ToolCallPart[];
+  /** The results, in call order (parked calls have none). */
+  readonly results: readonly ToolResultPart[];
+}
+
+/** A finished run (or, on `RunError.result`, the part that ran). */
+export interface RunResult {
+  /** The run id. */
+  readonly id: string;
+  /** The text of the last assistant message, `""` when it held only tool calls. */
+  readonly text: string;
+  /** The submitted value of an `output` agent's last successful `submit_output`; undefined otherwise. */
+  readonly output?: unknown;
+  /** The whole transcript, the prompt included. */
+  readonly messages: readonly Message[];
+  /** One record per step. */
+  readonly steps: readonly StepRecord[];
+  /** The summed model usage. */
+  readonly usage: Usage;
+  /** The last step's stop reason; undefined when no step finished. */
+  readonly stopReason?: StopReason;
+  /** Calls parked for approval; empty when none. */
+  readonly pending: readonly PendingCall[];
+}
+
+/**
+ * A failed run. `step` is the step that failed (`maxSteps` for an exhausted
+ * budget), `cause` the failure, `result` the transcript so far. Reads
+ * `weft: run failed at step N: <cause text>`.
+ *
+ * @example
+ * ```ts
+ * import { RunError } from "./run.ts";
+ * const err = new RunError(2, new Error("boom"), {
+ *   id: "r", text: "", messages: [], steps: [], pending: [],
+ *   usage: { inputTokens: 0, outputTokens: 0 },
+ * });
+ * console.assert(err.message === "weft: run failed at step 2: boom");
+ * ```
+ */
+export class RunError extends Error {
+  /** The failing step. */
+  readonly step: number;
+  /** The partial result. */
+  readonly result: RunResult;
+
+  /** Builds the error for `step`, its `cause`, and the partial `result`. */
+  constructor(step: number, cause: unknown, result: RunResult) {
+    super(`weft: run failed at step ${step}: ${errorText(cause)}`, { cause });
+    this.name = "RunError";
+    this.step = step;
+    this.result = result;
+  }
+}

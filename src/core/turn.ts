@@ -1,0 +1,204 @@
+/**
+ * Reading one model turn under the stream contract: any number of deltas
+ * and whole tool calls, then exactly one finish. A violation is a
+ * `ModelContractError`; a thrown stream a `ModelStreamError`, unless the run
+ * was cancelled, when the signal's reason is the failure.
+ *
+ * @module
+ */
+
+import { raceAbort } from "./abort.ts";
+import { ModelContractError, ModelStreamError } from "./errors.ts";
+import type { ReasoningPart, ToolCallPart } from "./messages.ts";
+import type {
+  FinishEvent,
+  Model,
+  ModelEvent,
+  ModelRequest,
+  StopReason,
+  Usage,
+} from "./model.ts";
+
+/** What the loop keeps of one turn. */
+export interface ModelTurn {
+  /** All text deltas, joined. */
+  readonly text: string;
+  /** Reasoning blocks, in order. */
+  readonly reasoning: readonly ReasoningPart[];
+  /** The whole tool calls, in call order. */
+  readonly calls: readonly ToolCallPart[];
+  /** The finish reason. */
+  readonly reason: StopReason;
+  /** The finish usage. */
+  readonly usage: Usage;
+}
+
+/** Receives the deltas as they arrive. */
+export interface TurnSink {
+  /** A text delta. */
+  text(text: string): void;
+  /** A reasoning delta. */
+  reasoning(text: string): void;
+}
+
+/** Streams one turn of `model` and checks the contract; rejects with the run's failure. */
+export async function readTurn(
+  model: Model,
+  request: ModelRequest,
+  options: { signal: AbortSignal; sink: TurnSink },
+): Promise<ModelTurn> {
+  const { signal, sink } = options;
+  let iterator: AsyncIterator<ModelEvent>;
+  try {
+    iterator = model.stream(request, { signal })[Symbol.asyncIterator]();
+  } catch (err) {
+    throw streamFailure(err, signal);
+  }
+  const builder = new TurnBuilder();
+  let finish: FinishEvent | undefined;
+  for (;;) {
+    let next: IteratorResult<ModelEvent>;
+    try {
+      next = await nextOrAbort(iterator, signal);
+    } catch (err) {
+      closeQuietly(iterator);
+      throw streamFailure(err, signal);
+    }
+    if (next.done) break;
+    const event: unknown = next.value;
+    try {
+      if (finish !== undefined) {
+        throw new ModelContractError(
+          `event ${eventType(event)} after ModelFinish`,
+        );
+      }
+      finish = builder.add(event, sink);
+    } catch (err) {
+      closeQuietly(iterator);
+      throw err;
+    }
+  }
+  if (finish === undefined) {
+    throw new ModelContractError("stream ended without ModelFinish");
+  }
+  return builder.build(finish);
+}
+
+class TurnBuilder {
+  #text = "";
+  #reasoning: ReasoningPart[] = [];
+  #open: string | undefined;
+  #calls: ToolCallPart[] = [];
+  #ids = new Set<string>();
+
+  /** Takes one event; returns it when it is the finish. */
+  add(event: unknown, sink: TurnSink): FinishEvent | undefined {
+    const type = eventType(event);
+    const e = event as ModelEvent;
+    switch (type) {
+      case "text":
+        if (e.type !== "text") break;
+        this.#text += e.text;
+        sink.text(e.text);
+        return undefined;
+      case "reasoning":
+        if (e.type !== "reasoning") break;
+        this.#open = (this.#open ?? "") + e.text;
+        if (e.signature) {
+          this.#reasoning.push({
+            type: "reasoning",
+            text: this.#open,
+            signature: e.signature,
+          });
+          this.#open = undefined;
+        }
+        sink.reasoning(e.text);
+        return undefined;
+      case "tool_call":
+        if (e.type !== "tool_call") break;
+        this.#call(e.id, e.name, e.args);
+        return undefined;
+      case "finish":
+        if (e.type !== "finish") break;
+        return e;
+    }
+    throw new ModelContractError(`unexpected event ${type}`);
+  }
+
+  #call(id: string, name: string, args: string): void {
+    if (typeof id !== "string" || id === "") {
+      throw new ModelContractError("tool call with an empty ID");
+    }
+    if (typeof name !== "string" || name === "") {
+      throw new ModelContractError("tool call with an empty name");
+    }
+    if (this.#ids.has(id)) {
+      throw new ModelContractError(
+        `duplicate tool call ID ${JSON.stringify(id)}`,
+      );
+    }
+    this.#ids.add(id);
+    this.#calls.push({
+      type: "tool_call",
+      id,
+      name,
+      args: typeof args === "string" ? args : "",
+    });
+  }
+
+  build(finish: FinishEvent): ModelTurn {
+    const reasoning = [...this.#reasoning];
+    if (this.#open !== undefined) {
+      reasoning.push({ type: "reasoning", text: this.#open });
+    }
+    const usage = finish.usage ?? { inputTokens: 0, outputTokens: 0 };
+    return {
+      text: this.#text,
+      reasoning,
+      calls: this.#calls,
+      reason: finish.reason,
+      usage: {
+        inputTokens: usage.inputTokens ?? 0,
+        outputTokens: usage.outputTokens ?? 0,
+      },
+    };
+  }
+}
+
+/** The `<type>` of the contract texts: the event's `type`, else what the value is. */
+function eventType(event: unknown): string {
+  if (event === null) return "null";
+  if (typeof event !== "object") return typeof event;
+  const type = (event as { type?: unknown }).type;
+  return typeof type === "string" ? type : "object";
+}
+
+function streamFailure(err: unknown, signal: AbortSignal): unknown {
+  if (signal.aborted) return signal.reason;
+  return new ModelStreamError(err);
+}
+
+/** The next event, or the signal's reason as soon as the run is cancelled. */
+function nextOrAbort(
+  iterator: AsyncIterator<ModelEvent>,
+  signal: AbortSignal,
+): Promise<IteratorResult<ModelEvent>> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  let pending: Promise<IteratorResult<ModelEvent>>;
+  try {
+    pending = Promise.resolve(iterator.next());
+  } catch (err) {
+    pending = Promise.reject(err);
+  }
+  return raceAbort(pending, signal);
+}
+
+/** Asks the stream to clean up without waiting for it (it may be stuck). */
+function closeQuietly(iterator: AsyncIterator<ModelEvent>): void {
+  try {
+    const done = iterator.return?.();
+    if (done) Promise.resolve(done).catch(() => {});
+  } catch {
+    // A stream that cannot close has nothing more to tell us.
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * Export: weft tools registered on an MCP server (the SDK's low-level
+ * `Server`). Go: `mcp.AddTools`.
+ *
+ * @module
+ */
+
+import type { Server } from "@modelcontextprotocol/sdk/server";
+import type { Tool } from "@modelcontextprotocol/sdk/types";
+import { quote } from "../core/errors.ts";
+import type { ToolDef } from "../core/tool.ts";
+import { type CallExtra, type Exported, register } from "./registry.ts";
+
+const DEFAULT_INPUT_SCHEMA: Readonly<Record<string, unknown>> = Object.freeze({
+  type: "object",
+});
+
+/**
+ * Registers weft tools on an MCP server. Each tool is listed under its own
+ * name, description and input schema document — whole, every keyword, as
+ * `JSON.stringify(tool.inputSchema)` writes it; a missing one is
+ * `{"type":"object"}` — plus its output schema when it has one, and no
+ * annotations or title. A call runs `ToolDef.invoke` on the client's
+ * arguments (missing or empty: `{}`) with the request's `AbortSignal`: the
+ * result text is one text content item, and for a tool with an output schema
+ * the text must be a JSON object, sent as `structuredContent` too. Every
+ * failure — undecodable arguments, a handler error, a thrown value — is an
+ * `isError` result carrying the text weft's loop would show its own model; no
+ * tool failure is ever a JSON-RPC error, and no tool can take the server
+ * down. An unknown tool name is a protocol error (InvalidParams, -32602), as
+ * the MCP spec asks. Run policy (timeout, maxResultBytes, middleware) is not
+ * applied: the exposition is the tool, not an agent — use `serveAgent` to
+ * export an agent's tools under its chain.
+ *
+ * The bridge keeps its own registry per server and installs its own
+ * `tools/list` and `tools/call` handlers once; a server without the `tools`
+ * capability gets it declared (`{ listChanged: true }`) before connect. A
+ * name registered by an earlier call is replaced; registering on a connected
+ * server sends `notifications/tools/list_changed`.
+ *
+ * Throws a `TypeError`, registering nothing, on a missing tool
+ * (`weft/mcp: AddTools called with a nil tool`), a name repeated within the
+ * call, an approval-gated tool (MCP has no approval channel, and running it
+ * unapproved would be a silent policy bypass), a connected server without
+ * the tools capability, or a server whose tools handlers someone else
+ * installed (an `McpServer`'s).
+ *
+ * @example
+ * ```ts
+ * import { Server } from "@modelcontextprotocol/sdk/server";
+ * import { rawTool } from "../core/tool.ts";
+ * import { exportTools } from "./export.ts";
+ *
+ * const echo = rawTool({
+ *   name: "echo",
+ *   description: "Echo the arguments.",
+ *   inputSchema: { type: "object" },
+ *   run: (args) => args,
+ * });
+ * const server = new Server({ name: "demo", version: "0" });
+ * exportTools(server, echo);
+ * ```
+ */
+export function exportTools(server: Server, ...tools: ToolDef[]): void {
+  const seen = new Set<string>();
+  for (const tool of tools) {
+    checkExportable(tool, seen);
+  }
+  register(server, tools.map(invoking), "exportTools");
+}
+
+function checkExportable(
+  tool: ToolDef | null | undefined,
+  seen: Set<string>,
+): asserts tool is ToolDef {
+  if (tool === null || tool === undefined) {
+    throw new TypeError("weft/mcp: AddTools called with a nil tool");
+  }
+  if (seen.has(tool.name)) {
+    throw new TypeError(
+      `weft/mcp: AddTools: duplicate tool name ${quote(tool.name)}`,
+    );
+  }
+  seen.add(tool.name);
+  if (tool.requiresApproval) {
+    throw new TypeError(
+      `weft/mcp: AddTools: tool ${
+        quote(tool.name)
+      } requires approval and MCP has no approval channel; expose it through Serve, whose dispatch answers gated calls with the approval error`,
+    );
+  }
+}
+
+function invoking(tool: ToolDef): Exported {
+  return exported(
+    tool,
+    (args: string, extra: CallExtra) => tool.invoke(args, { signal: extra.signal }),
+  );
+}
+
+/** The registry entry of `tool`, run by `run`. Shared with `serveAgent`. */
+export function exported(
+  tool: ToolDef,
+  run: (args: string, extra: CallExtra) => Promise<string>,
+): Exported {
+  return {
+    name: tool.name,
+    listing: listingOf(tool),
+    structured: tool.outputSchema !== undefined,
+    run,
+  };
+}
+
+function listingOf(tool: ToolDef): Tool {
+  const input = tool.inputSchema?.raw ?? DEFAULT_INPUT_SCHEMA;
+  const entry: Tool = {
+    name: tool.name,
+    description: tool.description,
+    inputSchema: input as Tool["inputSchema"],
+  };
+  if (tool.outputSchema !== undefined) {
+    entry.outputSchema = tool.outputSchema.raw as Tool["outputSchema"];
+  }
+  return entry;
+}

@@ -1,0 +1,201 @@
+/**
+ * `importTools`: a connected MCP session's tools as ordinary weft tools.
+ *
+ * @module
+ */
+
+import type { Client } from "@modelcontextprotocol/sdk/client";
+import { SchemaError } from "../core/errors.ts";
+import { parseSchema, type Schema } from "../core/schema.ts";
+import { rawTool, type ToolDef, type ToolOptions } from "../core/tool.ts";
+import {
+  DuplicateNameError,
+  EmptyNameError,
+  ImportError,
+  NilEntryError,
+  type SkippedTool,
+} from "./import_error.ts";
+import { listToolEntries } from "./list_tools.ts";
+import { remoteCaller } from "./remote_call.ts";
+
+/** Options for one `importTools` call. Go: mcp.Prefix, mcp.Policy and the ctx. */
+export interface ImportOptions {
+  /** Prepended to every imported name: `"gh_"` turns `search` into `gh_search`; calls keep `search`. */
+  prefix?: string;
+  /**
+   * Tool options applied to every imported tool after the defaults
+   * (`origin: "mcp"`, then `sequential` unless `readOnlyHint` is `true`):
+   * `sequential` and `requireApproval` can be added, never removed; a given
+   * `origin` replaces `"mcp"`; `timeout`, `maxResultBytes` and `wrap` apply
+   * as on any tool; `strictInput` has no effect (the server validates).
+   */
+  policy?: ToolOptions;
+  /** The listing's deadline. When it ends, `importTools` rejects with its reason, unchanged. */
+  signal?: AbortSignal;
+}
+
+/** What `importTools` resolves to. */
+export interface ImportResult {
+  /** The imported tools, in listing order; empty, never absent, for a server with none. */
+  tools: ToolDef[];
+  /** The tools that could not be imported; absent when every entry imported. */
+  skipped?: ImportError;
+}
+
+/**
+ * Lists the tools of a connected MCP session (every page) and returns each
+ * as a weft tool. Go: mcp.Tools.
+ *
+ * Each imported tool is a `rawTool`: named prefix + the server's name, with
+ * the server's description verbatim (`""` when missing or not a string) and
+ * the server's input schema document whole — every keyword, in the
+ * server's key order. An object output schema is recorded; any other output
+ * schema is dropped silently (the result text is the output either way).
+ * **Descriptions and schemas are untrusted content**: they reach the model
+ * as the server wrote them, a prompt-injection surface; vet the servers you
+ * import from.
+ *
+ * A call sends `tools/call` under the server's name with the model's
+ * argument text parsed losslessly (key order and every digit kept; empty or
+ * `null` means `{}`; a non-object is sent as is and the server decides),
+ * under the call's signal, so aborting sends `notifications/cancelled`. The
+ * result is rendered to text (see `renderContent`). A remote `isError`
+ * result is a `RemoteToolError` carrying the rendering verbatim; a failed
+ * request is an `McpTransportError` reading `mcp: <error>`. Both are tool
+ * errors — data the model sees, never run errors.
+ *
+ * A tool the server does not mark `readOnlyHint: true` (exactly the boolean)
+ * is `sequential`: annotations are untrusted hints, and the conservative
+ * reading is the safe one. Other annotations, `title`, `icons` and `_meta`
+ * are ignored.
+ *
+ * An entry that cannot be imported — not an object, an empty or non-string
+ * name (checked before the prefix), a composed name an earlier entry of this
+ * listing already imported (an entry that was itself skipped claims
+ * nothing), an input schema `parseSchema` refuses (omitted, not an object, a
+ * `$ref` root, a type array, a type other than `"object"`) — fails that
+ * entry, never the listing: it is named in `skipped`. A listing failure
+ * (transport, protocol error, a page without a `tools` array, a cursor that
+ * repeats, the signal ending) rejects and imports nothing.
+ *
+ * `importTools` never owns or closes the session; call it as often as you
+ * like — each call builds fresh tools. The SDK's own transports parse JSON
+ * with `JSON.parse`, so an integer beyond 2^53 in a schema arrives rounded
+ * through float64 over them. The SDK's 60 s request timeout applies to each
+ * listing page; it is lifted for calls, which the tool's `timeout` policy
+ * and the run's signal bound instead.
+ *
+ * @example
+ * ```ts
+ * import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+ * import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+ * import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+ * import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+ * import { importTools } from "./import.ts";
+ *
+ * const server = new Server({ name: "remote", version: "0" }, { capabilities: { tools: {} } });
+ * server.setRequestHandler(ListToolsRequestSchema, () => ({
+ *   tools: [{
+ *     name: "search",
+ *     description: "Search the archive.",
+ *     inputSchema: { type: "object", properties: { q: { type: "string" } }, required: ["q"] },
+ *     annotations: { readOnlyHint: true },
+ *   }],
+ * }));
+ * server.setRequestHandler(CallToolRequestSchema, () => ({
+ *   content: [{ type: "text", text: "3 hits" }],
+ * }));
+ * const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+ * await server.connect(serverSide);
+ * const client = new Client({ name: "demo", version: "0" });
+ * await client.connect(clientSide);
+ *
+ * const { tools, skipped } = await importTools(client, { prefix: "arch_" });
+ * if (skipped) console.warn(skipped.message); // the good tools imported; these did not
+ * const out = await tools[0].invoke('{"q":"denim"}');
+ * console.assert(`${tools[0].name} -> ${out}` === "arch_search -> 3 hits");
+ * await client.close();
+ * ```
+ */
+export async function importTools(client: Client, options: ImportOptions = {}): Promise<ImportResult> {
+  const entries = await listToolEntries(client, options.signal);
+  const prefix = typeof options.prefix === "string" ? options.prefix : "";
+  const policy = options.policy ?? {};
+  const tools: ToolDef[] = [];
+  const skipped: SkippedTool[] = [];
+  const imported = new Set<string>();
+  for (let index = 0; index < entries.length; index++) {
+    const outcome = importEntry(client, entries[index], prefix, policy, imported);
+    if (outcome instanceof Error) {
+      skipped.push({ name: skippedName(entries[index]), index, error: outcome });
+    } else {
+      imported.add(outcome.name);
+      tools.push(outcome);
+    }
+  }
+  return skipped.length === 0 ? { tools } : { tools, skipped: new ImportError(skipped) };
+}
+
+// The per-entry pipeline: the first failing check decides the cause.
+function importEntry(
+  client: Client,
+  entry: unknown,
+  prefix: string,
+  policy: ToolOptions,
+  imported: ReadonlySet<string>,
+): ToolDef | Error {
+  if (!isRecord(entry)) return new NilEntryError();
+  const serverName = entry.name;
+  if (typeof serverName !== "string" || serverName === "") return new EmptyNameError();
+  const name = prefix + serverName;
+  if (imported.has(name)) return new DuplicateNameError(serverName);
+  let inputSchema: Schema;
+  try {
+    inputSchema = parseWireSchema(entry.inputSchema);
+  } catch (err) {
+    if (err instanceof SchemaError) return err;
+    throw err;
+  }
+  const readOnly = isRecord(entry.annotations) && entry.annotations.readOnlyHint === true;
+  return rawTool({
+    name,
+    description: typeof entry.description === "string" ? entry.description : "",
+    inputSchema,
+    outputSchema: objectOutputSchema(entry.outputSchema),
+    origin: policy.origin !== undefined ? policy.origin : "mcp",
+    sequential: !readOnly || policy.sequential === true,
+    requireApproval: policy.requireApproval === true,
+    strictInput: policy.strictInput,
+    timeout: policy.timeout,
+    maxResultBytes: policy.maxResultBytes,
+    wrap: policy.wrap,
+    run: remoteCaller(client, serverName, name),
+  });
+}
+
+// A schema value as it came off the wire. A string is a JSON string value
+// (a double-encoded schema), not a document to parse: it is refused as "not
+// a JSON object", like every other non-object.
+function parseWireSchema(value: unknown): Schema {
+  const doc = typeof value === "string" ? JSON.stringify(value) : value;
+  return parseSchema(doc as Record<string, unknown>);
+}
+
+function objectOutputSchema(value: unknown): Schema | undefined {
+  if (!isRecord(value)) return undefined;
+  try {
+    return parseSchema(value);
+  } catch (err) {
+    if (err instanceof SchemaError) return undefined;
+    throw err;
+  }
+}
+
+// SkippedTool.name: the server-side name, "" when there is none to give.
+function skippedName(entry: unknown): string {
+  return isRecord(entry) && typeof entry.name === "string" ? entry.name : "";
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,215 @@
+/**
+ * The bridge's tool registry on an SDK server: one registry per `Server`
+ * (a `WeakMap`), whose own `tools/list` and `tools/call` handlers are
+ * installed once, on the first registration. `exportTools` and `serveAgent`
+ * both register here; the registry maps to and from the SDK's shapes and
+ * never lets a tool failure become a protocol error.
+ *
+ * @module
+ */
+
+import type { Server } from "@modelcontextprotocol/sdk/server";
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol";
+// The SDK's `*.js` subpaths carry no types under Deno; `@ts-types` points at
+// the extensionless twin, which resolves to the `.d.ts`.
+// @ts-types="@modelcontextprotocol/sdk/types"
+import {
+  type CallToolRequest,
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+  type ListToolsResult,
+  type ServerNotification,
+  type ServerRequest,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import { jsonTypeOf, parseLossless } from "../core/json.ts";
+import { failureText } from "../core/policy.ts";
+import { quote } from "../core/errors.ts";
+
+/** What a `tools/call` handler receives beside the request. */
+export type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** One tool as the registry holds it: its listing entry and how to run it. */
+export interface Exported {
+  /** The name clients call. */
+  readonly name: string;
+  /** The `tools/list` entry, built once at registration. */
+  readonly listing: Tool;
+  /** Whether the result text must be JSON and goes out as `structuredContent` too. */
+  readonly structured: boolean;
+  /** Runs one call on the argument JSON text; resolves to the result text. */
+  run(args: string, extra: CallExtra): Promise<string>;
+}
+
+interface Registry {
+  readonly tools: Map<string, Exported>;
+  listing?: Tool[];
+}
+
+const registries = new WeakMap<Server, Registry>();
+
+/**
+ * Registers `entries` on `server`, replacing same-named tools from earlier
+ * calls. Installs the bridge's handlers on first use (see `ensureRegistry`).
+ * All checks happen before any state changes: it registers all or nothing.
+ */
+export function register(
+  server: Server,
+  entries: readonly Exported[],
+  caller: string,
+): void {
+  const registry = ensureRegistry(server, caller);
+  for (const entry of entries) registry.tools.set(entry.name, entry);
+  registry.listing = undefined;
+  if (server.transport !== undefined) {
+    // A client that listed before this call is told to list again; the
+    // notification is best effort (a closing transport is not our failure).
+    server.sendToolListChanged().catch(() => {});
+  }
+}
+
+function ensureRegistry(server: Server, caller: string): Registry {
+  const known = registries.get(server);
+  if (known) return known;
+  for (const method of ["tools/list", "tools/call"]) {
+    try {
+      server.assertCanSetRequestHandler(method);
+    } catch (cause) {
+      throw new TypeError(
+        `weft/mcp: ${caller}: the server already has a ${method} handler the bridge did not install (an McpServer's, or your own); the bridge keeps one tool registry per server`,
+        { cause },
+      );
+    }
+  }
+  const registry: Registry = { tools: new Map() };
+  installHandlers(server, registry, caller);
+  registries.set(server, registry);
+  return registry;
+}
+
+function installHandlers(
+  server: Server,
+  registry: Registry,
+  caller: string,
+): void {
+  try {
+    setHandlers(server, registry);
+    return;
+  } catch (cause) {
+    // The SDK refuses tools handlers on a server without the tools
+    // capability. Before connect we declare it, as McpServer does; after
+    // connect the capability can no longer change, and the caller must.
+    if (server.transport !== undefined) {
+      throw new TypeError(
+        `weft/mcp: ${caller}: the server is already connected and does not declare the tools capability; pass capabilities: { tools: {} } to the Server, or register tools before connect`,
+        { cause },
+      );
+    }
+  }
+  server.registerCapabilities({ tools: { listChanged: true } });
+  setHandlers(server, registry);
+}
+
+function setHandlers(server: Server, registry: Registry): void {
+  server.setRequestHandler(
+    ListToolsRequestSchema,
+    (): ListToolsResult => ({ tools: listing(registry) }),
+  );
+  server.setRequestHandler(
+    CallToolRequestSchema,
+    (request: CallToolRequest, extra: CallExtra): Promise<CallToolResult> =>
+      call(registry, request, extra),
+  );
+}
+
+function listing(registry: Registry): Tool[] {
+  registry.listing ??= Array.from(registry.tools.values(), (e) => e.listing);
+  return registry.listing;
+}
+
+/**
+ * An unknown tool name is a protocol error, as the MCP spec asks
+ * (InvalidParams, -32602). Thrown into the SDK, which answers the request
+ * with `{code, message}`; never shown to a user as an exception.
+ */
+class UnknownToolError extends Error {
+  readonly code: number = ErrorCode.InvalidParams;
+
+  constructor(name: string) {
+    super(`unknown tool ${quote(name)}`);
+    this.name = "UnknownToolError";
+  }
+}
+
+function call(
+  registry: Registry,
+  request: CallToolRequest,
+  extra: CallExtra,
+): Promise<CallToolResult> {
+  const name = request.params.name;
+  const entry = registry.tools.get(name);
+  if (entry === undefined) {
+    return Promise.reject(new UnknownToolError(name));
+  }
+  return answer(entry, request.params.arguments, extra);
+}
+
+/** Runs one call and maps its outcome to a `CallToolResult`; never rejects. */
+export async function answer(
+  entry: Exported,
+  args: unknown,
+  extra: CallExtra,
+): Promise<CallToolResult> {
+  let text: string;
+  try {
+    text = await entry.run(argumentText(args), extra);
+  } catch (thrown) {
+    return errorResult(failureText(entry.name, thrown));
+  }
+  if (!entry.structured) return { content: [{ type: "text", text }] };
+  return structuredResult(entry.name, text);
+}
+
+/**
+ * The argument JSON text of a call: missing, `null` or empty arguments are
+ * `{}`; otherwise `JSON.stringify` of the decoded object (which writes
+ * `JSON.rawJSON` values from a lossless transport with every digit and does
+ * not escape `<`, `>` or `&`).
+ */
+export function argumentText(args: unknown): string {
+  if (args === undefined || args === null) return "{}";
+  return JSON.stringify(args);
+}
+
+function structuredResult(name: string, text: string): CallToolResult {
+  let value: unknown;
+  try {
+    value = parseLossless(text);
+  } catch {
+    return errorResult(
+      `tool ${
+        quote(name)
+      } advertised an output schema, so its result must be JSON; got non-JSON text`,
+    );
+  }
+  const kind = jsonTypeOf(value);
+  if (kind !== "object") {
+    // The SDK (and the spec) carry structuredContent as an object; a scalar
+    // or an array would be refused as an invalid result, a protocol error.
+    return errorResult(
+      `tool ${
+        quote(name)
+      } advertised an output schema, so its result must be a JSON object; got ${kind}`,
+    );
+  }
+  return {
+    content: [{ type: "text", text }],
+    structuredContent: value as Record<string, unknown>,
+  };
+}
+
+function errorResult(text: string): CallToolResult {
+  return { content: [{ type: "text", text }], isError: true };
+}

@@ -1,0 +1,77 @@
+/**
+ * The handler of an imported tool: the model's argument text goes to
+ * `tools/call` under the server's name, the result comes back as text.
+ *
+ * @module
+ */
+
+import type { Client } from "@modelcontextprotocol/sdk/client";
+// The SDK's `*.js` subpaths carry no types under Deno; the extensionless
+// subpath resolves to the `.d.ts` (ADR 0021).
+// @ts-types="@modelcontextprotocol/sdk/types"
+import { ResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { parseArguments } from "../core/decode.ts";
+import { InvalidInputError } from "../core/errors.ts";
+import { parseLossless } from "../core/json.ts";
+import type { ToolContext } from "../core/tool.ts";
+import { linkSignal } from "./linked_signal.ts";
+import { McpTransportError, RemoteToolError } from "./remote_error.ts";
+import { renderContent } from "./render.ts";
+
+// The SDK times every request out after 60 s unless told otherwise. A tool
+// call is bounded by weft's own policy instead (the tool's timeout, the
+// run's signal), as in Go, so the SDK timer is set to the largest delay
+// setTimeout takes (about 24.8 days; a larger one would fire at once).
+const NO_SDK_TIMEOUT = 2_147_483_647;
+
+const BLANK = /^[ \t\n\r]*$/;
+
+/** The handler `rawTool` runs for one imported tool. */
+export type RemoteCaller = (args: string, ctx: ToolContext) => Promise<string>;
+
+/**
+ * Builds the handler that calls `serverName` on `client`. `toolName` (the
+ * composed, prefixed name) is the one error texts name.
+ */
+export function remoteCaller(client: Client, serverName: string, toolName: string): RemoteCaller {
+  return async (args, ctx) => {
+    const params = { name: serverName, arguments: decodeArguments(args, toolName) };
+    const link = linkSignal(ctx.signal);
+    let result: Record<string, unknown>;
+    try {
+      result = await client.request(
+        { method: "tools/call", params: params as { name: string; arguments?: Record<string, unknown> } },
+        ResultSchema,
+        { signal: link.signal, timeout: NO_SDK_TIMEOUT },
+      );
+    } catch (err) {
+      throw new McpTransportError(err);
+    } finally {
+      link.unlink();
+    }
+    const text = renderContent(result);
+    if (result.isError === true) throw new RemoteToolError(text);
+    return text;
+  };
+}
+
+/**
+ * The `arguments` value to send: empty text (JSON whitespace) and `null`
+ * mean `{}`; anything else is the parsed text, losslessly (key order kept,
+ * integers beyond 2^53 as `JSON.rawJSON` digits), object or not — the
+ * server decides what it accepts. Text that is not JSON is refused with the
+ * core's `INVALID_INPUT` texts, before anything is sent.
+ */
+function decodeArguments(args: string, toolName: string): unknown {
+  if (typeof args !== "string" || BLANK.test(args)) return {};
+  let value: unknown;
+  try {
+    value = parseLossless(args);
+  } catch (err) {
+    // The core's reader words the failure (offset, end of input, trailing
+    // data); it throws for any text JSON.parse refuses.
+    parseArguments(args, toolName);
+    throw new InvalidInputError(toolName, "invalid JSON", { cause: err });
+  }
+  return value === null ? {} : value;
+}

@@ -1,0 +1,51 @@
+/**
+ * The two ways a call of an imported tool fails, both tool errors — data the
+ * model sees, never run errors.
+ *
+ * @module
+ */
+
+import { errorText, ToolError } from "../core/errors.ts";
+
+/** The text of a remote `isError` result that rendered empty. */
+export const emptyRemoteErrorText = "mcp: tool returned an error";
+
+/**
+ * The server answered `isError: true`. The message is the result's rendering
+ * verbatim (no code, no prefix), or `mcp: tool returned an error` when it
+ * renders empty. `code` is `""`. Go: mcp.ErrToolError.
+ *
+ * @example
+ * ```ts
+ * import { RemoteToolError } from "./remote_error.ts";
+ * console.assert(new RemoteToolError("rate limited").message === "rate limited");
+ * console.assert(new RemoteToolError("").message === "mcp: tool returned an error");
+ * ```
+ */
+export class RemoteToolError extends ToolError {
+  /** Builds the error from the rendered result text. */
+  constructor(rendered: string, options?: ErrorOptions) {
+    super("", rendered === "" ? emptyRemoteErrorText : rendered, options);
+    this.name = "RemoteToolError";
+  }
+}
+
+/**
+ * A `tools/call` request failed: the transport, a JSON-RPC error, a result
+ * that is not an object, or the call's signal ending. Reads
+ * `mcp: <the failure's message>`; the failure is the `cause`. `code` is `""`.
+ *
+ * @example
+ * ```ts
+ * import { McpTransportError } from "./remote_error.ts";
+ * const err = new McpTransportError(new Error("Connection closed"));
+ * console.assert(err.message === "mcp: Connection closed");
+ * ```
+ */
+export class McpTransportError extends ToolError {
+  /** Wraps the request's failure `cause`. */
+  constructor(cause: unknown) {
+    super("", `mcp: ${errorText(cause)}`, { cause });
+    this.name = "McpTransportError";
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * Serve: a whole agent on an MCP server — one tool named after it, plus its
+ * registered tools under its tool chain. Go: `mcp.Serve`.
+ *
+ * @module
+ */
+
+import type { Server } from "@modelcontextprotocol/sdk/server";
+import type { Agent } from "../core/agent.ts";
+import { quote } from "../core/errors.ts";
+import { SUBMIT_OUTPUT } from "../core/output.ts";
+import { subagent } from "../core/subagent.ts";
+import type { ToolDef } from "../core/tool.ts";
+import { exported } from "./export.ts";
+import { progressReporter } from "./progress.ts";
+import { type CallExtra, type Exported, register } from "./registry.ts";
+
+/**
+ * Exposes an agent over MCP: one tool named after the agent (a name is
+ * required) that runs it on a prompt, plus the agent's registered tools
+ * (`agent.tools`), each dispatched through `agent.callTool` with call ids
+ * `mcp_call_1`, `mcp_call_2`, … (one counter per `serveAgent` call), so agent
+ * and tool middleware and approval policy apply — an approval-gated tool
+ * answers with the `weft: tool call requires approval: tool "x"` error
+ * result rather than running, loud where `exportTools` refuses outright. Run
+ * policy (timeout, maxResultBytes) is not applied, per `callTool`'s rule.
+ *
+ * The agent tool is `subagent(agent, description)` over the wire: the same
+ * `{"prompt": string}` input schema, the same final-text or submitted-output
+ * rule, the same `SUBAGENT_*` failure texts, no output schema. `description`
+ * is what MCP clients (and their models) read to decide when to call the
+ * agent: the whole routing surface, written by the caller, never synthesised;
+ * the agent's instructions are never exposed. When the client's call carries
+ * a progress token, the child run's finished tool calls and steps are sent
+ * as `notifications/progress`; the client's cancellation aborts the run.
+ *
+ * A `toolSource`'s tools are not enumerated (they still run inside the agent
+ * tool's own steps), and an output agent's `submit_output` is not exposed.
+ * Every other rule is `exportTools`': listing, results, failures as `isError`
+ * results, the registry and the tools capability.
+ *
+ * Throws a `TypeError`, registering nothing, on a missing or unnamed agent
+ * or a tool whose name collides with the agent's or an earlier tool's.
+ *
+ * @example
+ * ```ts
+ * import { Server } from "@modelcontextprotocol/sdk/server";
+ * import { Agent } from "../core/agent.ts";
+ * import { say, script } from "../testing/script.ts";
+ * import { serveAgent } from "./serve.ts";
+ *
+ * const research = new Agent(script(say("research complete")), {
+ *   name: "research",
+ *   instructions: "You research.",
+ * });
+ * const server = new Server({ name: "demo", version: "0" });
+ * serveAgent(server, research, "Research a topic in depth.");
+ * ```
+ */
+export function serveAgent(
+  server: Server,
+  agent: Agent,
+  description: string,
+): void {
+  if (agent === null || agent === undefined) {
+    throw new TypeError("weft/mcp: Serve called with a nil agent");
+  }
+  if (agent.name === "") {
+    throw new TypeError(
+      "weft/mcp: Serve: the agent has no name; set one with the Agent's name option — the exposed tool is named after the agent",
+    );
+  }
+  const entries: Exported[] = [agentEntry(agent, description)];
+  const seen = new Set<string>([agent.name]);
+  let calls = 0;
+  const nextId = (): string => `mcp_call_${++calls}`;
+  for (const tool of exposedTools(agent)) {
+    if (seen.has(tool.name)) {
+      throw new TypeError(
+        `weft/mcp: Serve: tool ${
+          quote(tool.name)
+        } collides with the agent tool or an earlier tool`,
+      );
+    }
+    seen.add(tool.name);
+    entries.push(exported(tool, (args: string, extra: CallExtra) =>
+      agent.callTool(tool.name, args, {
+        signal: extra.signal,
+        id: nextId(),
+      })));
+  }
+  register(server, entries, "serveAgent");
+}
+
+/** The agent's registered tools, minus missing entries and an output agent's `submit_output`. */
+function exposedTools(agent: Agent): ToolDef[] {
+  const tools: ToolDef[] = [];
+  for (const tool of agent.tools ?? []) {
+    if (tool === null || tool === undefined) continue;
+    if (agent.output !== undefined && tool.name === SUBMIT_OUTPUT) continue;
+    tools.push(tool);
+  }
+  return tools;
+}
+
+/**
+ * The agent tool: `subagent(agent, description)`. A call that asks for
+ * progress runs a subagent tool built for it, observing the child run.
+ */
+function agentEntry(agent: Agent, description: string): Exported {
+  const tool = subagent(agent, description);
+  return exported(tool, async (args: string, extra: CallExtra) => {
+    const progress = progressReporter(extra);
+    if (progress === undefined) {
+      return await tool.invoke(args, { signal: extra.signal });
+    }
+    const observed = subagent(agent, description, {
+      onEvent: progress.onEvent,
+    });
+    try {
+      return await observed.invoke(args, { signal: extra.signal });
+    } finally {
+      await progress.flush();
+    }
+  });
+}

@@ -1,0 +1,256 @@
+/**
+ * `connectStdio`: spawn an MCP server process and return a connected client
+ * that owns it.
+ *
+ * @module
+ */
+
+// @ts-types="@modelcontextprotocol/sdk/types"
+import type { ClientCapabilities, Implementation } from "@modelcontextprotocol/sdk/types.js";
+import { DEFAULT_CLIENT_INFO, McpClient } from "./disposable_client.ts";
+import { ConnectionLostError, ServerExitError } from "./errors.ts";
+import { LineSplitStream } from "./line_splitter.ts";
+import {
+  DEFAULT_KILL_GRACE,
+  settleWithin,
+  type SpawnedProcess,
+  spawnProcess,
+  terminateProcess,
+} from "./process_group.ts";
+import { stdioTransport } from "./stdio_transport.ts";
+
+/** Options of {@link connectStdio}. */
+export interface ConnectStdioOptions {
+  /** The server's arguments. */
+  args?: string[];
+  /**
+   * Variables set for the server, on top of the inherited few in
+   * {@link DEFAULT_INHERITED_ENV} (nothing else is inherited; ADR 0043).
+   */
+  env?: Record<string, string>;
+  /** The server's working directory; ours when absent. */
+  cwd?: string;
+  /** Aborting ends the connection (and the process); during the handshake, rejects with its reason. */
+  signal?: AbortSignal;
+  /**
+   * Where the server's stderr goes. Default: to our stderr line by line,
+   * each line prefixed `[<command name>] `. A function gets each line
+   * (without the newline; lines over 64 KiB come in pieces). `"inherit"`
+   * hands the server our stderr as is; `"ignore"` discards it.
+   */
+  stderr?: "inherit" | "ignore" | ((line: string) => void);
+  /** Milliseconds between SIGTERM and SIGKILL when the connection ends. Default 2000 (ADR 0042). */
+  killGrace?: number;
+  /** The longest line read from the server, in bytes. Default 16 MiB. */
+  maxLineBytes?: number;
+  /** How the client introduces itself. Default `{ name: "weft-mcp", version: "0.1.0" }`. */
+  clientInfo?: Implementation;
+  /** The client capabilities to advertise. Default none. */
+  capabilities?: ClientCapabilities;
+}
+
+/**
+ * The variables a server process inherits from ours when set (the SDK's
+ * list, after sudo's): on Unix `HOME LOGNAME PATH SHELL TERM USER`.
+ */
+export const DEFAULT_INHERITED_ENV: readonly string[] = Deno.build.os === "windows"
+  ? [
+    "APPDATA",
+    "HOMEDRIVE",
+    "HOMEPATH",
+    "LOCALAPPDATA",
+    "PATH",
+    "PROCESSOR_ARCHITECTURE",
+    "SYSTEMDRIVE",
+    "SYSTEMROOT",
+    "TEMP",
+    "USERNAME",
+    "USERPROFILE",
+    "PROGRAMFILES",
+  ]
+  : ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"];
+
+/** How long a closed stdout waits for the exit status, so calls name the real cause. */
+const EXIT_STATUS_WAIT = 250;
+/** Stderr lines are cut into pieces of this many bytes. */
+const STDERR_LINE_BYTES = 64 * 1024;
+
+/**
+ * Spawns `command` as an MCP server speaking newline-delimited JSON-RPC on
+ * its stdin/stdout (through {@link stdioTransport}, so big integers keep
+ * their digits both ways) and resolves to a connected, initialized client.
+ *
+ * The client owns the process. `close()` or `await using` ends it and its
+ * descendants: the server runs as the leader of its own process group
+ * (through `setsid`), its stdin is closed and SIGTERM goes to the whole
+ * group at once, SIGKILL to whatever is left after `killGrace` ms; close
+ * resolves when the server has exited. Where `setsid` is missing (macOS) or
+ * on Windows only the server itself is signalled.
+ *
+ * A server that exits on its own fails every pending call at once with a
+ * {@link ServerExitError} (`mcp: server process exited with code 1`), and a
+ * server that closes its stdout but lives on with a `ConnectionLostError` —
+ * never a hang. A handshake that fails (the command is missing, the server
+ * exits, the signal aborts) rejects and leaves no process behind.
+ *
+ * The environment is explicit: the server gets only the variables in
+ * {@link DEFAULT_INHERITED_ENV} that are set here, plus `env`. Its stderr is
+ * never lost (see `stderr`); its stdout carries protocol only.
+ *
+ * @example
+ * ```ts ignore
+ * import { connectStdio } from "@weft/mcp";
+ * await using client = await connectStdio("deno", { args: ["run", "server.ts"] });
+ * const { tools } = await client.listTools();
+ * ```
+ */
+export async function connectStdio(
+  command: string,
+  options: ConnectStdioOptions = {},
+): Promise<McpClient> {
+  const signal = options.signal;
+  signal?.throwIfAborted();
+  const stderr = options.stderr ?? prefixedStderr(command);
+  const proc = spawnProcess({
+    command,
+    args: options.args ?? [],
+    env: { ...defaultEnvironment(), ...options.env },
+    cwd: options.cwd,
+    stderr: typeof stderr === "function" ? "piped" : stderr === "ignore" ? "null" : "inherit",
+  });
+  const connection = new StdioConnection(proc, options, stderr);
+  const client = new McpClient(
+    options.clientInfo ?? DEFAULT_CLIENT_INFO,
+    { capabilities: options.capabilities ?? {} },
+    connection,
+  );
+  try {
+    await client.connect(connection.transport(options.maxLineBytes), { signal });
+  } catch (error) {
+    await client.close();
+    throw error;
+  }
+  connection.closeOnAbort(signal, client);
+  return client;
+}
+
+/** The inherited part of a server's environment: the variables of {@link DEFAULT_INHERITED_ENV} that are set. */
+export function defaultEnvironment(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of DEFAULT_INHERITED_ENV) {
+    let value: string | undefined;
+    try {
+      value = Deno.env.get(name);
+    } catch {
+      value = undefined; // no --allow-env: inherit nothing
+    }
+    // A value starting "()" is an exported shell function; never pass one on.
+    if (value !== undefined && !value.startsWith("()")) env[name] = value;
+  }
+  return env;
+}
+
+class StdioConnection {
+  readonly #proc: SpawnedProcess;
+  readonly #grace: number;
+  #lost?: ConnectionLostError;
+  #closing?: Promise<void>;
+  #stderrDone: Promise<void> = Promise.resolve();
+  #stderrReader?: ReadableStreamDefaultReader<Uint8Array>;
+  #unwatch: () => void = () => {};
+
+  constructor(
+    proc: SpawnedProcess,
+    options: ConnectStdioOptions,
+    stderr: ConnectStdioOptions["stderr"],
+  ) {
+    this.#proc = proc;
+    this.#grace = options.killGrace ?? DEFAULT_KILL_GRACE;
+    proc.status.then((status) => {
+      this.#lost ??= new ServerExitError(status.signal === null ? status.code : null, status.signal);
+    });
+    if (typeof stderr === "function") this.#pumpStderr(stderr);
+  }
+
+  transport(maxLineBytes: number | undefined): ReturnType<typeof stdioTransport> {
+    // On end of stdout, wait (briefly) for the exit status first, so pending
+    // calls fail with the process's own story.
+    const stdout = this.#proc.child.stdout.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        flush: async () => {
+          await settleWithin(this.#proc.status, EXIT_STATUS_WAIT);
+          this.#lost ??= new ConnectionLostError("mcp: server closed its stdout");
+        },
+      }),
+    );
+    const transport = stdioTransport(stdout, this.#proc.child.stdin, { maxLineBytes });
+    // A descendant may hold stdout open after the server died: the exit
+    // ends the connection even without end of input.
+    this.#proc.status.then(() => {
+      if (this.#closing === undefined) void transport.close();
+    });
+    return transport;
+  }
+
+  lost(): ConnectionLostError | undefined {
+    return this.#lost;
+  }
+
+  close(closeProtocol: () => Promise<void>): Promise<void> {
+    this.#closing ??= this.#shutdown(closeProtocol);
+    return this.#closing;
+  }
+
+  closeOnAbort(signal: AbortSignal | undefined, client: McpClient): void {
+    if (signal === undefined) return;
+    const onAbort = () => void client.close();
+    if (signal.aborted) return onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    this.#unwatch = () => signal.removeEventListener("abort", onAbort);
+  }
+
+  async #shutdown(closeProtocol: () => Promise<void>): Promise<void> {
+    this.#unwatch();
+    const protocolClosed = closeProtocol().catch(() => {});
+    await terminateProcess(this.#proc, this.#grace);
+    await protocolClosed;
+    await settleWithin(this.#stderrDone, 100);
+    await this.#stderrReader?.cancel().catch(() => {});
+    await this.#stderrDone;
+  }
+
+  #pumpStderr(onLine: (line: string) => void): void {
+    const stderr = this.#proc.child.stderr;
+    const lines = stderr.pipeThrough(
+      new LineSplitStream({ maxLineBytes: STDERR_LINE_BYTES, onTooLong: "split" }),
+    );
+    const reader = lines.getReader();
+    this.#stderrReader = reader;
+    this.#stderrDone = forwardLines(reader, onLine);
+  }
+}
+
+async function forwardLines(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  onLine: (line: string) => void,
+): Promise<void> {
+  const decoder = new TextDecoder();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      try {
+        onLine(decoder.decode(value));
+      } catch {
+        // A failing callback must not stop the pump: a full stderr pipe would block the server.
+      }
+    }
+  } catch {
+    // Cancelled or broken: the process is gone.
+  }
+}
+
+function prefixedStderr(command: string): (line: string) => void {
+  const name = command.split(/[\\/]/).pop() || command;
+  return (line) => console.error(`[${name}] ${line}`);
+}

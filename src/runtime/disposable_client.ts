@@ -1,0 +1,96 @@
+/**
+ * The client `connectStdio` and `connectHttp` return: an SDK `Client` that
+ * owns its connection, is `AsyncDisposable`, and fails calls with the
+ * connection's own error when the connection is lost.
+ *
+ * @module
+ */
+
+import { Client, type ClientOptions } from "@modelcontextprotocol/sdk/client";
+import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol";
+// @ts-types="@modelcontextprotocol/sdk/server/zod-compat"
+import type { AnySchema, SchemaOutput } from "@modelcontextprotocol/sdk/server/zod-compat.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import {
+  type ClientRequest,
+  ErrorCode,
+  type Implementation,
+  McpError,
+  type Request as McpRequest,
+} from "@modelcontextprotocol/sdk/types.js";
+import { ConnectionLostError } from "./errors.ts";
+
+/** The name and version a runtime client introduces itself with by default. */
+export const DEFAULT_CLIENT_INFO: Implementation = { name: "weft-mcp", version: "0.1.0" };
+
+/**
+ * How a connector ties a {@link McpClient} to the connection it owns.
+ * Connectors implement it; users do not need to.
+ */
+export interface ClientLink {
+  /** Why the connection ended, once it has ended on its own; else `undefined`. */
+  lost(): ConnectionLostError | undefined;
+  /**
+   * Ends the connection. `closeProtocol` closes the SDK side (the
+   * transport); the link decides what runs before and after it (a DELETE
+   * of the HTTP session, killing a child). Called on every `close()`;
+   * must be idempotent.
+   */
+  close(closeProtocol: () => Promise<void>): Promise<void>;
+}
+
+/**
+ * An SDK `Client` that owns its connection: `close()` (or `await using`)
+ * ends it — the child process and its descendants for `connectStdio`, the
+ * HTTP session for `connectHttp`.
+ *
+ * Failures are rewritten in two cases, and only these. A request whose
+ * `signal` aborted rejects with the signal's reason, unchanged (the SDK
+ * wraps it in an `McpError`). A request that failed because the connection
+ * was lost — the server process exited, an HTTP response stream broke
+ * before its answer — rejects with a {@link ConnectionLostError} whose
+ * message starts `mcp: ` (e.g. `mcp: server process was killed by
+ * SIGKILL`), at once, instead of the SDK's `Connection closed` or a hang
+ * until the SDK's timeout.
+ */
+export class McpClient extends Client implements AsyncDisposable {
+  readonly #link: ClientLink;
+
+  /** Builds a client; `link` is the connector's handle on the connection. */
+  constructor(info: Implementation, options: ClientOptions | undefined, link: ClientLink) {
+    super(info, options);
+    this.#link = link;
+  }
+
+  /** Sends a request like the SDK's `request`, with the failure rewrites described on the class. */
+  override async request<T extends AnySchema>(
+    request: ClientRequest | McpRequest,
+    resultSchema: T,
+    options?: RequestOptions,
+  ): Promise<SchemaOutput<T>> {
+    try {
+      return await super.request(request, resultSchema, options);
+    } catch (error) {
+      throw this.#rewrite(error, options?.signal);
+    }
+  }
+
+  /** Closes the SDK side and ends the connection this client owns. Idempotent. */
+  override async close(): Promise<void> {
+    await this.#link.close(() => super.close());
+  }
+
+  /** Same as {@link McpClient.close}, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  #rewrite(error: unknown, signal: AbortSignal | undefined): unknown {
+    if (signal?.aborted) return signal.reason;
+    if (error instanceof McpError && error.data instanceof ConnectionLostError) return error.data;
+    const lost = this.#link.lost();
+    if (lost === undefined) return error;
+    if (!(error instanceof McpError) || error.code === ErrorCode.ConnectionClosed) return lost;
+    return error;
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * The runtime's error classes. Callers branch with `instanceof`; the
+ * messages start `mcp: ` and are pinned in docs/errors.md.
+ *
+ * @module
+ */
+
+/** The default cap on one stdio line, in bytes: 16 MiB (ADR 0040). */
+export const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
+
+/** The default cap on one HTTP request body, in bytes: 4 MiB (ADR 0040). */
+export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+/**
+ * A line longer than the cap arrived. The line is dropped, the stream goes
+ * on. Reads `mcp: line exceeds the <limit>-byte limit (maxLineBytes)`.
+ *
+ * @example
+ * ```ts
+ * import { LineTooLongError } from "./errors.ts";
+ * const err = new LineTooLongError(16);
+ * console.assert(err.message === "mcp: line exceeds the 16-byte limit (maxLineBytes)");
+ * ```
+ */
+export class LineTooLongError extends Error {
+  /** The cap that was exceeded, in bytes. */
+  readonly limit: number;
+
+  /** Builds the error for the cap `limit`. */
+  constructor(limit: number) {
+    super(`mcp: line exceeds the ${limit}-byte limit (maxLineBytes)`);
+    this.name = "LineTooLongError";
+    this.limit = limit;
+  }
+}
+
+/**
+ * A line that is not a JSON-RPC message: `kind` is `"parse"` for text that
+ * is not JSON (answered with -32700), `"invalid"` for JSON that is not a
+ * JSON-RPC 2.0 message (answered with -32600 unless it looks like a
+ * response). Reads `mcp: malformed line: <reason>`.
+ */
+export class MalformedMessageError extends Error {
+  /** Which JSON-RPC failure this is. */
+  readonly kind: "parse" | "invalid";
+
+  /** Builds the error from the failure's kind, a reason and the underlying cause. */
+  constructor(kind: "parse" | "invalid", reason: string, options?: ErrorOptions) {
+    super(`mcp: malformed line: ${reason}`, options);
+    this.name = "MalformedMessageError";
+    this.kind = kind;
+  }
+}
+
+/**
+ * The peer sent an error response no request can claim (`id` null or
+ * absent) — typically its answer to something it could not parse. Reads
+ * `mcp: peer reported error <code>: <message>`.
+ */
+export class PeerProtocolError extends Error {
+  /** The JSON-RPC error code the peer sent. */
+  readonly code: number;
+
+  /** Builds the error from the peer's code and message. */
+  constructor(code: number, message: string) {
+    super(`mcp: peer reported error ${code}: ${message}`);
+    this.name = "PeerProtocolError";
+    this.code = code;
+  }
+}
+
+/** A send on a transport that is closed. Reads `mcp: transport is closed`. */
+export class TransportClosedError extends Error {
+  /** Builds the sentinel. */
+  constructor(options?: ErrorOptions) {
+    super("mcp: transport is closed", options);
+    this.name = "TransportClosedError";
+  }
+}
+
+/**
+ * The connection to a server ended while requests were pending: the calls
+ * fail with this error at once instead of waiting for an answer that cannot
+ * come. The message starts `mcp: `.
+ */
+export class ConnectionLostError extends Error {
+  /** Builds the error from its full message. */
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "ConnectionLostError";
+  }
+}
+
+/**
+ * The server process of a stdio connection ended. Reads
+ * `mcp: server process exited with code <n>`, or
+ * `mcp: server process was killed by <SIGNAL>`.
+ *
+ * @example
+ * ```ts
+ * import { ServerExitError } from "./errors.ts";
+ * console.assert(new ServerExitError(3, null).message === "mcp: server process exited with code 3");
+ * console.assert(new ServerExitError(null, "SIGKILL").message === "mcp: server process was killed by SIGKILL");
+ * ```
+ */
+export class ServerExitError extends ConnectionLostError {
+  /** The exit code, or `null` when a signal ended the process. */
+  readonly code: number | null;
+  /** The signal that ended the process, or `null`. */
+  readonly signal: string | null;
+
+  /** Builds the error from the process's exit code or signal. */
+  constructor(code: number | null, signal: string | null) {
+    super(
+      signal !== null
+        ? `mcp: server process was killed by ${signal}`
+        : `mcp: server process exited with code ${code}`,
+    );
+    this.name = "ServerExitError";
+    this.code = code;
+    this.signal = signal;
+  }
+}
+
+/**
+ * The HTTP handler refused a request before it reached a server: a body over
+ * the cap (413), a Host or Origin that fails the DNS-rebinding check (403).
+ * Reported through the handler's `onerror`; the client sees a JSON-RPC error
+ * body with a fixed message.
+ */
+export class HttpRefusalError extends Error {
+  /** The HTTP status the client got. */
+  readonly status: number;
+
+  /** Builds the error from the status and the reason (our words, never the client's bytes). */
+  constructor(status: number, reason: string) {
+    super(`mcp: HTTP request refused (${status}): ${reason}`);
+    this.name = "HttpRefusalError";
+    this.status = status;
+  }
+}

@@ -1,0 +1,148 @@
+/**
+ * A byte-level line splitter with a length cap, for newline-delimited
+ * protocols (stdio JSON-RPC) and line-by-line logs (a child's stderr).
+ *
+ * @module
+ */
+
+import { DEFAULT_MAX_LINE_BYTES, LineTooLongError } from "./errors.ts";
+
+/** Options of {@link LineSplitStream}. */
+export interface LineSplitOptions {
+  /** The longest line let through, in bytes, newline excluded. Default 16 MiB. */
+  maxLineBytes?: number;
+  /**
+   * What happens to a longer line. `"split"` emits it in pieces of at most
+   * `maxLineBytes` (for logs). A function is called with a
+   * {@link LineTooLongError} and the line is dropped up to its newline; the
+   * stream goes on (for protocols). Absent: the stream errors with the
+   * {@link LineTooLongError}.
+   */
+  onTooLong?: "split" | ((error: LineTooLongError) => void);
+}
+
+const LF = 0x0a;
+const CR = 0x0d;
+
+/**
+ * Splits a byte stream at `\n` into lines (without the `\n`, and without a
+ * `\r` before it). A last line without a newline is emitted when the input
+ * ends; empty lines are emitted as empty arrays. Memory is bounded by
+ * `maxLineBytes`: an over-long line is never buffered whole.
+ *
+ * @example
+ * ```ts
+ * import { LineSplitStream } from "./line_splitter.ts";
+ * const bytes = new TextEncoder().encode("a\r\nbb\nccc");
+ * const lines = ReadableStream.from([bytes]).pipeThrough(new LineSplitStream());
+ * const text: string[] = [];
+ * for await (const line of lines) text.push(new TextDecoder().decode(line));
+ * console.assert(text.join("|") === "a|bb|ccc");
+ * ```
+ */
+export class LineSplitStream extends TransformStream<Uint8Array, Uint8Array> {
+  /** Builds a splitter with the given cap and over-long policy. */
+  constructor(options: LineSplitOptions = {}) {
+    const splitter = new Splitter(
+      options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+      options.onTooLong,
+    );
+    super({
+      transform: (chunk, controller) => splitter.push(chunk, controller),
+      flush: (controller) => splitter.end(controller),
+    });
+  }
+}
+
+type Controller = TransformStreamDefaultController<Uint8Array>;
+
+class Splitter {
+  readonly #max: number;
+  readonly #onTooLong: LineSplitOptions["onTooLong"];
+  #parts: Uint8Array[] = [];
+  #size = 0;
+  #skipping = false;
+
+  constructor(max: number, onTooLong: LineSplitOptions["onTooLong"]) {
+    if (!Number.isSafeInteger(max) || max < 1) {
+      throw new RangeError(`maxLineBytes must be a positive integer, got ${max}`);
+    }
+    this.#max = max;
+    this.#onTooLong = onTooLong;
+  }
+
+  push(chunk: Uint8Array, controller: Controller): void {
+    let start = 0;
+    for (;;) {
+      const newline = chunk.indexOf(LF, start);
+      if (newline === -1) {
+        this.#append(chunk.subarray(start), controller);
+        return;
+      }
+      this.#append(chunk.subarray(start, newline), controller);
+      this.#endLine(controller, true);
+      start = newline + 1;
+    }
+  }
+
+  end(controller: Controller): void {
+    if (this.#size > 0) this.#endLine(controller, false);
+  }
+
+  #append(piece: Uint8Array, controller: Controller): void {
+    while (piece.length > 0 && !this.#skipping) {
+      const room = this.#max - this.#size;
+      if (piece.length <= room) {
+        this.#parts.push(piece.slice());
+        this.#size += piece.length;
+        return;
+      }
+      if (this.#onTooLong !== "split") {
+        this.#overflow(controller);
+        return;
+      }
+      this.#parts.push(piece.slice(0, room));
+      this.#size += room;
+      controller.enqueue(this.#take(false));
+      piece = piece.subarray(room);
+    }
+  }
+
+  #overflow(controller: Controller): void {
+    this.#parts = [];
+    this.#size = 0;
+    this.#skipping = true;
+    const error = new LineTooLongError(this.#max);
+    if (typeof this.#onTooLong === "function") this.#onTooLong(error);
+    else controller.error(error);
+  }
+
+  #endLine(controller: Controller, terminated: boolean): void {
+    if (this.#skipping) {
+      this.#skipping = !terminated;
+      return;
+    }
+    controller.enqueue(this.#take(true));
+  }
+
+  // The buffered line as one array; a trailing CR is dropped when `strip`.
+  #take(strip: boolean): Uint8Array {
+    const line = this.#parts.length === 1 ? this.#parts[0] : concat(this.#parts, this.#size);
+    this.#parts = [];
+    this.#size = 0;
+    if (strip && line.length > 0 && line[line.length - 1] === CR) {
+      return line.subarray(0, line.length - 1);
+    }
+    return line;
+  }
+}
+
+function concat(parts: Uint8Array[], size: number): Uint8Array {
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}

@@ -1,0 +1,89 @@
+/**
+ * `serveStdio`: serve an SDK server on this process's stdin and stdout.
+ *
+ * @module
+ */
+
+// @ts-types="@modelcontextprotocol/sdk/server/index"
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { stdioTransport } from "./stdio_transport.ts";
+
+/** Options of {@link serveStdio}. */
+export interface ServeStdioOptions {
+  /** Aborting stops serving: the server is closed and the promise resolves. */
+  signal?: AbortSignal;
+  /** The longest line read from stdin, in bytes. Default 16 MiB. */
+  maxLineBytes?: number;
+  /**
+   * While serving, `console.log`, `console.info` and `console.debug` write
+   * to stderr (as `console.error` does), so a stray log line cannot corrupt
+   * the protocol stream; they are restored when serving ends. Default true;
+   * `false` leaves the console alone (ADR 0045).
+   */
+  redirectConsole?: boolean;
+}
+
+type ConsoleMethod = "log" | "info" | "debug";
+const REDIRECTED: readonly ConsoleMethod[] = ["log", "info", "debug"];
+
+/**
+ * Connects `server` to `Deno.stdin` and `Deno.stdout` through
+ * {@link stdioTransport} (newline-delimited JSON-RPC, big integers kept
+ * exactly) and resolves when serving ends: when stdin reaches its end (the
+ * client went away or closed our input — a stdio server must not outlive
+ * its client) or when `signal` aborts. The server is closed either way, so
+ * in-flight handlers see their `extra.signal` abort.
+ *
+ * Only protocol goes to stdout: our writes are whole lines, malformed input
+ * is answered with JSON-RPC errors, and console logging is sent to stderr
+ * while serving (see `redirectConsole`). stdout itself is left open. The
+ * process exits once nothing else holds it (a pending timer in a tool
+ * would); call `Deno.exit()` after the promise if your tools may leave work
+ * behind.
+ *
+ * @example
+ * ```ts ignore
+ * import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+ * import { serveStdio } from "@weft/mcp";
+ * const server = new Server({ name: "demo", version: "1.0.0" }, { capabilities: { tools: {} } });
+ * await serveStdio(server); // returns when the client closes our stdin
+ * ```
+ */
+export async function serveStdio(server: Server, options: ServeStdioOptions = {}): Promise<void> {
+  const signal = options.signal;
+  if (signal?.aborted) return;
+  const out = Deno.stdout.writable.getWriter();
+  // stdout stays open when we are done: only our lock on it is released.
+  const writable = new WritableStream<Uint8Array>({
+    write: (chunk) => out.write(chunk),
+    close: () => out.releaseLock(),
+    abort: () => out.releaseLock(),
+  });
+  const transport = stdioTransport(Deno.stdin.readable, writable, {
+    maxLineBytes: options.maxLineBytes,
+  });
+  const closed = new Promise<void>((resolve) => {
+    transport.onclose = resolve;
+  });
+  const restore = options.redirectConsole === false ? () => {} : redirectConsole();
+  const onAbort = () => void server.close();
+  try {
+    await server.connect(transport);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    if (signal?.aborted) onAbort();
+    await closed;
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+    restore();
+  }
+}
+
+function redirectConsole(): () => void {
+  const saved = REDIRECTED.map((method) => [method, console[method]] as const);
+  for (const method of REDIRECTED) {
+    console[method] = (...data: unknown[]) => console.error(...data);
+  }
+  return () => {
+    for (const [method, original] of saved) console[method] = original;
+  };
+}

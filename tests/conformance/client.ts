@@ -1,0 +1,58 @@
+/**
+ * The conformance client, for the suite's client scenarios `initialize` and
+ * `tools_call`: `connectHttp` to the URL the suite appends as the last
+ * argument, `importTools`, and for `tools_call` one call of `add_numbers`
+ * through the imported tool's `invoke`. Exits 0 on success, 1 on any
+ * failure (the suite counts a non-zero exit as a failed scenario).
+ *
+ * Usage (by the suite): MCP_CONFORMANCE_SCENARIO=NAME deno run ... tests/conformance/client.ts URL
+ *
+ * @module
+ */
+
+import { connectHttp, importTools } from "../../mod.ts";
+
+/** The sum `tools_call`'s `add_numbers` answers for 5 + 3, as the suite words it. */
+export const EXPECTED_SUM = "The sum of 5 and 3 is 8";
+
+async function main(url: string, scenario: string): Promise<void> {
+  const signal = AbortSignal.timeout(15_000);
+  await using client = await connectHttp(url, { signal });
+  const { tools, skipped } = await importTools(client, { signal });
+  if (skipped !== undefined) throw skipped;
+  console.log(`imported: ${tools.map((t) => t.name).join(", ") || "(none)"}`);
+  if (scenario === "initialize") return;
+  if (scenario !== "tools_call") {
+    throw new Error(`unknown scenario ${JSON.stringify(scenario)}`);
+  }
+  const add = tools.find((t) => t.name === "add_numbers");
+  if (add === undefined) {
+    throw new Error("the server lists no add_numbers tool");
+  }
+  const text = await add.invoke(JSON.stringify({ a: 5, b: 3 }), { signal });
+  console.log(`add_numbers: ${text}`);
+  if (text !== EXPECTED_SUM) {
+    throw new Error(`unexpected result ${JSON.stringify(text)}`);
+  }
+}
+
+if (import.meta.main) {
+  const url = Deno.args.at(-1);
+  const scenario = Deno.env.get("MCP_CONFORMANCE_SCENARIO") ?? "";
+  if (url === undefined) {
+    console.error(
+      "usage: client.ts URL (MCP_CONFORMANCE_SCENARIO names the scenario)",
+    );
+    Deno.exit(2);
+  }
+  try {
+    await main(url, scenario);
+  } catch (e) {
+    console.error(
+      `conformance client (${scenario}): ${
+        e instanceof Error ? e.stack : String(e)
+      }`,
+    );
+    Deno.exit(1);
+  }
+}

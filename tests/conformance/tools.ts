@@ -1,0 +1,108 @@
+/**
+ * The weft tools the conformance server exposes: the ones the suite's server
+ * scenarios call, by the names and with the behaviour the scenarios ask for
+ * (see docs/conformance.md). Tools a scenario would need other content types,
+ * logging, progress, sampling or elicitation for are not faked here; those
+ * scenarios are in the baseline with their reason.
+ *
+ * @module
+ */
+
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { z } from "zod";
+import {
+  Agent,
+  exportTools,
+  rawTool,
+  serveAgent,
+  tool,
+  type ToolDef,
+} from "../../mod.ts";
+import { callTools, say, script } from "../../testing.ts";
+
+/** `tools-call-simple-text`: no arguments, one fixed text. */
+export const simpleText: ToolDef = tool({
+  name: "test_simple_text",
+  description: "Returns a fixed text (conformance: tools-call-simple-text).",
+  input: z.object({}),
+  run: () => "This is a simple text response for testing.",
+});
+
+/** The message `test_error_handling` fails with. */
+export const ERROR_MESSAGE =
+  "This tool intentionally returns an error for testing";
+
+/** `tools-call-error`: always fails; the bridge must answer `isError`. */
+export const errorHandling: ToolDef = tool({
+  name: "test_error_handling",
+  description: "Always fails (conformance: tools-call-error).",
+  input: z.object({}),
+  run: (): string => {
+    throw new Error(ERROR_MESSAGE);
+  },
+});
+
+/** The input schema `json-schema-2020-12` expects to see listed unchanged. */
+export const JSON_SCHEMA_2020_12: Record<string, unknown> = {
+  $schema: "https://json-schema.org/draft/2020-12/schema",
+  type: "object",
+  $defs: {
+    address: {
+      type: "object",
+      properties: { street: { type: "string" }, city: { type: "string" } },
+    },
+  },
+  properties: {
+    name: { type: "string" },
+    address: { $ref: "#/$defs/address" },
+  },
+  additionalProperties: false,
+};
+
+/** `json-schema-2020-12`: a raw schema whose 2020-12 keywords must survive. */
+export const jsonSchema202012: ToolDef = rawTool({
+  name: "json_schema_2020_12_tool",
+  description: "Tool with JSON Schema 2020-12 features",
+  inputSchema: JSON_SCHEMA_2020_12,
+  run: (args: string) => `received ${args}`,
+});
+
+/**
+ * The name of the agent `serveAgent` exposes. It is the tool the
+ * `tools-call-with-progress` scenario calls, so that scenario reaches the
+ * bridge's progress path (the agent tool's child-run progress).
+ */
+export const AGENT_NAME = "test_tool_with_progress";
+
+/**
+ * The agent `serveAgent` exposes: one tool named after it, plus its own
+ * tools (the two tool-call scenarios) under its chain. A scripted model (no
+ * network): one run calls `test_simple_text`, then answers, so a call with a
+ * progress token yields three notifications (a finished call, two steps).
+ * One agent per server, as the script plays its turns once.
+ */
+export function conformanceAgent(): Agent {
+  return new Agent(
+    script(
+      callTools({ name: simpleText.name }),
+      say("conformance agent: done"),
+    ),
+    { name: AGENT_NAME, tools: [simpleText, errorHandling] },
+  );
+}
+
+/**
+ * A fresh SDK server carrying the conformance tools: `json_schema_2020_12_tool`
+ * through `exportTools`, the agent and its two tools through `serveAgent`.
+ * No capabilities are declared here: the bridge declares `tools` itself.
+ */
+export function conformanceServer(): Server {
+  const server = new Server({ name: "weft-conformance", version: "0.1.0" });
+  exportTools(server, jsonSchema202012);
+  serveAgent(
+    server,
+    conformanceAgent(),
+    "Runs the conformance agent on a prompt.",
+  );
+  return server;
+}
