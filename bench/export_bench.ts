@@ -7,9 +7,13 @@
  * - `tools/list` of 1,000 typed tools.
  *
  *     deno bench -A bench/export_bench.ts
+ *     deno run -A bench/export_bench.ts --medians
  *
  * Each group's baseline is the SDK's path, so the ratios read as "times
- * faster than McpServer.registerTool".
+ * faster than McpServer.registerTool". `deno bench` reports means and
+ * percentiles; `--medians` runs the same pairs interleaved (SDK, weft, SDK,
+ * weft, … so load from other processes hits both alike) and prints each
+ * side's median time per operation and the throughput ratio weft/SDK.
  *
  * @module
  */
@@ -26,7 +30,10 @@ import { exportTools } from "../src/mcp/export.ts";
 
 const LIST_SIZE = 1000;
 
-const echoInput = z.object({ text: z.string(), times: z.number().int().optional() });
+const echoInput = z.object({
+  text: z.string(),
+  times: z.number().int().optional(),
+});
 const orderInput = z.object({ order_id: z.string() });
 const orderOutput = z.object({ id: z.string(), status: z.string() });
 
@@ -34,7 +41,12 @@ function weftServer(): Server {
   const server = new Server({ name: "weft", version: "0" });
   exportTools(
     server,
-    tool({ name: "echo", description: "Echo the text.", input: echoInput, run: ({ text }) => "heard: " + text }),
+    tool({
+      name: "echo",
+      description: "Echo the text.",
+      input: echoInput,
+      run: ({ text }) => "heard: " + text,
+    }),
     tool({
       name: "lookup_order",
       description: "Look up an order by ID.",
@@ -45,7 +57,14 @@ function weftServer(): Server {
   );
   const many = [];
   for (let i = 0; i < LIST_SIZE; i++) {
-    many.push(tool({ name: `tool_${i}`, description: `Tool ${i}.`, input: echoInput, run: ({ text }) => text }));
+    many.push(
+      tool({
+        name: `tool_${i}`,
+        description: `Tool ${i}.`,
+        input: echoInput,
+        run: ({ text }) => text,
+      }),
+    );
   }
   const listing = new Server({ name: "weft-list", version: "0" });
   exportTools(listing, ...many);
@@ -65,10 +84,17 @@ function sdkServer(): McpServer {
   );
   server.registerTool(
     "lookup_order",
-    { description: "Look up an order by ID.", inputSchema: orderInput.shape, outputSchema: orderOutput.shape },
+    {
+      description: "Look up an order by ID.",
+      inputSchema: orderInput.shape,
+      outputSchema: orderOutput.shape,
+    },
     ({ order_id }) => {
       const value = { id: order_id, status: "shipped" };
-      return { content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: value };
+      return {
+        content: [{ type: "text", text: JSON.stringify(value) }],
+        structuredContent: value,
+      };
     },
   );
   const listing = new McpServer({ name: "sdk-list", version: "0" });
@@ -84,7 +110,8 @@ function sdkServer(): McpServer {
 }
 
 async function connect(server: Server | McpServer): Promise<Client> {
-  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+  const [clientTransport, serverTransport] = InMemoryTransport
+    .createLinkedPair();
   await server.connect(serverTransport);
   const client = new Client({ name: "bench", version: "0" });
   await client.connect(clientTransport);
@@ -99,35 +126,167 @@ const sdkListClient = await connect(sdkListing!);
 
 // Sanity: both sides answer the same, or the comparison means nothing.
 for (const client of [weftClient, sdkClient]) {
-  const echo = await client.callTool({ name: "echo", arguments: { text: "hi" } });
-  const order = await client.callTool({ name: "lookup_order", arguments: { order_id: "1" } });
-  if (JSON.stringify(echo.content) !== '[{"type":"text","text":"heard: hi"}]') throw new Error("echo differs");
-  if (JSON.stringify(order.structuredContent) !== '{"id":"1","status":"shipped"}') throw new Error("order differs");
+  const echo = await client.callTool({
+    name: "echo",
+    arguments: { text: "hi" },
+  });
+  const order = await client.callTool({
+    name: "lookup_order",
+    arguments: { order_id: "1" },
+  });
+  if (JSON.stringify(echo.content) !== '[{"type":"text","text":"heard: hi"}]') {
+    throw new Error("echo differs");
+  }
+  if (
+    JSON.stringify(order.structuredContent) !== '{"id":"1","status":"shipped"}'
+  ) throw new Error("order differs");
 }
 for (const client of [weftListClient, sdkListClient]) {
-  if ((await client.listTools()).tools.length !== LIST_SIZE) throw new Error("listing differs");
+  if ((await client.listTools()).tools.length !== LIST_SIZE) {
+    throw new Error("listing differs");
+  }
 }
 
-Deno.bench("McpServer.registerTool: tools/call", { group: "tools/call", baseline: true }, async () => {
-  await sdkClient.callTool({ name: "echo", arguments: { text: "hello", times: 2 } });
+Deno.bench("McpServer.registerTool: tools/call", {
+  group: "tools/call",
+  baseline: true,
+}, async () => {
+  await sdkClient.callTool({
+    name: "echo",
+    arguments: { text: "hello", times: 2 },
+  });
 });
 
 Deno.bench("exportTools: tools/call", { group: "tools/call" }, async () => {
-  await weftClient.callTool({ name: "echo", arguments: { text: "hello", times: 2 } });
+  await weftClient.callTool({
+    name: "echo",
+    arguments: { text: "hello", times: 2 },
+  });
 });
 
-Deno.bench("McpServer.registerTool: tools/call, output schema", { group: "tools/call structured", baseline: true }, async () => {
-  await sdkClient.callTool({ name: "lookup_order", arguments: { order_id: "1234" } });
+Deno.bench("McpServer.registerTool: tools/call, output schema", {
+  group: "tools/call structured",
+  baseline: true,
+}, async () => {
+  await sdkClient.callTool({
+    name: "lookup_order",
+    arguments: { order_id: "1234" },
+  });
 });
 
-Deno.bench("exportTools: tools/call, output schema", { group: "tools/call structured" }, async () => {
-  await weftClient.callTool({ name: "lookup_order", arguments: { order_id: "1234" } });
+Deno.bench("exportTools: tools/call, output schema", {
+  group: "tools/call structured",
+}, async () => {
+  await weftClient.callTool({
+    name: "lookup_order",
+    arguments: { order_id: "1234" },
+  });
 });
 
-Deno.bench("McpServer.registerTool: tools/list of 1,000", { group: "tools/list 1000", baseline: true }, async () => {
+Deno.bench("McpServer.registerTool: tools/list of 1,000", {
+  group: "tools/list 1000",
+  baseline: true,
+}, async () => {
   await sdkListClient.listTools();
 });
 
-Deno.bench("exportTools: tools/list of 1,000", { group: "tools/list 1000" }, async () => {
-  await weftListClient.listTools();
-});
+Deno.bench(
+  "exportTools: tools/list of 1,000",
+  { group: "tools/list 1000" },
+  async () => {
+    await weftListClient.listTools();
+  },
+);
+
+async function perOp(
+  op: () => Promise<unknown>,
+  batch: number,
+): Promise<number> {
+  const started = performance.now();
+  for (let i = 0; i < batch; i++) await op();
+  return ((performance.now() - started) / batch) * 1000; // µs
+}
+
+function median(samples: number[]): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1
+    ? sorted[mid]
+    : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+async function medians(): Promise<void> {
+  const pairs: [
+    string,
+    () => Promise<unknown>,
+    () => Promise<unknown>,
+    number,
+  ][] = [
+    [
+      "tools/call",
+      () =>
+        sdkClient.callTool({
+          name: "echo",
+          arguments: { text: "hello", times: 2 },
+        }),
+      () =>
+        weftClient.callTool({
+          name: "echo",
+          arguments: { text: "hello", times: 2 },
+        }),
+      200,
+    ],
+    [
+      "tools/call structured",
+      () =>
+        sdkClient.callTool({
+          name: "lookup_order",
+          arguments: { order_id: "1234" },
+        }),
+      () =>
+        weftClient.callTool({
+          name: "lookup_order",
+          arguments: { order_id: "1234" },
+        }),
+      200,
+    ],
+    [
+      "tools/list 1000",
+      () => sdkListClient.listTools(),
+      () => weftListClient.listTools(),
+      2,
+    ],
+  ];
+  console.log(
+    "| group | McpServer median | exportTools median | throughput weft/SDK |",
+  );
+  console.log("| --- | --- | --- | --- |");
+  for (const [group, sdk, weft, batch] of pairs) {
+    const sdkTimes: number[] = [];
+    const weftTimes: number[] = [];
+    for (let round = 0; round < 5; round++) { // warm-up
+      await perOp(sdk, batch);
+      await perOp(weft, batch);
+    }
+    for (let round = 0; round < 60; round++) {
+      sdkTimes.push(await perOp(sdk, batch));
+      weftTimes.push(await perOp(weft, batch));
+    }
+    const s = median(sdkTimes);
+    const w = median(weftTimes);
+    console.log(
+      `| ${group} | ${s.toFixed(1)} µs | ${w.toFixed(1)} µs | ${
+        (s / w).toFixed(2)
+      }× |`,
+    );
+  }
+}
+
+if (Deno.args.includes("--medians")) {
+  await medians();
+  await Promise.all(
+    [weftClient, sdkClient, weftListClient, sdkListClient].map((c) =>
+      c.close()
+    ),
+  );
+}

@@ -1,23 +1,27 @@
 /**
  * The expose side, end to end: a typed `lookup_order` tool and a scripted
  * support agent, `getting-started`, served as MCP server
- * `weft-getting-started`/`0` over stdio — for Claude Code, Crush, or another
- * weft through `importTools`. (go-mcp §6.3.)
+ * `weft-getting-started`/`0` — for Claude Code, Crush, or another weft
+ * through `importTools`. (go-mcp §6.3.)
  *
- *     deno run -A examples/server.ts
+ *     deno run -A examples/server.ts                      # stdio
+ *     deno run -A examples/server.ts --http [--port 8000] # Streamable HTTP
  *
- * stdout carries the protocol; logs go to stderr. The process exits when the
- * client closes stdin.
+ * Over stdio, stdout carries the protocol only and logs go to stderr; the
+ * process exits when the client closes stdin. With `--http` it serves
+ * stateless Streamable HTTP at `http://127.0.0.1:<port>/mcp` (port 0, the
+ * default, picks a free one), prints that URL on stderr, and stops on
+ * SIGINT or SIGTERM.
  *
  * @module
  */
 
-import process from "node:process";
+import { parseArgs } from "node:util";
 import { z } from "zod";
 import { Server } from "@modelcontextprotocol/sdk/server";
-// @ts-types="@modelcontextprotocol/sdk/server/stdio"
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { Agent, serveAgent, tool, type ToolDef } from "../mod.ts";
+import { httpHandler } from "../src/runtime/http_handler.ts"; // TEMP until mod.ts exports it
+import { serveStdio } from "../src/runtime/serve_stdio.ts"; // TEMP until mod.ts exports it
 import { callTools, say, script } from "../testing.ts";
 
 /** The typed tool: an order's id and status. */
@@ -32,7 +36,8 @@ export const lookupOrder: ToolDef = tool({
 /**
  * The server: `getting-started` (scripted: it looks the order up, then
  * answers) and its `lookup_order` tool. The script is single-use — one
- * agent-tool call per server — as in the Go original.
+ * agent-tool call per server — as in the Go original; that is why this is a
+ * factory: stdio builds one server per process, HTTP one per request.
  */
 export function newServer(): Server {
   const model = script(
@@ -49,23 +54,75 @@ export function newServer(): Server {
   return server;
 }
 
-/** Serves on stdin/stdout until the client closes stdin. */
-export async function main(): Promise<void> {
-  const server = newServer();
-  const closed = Promise.withResolvers<void>();
-  server.onclose = () => closed.resolve();
-  // The SDK's stdio transport never notices the end of stdin; we do, so a
-  // client that closes its end (the SDK's StdioClientTransport does) sees
-  // the process exit rather than having to kill it.
-  process.stdin.once("end", () => void server.close());
-  await server.connect(new StdioServerTransport());
-  await closed.promise;
+/** Options of {@link serveHttp}. */
+export interface ServeHttpOptions {
+  /** The port on 127.0.0.1; 0 (the default) picks a free one. */
+  port?: number;
+  /** Stops serving: in-flight requests finish, then the promise resolves. */
+  signal?: AbortSignal;
+  /** Called with the endpoint once the server listens. Default: prints it on stderr. */
+  onListen?: (url: URL) => void;
+}
+
+/**
+ * Serves {@link newServer} over stateless Streamable HTTP on 127.0.0.1 at
+ * `/mcp` (anything else is 404) until `signal` aborts.
+ */
+export async function serveHttp(options: ServeHttpOptions = {}): Promise<void> {
+  await using handler = httpHandler(newServer);
+  const onListen = options.onListen ??
+    ((url: URL) =>
+      console.error(`weft-getting-started: serving on ${url.href}`));
+  const server = Deno.serve({
+    hostname: "127.0.0.1",
+    port: options.port ?? 0,
+    signal: options.signal,
+    onListen: ({ hostname, port }) =>
+      onListen(new URL(`http://${hostname}:${port}/mcp`)),
+  }, (req, info) => {
+    if (new URL(req.url).pathname !== "/mcp") {
+      return new Response("not found\n", { status: 404 });
+    }
+    return handler(req, info);
+  });
+  await server.finished;
+}
+
+/** Runs the example: stdio unless `args` holds `--http` (with `--port <n>`). */
+export async function main(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      http: { type: "boolean", default: false },
+      port: { type: "string", default: "0" },
+    },
+  });
+  if (!values.http) {
+    await serveStdio(newServer()); // returns when the client closes our stdin
+    console.error("server exited");
+    return;
+  }
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new RangeError(`--port must be a port number, got ${values.port}`);
+  }
+  const stop = new AbortController();
+  const signals: Deno.Signal[] = Deno.build.os === "windows"
+    ? ["SIGINT"]
+    : ["SIGINT", "SIGTERM"];
+  const onSignal = () => stop.abort();
+  for (const signal of signals) Deno.addSignalListener(signal, onSignal);
+  try {
+    await serveHttp({ port, signal: stop.signal });
+  } finally {
+    for (const signal of signals) Deno.removeSignalListener(signal, onSignal);
+  }
   console.error("server exited");
 }
 
 if (import.meta.main) {
   try {
-    await main();
+    await main(Deno.args);
   } catch (err) {
     console.error(err);
     Deno.exit(1);

@@ -18,19 +18,35 @@ const EXAMPLE = new URL("../examples/server.ts", import.meta.url).pathname;
 
 async function exercise(client: Client): Promise<void> {
   const { tools } = await client.listTools();
-  assert.deepEqual(tools.map((t) => t.name), ["getting-started", "lookup_order"]);
+  assert.deepEqual(tools.map((t) => t.name), [
+    "getting-started",
+    "lookup_order",
+  ]);
   assert.equal(tools[0].description, "Answer where a customer's order is.");
-  const answer = await client.callTool({ name: "getting-started", arguments: { prompt: "Where is order 1234?" } });
+  const answer = await client.callTool({
+    name: "getting-started",
+    arguments: { prompt: "Where is order 1234?" },
+  });
   assert.notEqual(answer.isError, true);
-  assert.equal(onlyText(answer as never), "Order 1234 shipped and is on its way.");
-  const order = await client.callTool({ name: "lookup_order", arguments: { order_id: "5678" } });
-  assert.deepEqual(JSON.parse(onlyText(order as never)), { id: "5678", status: "shipped" });
+  assert.equal(
+    onlyText(answer as never),
+    "Order 1234 shipped and is on its way.",
+  );
+  const order = await client.callTool({
+    name: "lookup_order",
+    arguments: { order_id: "5678" },
+  });
+  assert.deepEqual(JSON.parse(onlyText(order as never)), {
+    id: "5678",
+    status: "shipped",
+  });
   assert.deepEqual(order.structuredContent, { id: "5678", status: "shipped" });
 }
 
 Deno.test("example server: serves the agent and its tools (in memory)", async () => {
   const server = newServer();
-  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+  const [clientTransport, serverTransport] = InMemoryTransport
+    .createLinkedPair();
   await server.connect(serverTransport);
   const client = new Client({ name: "example-test", version: "0" });
   await client.connect(clientTransport);
@@ -48,13 +64,19 @@ Deno.test("example server: the SDK's stdio client lists and calls it as a child 
     stderr: "pipe",
   });
   const logs: string[] = [];
-  transport.stderr?.on("data", (chunk: Uint8Array) => logs.push(new TextDecoder().decode(chunk)));
+  transport.stderr?.on(
+    "data",
+    (chunk: Uint8Array) => logs.push(new TextDecoder().decode(chunk)),
+  );
   const client = new Client({ name: "stdio-test", version: "0" });
   await client.connect(transport);
   const pid = transport.pid;
   assert.ok(pid !== null && pid > 0);
   try {
-    assert.deepEqual(client.getServerVersion(), { name: "weft-getting-started", version: "0" });
+    assert.deepEqual(client.getServerVersion(), {
+      name: "weft-getting-started",
+      version: "0",
+    });
     await exercise(client);
   } finally {
     const started = performance.now();
@@ -62,7 +84,10 @@ Deno.test("example server: the SDK's stdio client lists and calls it as a child 
     const took = performance.now() - started;
     // The client gives the child 2 s after closing stdin before SIGTERM; the
     // example exits on its own, well inside that.
-    assert.ok(took < 1500, `close took ${took.toFixed(0)} ms: the child did not exit by itself`);
+    assert.ok(
+      took < 1500,
+      `close took ${took.toFixed(0)} ms: the child did not exit by itself`,
+    );
   }
   assert.throws(() => Deno.kill(pid!, "SIGCONT"), "the child process is gone");
   assert.match(logs.join(""), /server exited/);

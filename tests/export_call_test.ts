@@ -1,7 +1,6 @@
 /**
- * exportTools listing and calls: E-3 … E-11, the unknown-tool protocol
- * error, and the non-object rule for output schemas. Over the SDK's real
- * Client, in memory.
+ * exportTools calls: E-6 … E-11, the unknown-tool protocol error, and the
+ * non-object rule for output schemas. Over the SDK's real Client, in memory.
  */
 
 import assert from "node:assert/strict";
@@ -11,9 +10,7 @@ import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { ToolError } from "../src/core/errors.ts";
 import { rawTool, tool, type ToolDef } from "../src/core/tool.ts";
 import { exportTools } from "../src/mcp/export.ts";
-import { argumentText } from "../src/mcp/registry.ts";
 import { callRaw, connected, onlyText } from "./_helpers/export_pair.ts";
-import { assertJsonEqual } from "./_helpers/json_equal.ts";
 
 const lookupOrder = tool({
   name: "lookup_order",
@@ -32,126 +29,23 @@ const echo = tool({
 
 /** A raw tool that answers with the argument text it received. */
 function mirror(name = "mirror"): ToolDef {
-  return rawTool({ name, description: "Mirror the arguments.", run: (args) => args });
+  return rawTool({
+    name,
+    description: "Mirror the arguments.",
+    run: (args) => args,
+  });
 }
 
 function pairWith(...tools: ToolDef[]) {
   return connected((server) => exportTools(server, ...tools));
 }
 
-Deno.test("E-3: listing carries name, description, schemas whole, outputSchema only when present, no annotations", async () => {
-  const foreign = rawTool({
-    name: "search",
-    description: "Search.",
-    inputSchema:
-      '{"type":"object","properties":{"q":{"type":"string","enum":["a","b"]},"pick":{"oneOf":[{"type":"string"},{"type":"number"}]}},"required":["q"]}',
-    run: () => "hits",
-  });
-  await using pair = await pairWith(lookupOrder, echo, foreign, mirror());
-  const { tools } = await pair.client.listTools();
-  const byName = new Map(tools.map((t) => [t.name, t]));
-  const order = byName.get("lookup_order")!;
-  assert.equal(order.description, "Look up an order by ID.");
-  assert.match(JSON.stringify(order.inputSchema), /"order_id"/);
-  assert.match(JSON.stringify(order.inputSchema), /"the order to look up"/);
-  assert.match(JSON.stringify(order.outputSchema), /"status"/);
-  assertJsonEqual(order.inputSchema, JSON.parse(JSON.stringify(lookupOrder.inputSchema)));
-  assertJsonEqual(order.outputSchema, JSON.parse(JSON.stringify(lookupOrder.outputSchema)));
-  assert.equal("outputSchema" in byName.get("echo")!, false);
-  assertJsonEqual(byName.get("search")!.inputSchema, JSON.parse(JSON.stringify(foreign.inputSchema)));
-  assert.deepEqual(byName.get("mirror")!.inputSchema, { type: "object" });
-  for (const t of tools) {
-    assert.equal("annotations" in t, false, `${t.name} has annotations`);
-    assert.equal("title" in t, false, `${t.name} has a title`);
-  }
-  // The wire entries hold exactly these keys (nothing synthesised).
-  const wire = pair.fromServer.find((m) => "result" in m && "tools" in (m.result as object));
-  const entries = (wire as unknown as { result: { tools: Record<string, unknown>[] } }).result.tools;
-  assert.deepEqual(entries.map((e) => Object.keys(e).sort()), [
-    ["description", "inputSchema", "name", "outputSchema"],
-    ["description", "inputSchema", "name"],
-    ["description", "inputSchema", "name"],
-    ["description", "inputSchema", "name"],
-  ]);
-});
-
-Deno.test("E-3: a tool without an input schema is listed with {\"type\":\"object\"}", async () => {
-  const bare = { ...mirror("bare"), inputSchema: undefined } as unknown as ToolDef;
-  await using pair = await pairWith(bare);
-  const { tools } = await pair.client.listTools();
-  assert.deepEqual(tools[0].inputSchema, { type: "object" });
-});
-
-Deno.test("E-4: missing or empty arguments reach the tool as {}; null means {} at the handler boundary", async () => {
-  await using pair = await pairWith(mirror());
-  assert.equal(onlyText(await callRaw(pair.client, "mirror")), "{}");
-  assert.equal(onlyText(await callRaw(pair.client, "mirror", {})), "{}");
-  assert.equal(argumentText(undefined), "{}");
-  assert.equal(argumentText(null), "{}");
-  assert.equal(argumentText({}), "{}");
-});
-
-Deno.test("E-4: over the SDK, null arguments never reach the bridge (the SDK refuses the request)", async () => {
-  let ran = false;
-  const probe = rawTool({ name: "probe", description: "", run: () => (ran = true, "ran") });
-  await using pair = await pairWith(probe);
-  await assert.rejects(callRaw(pair.client, "probe", null), McpError);
-  assert.equal(ran, false);
-});
-
-Deno.test("E-4: arguments are JSON.stringify of the client's object: <>& unescaped, key order kept", async () => {
-  await using pair = await pairWith(mirror());
-  const out = onlyText(await callRaw(pair.client, "mirror", { markup: "a<b&c>d", z: 1, a: [2, 3], nested: { k: "v" } }));
-  assert.equal(out, '{"markup":"a<b&c>d","z":1,"a":[2,3],"nested":{"k":"v"}}');
-});
-
-Deno.test("E-4: JSON.rawJSON argument values keep their digits", async () => {
-  await using pair = await pairWith(mirror());
-  const big = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON("9007199254740993");
-  assert.equal(onlyText(await callRaw(pair.client, "mirror", { id: big })), '{"id":9007199254740993}');
-});
-
-Deno.test("E-5: run policy is not applied: no timeout, no result cap, no tool middleware", async () => {
-  const slow = rawTool({
-    name: "slow",
-    description: "",
-    timeout: 5,
-    run: async () => {
-      await new Promise((r) => setTimeout(r, 40));
-      return "finished";
-    },
-  });
-  const long = rawTool({ name: "long", description: "", maxResultBytes: 4, run: () => "0123456789" });
-  const gated = rawTool({
-    name: "gated",
-    description: "",
-    wrap: [() => () => Promise.reject(new ToolError("DENIED", "middleware ran"))],
-    run: () => "handler ran",
-  });
-  await using pair = await pairWith(slow, long, gated);
-  assert.equal(onlyText(await callRaw(pair.client, "slow")), "finished");
-  assert.equal(onlyText(await callRaw(pair.client, "long")), "0123456789");
-  assert.equal(onlyText(await callRaw(pair.client, "gated")), "handler ran");
-});
-
-Deno.test("E-5: a typed tool decodes leniently, or strictly with its own strictInput", async () => {
-  const strict = tool({
-    name: "strict",
-    description: "",
-    strictInput: true,
-    input: z.object({ q: z.string() }),
-    run: ({ q }) => q,
-  });
-  await using pair = await pairWith(echo, strict);
-  assert.equal(onlyText(await callRaw(pair.client, "echo", { text: "hi", extra: 1 })), "heard: hi");
-  const res = await callRaw(pair.client, "strict", { q: "x", f: 1 });
-  assert.equal(res.isError, true);
-  assert.equal(onlyText(res), 'INVALID_INPUT: tool "strict": unknown field "f": not in the schema');
-});
-
 Deno.test("E-6: success is one text item with the result text, not an error", async () => {
   await using pair = await pairWith(echo);
-  const res = await pair.client.callTool({ name: "echo", arguments: { text: "hello" } });
+  const res = await pair.client.callTool({
+    name: "echo",
+    arguments: { text: "hello" },
+  });
   assert.deepEqual(res.content, [{ type: "text", text: "heard: hello" }]);
   assert.notEqual(res.isError, true);
   assert.equal("structuredContent" in res, false);
@@ -160,23 +54,45 @@ Deno.test("E-6: success is one text item with the result text, not an error", as
 Deno.test("E-7: with an output schema the JSON text is also structuredContent (the SDK client validates it)", async () => {
   await using pair = await pairWith(lookupOrder);
   await pair.client.listTools(); // caches the output-schema validator
-  const res = await pair.client.callTool({ name: "lookup_order", arguments: { order_id: "1234" } });
+  const res = await pair.client.callTool({
+    name: "lookup_order",
+    arguments: { order_id: "1234" },
+  });
   assert.equal(onlyText(res as never), '{"id":"1234","status":"shipped"}');
   assert.deepEqual(res.structuredContent, { id: "1234", status: "shipped" });
   assert.notEqual(res.isError, true);
 });
 
 Deno.test("E-7: structuredContent keeps integers beyond 2^53 (parsed losslessly)", async () => {
-  const big = rawTool({
-    name: "big",
-    description: "",
-    outputSchema: { type: "object", properties: { id: { type: "integer" } } },
-    run: () => '{"id":12345678901234567890}',
+  const texts = [
+    '{"id":12345678901234567890}',
+    '{"id":-9007199254740993,"n":[1,2.5]}',
+    '{"huge":1e400,"tiny":1e-400}',
+    '{"safe":1234567890123456,"s":"12345678901234567890"}',
+  ];
+  await using pair = await connected((server) => {
+    texts.forEach((text, i) =>
+      exportTools(
+        server,
+        rawTool({
+          name: `big_${i}`,
+          description: "",
+          outputSchema: { type: "object" },
+          run: () => text,
+        }),
+      )
+    );
   });
-  await using pair = await pairWith(big);
-  const res = await callRaw(pair.client, "big");
-  assert.equal(onlyText(res), '{"id":12345678901234567890}');
-  assert.equal(JSON.stringify(res.structuredContent), '{"id":12345678901234567890}');
+  for (const [i, text] of texts.entries()) {
+    const res = await callRaw(pair.client, `big_${i}`);
+    assert.equal(onlyText(res), text);
+    assert.equal(
+      JSON.stringify(res.structuredContent),
+      text.replace("1e-400", "0"),
+    );
+  }
+  const safe = (await callRaw(pair.client, "big_3")).structuredContent;
+  assert.equal(typeof safe?.safe, "number");
 });
 
 Deno.test("E-8: an output schema with non-JSON text is the pinned isError result, and no wedge", async () => {
@@ -187,7 +103,9 @@ Deno.test("E-8: an output schema with non-JSON text is the pinned isError result
     run: () => "not json at all",
   });
   await using pair = await pairWith(liar);
-  const res = await callRaw(pair.client, "liar", {}, { signal: AbortSignal.timeout(30_000) });
+  const res = await callRaw(pair.client, "liar", {}, {
+    signal: AbortSignal.timeout(30_000),
+  });
   assert.equal(res.isError, true);
   assert.equal(
     onlyText(res),
@@ -198,11 +116,31 @@ Deno.test("E-8: an output schema with non-JSON text is the pinned isError result
 
 Deno.test("E-8 (TS): JSON that is not an object cannot be structuredContent: isError naming its type", async () => {
   await using pair = await connected((server) => {
-    for (const [name, answer] of [["num", "42"], ["arr", "[1]"], ["nul", "null"], ["str", '"x"']]) {
-      exportTools(server, rawTool({ name, description: "", outputSchema: { type: "object" }, run: () => answer }));
+    for (
+      const [name, answer] of [["num", "42"], ["arr", "[1]"], ["nul", "null"], [
+        "str",
+        '"x"',
+      ]]
+    ) {
+      exportTools(
+        server,
+        rawTool({
+          name,
+          description: "",
+          outputSchema: { type: "object" },
+          run: () => answer,
+        }),
+      );
     }
   });
-  for (const [name, kind] of [["num", "number"], ["arr", "array"], ["nul", "null"], ["str", "string"]]) {
+  for (
+    const [name, kind] of [
+      ["num", "number"],
+      ["arr", "array"],
+      ["nul", "null"],
+      ["str", "string"],
+    ]
+  ) {
     const res = await callRaw(pair.client, name);
     assert.equal(res.isError, true);
     assert.equal(
@@ -213,7 +151,11 @@ Deno.test("E-8 (TS): JSON that is not an object cannot be structuredContent: isE
 });
 
 Deno.test("E-9: undecodable arguments, handler errors and thrown values are isError results with weft's texts", async () => {
-  const failing = rawTool({ name: "warehouse", description: "", run: () => Promise.reject(new Error("warehouse unreachable")) });
+  const failing = rawTool({
+    name: "warehouse",
+    description: "",
+    run: () => Promise.reject(new Error("warehouse unreachable")),
+  });
   const panics = rawTool({
     name: "panic",
     description: "",
@@ -221,7 +163,11 @@ Deno.test("E-9: undecodable arguments, handler errors and thrown values are isEr
       throw "bang";
     },
   });
-  const coded = rawTool({ name: "coded", description: "", run: () => Promise.reject(new ToolError("RETRY", "try later")) });
+  const coded = rawTool({
+    name: "coded",
+    description: "",
+    run: () => Promise.reject(new ToolError("RETRY", "try later")),
+  });
   const engine = rawTool({
     name: "engine",
     description: "",
@@ -229,10 +175,24 @@ Deno.test("E-9: undecodable arguments, handler errors and thrown values are isEr
       throw new TypeError("x is not a function");
     },
   });
-  await using pair = await pairWith(lookupOrder, failing, panics, coded, engine);
+  await using pair = await pairWith(
+    lookupOrder,
+    failing,
+    panics,
+    coded,
+    engine,
+  );
   const cases: [string, unknown, string][] = [
-    ["lookup_order", { order_id: 42 }, 'INVALID_INPUT: tool "lookup_order": field "order_id": expected string, got number'],
-    ["lookup_order", {}, 'INVALID_INPUT: tool "lookup_order": missing required field "order_id"'],
+    [
+      "lookup_order",
+      { order_id: 42 },
+      'INVALID_INPUT: tool "lookup_order": field "order_id": expected string, got number',
+    ],
+    [
+      "lookup_order",
+      {},
+      'INVALID_INPUT: tool "lookup_order": missing required field "order_id"',
+    ],
     ["warehouse", {}, "warehouse unreachable"],
     ["panic", {}, 'tool "panic" panicked: bang'],
     ["coded", {}, "RETRY: try later"],
@@ -247,19 +207,42 @@ Deno.test("E-9: undecodable arguments, handler errors and thrown values are isEr
 });
 
 Deno.test("E-10: no tool failure is a JSON-RPC error and none takes the server down", async () => {
-  const syncThrow = { ...mirror("sync"), invoke: () => { throw "thrown synchronously"; } } as unknown as ToolDef;
-  const badString = { toString: () => { throw new Error("no string"); } };
-  const weird = rawTool({ name: "weird", description: "", run: () => Promise.reject(badString) });
-  const notString = rawTool({ name: "number", description: "", run: () => 7 as unknown as string });
+  const syncThrow = {
+    ...mirror("sync"),
+    invoke: () => {
+      throw "thrown synchronously";
+    },
+  } as unknown as ToolDef;
+  const badString = {
+    toString: () => {
+      throw new Error("no string");
+    },
+  };
+  const weird = rawTool({
+    name: "weird",
+    description: "",
+    run: () => Promise.reject(badString),
+  });
+  const notString = rawTool({
+    name: "number",
+    description: "",
+    run: () => 7 as unknown as string,
+  });
   await using pair = await pairWith(syncThrow, weird, notString, echo);
   for (const name of ["sync", "weird", "number"]) {
     const res = await callRaw(pair.client, name);
     assert.equal(res.isError, true, name);
     assert.match(onlyText(res), new RegExp(`^tool "${name}" panicked: `));
   }
-  assert.equal(onlyText(await callRaw(pair.client, "sync")), 'tool "sync" panicked: thrown synchronously');
+  assert.equal(
+    onlyText(await callRaw(pair.client, "sync")),
+    'tool "sync" panicked: thrown synchronously',
+  );
   assert.equal(pair.fromServer.some((m) => "error" in m), false);
-  assert.equal(onlyText(await callRaw(pair.client, "echo", { text: "still up" })), "heard: still up");
+  assert.equal(
+    onlyText(await callRaw(pair.client, "echo", { text: "still up" })),
+    "heard: still up",
+  );
   assert.equal((await pair.client.listTools()).tools.length, 4);
 });
 
@@ -271,8 +254,13 @@ Deno.test("unknown tool: a protocol error, InvalidParams (-32602), as the MCP sp
       err instanceof McpError && err.code === ErrorCode.InvalidParams &&
       err.message === 'MCP error -32602: unknown tool "nope"',
   );
-  const wire = pair.fromServer.find((m) => "error" in m) as unknown as { error: { code: number; message: string } };
-  assert.deepEqual(wire.error, { code: -32602, message: 'unknown tool "nope"' });
+  const wire = pair.fromServer.find((m) => "error" in m) as unknown as {
+    error: { code: number; message: string };
+  };
+  assert.deepEqual(wire.error, {
+    code: -32602,
+    message: 'unknown tool "nope"',
+  });
 });
 
 Deno.test("E-11: the client's cancellation aborts the tool's signal and the client's call fails", async () => {
@@ -301,7 +289,10 @@ Deno.test("E-11: the client's cancellation aborts the tool's signal and the clie
   assert.notEqual(reason, undefined);
   // The aborted request is never answered: no response, no isError result.
   await new Promise((r) => setTimeout(r, 10));
-  assert.equal(pair.fromServer.filter((m) => "result" in m || "error" in m).length, 1); // initialize only
+  assert.equal(
+    pair.fromServer.filter((m) => "result" in m || "error" in m).length,
+    1,
+  ); // initialize only
 });
 
 Deno.test("E-11: the client's deadline (request timeout) cancels the handler", async () => {
@@ -319,8 +310,11 @@ Deno.test("E-11: the client's deadline (request timeout) cancels the handler", a
   });
   await using pair = await pairWith(waits);
   await assert.rejects(
-    pair.client.callTool({ name: "waits", arguments: {} }, undefined, { timeout: 30 }),
-    (err: unknown) => err instanceof McpError && err.code === ErrorCode.RequestTimeout,
+    pair.client.callTool({ name: "waits", arguments: {} }, undefined, {
+      timeout: 30,
+    }),
+    (err: unknown) =>
+      err instanceof McpError && err.code === ErrorCode.RequestTimeout,
   );
   assert.equal(await observed.promise, true);
 });

@@ -18,7 +18,11 @@ import { rawTool, tool, type ToolDef } from "../src/core/tool.ts";
 import { exportTools } from "../src/mcp/export.ts";
 import { callRaw, connected, onlyText } from "./_helpers/export_pair.ts";
 
-function text(name: string, answer: string, description = `${name}'s tool`): ToolDef {
+function text(
+  name: string,
+  answer: string,
+  description = `${name}'s tool`,
+): ToolDef {
   return rawTool({ name, description, run: () => answer });
 }
 
@@ -64,8 +68,17 @@ Deno.test("E-1: an approval-gated tool throws the pinned TypeError", () => {
 Deno.test("E-1: a throw mid-list registers nothing of that call (atomic, ADR 0030)", async () => {
   await using pair = await connected((server) => {
     exportTools(server, text("kept", "old"));
-    assert.throws(() => exportTools(server, text("first", "1"), text("kept", "new"), text("first", "2")));
-    assert.throws(() => exportTools(server, text("second", "1"), null as unknown as ToolDef));
+    assert.throws(() =>
+      exportTools(
+        server,
+        text("first", "1"),
+        text("kept", "new"),
+        text("first", "2"),
+      )
+    );
+    assert.throws(() =>
+      exportTools(server, text("second", "1"), null as unknown as ToolDef)
+    );
   });
   const { tools } = await pair.client.listTools();
   assert.deepEqual(tools.map((t) => t.name), ["kept"]);
@@ -78,13 +91,20 @@ Deno.test("E-2: a name registered by an earlier call is replaced silently, keepi
     exportTools(server, text("a", "second a", "new"));
   });
   const { tools } = await pair.client.listTools();
-  assert.deepEqual(tools.map((t) => [t.name, t.description]), [["a", "new"], ["b", "b's tool"]]);
+  assert.deepEqual(tools.map((t) => [t.name, t.description]), [["a", "new"], [
+    "b",
+    "b's tool",
+  ]]);
   assert.equal(onlyText(await callRaw(pair.client, "a")), "second a");
 });
 
 Deno.test("capability: a server without it gets { tools: { listChanged: true } } before connect", async () => {
-  await using pair = await connected((server) => exportTools(server, text("a", "x")));
-  assert.deepEqual(pair.client.getServerCapabilities()?.tools, { listChanged: true });
+  await using pair = await connected((server) =>
+    exportTools(server, text("a", "x"))
+  );
+  assert.deepEqual(pair.client.getServerCapabilities()?.tools, {
+    listChanged: true,
+  });
   assert.equal((await pair.client.listTools()).tools.length, 1);
 });
 
@@ -112,18 +132,29 @@ Deno.test("capability: a connected server without it throws a clear TypeError an
 });
 
 Deno.test("after connect: registering on a declared server works and sends tools/list_changed", async () => {
-  await using pair = await connected(() => {}, { capabilities: { tools: { listChanged: true } } });
+  await using pair = await connected(() => {}, {
+    capabilities: { tools: { listChanged: true } },
+  });
   const changed = Promise.withResolvers<void>();
-  pair.client.setNotificationHandler(ToolListChangedNotificationSchema, () => changed.resolve());
+  pair.client.setNotificationHandler(
+    ToolListChangedNotificationSchema,
+    () => changed.resolve(),
+  );
   exportTools(pair.server, text("late", "here"));
   await changed.promise;
-  assert.deepEqual((await pair.client.listTools()).tools.map((t) => t.name), ["late"]);
+  assert.deepEqual((await pair.client.listTools()).tools.map((t) => t.name), [
+    "late",
+  ]);
   assert.equal(onlyText(await callRaw(pair.client, "late")), "here");
 });
 
 Deno.test("handlers: a server whose tools handlers an McpServer installed is refused", () => {
   const mcp = new McpServer({ name: "demo", version: "0" });
-  mcp.registerTool("sdk_tool", { inputSchema: { q: z.string() } }, () => ({ content: [] }));
+  mcp.registerTool(
+    "sdk_tool",
+    { inputSchema: { q: z.string() } },
+    () => ({ content: [] }),
+  );
   assert.throws(
     () => exportTools(mcp.server, text("a", "x")),
     (err: unknown) =>
@@ -144,10 +175,16 @@ Deno.test("handlers: installed once; an McpServer registering after exportTools 
 });
 
 Deno.test("registries are per server", async () => {
-  const one = await connected((server) => exportTools(server, text("a", "one")));
-  const two = await connected((server) => exportTools(server, text("a", "two"), text("b", "b")));
+  const one = await connected((server) =>
+    exportTools(server, text("a", "one"))
+  );
+  const two = await connected((server) =>
+    exportTools(server, text("a", "two"), text("b", "b"))
+  );
   try {
-    assert.deepEqual((await one.client.listTools()).tools.map((t) => t.name), ["a"]);
+    assert.deepEqual((await one.client.listTools()).tools.map((t) => t.name), [
+      "a",
+    ]);
     assert.equal(onlyText(await callRaw(one.client, "a")), "one");
     assert.equal(onlyText(await callRaw(two.client, "a")), "two");
   } finally {
@@ -165,11 +202,15 @@ Deno.test("a typed tool and the seed's echo example print heard: hello (ExampleA
   });
   const server = new Server({ name: "demo", version: "0" });
   exportTools(server, echo);
-  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+  const [clientTransport, serverTransport] = InMemoryTransport
+    .createLinkedPair();
   await server.connect(serverTransport);
   const client = new Client({ name: "demo-client", version: "0" });
   await client.connect(clientTransport);
-  const res = await client.callTool({ name: "echo", arguments: { text: "hello" } });
+  const res = await client.callTool({
+    name: "echo",
+    arguments: { text: "hello" },
+  });
   const out = (res.content as { type: string; text: string }[])[0].text;
   console.log(out);
   assert.equal(out, "heard: hello");

@@ -31,14 +31,16 @@ const lookupOrder = tool({
 const parseInvoice = rawTool({
   name: "parse_invoice",
   description: "Parse an invoice.",
-  inputSchema: '{"type":"object","properties":{"uri":{"type":"string","pattern":"^https://"}},"required":["uri"]}',
+  inputSchema:
+    '{"type":"object","properties":{"uri":{"type":"string","pattern":"^https://"}},"required":["uri"]}',
   run: (args) => "parsed " + args,
 });
 
 const echoId = rawTool({
   name: "echo_id",
   description: "Echo the arguments.",
-  inputSchema: '{"type":"object","properties":{"id":{"type":"integer","maximum":9007199254740993}}}',
+  inputSchema:
+    '{"type":"object","properties":{"id":{"type":"integer","maximum":9007199254740993}}}',
   run: (args) => args,
 });
 
@@ -49,10 +51,13 @@ const bigRecord = rawTool({
   run: () => '{"id":12345678901234567890,"name":"x"}',
 });
 
-async function roundTrip(...tools: ToolDef[]): Promise<{ imported: Map<string, ToolDef>; client: Client }> {
+async function roundTrip(
+  ...tools: ToolDef[]
+): Promise<{ imported: Map<string, ToolDef>; client: Client }> {
   const server = new Server({ name: "roundtrip", version: "0" });
   exportTools(server, ...tools);
-  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+  const [clientTransport, serverTransport] = InMemoryTransport
+    .createLinkedPair();
   await server.connect(serverTransport);
   const client = new Client({ name: "roundtrip-client", version: "0" });
   await client.connect(clientTransport);
@@ -70,19 +75,40 @@ Deno.test("round trip: schemas kept and answers identical (TestRoundTripIsLossle
   const { imported, client } = await roundTrip(lookupOrder, parseInvoice);
   try {
     const cases: [ToolDef, string, string][] = [
-      [lookupOrder, '{"order_id":"1234","extra":"ignored"}', '{"id":"1234","status":"shipped"}'],
-      [parseInvoice, '{"uri":"https://x/i.pdf"}', 'parsed {"uri":"https://x/i.pdf"}'],
+      [
+        lookupOrder,
+        '{"order_id":"1234","extra":"ignored"}',
+        '{"id":"1234","status":"shipped"}',
+      ],
+      [
+        parseInvoice,
+        '{"uri":"https://x/i.pdf"}',
+        'parsed {"uri":"https://x/i.pdf"}',
+      ],
     ];
     for (const [original, args, expected] of cases) {
       const back = imported.get(original.name);
       assert.ok(back, `${original.name} was imported under its own name`);
-      assertJsonEqual(doc(back.inputSchema), doc(original.inputSchema), original.name);
-      const [mine, theirs] = await Promise.all([original.invoke(args), back.invoke(args)]);
+      assertJsonEqual(
+        doc(back.inputSchema),
+        doc(original.inputSchema),
+        original.name,
+      );
+      const [mine, theirs] = await Promise.all([
+        original.invoke(args),
+        back.invoke(args),
+      ]);
       assert.equal(mine, expected);
       assert.equal(theirs, mine);
     }
-    assertJsonEqual(doc(imported.get("lookup_order")!.outputSchema), doc(lookupOrder.outputSchema));
-    assert.equal(JSON.stringify(imported.get("parse_invoice")!.inputSchema), JSON.stringify(parseInvoice.inputSchema));
+    assertJsonEqual(
+      doc(imported.get("lookup_order")!.outputSchema),
+      doc(lookupOrder.outputSchema),
+    );
+    assert.equal(
+      JSON.stringify(imported.get("parse_invoice")!.inputSchema),
+      JSON.stringify(parseInvoice.inputSchema),
+    );
   } finally {
     await client.close();
   }
@@ -94,8 +120,14 @@ Deno.test("round trip (beyond Go): integers beyond 2^53 keep every digit in argu
     const args = '{"id":12345678901234567890}';
     assert.equal(await echoId.invoke(args), args);
     assert.equal(await imported.get("echo_id")!.invoke(args), args);
-    assert.equal(await imported.get("big_record")!.invoke("{}"), '{"id":12345678901234567890,"name":"x"}');
-    assert.match(JSON.stringify(imported.get("echo_id")!.inputSchema), /"maximum":9007199254740993/);
+    assert.equal(
+      await imported.get("big_record")!.invoke("{}"),
+      '{"id":12345678901234567890,"name":"x"}',
+    );
+    assert.match(
+      JSON.stringify(imported.get("echo_id")!.inputSchema),
+      /"maximum":9007199254740993/,
+    );
   } finally {
     await client.close();
   }

@@ -26,17 +26,33 @@ const lookupOrder = tool({
 });
 
 function progressNotes(pair: { fromServer: unknown[] }): unknown[] {
-  return pair.fromServer.filter((m) => (m as { method?: string }).method === "notifications/progress");
+  return pair.fromServer.filter((m) =>
+    (m as { method?: string }).method === "notifications/progress"
+  );
 }
 
 Deno.test("progress: one notification per finished call and step, in order, all before the result", async () => {
-  const broken = rawTool({ name: "broken", description: "", run: () => Promise.reject(new Error("down")) });
+  const broken = rawTool({
+    name: "broken",
+    description: "",
+    run: () => Promise.reject(new Error("down")),
+  });
   const model = script(
-    callTools({ name: "lookup_order", args: { order_id: "1234" } }, { name: "broken" }),
+    callTools({ name: "lookup_order", args: { order_id: "1234" } }, {
+      name: "broken",
+    }),
     say("Order 1234 shipped and is on its way."),
   );
   await using pair = await connected((server) =>
-    serveAgent(server, new Agent(model, { name: "support", tools: [lookupOrder, broken], parallelism: 1 }), "d")
+    serveAgent(
+      server,
+      new Agent(model, {
+        name: "support",
+        tools: [lookupOrder, broken],
+        parallelism: 1,
+      }),
+      "d",
+    )
   );
   const seen: Progress[] = [];
   const res = await pair.client.callTool(
@@ -52,10 +68,16 @@ Deno.test("progress: one notification per finished call and step, in order, all 
     { progress: 4, message: "step 2 finished" },
   ]);
   // On the wire: every notification precedes the response, and carries the client's token.
-  const lastNote = pair.fromServer.findLastIndex((m) => (m as { method?: string }).method === "notifications/progress");
+  const lastNote = pair.fromServer.findLastIndex((m) =>
+    (m as { method?: string }).method === "notifications/progress"
+  );
   const response = pair.fromServer.findLastIndex((m) => "result" in m);
   assert.ok(lastNote < response);
-  const tokens = new Set(progressNotes(pair).map((m) => (m as { params: { progressToken: unknown } }).params.progressToken));
+  const tokens = new Set(
+    progressNotes(pair).map((m) =>
+      (m as { params: { progressToken: unknown } }).params.progressToken
+    ),
+  );
   assert.equal(tokens.size, 1);
 });
 
@@ -69,24 +91,48 @@ Deno.test("progress: parallel calls in one step are still strictly increasing", 
     say("three orders"),
   );
   await using pair = await connected((server) =>
-    serveAgent(server, new Agent(model, { name: "support", tools: [lookupOrder] }), "d")
+    serveAgent(
+      server,
+      new Agent(model, { name: "support", tools: [lookupOrder] }),
+      "d",
+    )
   );
   const seen: number[] = [];
-  await pair.client.callTool({ name: "support", arguments: { prompt: "go" } }, undefined, {
-    onprogress: (p) => seen.push(p.progress),
-  });
+  await pair.client.callTool(
+    { name: "support", arguments: { prompt: "go" } },
+    undefined,
+    {
+      onprogress: (p) => seen.push(p.progress),
+    },
+  );
   assert.deepEqual(seen, [1, 2, 3, 4, 5]);
 });
 
 Deno.test("progress: none without a progress token, and none for plain tools", async () => {
-  const model = script(callTools({ name: "lookup_order", args: { order_id: "1" } }), say("done"));
+  const model = script(
+    callTools({ name: "lookup_order", args: { order_id: "1" } }),
+    say("done"),
+  );
   await using pair = await connected((server) => {
-    serveAgent(server, new Agent(model, { name: "support", tools: [lookupOrder] }), "d");
-    exportTools(server, rawTool({ name: "plain", description: "", run: () => "plain" }));
+    serveAgent(
+      server,
+      new Agent(model, { name: "support", tools: [lookupOrder] }),
+      "d",
+    );
+    exportTools(
+      server,
+      rawTool({ name: "plain", description: "", run: () => "plain" }),
+    );
   });
   await pair.client.callTool({ name: "support", arguments: { prompt: "go" } });
-  await pair.client.callTool({ name: "lookup_order", arguments: { order_id: "2" } }, undefined, { onprogress: () => {} });
-  await pair.client.callTool({ name: "plain", arguments: {} }, undefined, { onprogress: () => {} });
+  await pair.client.callTool(
+    { name: "lookup_order", arguments: { order_id: "2" } },
+    undefined,
+    { onprogress: () => {} },
+  );
+  await pair.client.callTool({ name: "plain", arguments: {} }, undefined, {
+    onprogress: () => {},
+  });
   assert.equal(progressNotes(pair).length, 0);
 });
 
@@ -108,31 +154,77 @@ Deno.test("progress: the client's cancellation aborts the child run", async () =
     },
   });
   const model = script(callTools({ name: "waits" }), say("never reached"));
-  const agent = new Agent(model, { name: "support", tools: [waits], onEvent: (e) => events.push(e.type) });
-  await using pair = await connected((server) => serveAgent(server, agent, "d"));
-  const controller = new AbortController();
-  const call = pair.client.callTool({ name: "support", arguments: { prompt: "go" } }, undefined, {
-    signal: controller.signal,
-    onprogress: () => {},
+  const agent = new Agent(model, {
+    name: "support",
+    tools: [waits],
+    onEvent: (e) => events.push(e.type),
   });
+  await using pair = await connected((server) =>
+    serveAgent(server, agent, "d")
+  );
+  const controller = new AbortController();
+  const call = pair.client.callTool(
+    { name: "support", arguments: { prompt: "go" } },
+    undefined,
+    {
+      signal: controller.signal,
+      onprogress: () => {},
+    },
+  );
   await started.promise;
   controller.abort(new Error("user gave up"));
   await assert.rejects(call);
   assert.notEqual(await aborted.promise, undefined);
   await new Promise((r) => setTimeout(r, 20));
-  assert.equal(model.requests().length, 1, "the child run made no further model call");
+  assert.equal(
+    model.requests().length,
+    1,
+    "the child run made no further model call",
+  );
   assert.equal(events.includes("run_finish"), false);
-  assert.equal(pair.fromServer.filter((m) => "result" in m).length, 1, "only initialize was answered");
+  assert.equal(
+    pair.fromServer.filter((m) => "result" in m).length,
+    1,
+    "only initialize was answered",
+  );
 });
 
 Deno.test("progress messages: tool finished/failed, step N finished, nothing else", () => {
   const base = { runId: "r", seq: 1, callId: "c", name: "x" };
-  assert.equal(progressMessage({ type: "tool_finish", ...base, content: "", isError: false }), 'tool "x" finished');
-  assert.equal(progressMessage({ type: "tool_finish", ...base, content: "", isError: true }), 'tool "x" failed');
   assert.equal(
-    progressMessage({ type: "step_finish", runId: "r", index: 0, reason: "stop", usage: { inputTokens: 0, outputTokens: 0 } }),
+    progressMessage({
+      type: "tool_finish",
+      ...base,
+      content: "",
+      isError: false,
+    }),
+    'tool "x" finished',
+  );
+  assert.equal(
+    progressMessage({
+      type: "tool_finish",
+      ...base,
+      content: "",
+      isError: true,
+    }),
+    'tool "x" failed',
+  );
+  assert.equal(
+    progressMessage({
+      type: "step_finish",
+      runId: "r",
+      index: 0,
+      reason: "stop",
+      usage: { inputTokens: 0, outputTokens: 0 },
+    }),
     "step 1 finished",
   );
-  assert.equal(progressMessage({ type: "tool_start", ...base, args: "{}" }), undefined);
-  assert.equal(progressMessage({ type: "step_start", runId: "r", index: 0 }), undefined);
+  assert.equal(
+    progressMessage({ type: "tool_start", ...base, args: "{}" }),
+    undefined,
+  );
+  assert.equal(
+    progressMessage({ type: "step_start", runId: "r", index: 0 }),
+    undefined,
+  );
 });

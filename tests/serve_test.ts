@@ -13,7 +13,12 @@ import { Agent } from "../src/core/agent.ts";
 import { ToolError } from "../src/core/errors.ts";
 import type { ToolCall, ToolMiddleware } from "../src/core/middleware.ts";
 import { subagent } from "../src/core/subagent.ts";
-import { rawTool, tool, type ToolContext, type ToolDef } from "../src/core/tool.ts";
+import {
+  rawTool,
+  tool,
+  type ToolContext,
+  type ToolDef,
+} from "../src/core/tool.ts";
 import { exportTools } from "../src/mcp/export.ts";
 import { serveAgent } from "../src/mcp/serve.ts";
 import { callTools, fail, say, script, submit } from "../testing.ts";
@@ -23,8 +28,16 @@ import { assertJsonEqual } from "./_helpers/json_equal.ts";
 const PROMPT_SCHEMA =
   '{"type":"object","properties":{"prompt":{"type":"string","description":"The task, stated in full: the agent sees only this prompt, not the conversation."}},"required":["prompt"]}';
 
-function note(answer = "noted", extra: Partial<Parameters<typeof rawTool>[0]> = {}): ToolDef {
-  return rawTool({ name: "note", description: "Take a note.", run: () => answer, ...extra });
+function note(
+  answer = "noted",
+  extra: Partial<Parameters<typeof rawTool>[0]> = {},
+): ToolDef {
+  return rawTool({
+    name: "note",
+    description: "Take a note.",
+    run: () => answer,
+    ...extra,
+  });
 }
 
 function served(agent: Agent, description = "Research a topic in depth.") {
@@ -35,7 +48,9 @@ Deno.test("S-1: a nil agent, an unnamed agent and a collision throw the pinned T
   const server = new Server({ name: "demo", version: "0" });
   assert.throws(
     () => serveAgent(server, null as unknown as Agent, "d"),
-    (err: unknown) => err instanceof TypeError && err.message === "weft/mcp: Serve called with a nil agent",
+    (err: unknown) =>
+      err instanceof TypeError &&
+      err.message === "weft/mcp: Serve called with a nil agent",
   );
   assert.throws(
     () => serveAgent(server, new Agent(script()), "d"),
@@ -45,61 +60,102 @@ Deno.test("S-1: a nil agent, an unnamed agent and a collision throw the pinned T
         "weft/mcp: Serve: the agent has no name; set one with the Agent's name option — the exposed tool is named after the agent",
   );
   assert.throws(
-    () => serveAgent(server, new Agent(script(), { name: "note", tools: [note()] }), "d"),
+    () =>
+      serveAgent(
+        server,
+        new Agent(script(), { name: "note", tools: [note()] }),
+        "d",
+      ),
     (err: unknown) =>
       err instanceof TypeError &&
-      err.message === 'weft/mcp: Serve: tool "note" collides with the agent tool or an earlier tool',
+      err.message ===
+        'weft/mcp: Serve: tool "note" collides with the agent tool or an earlier tool',
   );
 });
 
 Deno.test("S-1/S-2: a collision registers nothing of that call (atomic, ADR 0030)", async () => {
   await using pair = await connected((server) => {
-    exportTools(server, rawTool({ name: "before", description: "", run: () => "b" }));
-    const clash = new Agent(script(), { name: "note", tools: [rawTool({ name: "x", description: "", run: () => "" }), note()] });
+    exportTools(
+      server,
+      rawTool({ name: "before", description: "", run: () => "b" }),
+    );
+    const clash = new Agent(script(), {
+      name: "note",
+      tools: [rawTool({ name: "x", description: "", run: () => "" }), note()],
+    });
     assert.throws(() => serveAgent(server, clash, "d"), TypeError);
   });
-  assert.deepEqual((await pair.client.listTools()).tools.map((t) => t.name), ["before"]);
+  assert.deepEqual((await pair.client.listTools()).tools.map((t) => t.name), [
+    "before",
+  ]);
 });
 
 Deno.test("S-2: the agent tool first, then the agent's registered tools in order", async () => {
   const a = rawTool({ name: "alpha", description: "", run: () => "" });
   const b = rawTool({ name: "beta", description: "", run: () => "" });
-  await using pair = await served(new Agent(script(), { name: "research", tools: [b, note(), a] }));
-  assert.deepEqual((await pair.client.listTools()).tools.map((t) => t.name), ["research", "beta", "note", "alpha"]);
+  await using pair = await served(
+    new Agent(script(), { name: "research", tools: [b, note(), a] }),
+  );
+  assert.deepEqual((await pair.client.listTools()).tools.map((t) => t.name), [
+    "research",
+    "beta",
+    "note",
+    "alpha",
+  ]);
 });
 
 Deno.test("S-3: the agent tool is subagent(agent, description): name, description verbatim, pinned prompt schema, no output schema", async () => {
-  const agent = new Agent(script(), { name: "research", instructions: "You research." });
+  const agent = new Agent(script(), {
+    name: "research",
+    instructions: "You research.",
+  });
   await using pair = await served(agent, "Research a topic in depth.");
   const [listed] = (await pair.client.listTools()).tools;
   assert.equal(listed.name, "research");
   assert.equal(listed.description, "Research a topic in depth.");
   assert.equal(JSON.stringify(listed.inputSchema), PROMPT_SCHEMA);
   assert.equal("outputSchema" in listed, false);
-  assert.equal(JSON.stringify(listed.inputSchema), JSON.stringify(subagent(agent, "x").inputSchema));
+  assert.equal(
+    JSON.stringify(listed.inputSchema),
+    JSON.stringify(subagent(agent, "x").inputSchema),
+  );
 });
 
 Deno.test("S-4: the agent tool runs the agent on a fresh transcript holding only the prompt", async () => {
   const model = script(say("research done"));
-  await using pair = await served(new Agent(model, { name: "research", instructions: "You research." }));
-  const res = await callRaw(pair.client, "research", { prompt: "the history of denim" });
+  await using pair = await served(
+    new Agent(model, { name: "research", instructions: "You research." }),
+  );
+  const res = await callRaw(pair.client, "research", {
+    prompt: "the history of denim",
+  });
   assert.notEqual(res.isError, true);
   assert.equal(onlyText(res), "research done");
   const [request] = model.requests();
   assert.equal(request.messages.length, 1);
   assert.equal(request.messages[0].role, "user");
-  assert.deepEqual(request.messages[0].content, [{ type: "text", text: "the history of denim" }]);
+  assert.deepEqual(request.messages[0].content, [{
+    type: "text",
+    text: "the history of denim",
+  }]);
 });
 
 Deno.test("S-4: ExampleServe prints research complete", async () => {
-  const agt = new Agent(script(say("research complete")), { name: "research", instructions: "You research." });
+  const agt = new Agent(script(say("research complete")), {
+    name: "research",
+    instructions: "You research.",
+  });
   const srv = new Server({ name: "demo", version: "0" });
   serveAgent(srv, agt, "Research a topic in depth.");
-  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+  const [clientTransport, serverTransport] = InMemoryTransport
+    .createLinkedPair();
   await srv.connect(serverTransport);
   const client = new Client({ name: "demo-client", version: "0" });
   await client.connect(clientTransport);
-  const res = await client.callTool({ name: "research", arguments: { prompt: "the history of denim" } });
+  const res = await client.callTool({
+    name: "research",
+    arguments: { prompt: "the history of denim" },
+  });
   const out = (res.content as { type: string; text: string }[])[0].text;
   console.log(out);
   assert.equal(out, "research complete");
@@ -121,16 +177,48 @@ Deno.test("S-5: an output agent answers with the submitted JSON bytes, no struct
 });
 
 Deno.test("S-6: child failures are isError results with the SUBAGENT_* texts; bad arguments INVALID_INPUT", async () => {
-  const refund = rawTool({ name: "refund", description: "", requireApproval: true, run: () => "refunded" });
+  const refund = rawTool({
+    name: "refund",
+    description: "",
+    requireApproval: true,
+    run: () => "refunded",
+  });
   await using pair = await connected((server) => {
-    serveAgent(server, new Agent(script(fail(new Error("model down"))), { name: "research" }), "d");
-    serveAgent(server, new Agent(script(callTools({ name: "refund" }), say("never")), { name: "support", tools: [refund] }), "d");
+    serveAgent(
+      server,
+      new Agent(script(fail(new Error("model down"))), { name: "research" }),
+      "d",
+    );
+    serveAgent(
+      server,
+      new Agent(script(callTools({ name: "refund" }), say("never")), {
+        name: "support",
+        tools: [refund],
+      }),
+      "d",
+    );
   });
   const cases: [string, unknown, string][] = [
-    ["research", { prompt: "x" }, 'SUBAGENT_FAILED: agent "research" failed at step 0: model stream: model down'],
-    ["support", { prompt: "x" }, 'SUBAGENT_PENDING: agent "support" ended awaiting approval of 1 call(s)'],
-    ["research", {}, 'INVALID_INPUT: tool "research": missing required field "prompt"'],
-    ["research", { prompt: 5 }, 'INVALID_INPUT: tool "research": field "prompt": expected string, got number'],
+    [
+      "research",
+      { prompt: "x" },
+      'SUBAGENT_FAILED: agent "research" failed at step 0: model stream: model down',
+    ],
+    [
+      "support",
+      { prompt: "x" },
+      'SUBAGENT_PENDING: agent "support" ended awaiting approval of 1 call(s)',
+    ],
+    [
+      "research",
+      {},
+      'INVALID_INPUT: tool "research": missing required field "prompt"',
+    ],
+    [
+      "research",
+      { prompt: 5 },
+      'INVALID_INPUT: tool "research": field "prompt": expected string, got number',
+    ],
   ];
   for (const [name, args, expected] of cases) {
     const res = await callRaw(pair.client, name, args);
@@ -140,7 +228,10 @@ Deno.test("S-6: child failures are isError results with the SUBAGENT_* texts; ba
 });
 
 Deno.test("S-6: SUBAGENT_CYCLE reaches the model inside the agent's own run", async () => {
-  const model = script(callTools({ name: "loop", args: { prompt: "recurse" } }), say("gave up"));
+  const model = script(
+    callTools({ name: "loop", args: { prompt: "recurse" } }),
+    say("gave up"),
+  );
   let self: Agent | undefined;
   const agent = new Agent(model, {
     name: "loop",
@@ -148,20 +239,37 @@ Deno.test("S-6: SUBAGENT_CYCLE reaches the model inside the agent's own run", as
   });
   self = agent;
   await using pair = await served(agent);
-  assert.equal(onlyText(await callRaw(pair.client, "loop", { prompt: "go" })), "gave up");
+  assert.equal(
+    onlyText(await callRaw(pair.client, "loop", { prompt: "go" })),
+    "gave up",
+  );
   const seen = JSON.stringify(model.requests()[1].messages);
-  assert.match(seen, /SUBAGENT_CYCLE: agent \\"loop\\" is already running in this call chain/);
+  assert.match(
+    seen,
+    /SUBAGENT_CYCLE: agent \\"loop\\" is already running in this call chain/,
+  );
 });
 
 Deno.test("S-7: tools go through agent.callTool: ids mcp_call_<n> per serveAgent, agent then tool middleware", async () => {
   const seen: string[] = [];
-  const tag = (label: string): ToolMiddleware => (next) => (call: ToolCall, ctx: ToolContext) => {
-    seen.push(`${label}:${call.name}:${call.id}`);
-    return next(call, ctx);
-  };
+  const tag =
+    (label: string): ToolMiddleware =>
+    (next) =>
+    (call: ToolCall, ctx: ToolContext) => {
+      seen.push(`${label}:${call.name}:${call.id}`);
+      return next(call, ctx);
+    };
   const other = rawTool({ name: "other", description: "", run: () => "other" });
-  const first = new Agent(script(), { name: "first", wrapTools: [tag("agent")], tools: [note("noted", { wrap: [tag("tool")] }), other] });
-  const second = new Agent(script(), { name: "second", wrapTools: [tag("agent2")], tools: [rawTool({ name: "solo", description: "", run: () => "solo" })] });
+  const first = new Agent(script(), {
+    name: "first",
+    wrapTools: [tag("agent")],
+    tools: [note("noted", { wrap: [tag("tool")] }), other],
+  });
+  const second = new Agent(script(), {
+    name: "second",
+    wrapTools: [tag("agent2")],
+    tools: [rawTool({ name: "solo", description: "", run: () => "solo" })],
+  });
   await using pair = await connected((server) => {
     serveAgent(server, first, "d");
     serveAgent(server, second, "d");
@@ -189,26 +297,52 @@ Deno.test("S-7: no timeout, no result cap; agent-level strictInput applies", asy
       return "0123456789";
     },
   });
-  const typed = tool({ name: "typed", description: "", input: z.object({ q: z.string() }), run: ({ q }) => q });
-  const agent = new Agent(script(), { name: "a", timeout: 5, maxResultBytes: 4, strictInput: true, tools: [slow, typed] });
+  const typed = tool({
+    name: "typed",
+    description: "",
+    input: z.object({ q: z.string() }),
+    run: ({ q }) => q,
+  });
+  const agent = new Agent(script(), {
+    name: "a",
+    timeout: 5,
+    maxResultBytes: 4,
+    strictInput: true,
+    tools: [slow, typed],
+  });
   await using pair = await served(agent);
   assert.equal(onlyText(await callRaw(pair.client, "slow")), "0123456789");
   const res = await callRaw(pair.client, "typed", { q: "x", f: 1 });
-  assert.equal(onlyText(res), 'INVALID_INPUT: tool "typed": unknown field "f": not in the schema');
+  assert.equal(
+    onlyText(res),
+    'INVALID_INPUT: tool "typed": unknown field "f": not in the schema',
+  );
 });
 
 Deno.test("S-8: an approval-gated tool never runs and answers the approval error", async () => {
   let ran = false;
-  const refund = rawTool({ name: "refund", description: "Refund.", requireApproval: true, run: () => (ran = true, "refunded") });
-  await using pair = await served(new Agent(script(), { name: "support", tools: [refund] }));
+  const refund = rawTool({
+    name: "refund",
+    description: "Refund.",
+    requireApproval: true,
+    run: () => (ran = true, "refunded"),
+  });
+  await using pair = await served(
+    new Agent(script(), { name: "support", tools: [refund] }),
+  );
   const res = await callRaw(pair.client, "refund", { order: "1" });
   assert.equal(res.isError, true);
-  assert.equal(onlyText(res), 'weft: tool call requires approval: tool "refund"');
+  assert.equal(
+    onlyText(res),
+    'weft: tool call requires approval: tool "refund"',
+  );
   assert.equal(ran, false);
 });
 
 Deno.test("S-9: a plain tool returns its text", async () => {
-  await using pair = await served(new Agent(script(), { name: "support", tools: [note()] }));
+  await using pair = await served(
+    new Agent(script(), { name: "support", tools: [note()] }),
+  );
   const res = await callRaw(pair.client, "note", { text: "x" });
   assert.notEqual(res.isError, true);
   assert.deepEqual(res.content, [{ type: "text", text: "noted" }]);
@@ -222,65 +356,130 @@ Deno.test("S-10: output schemas give structuredContent; non-JSON text the E-8 er
     output: z.object({ id: z.string(), status: z.string() }),
     run: ({ order_id }) => ({ id: order_id, status: "shipped" }),
   });
-  const liar = rawTool({ name: "liar", description: "", outputSchema: { type: "object" }, run: () => "nope" });
-  await using pair = await served(new Agent(script(), { name: "support", tools: [order, liar] }));
+  const liar = rawTool({
+    name: "liar",
+    description: "",
+    outputSchema: { type: "object" },
+    run: () => "nope",
+  });
+  await using pair = await served(
+    new Agent(script(), { name: "support", tools: [order, liar] }),
+  );
   await pair.client.listTools();
-  const res = await pair.client.callTool({ name: "lookup_order", arguments: { order_id: "5678" } });
+  const res = await pair.client.callTool({
+    name: "lookup_order",
+    arguments: { order_id: "5678" },
+  });
   assertJsonEqual(res.structuredContent, JSON.parse(onlyText(res as never)));
   assertJsonEqual(res.structuredContent, { id: "5678", status: "shipped" });
   const bad = await callRaw(pair.client, "liar");
-  assert.equal(onlyText(bad), 'tool "liar" advertised an output schema, so its result must be JSON; got non-JSON text');
+  assert.equal(
+    onlyText(bad),
+    'tool "liar" advertised an output schema, so its result must be JSON; got non-JSON text',
+  );
 });
 
 Deno.test("S-11: failures in middleware are isError results: error text, or the panic text", async () => {
-  const deny: ToolMiddleware = () => () => Promise.reject(new ToolError("DENIED", "not on weekends"));
+  const deny: ToolMiddleware = () => () =>
+    Promise.reject(new ToolError("DENIED", "not on weekends"));
   const boom: ToolMiddleware = () => () => Promise.reject("bang");
   const agent = new Agent(script(), {
     name: "support",
-    tools: [note("noted", { wrap: [deny] }), rawTool({ name: "blast", description: "", wrap: [boom], run: () => "" })],
+    tools: [
+      note("noted", { wrap: [deny] }),
+      rawTool({ name: "blast", description: "", wrap: [boom], run: () => "" }),
+    ],
   });
   await using pair = await served(agent);
-  assert.equal(onlyText(await callRaw(pair.client, "note")), "DENIED: not on weekends");
-  assert.equal(onlyText(await callRaw(pair.client, "blast")), 'tool "blast" panicked: bang');
+  assert.equal(
+    onlyText(await callRaw(pair.client, "note")),
+    "DENIED: not on weekends",
+  );
+  assert.equal(
+    onlyText(await callRaw(pair.client, "blast")),
+    'tool "blast" panicked: bang',
+  );
   assert.equal(pair.fromServer.some((m) => "error" in m), false);
 });
 
 Deno.test("S-11: arguments follow the E-4 rule (missing → {})", async () => {
-  const mirror = rawTool({ name: "mirror", description: "", run: (args) => args });
-  await using pair = await served(new Agent(script(), { name: "support", tools: [mirror] }));
+  const mirror = rawTool({
+    name: "mirror",
+    description: "",
+    run: (args) => args,
+  });
+  await using pair = await served(
+    new Agent(script(), { name: "support", tools: [mirror] }),
+  );
   assert.equal(onlyText(await callRaw(pair.client, "mirror")), "{}");
-  assert.equal(onlyText(await callRaw(pair.client, "mirror", { a: "<&>" })), '{"a":"<&>"}');
+  assert.equal(
+    onlyText(await callRaw(pair.client, "mirror", { a: "<&>" })),
+    '{"a":"<&>"}',
+  );
 });
 
 Deno.test("S-12: toolSource tools are not listed but still run inside the agent's own steps", async () => {
   let ran = 0;
-  const sourced = rawTool({ name: "sourced", description: "", run: () => (ran++, "from source") });
-  const agent = new Agent(script(callTools({ name: "sourced" }), say("used the source")), {
-    name: "support",
-    tools: [note()],
-    toolSource: () => [sourced],
+  const sourced = rawTool({
+    name: "sourced",
+    description: "",
+    run: () => (ran++, "from source"),
   });
+  const agent = new Agent(
+    script(callTools({ name: "sourced" }), say("used the source")),
+    {
+      name: "support",
+      tools: [note()],
+      toolSource: () => [sourced],
+    },
+  );
   await using pair = await served(agent);
-  assert.deepEqual((await pair.client.listTools()).tools.map((t) => t.name), ["support", "note"]);
-  assert.equal(onlyText(await callRaw(pair.client, "support", { prompt: "go" })), "used the source");
+  assert.deepEqual((await pair.client.listTools()).tools.map((t) => t.name), [
+    "support",
+    "note",
+  ]);
+  assert.equal(
+    onlyText(await callRaw(pair.client, "support", { prompt: "go" })),
+    "used the source",
+  );
   assert.equal(ran, 1);
-  await assert.rejects(callRaw(pair.client, "sourced"), /unknown tool "sourced"/);
+  await assert.rejects(
+    callRaw(pair.client, "sourced"),
+    /unknown tool "sourced"/,
+  );
 });
 
 Deno.test("S-12: a toolSource with a duplicate name fails every exposed-tool call with the core's text", async () => {
-  const agent = new Agent(script(), { name: "support", tools: [note()], toolSource: () => [note("again")] });
+  const agent = new Agent(script(), {
+    name: "support",
+    tools: [note()],
+    toolSource: () => [note("again")],
+  });
   await using pair = await served(agent);
   const res = await callRaw(pair.client, "note");
   assert.equal(res.isError, true);
-  assert.equal(onlyText(res), 'weft: duplicate tool name from tool source: "note"');
+  assert.equal(
+    onlyText(res),
+    'weft: duplicate tool name from tool source: "note"',
+  );
 });
 
 Deno.test("S-13: a handler on the serve path sees no call record; middleware sees mcp_call_<n>", async () => {
   let call: unknown = "unset";
   let id = "";
-  const probe = rawTool({ name: "probe", description: "", run: (_args, ctx) => (call = ctx.call, "ok") });
+  const probe = rawTool({
+    name: "probe",
+    description: "",
+    run: (_args, ctx) => (call = ctx.call, "ok"),
+  });
   const watch: ToolMiddleware = (next) => (c, ctx) => (id = c.id, next(c, ctx));
-  await using pair = await served(new Agent(script(), { name: "support", wrapTools: [watch], tools: [probe] }));
+  await using pair = await served(
+    new Agent(script(), {
+      name: "support",
+      wrapTools: [watch],
+      tools: [probe],
+    }),
+  );
   await callRaw(pair.client, "probe");
   assert.equal(call, undefined);
   assert.equal(id, "mcp_call_1");
@@ -294,7 +493,44 @@ Deno.test("S-14: names and descriptions are the only routing surface; instructio
   });
   await using pair = await served(agent, "Answer where a customer's order is.");
   const listing = await pair.client.listTools();
-  assert.equal(listing.tools[0].description, "Answer where a customer's order is.");
-  assert.equal(JSON.stringify(pair.fromServer).includes("SECRET-INSTRUCTIONS"), false);
+  assert.equal(
+    listing.tools[0].description,
+    "Answer where a customer's order is.",
+  );
+  assert.equal(
+    JSON.stringify(pair.fromServer).includes("SECRET-INSTRUCTIONS"),
+    false,
+  );
   assert.equal(JSON.stringify(listing).includes("SECRET-INSTRUCTIONS"), false);
+});
+
+Deno.test("serveAgent shares exportTools' registry rules: a connected server without the tools capability", async () => {
+  await using pair = await connected(() => {});
+  assert.throws(
+    () =>
+      serveAgent(pair.server, new Agent(script(), { name: "support" }), "d"),
+    (err: unknown) =>
+      err instanceof TypeError &&
+      err.message ===
+        "weft/mcp: serveAgent: the server is already connected and does not declare the tools capability; pass capabilities: { tools: {} } to the Server, or register tools before connect",
+  );
+});
+
+Deno.test("serveAgent and exportTools share one registry: a later serveAgent replaces a same-named tool", async () => {
+  await using pair = await connected((server) => {
+    exportTools(
+      server,
+      rawTool({ name: "note", description: "old", run: () => "old" }),
+    );
+    serveAgent(
+      server,
+      new Agent(script(), { name: "support", tools: [note()] }),
+      "d",
+    );
+  });
+  assert.deepEqual((await pair.client.listTools()).tools.map((t) => t.name), [
+    "note",
+    "support",
+  ]);
+  assert.equal(onlyText(await callRaw(pair.client, "note")), "noted");
 });

@@ -75,8 +75,15 @@ function keepDigits(
  * ```
  */
 export function parseLossless(text: string): unknown {
+  // Fast path (mcp-import, for the bridge's listing and call costs): a
+  // number needs its digits kept only when it is an integer literal beyond
+  // 2^53 (16 digits or more) or overflows a double (an exponent, or 309
+  // digits); text with neither parses the same without the reviver.
+  if (!MAY_NEED_DIGITS.test(text)) return JSON.parse(text);
   return json.parse(text, keepDigits);
 }
+
+const MAY_NEED_DIGITS = /\d{16}|\d[eE]/;
 
 /**
  * Whether a value is a {@link RawJson} (a number kept as its digits).

@@ -68,6 +68,11 @@ export interface Schema {
 export function parseSchema(
   doc: string | Record<string, unknown> | Schema | null | undefined,
 ): Schema {
+  // Already a parsed root (mcp-import: rawTool re-reads the Schema the
+  // bridge parsed): it is frozen and immutable, so it is its own copy.
+  if (typeof doc === "object" && doc !== null && parsedRoots.has(doc)) {
+    return doc as Schema;
+  }
   const value = typeof doc === "string" ? readText(doc) : copyValue(doc);
   if (
     typeof value !== "object" || value === null || Array.isArray(value) ||
@@ -82,8 +87,12 @@ export function parseSchema(
       `top-level type must be "object", got ${JSON.stringify(type)}`,
     );
   }
-  return view(root);
+  const schema = view(root);
+  parsedRoots.add(schema);
+  return schema;
 }
+
+const parsedRoots = new WeakSet<object>();
 
 function readText(text: string): unknown {
   let extent;
@@ -104,6 +113,8 @@ function readText(text: string): unknown {
 
 function copyValue(doc: unknown): unknown {
   if (doc === undefined || doc === null) throw new SchemaError("empty schema");
+  const plain = plainCopy(doc);
+  if (plain !== NOT_PLAIN) return plain;
   let text: string | undefined;
   try {
     text = stringifyExact(doc);
@@ -117,6 +128,59 @@ function copyValue(doc: unknown): unknown {
     throw new SchemaError("the document is not a JSON object");
   }
   return parseLossless(text);
+}
+
+const NOT_PLAIN = Symbol("not plain JSON");
+
+// Fast path (mcp-import): a document of plain JSON values (what the SDK hands
+// over) copied and frozen in one walk, giving exactly what the JSON round
+// trip below gives. Anything the round trip would change or could not write
+// (a bigint, a toJSON, undefined, a non-finite or unsafe-integer number, -0,
+// a class instance, a "__proto__" key, a cycle) takes the round trip instead.
+function plainCopy(doc: unknown): unknown {
+  try {
+    return copyNode(doc);
+  } catch (err) {
+    if (err === NOT_PLAIN || err instanceof RangeError) return NOT_PLAIN;
+    throw err;
+  }
+}
+
+function copyNode(value: unknown): unknown {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return value;
+    case "number":
+      if (
+        Number.isFinite(value) && !Object.is(value, -0) &&
+        (!Number.isInteger(value) || Number.isSafeInteger(value))
+      ) return value;
+      throw NOT_PLAIN;
+    case "object":
+      break;
+    default:
+      throw NOT_PLAIN;
+  }
+  if (value === null) return null;
+  // A RawJson reads back as the round trip reads its digits.
+  if (isRawJson(value)) return parseLossless(value.rawJSON);
+  const proto = Object.getPrototypeOf(value);
+  if (Array.isArray(value)) {
+    if (proto !== Array.prototype) throw NOT_PLAIN;
+    const out = new Array(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = copyNode(value[i]);
+    return Object.freeze(out);
+  }
+  if (proto !== Object.prototype && proto !== null) throw NOT_PLAIN;
+  const node = value as Record<string, unknown>;
+  if (typeof node.toJSON === "function") throw NOT_PLAIN;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(node)) {
+    if (key === "__proto__") throw NOT_PLAIN;
+    out[key] = copyNode(node[key]);
+  }
+  return Object.freeze(out);
 }
 
 function deepFreeze<T>(value: T): T {
@@ -140,28 +204,33 @@ function writeRaw(this: Schema): unknown {
 
 // The lenient structured view of one node: each keyword only when it has a
 // shape the view holds; absent keys stay absent (not `undefined`).
+// `toJSON` lives on a shared prototype (not enumerable: the view lists
+// keywords; serialising still writes `raw`). A per-node defineProperty cost
+// the bridge's listing several µs per tool (mcp-import, ADR 0024).
+const VIEW_PROTO: Pick<Schema, "toJSON"> = Object.freeze({ toJSON: writeRaw });
+
 function view(raw: Readonly<Record<string, unknown>>): Schema {
-  const node: { -readonly [K in keyof Schema]: Schema[K] } = { raw } as Schema;
-  // Not enumerable: the view lists keywords; serialising still writes `raw`.
-  Object.defineProperty(node, "toJSON", { value: writeRaw });
+  const node = Object.create(VIEW_PROTO) as {
+    -readonly [K in keyof Schema]: Schema[K];
+  };
+  node.raw = raw;
   if (typeof raw.type === "string") node.type = raw.type;
   if (typeof raw.format === "string") node.format = raw.format;
   if (typeof raw.description === "string") node.description = raw.description;
   if (isNode(raw.properties)) {
     const properties: Record<string, Schema> = {};
-    for (const [key, child] of Object.entries(raw.properties)) {
+    for (const key of Object.keys(raw.properties)) {
+      const child = raw.properties[key];
       const parsed = isNode(child)
         ? view(child)
         : typeof child === "boolean"
         ? view(EMPTY)
         : undefined;
+      if (parsed === undefined) continue;
       // defineProperty, not assignment: a property named "__proto__" stays a property.
-      if (parsed !== undefined) {
-        Object.defineProperty(properties, key, {
-          value: parsed,
-          enumerable: true,
-        });
-      }
+      if (key === "__proto__") {
+        Object.defineProperty(properties, key, { value: parsed, enumerable: true });
+      } else properties[key] = parsed;
     }
     node.properties = Object.freeze(properties);
   }

@@ -94,7 +94,8 @@ function checkExportable(
 function invoking(tool: ToolDef): Exported {
   return exported(
     tool,
-    (args: string, extra: CallExtra) => tool.invoke(args, { signal: extra.signal }),
+    (args: string, extra: CallExtra) =>
+      tool.invoke(args, { signal: extra.signal }),
   );
 }
 

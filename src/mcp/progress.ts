@@ -26,7 +26,9 @@ export interface ProgressReporter {
  * after another, so they arrive in order; a failed send is dropped, never a
  * failure of the call.
  */
-export function progressReporter(extra: CallExtra): ProgressReporter | undefined {
+export function progressReporter(
+  extra: CallExtra,
+): ProgressReporter | undefined {
   const token = extra._meta?.progressToken;
   if (token === undefined) return undefined;
   let progress = 0;

@@ -83,11 +83,16 @@ export function serveAgent(
       );
     }
     seen.add(tool.name);
-    entries.push(exported(tool, (args: string, extra: CallExtra) =>
-      agent.callTool(tool.name, args, {
-        signal: extra.signal,
-        id: nextId(),
-      })));
+    entries.push(
+      exported(
+        tool,
+        (args: string, extra: CallExtra) =>
+          agent.callTool(tool.name, args, {
+            signal: extra.signal,
+            id: nextId(),
+          }),
+      ),
+    );
   }
   register(server, entries, "serveAgent");
 }

@@ -47,6 +47,11 @@ export interface ConnectStdioOptions {
   clientInfo?: Implementation;
   /** The client capabilities to advertise. Default none. */
   capabilities?: ClientCapabilities;
+  /**
+   * Installed as the client's `onerror` before the handshake, so nothing
+   * the transport reports (a malformed line, an over-long line) is missed.
+   */
+  onerror?: (error: Error) => void;
 }
 
 /**
@@ -124,6 +129,7 @@ export async function connectStdio(
     { capabilities: options.capabilities ?? {} },
     connection,
   );
+  if (options.onerror !== undefined) client.onerror = options.onerror;
   try {
     await client.connect(connection.transport(options.maxLineBytes), { signal });
   } catch (error) {

@@ -43,7 +43,8 @@ export async function connected(
     options.capabilities ? { capabilities: options.capabilities } : undefined,
   );
   setup(server);
-  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+  const [clientTransport, serverTransport] = InMemoryTransport
+    .createLinkedPair();
   const fromServer: JSONRPCMessage[] = [];
   const send = serverTransport.send.bind(serverTransport);
   serverTransport.send = (message, sendOptions) => {

@@ -54,6 +54,8 @@ export interface TestServer extends AsyncDisposable {
   readonly sent: JSONRPCMessage[];
   /** With `wire: true`: every message's JSON text, both directions, in order. */
   readonly wire: string[];
+  /** The SDK server, for `listedServer` (notifications such as `sendToolListChanged`). */
+  readonly server?: Server;
   /** Closes the client (and so both transports). */
   close(): Promise<void>;
 }
@@ -74,7 +76,12 @@ export interface ListedServerSpec {
    * message schema), as its stdio and HTTP transports do.
    */
   wire?: boolean;
+  /** The client's options (e.g. `listChanged`). */
+  clientOptions?: ClientOptions;
 }
+
+/** The SDK client's constructor options. */
+export type ClientOptions = ConstructorParameters<typeof Client>[1];
 
 const defaultResult = { content: [{ type: "text", text: "called" }] };
 
@@ -109,7 +116,7 @@ export async function listedServer(spec: ListedServerSpec): Promise<TestServer> 
     throughText(serverTransport, wire);
   }
   await server.connect(serverTransport);
-  return await connectClient(clientTransport, { calls, cursors, wire });
+  return await connectClient(clientTransport, { calls, cursors, wire, server }, spec.clientOptions);
 }
 
 function throughText(transport: InMemoryTransport, wire: string[]): void {
@@ -193,9 +200,10 @@ export async function rawPeer(handle: RawHandler): Promise<TestServer> {
 
 async function connectClient(
   transport: InMemoryTransport,
-  seen: { calls: SeenCall[]; cursors: (string | undefined)[]; wire: string[] },
+  seen: { calls: SeenCall[]; cursors: (string | undefined)[]; wire: string[]; server?: Server },
+  options?: ClientOptions,
 ): Promise<TestServer> {
-  const client = new Client({ name: "weft-test", version: "0" });
+  const client = new Client({ name: "weft-test", version: "0" }, options);
   const sent: JSONRPCMessage[] = [];
   const send = transport.send.bind(transport);
   transport.send = (message, options) => {
@@ -210,6 +218,7 @@ async function connectClient(
     cursors: seen.cursors,
     sent,
     wire: seen.wire,
+    server: seen.server,
     close,
     [Symbol.asyncDispose]: close,
   };

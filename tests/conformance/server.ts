@@ -1,8 +1,8 @@
 /**
- * The conformance server: `httpHandler` (sessions on, DNS-rebinding
- * protection on) serving a fresh `conformanceServer()` per session, on
- * 127.0.0.1. Prints its endpoint URL as the first stdout line; runs until
- * killed. Used by `.ci/conformance`.
+ * The conformance server: `httpHandler` with sessions, its default
+ * DNS-rebinding rule (loopback Host and Origin only), serving a fresh
+ * `conformanceServer()` per session, on 127.0.0.1. Prints its endpoint URL
+ * as the first stdout line; runs until killed. Used by `.ci/conformance`.
  *
  * Usage: deno run --allow-net=127.0.0.1 --allow-env --allow-read tests/conformance/server.ts [PORT]
  *
@@ -13,19 +13,9 @@ import { httpHandler } from "../../mod.ts";
 import { conformanceServer } from "./tools.ts";
 
 const port = Number(Deno.args[0] ?? 0);
-let handle: ((req: Request) => Promise<Response>) | undefined;
+const handler = httpHandler(conformanceServer, { sessions: true });
 const server = Deno.serve(
   { hostname: "127.0.0.1", port, onListen: () => {} },
-  (req: Request): Promise<Response> => {
-    if (handle === undefined) {
-      return Promise.resolve(new Response(null, { status: 503 }));
-    }
-    return handle(req);
-  },
+  handler,
 );
-const bound = server.addr.port;
-handle = httpHandler(conformanceServer, {
-  sessions: true,
-  allowedHosts: [`127.0.0.1:${bound}`, `localhost:${bound}`],
-});
-console.log(`http://127.0.0.1:${bound}/mcp`);
+console.log(`http://127.0.0.1:${server.addr.port}/mcp`);

@@ -28,6 +28,8 @@ export interface Check {
   readonly name?: string;
   /** SUCCESS, FAILURE, WARNING or INFO. */
   readonly status: string;
+  /** What the check verifies. */
+  readonly description?: string;
   /** Why it failed or warned. */
   readonly errorMessage?: string;
 }
@@ -52,6 +54,8 @@ export interface Judged {
   readonly outcome: Outcome;
   /** The first failing check, or the baseline's reason. */
   readonly detail: string;
+  /** For an expected failure: what actually failed (the first bad check). */
+  readonly observed?: string;
 }
 
 /** The committed baseline: scenario name to a one-line reason, per side. */
@@ -79,7 +83,7 @@ export function verdict(
     c.status === "FAILURE" || c.status === "WARNING"
   );
   if (bad !== undefined) {
-    const message = bad.errorMessage ?? "";
+    const message = bad.errorMessage || bad.description || "";
     return {
       passed: false,
       why: `${bad.status} ${bad.name ?? bad.id}: ${oneLine(message)}`,
@@ -118,7 +122,13 @@ export function judge(
       detail:
         "passes but is in the baseline: remove it from tests/conformance/expected_failures.json",
     }
-    : { side, scenario, outcome: "expected-failed", detail: reason };
+    : {
+      side,
+      scenario,
+      outcome: "expected-failed",
+      detail: reason,
+      observed: result.why,
+    };
 }
 
 /** Baseline entries that name no scenario the suite ran. */
@@ -198,7 +208,8 @@ export function scenarioLine(r: Judged): string {
     ? "FAILED"
     : r.outcome;
   const detail = r.detail === "" ? "" : ` - ${r.detail}`;
-  return `conformance: ${r.side} ${r.scenario}: ${label}${detail}`;
+  const observed = r.observed === undefined ? "" : ` [got: ${r.observed}]`;
+  return `conformance: ${r.side} ${r.scenario}: ${label}${detail}${observed}`;
 }
 
 /** The results as the markdown table docs/conformance.md carries. */

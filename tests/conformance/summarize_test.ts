@@ -82,14 +82,18 @@ Deno.test("judge against the baseline", async (t) => {
       detail: "FAILURE F: x",
     });
   });
-  await t.step("failure in the baseline carries the reason", () => {
-    assert.deepEqual(judge("server", "resources-list", broken, baseline), {
-      side: "server",
-      scenario: "resources-list",
-      outcome: "expected-failed",
-      detail: "no resources",
-    });
-  });
+  await t.step(
+    "failure in the baseline carries the reason and what failed",
+    () => {
+      assert.deepEqual(judge("server", "resources-list", broken, baseline), {
+        side: "server",
+        scenario: "resources-list",
+        outcome: "expected-failed",
+        detail: "no resources",
+        observed: "FAILURE F: x",
+      });
+    },
+  );
   await t.step("pass in the baseline is a stale entry", () => {
     assert.equal(
       judge("server", "resources-list", pass, baseline).outcome,
@@ -159,7 +163,7 @@ Deno.test("report lines", () => {
   );
   assert.deepEqual(results.map(scenarioLine), [
     "conformance: server ping: passed",
-    "conformance: server resources-list: expected-failed - no resources",
+    "conformance: server resources-list: expected-failed - no resources [got: x]",
     "conformance: server tools-list: FAILED - FAILURE F: x",
     "conformance: server resources-list: FAILED (unexpected pass) - passes but is in the baseline: " +
     "remove it from tests/conformance/expected_failures.json",

@@ -1,0 +1,137 @@
+/**
+ * The command line of `weft-mcp`, parsed into a plain command. Pure: no I/O,
+ * no `Deno.*`.
+ *
+ * @module
+ */
+
+/** The default of `--timeout`, in milliseconds. */
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+/**
+ * Which server a command talks to: the bundled example (no target given),
+ * a child process speaking stdio (`-- <command> [args…]`), or a Streamable
+ * HTTP endpoint (an `http:` or `https:` URL).
+ */
+export type Target =
+  | { readonly kind: "default" }
+  | { readonly kind: "command"; readonly command: string; readonly args: readonly string[] }
+  | { readonly kind: "url"; readonly url: URL };
+
+/** A parsed command line. */
+export type CliCommand =
+  | { readonly kind: "help" }
+  | { readonly kind: "inspect"; readonly target: Target; readonly timeout: number }
+  | {
+    readonly kind: "call";
+    readonly target: Target;
+    readonly timeout: number;
+    /** The tool's name as the server lists it. */
+    readonly tool: string;
+    /** The argument text, passed to the tool unchanged; `{}` when omitted. */
+    readonly args: string;
+  };
+
+/**
+ * A command line `parseCommandLine` refuses. The message starts
+ * `weft-mcp: ` and says what was wrong; the usage text is printed after it.
+ */
+export class UsageError extends Error {
+  /** Builds the error from its full message. */
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+/**
+ * Parses `weft-mcp`'s arguments (without the program name). No arguments
+ * means `inspect` of the bundled example. Options may come anywhere before
+ * `--`; everything after `--` is the server's command line.
+ *
+ * @example
+ * ```ts
+ * import { parseCommandLine } from "./args.ts";
+ * const cmd = parseCommandLine(["call", "lookup_order", '{"order_id":"7"}', "--", "deno", "run", "server.ts"]);
+ * console.assert(cmd.kind === "call" && cmd.tool === "lookup_order");
+ * console.assert(cmd.kind === "call" && cmd.target.kind === "command" && cmd.target.args.length === 2);
+ * ```
+ */
+export function parseCommandLine(argv: readonly string[]): CliCommand {
+  const dash = argv.indexOf("--");
+  const before = dash === -1 ? argv : argv.slice(0, dash);
+  const after = dash === -1 ? undefined : argv.slice(dash + 1);
+  const positionals: string[] = [];
+  let timeout = DEFAULT_TIMEOUT_MS;
+  for (let i = 0; i < before.length; i++) {
+    const arg = before[i];
+    if (arg === "-h" || arg === "--help") return { kind: "help" };
+    if (arg === "--timeout" || arg.startsWith("--timeout=")) {
+      const value = arg === "--timeout" ? before[++i] : arg.slice("--timeout=".length);
+      timeout = parseTimeout(value);
+    } else if (arg.startsWith("-") && arg !== "-") {
+      throw new UsageError(`weft-mcp: unknown option ${arg}`);
+    } else {
+      positionals.push(arg);
+    }
+  }
+  const [name = "inspect", ...rest] = positionals;
+  switch (name) {
+    case "help":
+      return { kind: "help" };
+    case "inspect":
+      return { kind: "inspect", target: targetOf(rest, after), timeout };
+    case "call":
+      return parseCall(rest, after, timeout);
+    default:
+      throw new UsageError(`weft-mcp: unknown command ${JSON.stringify(name)}`);
+  }
+}
+
+function parseCall(rest: readonly string[], after: string[] | undefined, timeout: number): CliCommand {
+  const [tool, ...more] = rest;
+  if (tool === undefined || tool === "") throw new UsageError("weft-mcp: call needs a tool name");
+  const urls = more.filter(isUrlText);
+  const json = more.filter((arg) => !isUrlText(arg));
+  if (json.length > 1) {
+    throw new UsageError(`weft-mcp: call takes one JSON argument, got ${json.length}`);
+  }
+  return { kind: "call", tool, args: json[0] ?? "{}", target: targetOf(urls, after), timeout };
+}
+
+function targetOf(positionals: readonly string[], after: string[] | undefined): Target {
+  if (positionals.length > 1) {
+    throw new UsageError(`weft-mcp: more than one target: ${positionals.join(" ")}`);
+  }
+  const [text] = positionals;
+  if (text !== undefined && after !== undefined) {
+    throw new UsageError("weft-mcp: give either a URL or -- <command>, not both");
+  }
+  if (after !== undefined) {
+    const [command, ...args] = after;
+    if (command === undefined || command === "") {
+      throw new UsageError("weft-mcp: -- must be followed by a command");
+    }
+    return { kind: "command", command, args };
+  }
+  if (text === undefined) return { kind: "default" };
+  if (!isUrlText(text)) {
+    throw new UsageError(
+      `weft-mcp: not an http(s) URL: ${text} (put a server command after --)`,
+    );
+  }
+  return { kind: "url", url: new URL(text) };
+}
+
+function isUrlText(text: string): boolean {
+  if (!/^https?:\/\//i.test(text)) return false;
+  return URL.canParse(text);
+}
+
+function parseTimeout(value: string | undefined): number {
+  const ms = value === undefined || value.trim() === "" ? NaN : Number(value);
+  if (!Number.isFinite(ms) || ms <= 0) {
+    throw new UsageError(`weft-mcp: --timeout needs a positive number of milliseconds, got ${value ?? "nothing"}`);
+  }
+  return ms;
+}

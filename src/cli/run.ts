@@ -1,0 +1,175 @@
+/**
+ * `runCli`: the whole of `weft-mcp` as a function from arguments to an exit
+ * code, with its output going through injected writers.
+ *
+ * @module
+ */
+
+import { errorText } from "../core/errors.ts";
+import { DEFAULT_MAX_RESULT_BYTES, failureText, truncateResult } from "../core/policy.ts";
+import type { ToolDef } from "../core/tool.ts";
+import { importTools, type ImportResult } from "../mcp/import.ts";
+import { type CliCommand, parseCommandLine, type Target, UsageError } from "./args.ts";
+import { connectTarget, type DefaultTarget, type OwnedClient, targetLabel, withProgress } from "./connect.ts";
+import { formatInspection } from "./format.ts";
+import { ExitCode, USAGE } from "./usage.ts";
+
+/** Where `runCli` writes; each call gets whole text, newlines included. */
+export interface CliOutput {
+  /** Results: the inspection, the tool's text, `--help`. */
+  stdout(text: string): void;
+  /** Progress and failures. */
+  stderr(text: string): void;
+}
+
+/** Options of {@link runCli}. */
+export interface RunCliOptions {
+  /** Where output goes. Default: this process's stdout and stderr. */
+  output?: CliOutput;
+  /** The server used when no target is given. */
+  defaultTarget?: DefaultTarget;
+  /** Aborting (e.g. on SIGINT) closes the server and exits with 130. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Runs `weft-mcp` with `argv` (the arguments after the program name) and
+ * resolves to the exit code (see `ExitCode`). Never rejects for anything the
+ * server or the user did: failures are a `weft-mcp: …` line on stderr and a
+ * non-zero code. Every connection it opens is closed before it resolves.
+ */
+export async function runCli(argv: readonly string[], options: RunCliOptions = {}): Promise<number> {
+  const output = options.output ?? processOutput();
+  let command: CliCommand;
+  try {
+    command = parseCommandLine(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    output.stderr(`${error.message}\n\n${USAGE}`);
+    return ExitCode.usage;
+  }
+  if (command.kind === "help") {
+    output.stdout(USAGE);
+    return ExitCode.ok;
+  }
+  // Our own timer, cleared when done: a pending AbortSignal.timeout with
+  // listeners keeps the event loop alive until it fires.
+  const deadline = new AbortController();
+  const timer = setTimeout(() => {
+    deadline.abort(new DOMException(`weft-mcp: timed out after ${command.timeout} ms`, "TimeoutError"));
+  }, command.timeout);
+  try {
+    return await new Session(command, options, output, deadline.signal).run();
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+class Session {
+  readonly #command: Exclude<CliCommand, { kind: "help" }>;
+  readonly #options: RunCliOptions;
+  readonly #output: CliOutput;
+  readonly #deadline: AbortSignal;
+  readonly #signal: AbortSignal;
+  readonly #label: string;
+
+  constructor(
+    command: Exclude<CliCommand, { kind: "help" }>,
+    options: RunCliOptions,
+    output: CliOutput,
+    deadline: AbortSignal,
+  ) {
+    this.#command = command;
+    this.#options = options;
+    this.#output = output;
+    this.#deadline = deadline;
+    this.#signal = options.signal ? AbortSignal.any([deadline, options.signal]) : deadline;
+    this.#label = targetLabel(command.target, options.defaultTarget);
+  }
+
+  async run(): Promise<number> {
+    let client: OwnedClient;
+    try {
+      client = await withProgress(this.#connect(this.#command.target), {
+        label: this.#label,
+        write: (line) => this.#output.stderr(line),
+      });
+    } catch (error) {
+      return this.#fail(error, `connecting to ${this.#label}`, `cannot connect to ${this.#label}`);
+    }
+    try {
+      let imported: ImportResult;
+      try {
+        imported = await importTools(client, { signal: this.#signal });
+      } catch (error) {
+        const doing = `listing the tools of ${this.#label}`;
+        return this.#fail(error, doing, `cannot list the tools of ${this.#label}`);
+      }
+      if (this.#command.kind === "inspect") {
+        const info = client.getServerVersion();
+        const server = info === undefined ? undefined : { name: info.name, version: info.version };
+        this.#output.stdout(formatInspection({ server, ...imported }));
+        return ExitCode.ok;
+      }
+      return await this.#call(this.#command.tool, this.#command.args, imported);
+    } finally {
+      await client.close().catch(() => {});
+    }
+  }
+
+  #connect(target: Target): Promise<OwnedClient> {
+    return connectTarget(target, { signal: this.#signal, defaultTarget: this.#options.defaultTarget });
+  }
+
+  async #call(name: string, args: string, imported: ImportResult): Promise<number> {
+    const tool: ToolDef | undefined = imported.tools.find((t) => t.name === name);
+    if (tool === undefined) {
+      const skipped = imported.skipped?.skipped.find((s) => s.name === name);
+      const listed = imported.tools.map((t) => t.name).join(", ") || "none";
+      this.#output.stderr(
+        skipped !== undefined
+          ? `weft-mcp: tool ${JSON.stringify(name)} was not imported: ${skipped.error.message}\n`
+          : `weft-mcp: ${this.#label} has no tool named ${JSON.stringify(name)} (its tools: ${listed})\n`,
+      );
+      return ExitCode.failure;
+    }
+    let text: string;
+    try {
+      text = await tool.invoke(args, { signal: this.#signal });
+    } catch (error) {
+      if (this.#signal.aborted) return this.#fail(error, `calling ${name} on ${this.#label}`, "");
+      this.#output.stdout(`${failureText(tool.name, error)}\n`);
+      return ExitCode.toolError;
+    }
+    this.#output.stdout(`${truncateResult(text, tool.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES)}\n`);
+    return ExitCode.ok;
+  }
+
+  // A failure: the deadline, an interrupt, or the error itself, in that order.
+  #fail(error: unknown, doing: string, what: string): number {
+    if (this.#deadline.aborted) {
+      const ms = this.#command.timeout;
+      this.#output.stderr(`weft-mcp: timed out after ${ms} ms ${doing} (--timeout)\n`);
+      return ExitCode.failure;
+    }
+    if (this.#options.signal?.aborted) {
+      this.#output.stderr(`weft-mcp: interrupted while ${doing}\n`);
+      return ExitCode.interrupted;
+    }
+    const text = errorText(error);
+    this.#output.stderr(`${text.startsWith("weft-mcp: ") ? text : `weft-mcp: ${what}: ${text}`}\n`);
+    return ExitCode.failure;
+  }
+}
+
+function processOutput(): CliOutput {
+  const encoder = new TextEncoder();
+  const writeAll = (file: { writeSync(p: Uint8Array): number }, text: string) => {
+    let bytes = encoder.encode(text);
+    while (bytes.length > 0) bytes = bytes.subarray(file.writeSync(bytes));
+  };
+  return {
+    stdout: (text) => writeAll(Deno.stdout, text),
+    stderr: (text) => writeAll(Deno.stderr, text),
+  };
+}

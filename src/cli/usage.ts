@@ -1,0 +1,50 @@
+/**
+ * The usage text of `weft-mcp` and its exit codes.
+ *
+ * @module
+ */
+
+/** The exit codes of `weft-mcp`. */
+export const ExitCode = {
+  /** The command did its job. */
+  ok: 0,
+  /** `call`: the tool failed; its text (what the model sees) was printed. */
+  toolError: 1,
+  /** The server could not be reached, listed or called, or `--timeout` ran out. */
+  failure: 2,
+  /** The command line was wrong (sysexits' EX_USAGE). */
+  usage: 64,
+  /** Interrupted (SIGINT): the server was closed first. */
+  interrupted: 130,
+} as const;
+
+/** `weft-mcp --help`: what it prints, on stdout for `help`, on stderr after a usage error. */
+export const USAGE: string = `\
+weft-mcp: see an MCP server's tools as a weft model sees them, or call one.
+
+Usage:
+  weft-mcp inspect [options] [<url> | -- <command> [args...]]
+  weft-mcp call [options] <tool> ['<json>'] [<url> | -- <command> [args...]]
+  weft-mcp help
+
+Targets:
+  <url>                  a Streamable HTTP endpoint (http:// or https://)
+  -- <command> [args...] a server process speaking stdio (spawned, then closed)
+  (none)                 the bundled example server, examples/server.ts
+
+Commands:
+  inspect   list the tools as imported by importTools: name, parallel or
+            sequential and why, description, input schema, the schema
+            keywords the core does not interpret, the output schema; then
+            every tool that could not be imported, with the reason
+  call      call one tool through the bridge with the JSON argument text
+            (default {}) and print the text the model would see (capped at
+            65536 bytes, as the agent loop caps it)
+
+Options:
+  --timeout <ms>   give up after <ms> milliseconds (default 30000)
+  -h, --help       print this text
+
+Exit codes: 0 done, 1 the tool failed (its text is printed), 2 connection,
+listing or call failure, or timeout, 64 usage error, 130 interrupted.
+`;

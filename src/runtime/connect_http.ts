@@ -1,0 +1,114 @@
+/**
+ * `connectHttp`: a connected client for a Streamable HTTP endpoint.
+ *
+ * @module
+ */
+
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import type { ClientCapabilities, Implementation } from "@modelcontextprotocol/sdk/types.js";
+import { type ClientLink, DEFAULT_CLIENT_INFO, McpClient } from "./disposable_client.ts";
+import type { ConnectionLostError } from "./errors.ts";
+import { LosslessHttpTransport } from "./http_client_transport.ts";
+
+/** Options of {@link connectHttp}. */
+export interface ConnectHttpOptions {
+  /** Headers sent with every request (an `Authorization` header, say). */
+  headers?: HeadersInit;
+  /** Aborting ends the connection; during the handshake, rejects with its reason. */
+  signal?: AbortSignal;
+  /** How the client introduces itself. Default `{ name: "weft-mcp", version: "0.1.0" }`. */
+  clientInfo?: Implementation;
+  /** The client capabilities to advertise. Default none. */
+  capabilities?: ClientCapabilities;
+  /** The fetch to use; `globalThis.fetch` when absent. */
+  fetch?: FetchLike;
+  /** Installed as the client's `onerror` before the handshake. */
+  onerror?: (error: Error) => void;
+}
+
+/**
+ * Connects to the MCP endpoint at `url` over the SDK's fetch-based
+ * `StreamableHTTPClientTransport` and resolves to an initialized client
+ * that owns the connection: `close()` or `await using` ends the session
+ * with a DELETE (when the server keeps sessions) and closes the transport.
+ *
+ * Three things are added to the SDK's transport, through its `fetch` hook:
+ * - Integers beyond 2^53 keep their digits in both directions (the SDK
+ *   parses responses with `JSON.parse`; ADR 0047).
+ * - A call cancelled through its `signal` also drops its HTTP request, so
+ *   a stateless server — where the `notifications/cancelled` lands on a
+ *   fresh server — stops the tool too (ADR 0044). The call rejects with the
+ *   signal's reason, unchanged.
+ * - A call whose response stream ends without its answer (the server died,
+ *   the connection broke) fails at once with a `ConnectionLostError`
+ *   (`mcp: the HTTP response stream ended before the response`) instead of
+ *   waiting for the SDK's 60-second timeout. Streams the server made
+ *   resumable (event ids) are left to the SDK's reconnection.
+ *
+ * @example
+ * ```ts ignore
+ * import { connectHttp } from "@weft/mcp";
+ * await using client = await connectHttp("http://127.0.0.1:8000/mcp");
+ * const { tools } = await client.listTools();
+ * ```
+ */
+export async function connectHttp(
+  url: string | URL,
+  options: ConnectHttpOptions = {},
+): Promise<McpClient> {
+  const signal = options.signal;
+  signal?.throwIfAborted();
+  const transport = new LosslessHttpTransport(new URL(url), {
+    headers: options.headers,
+    fetch: options.fetch,
+  });
+  const link = new HttpLink(transport);
+  const client = new McpClient(
+    options.clientInfo ?? DEFAULT_CLIENT_INFO,
+    { capabilities: options.capabilities ?? {} },
+    link,
+  );
+  if (options.onerror !== undefined) client.onerror = options.onerror;
+  try {
+    await client.connect(transport, { signal });
+  } catch (error) {
+    await client.close();
+    throw error;
+  }
+  link.closeOnAbort(signal, client);
+  return client;
+}
+
+class HttpLink implements ClientLink {
+  readonly #transport: LosslessHttpTransport;
+  #closing?: Promise<void>;
+  #unwatch: () => void = () => {};
+
+  constructor(transport: LosslessHttpTransport) {
+    this.#transport = transport;
+  }
+
+  lost(): ConnectionLostError | undefined {
+    return undefined; // losses are per call, carried by each failed call
+  }
+
+  close(closeProtocol: () => Promise<void>): Promise<void> {
+    this.#closing ??= this.#shutdown(closeProtocol);
+    return this.#closing;
+  }
+
+  closeOnAbort(signal: AbortSignal | undefined, client: McpClient): void {
+    if (signal === undefined) return;
+    const onAbort = () => void client.close();
+    if (signal.aborted) return onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    this.#unwatch = () => signal.removeEventListener("abort", onAbort);
+  }
+
+  async #shutdown(closeProtocol: () => Promise<void>): Promise<void> {
+    this.#unwatch();
+    await this.#transport.terminateSession();
+    await closeProtocol().catch(() => {});
+  }
+}

@@ -1,0 +1,218 @@
+/**
+ * The client transport `connectHttp` uses: the SDK's
+ * `StreamableHTTPClientTransport`, with three things added through its
+ * `fetch` hook — big integers kept, a cancelled call's HTTP request dropped,
+ * and a call whose response stream broke failed at once.
+ *
+ * @module
+ */
+
+// @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { FetchLike, Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import { ErrorCode, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { ConnectionLostError } from "./errors.ts";
+import { RawNumberCodec } from "./raw_number_codec.ts";
+import { SseDataRewriter } from "./sse_rewriter.ts";
+
+type RequestId = string | number;
+
+/** What the transport tracks of one request in flight. */
+interface Call {
+  answered: boolean;
+  dropped: boolean;
+  /** Cancels the request's response stream, once there is one. */
+  drop?: () => void;
+}
+
+/** Options of {@link LosslessHttpTransport}. */
+export interface LosslessHttpOptions {
+  /** Headers sent with every request. */
+  readonly headers?: HeadersInit;
+  /** The fetch to use; `globalThis.fetch` when absent. */
+  readonly fetch?: FetchLike;
+}
+
+/** The text of the error a call gets when its response stream ends without its answer. */
+export const STREAM_LOST_MESSAGE = "mcp: the HTTP response stream ended before the response";
+
+/** See the module doc. */
+export class LosslessHttpTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  readonly #inner: StreamableHTTPClientTransport;
+  readonly #fetch: FetchLike;
+  readonly #codec = new RawNumberCodec();
+  readonly #calls = new Map<RequestId, Call>();
+  #closed = false;
+
+  /** Builds the transport for `url`. */
+  constructor(url: URL, options: LosslessHttpOptions = {}) {
+    this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
+    this.#inner = new StreamableHTTPClientTransport(url, {
+      requestInit: { headers: options.headers },
+      fetch: (input, init) => this.#fetchWrapped(input, init),
+    });
+    this.#inner.onmessage = (message) => this.#receive(message);
+    this.#inner.onerror = (error) => this.onerror?.(error);
+    this.#inner.onclose = () => this.onclose?.();
+  }
+
+  /** The server's session id, once it gave one. */
+  get sessionId(): string | undefined {
+    return this.#inner.sessionId;
+  }
+
+  setProtocolVersion(version: string): void {
+    this.#inner.setProtocolVersion(version);
+  }
+
+  start(): Promise<void> {
+    return this.#inner.start();
+  }
+
+  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    const id = requestIdOf(message);
+    if (id !== undefined) this.#calls.set(id, { answered: false, dropped: false });
+    const cancelled = cancelledIdOf(message);
+    if (cancelled !== undefined) this.#dropCall(cancelled);
+    try {
+      await this.#inner.send(message, options);
+    } catch (error) {
+      if (id !== undefined) this.#calls.delete(id);
+      throw error;
+    }
+  }
+
+  /** Ends the session with a DELETE (when there is one); a 405 or a failure is ignored. */
+  async terminateSession(): Promise<void> {
+    await this.#inner.terminateSession().catch(() => {});
+  }
+
+  close(): Promise<void> {
+    this.#closed = true;
+    return this.#inner.close();
+  }
+
+  #receive(message: JSONRPCMessage): void {
+    const restored = this.#codec.restore(message);
+    const id = responseIdOf(restored);
+    if (id !== undefined) this.#calls.delete(id);
+    this.onmessage?.(restored);
+  }
+
+  #dropCall(id: RequestId): void {
+    const call = this.#calls.get(id);
+    if (call === undefined) return;
+    this.#calls.delete(id);
+    call.dropped = true;
+    call.drop?.();
+  }
+
+  async #fetchWrapped(input: string | URL, init?: RequestInit): Promise<Response> {
+    const id = postedRequestId(init);
+    const response = await this.#fetch(input, init);
+    if (!response.ok || response.body === null) return response;
+    const type = (response.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+    const headers = new Headers(response.headers);
+    headers.delete("content-length");
+    const init2 = { status: response.status, statusText: response.statusText, headers };
+    if (type === "application/json") {
+      return new Response(this.#codec.encode(await response.text()).text, init2);
+    }
+    if (type !== "text/event-stream") return response;
+    const call = id === undefined ? undefined : this.#calls.get(id);
+    return new Response(this.#eventStream(response.body, id, call), init2);
+  }
+
+  // The SSE body the SDK reads: big numbers marked, and for a request's own
+  // stream, dropped on cancellation and watched for its answer.
+  #eventStream(
+    body: ReadableStream<Uint8Array>,
+    id: RequestId | undefined,
+    call: Call | undefined,
+  ): ReadableStream<Uint8Array> {
+    const rewriter = new SseDataRewriter((data) => {
+      const encoded = this.#codec.encode(data);
+      if (call !== undefined && responseIdOf(encoded.value) === id) call.answered = true;
+      return encoded.text;
+    });
+    const reader = body
+      .pipeThrough(new TextDecoderStream())
+      .pipeThrough(rewriter)
+      .pipeThrough(new TextEncoderStream())
+      .getReader();
+    if (call !== undefined) {
+      call.drop = () => void reader.cancel(new Error("request cancelled")).catch(() => {});
+      if (call.dropped) call.drop();
+    }
+    const ended = (cause?: unknown) => {
+      if (call === undefined || id === undefined || call.answered || call.dropped) return false;
+      if (this.#closed) return false;
+      // A stream the server made resumable (it sent event ids) is resumed by the SDK.
+      if (rewriter.lastEventId !== "") return false;
+      this.#calls.delete(id);
+      this.#lose(id, cause);
+      return true;
+    };
+    return new ReadableStream<Uint8Array>({
+      pull: async (controller) => {
+        let chunk: ReadableStreamReadResult<Uint8Array>;
+        try {
+          chunk = await reader.read();
+        } catch (error) {
+          if (call?.dropped || this.#closed || ended(error)) controller.close();
+          else controller.error(error);
+          return;
+        }
+        if (!chunk.done) return controller.enqueue(chunk.value);
+        ended();
+        controller.close();
+      },
+      cancel: (reason) => reader.cancel(reason),
+    });
+  }
+
+  #lose(id: RequestId, cause: unknown): void {
+    const lost = new ConnectionLostError(STREAM_LOST_MESSAGE, { cause });
+    this.onmessage?.({
+      jsonrpc: "2.0",
+      id,
+      error: { code: ErrorCode.ConnectionClosed, message: lost.message, data: lost },
+    });
+  }
+}
+
+function requestIdOf(message: unknown): RequestId | undefined {
+  if (typeof message !== "object" || message === null) return undefined;
+  const m = message as Record<string, unknown>;
+  if (typeof m.method !== "string") return undefined;
+  return typeof m.id === "string" || typeof m.id === "number" ? m.id : undefined;
+}
+
+function responseIdOf(message: unknown): RequestId | undefined {
+  if (typeof message !== "object" || message === null) return undefined;
+  const m = message as Record<string, unknown>;
+  if ("method" in m || !("result" in m || "error" in m)) return undefined;
+  return typeof m.id === "string" || typeof m.id === "number" ? m.id : undefined;
+}
+
+function cancelledIdOf(message: unknown): RequestId | undefined {
+  if (typeof message !== "object" || message === null) return undefined;
+  const m = message as { method?: unknown; params?: { requestId?: unknown } };
+  if (m.method !== "notifications/cancelled") return undefined;
+  const id = m.params?.requestId;
+  return typeof id === "string" || typeof id === "number" ? id : undefined;
+}
+
+function postedRequestId(init: RequestInit | undefined): RequestId | undefined {
+  if (init?.method !== "POST" || typeof init.body !== "string") return undefined;
+  try {
+    return requestIdOf(JSON.parse(init.body));
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,196 @@
+/**
+ * `httpHandler`: a fetch handler serving SDK servers over Streamable HTTP,
+ * for `Deno.serve` and Deno Deploy.
+ *
+ * @module
+ */
+
+// @ts-types="@modelcontextprotocol/sdk/server/index"
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+// @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { DEFAULT_MAX_BODY_BYTES, HttpRefusalError } from "./errors.ts";
+import {
+  checkRebinding,
+  forbidden,
+  internalError,
+  isJsonContentType,
+  jsonRpcError,
+  readJsonBody,
+  type RemoteAddress,
+  tooLarge,
+} from "./http_guard.ts";
+import { cancelRequests, discoverRequest, DROPPED_REASON, requestIds } from "./http_requests.ts";
+import { DEFAULT_SESSION_IDLE_TIMEOUT, SessionStore } from "./http_sessions.ts";
+import { watchResponse } from "./response_watch.ts";
+
+/** Options of {@link httpHandler}. */
+export interface HttpHandlerOptions {
+  /**
+   * `false` (default): stateless — a fresh server per request, nothing kept
+   * between requests, so any instance can answer (Deno Deploy). `true`:
+   * sessions — `Mcp-Session-Id`, the GET SSE stream, DELETE, idle expiry.
+   */
+  sessions?: boolean;
+  /** Idle time after which a session expires, in ms. Default 10 minutes (ADR 0041). */
+  sessionIdleTimeout?: number;
+  /** Host header values accepted (`host` or `host:port`); see the DNS-rebinding rule. */
+  allowedHosts?: string[];
+  /** Origin header values accepted (`scheme://host[:port]`); default loopback origins only. */
+  allowedOrigins?: string[];
+  /** `false` turns the DNS-rebinding rule off entirely. Default true. */
+  dnsRebindingProtection?: boolean;
+  /** The largest request body accepted, in bytes. Default 4 MiB (ADR 0040). */
+  maxBodyBytes?: number;
+  /**
+   * Sees every refusal (an `HttpRefusalError`) and internal failure. Default:
+   * internal failures go to `console.error`, refusals are not logged.
+   */
+  onerror?: (error: Error) => void;
+}
+
+/** What `Deno.serve` passes a handler next to the request; both fields optional. */
+export interface HttpRequestInfo {
+  /** The peer's address: the DNS-rebinding rule treats loopback peers as local. */
+  readonly remoteAddr?: RemoteAddress;
+  /** Settles when the response has been sent (rejects when the client went away). */
+  readonly completed?: Promise<void>;
+}
+
+/** The handler: a fetch function, closable (it may hold sessions). */
+export interface HttpHandler {
+  /** Answers one request; never throws, never shows a stack trace. */
+  (req: Request, info?: HttpRequestInfo): Promise<Response>;
+  /** Closes every session (and its server); later requests still work. */
+  close(): Promise<void>;
+  /** Same as `close`, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+const ALLOW = { allow: "GET, POST, DELETE" };
+
+/**
+ * Serves MCP over Streamable HTTP on web-standard `Request`/`Response`,
+ * one SDK server from `newServer` per request (stateless, the default) or
+ * per session (`sessions: true`), through the SDK's
+ * `WebStandardStreamableHTTPServerTransport`.
+ *
+ * Before a request reaches a server:
+ * - The DNS-rebinding rule (ADR 0048): requests from a loopback peer (or of
+ *   unknown origin, when no `info` is passed) must name a loopback Host —
+ *   `localhost`, `127.0.0.1`, `[::1]`, any port — unless `allowedHosts` is
+ *   given; an Origin header, when present, must be a loopback origin unless
+ *   `allowedOrigins` is given. Refused: 403.
+ * - The body cap: a `Content-Length` over `maxBodyBytes` is refused with 413
+ *   before reading; a streamed body is counted and cut at the cap (413).
+ * - The body is parsed with the lossless reader (integers beyond 2^53 keep
+ *   their digits; responses write them back): 400 with -32700 when not JSON.
+ * - A `server/discover` request (the 2026 protocol's probe) gets 400 with a
+ *   JSON-RPC -32601 error naming its id, the answer on which those clients
+ *   fall back to `initialize` (ADR 0046).
+ *
+ * An abandoned call stops: when the client drops the HTTP request, the
+ * server sees `notifications/cancelled` for its requests (reason
+ * `the HTTP request was dropped`), so the tool's signal aborts. In
+ * stateless mode a `notifications/cancelled` the client POSTs separately
+ * lands on a fresh server and cannot be matched to the call (ids are per
+ * client and collide across clients): only the drop stops it (ADR 0044).
+ *
+ * Failures answer 500 with `{"code":-32603,"message":"Internal error"}`,
+ * never a stack or an exception's text; `onerror` sees them.
+ *
+ * @example
+ * ```ts
+ * import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+ * import { httpHandler } from "./http_handler.ts";
+ * const handler = httpHandler(() => new Server({ name: "demo", version: "1" }, { capabilities: {} }));
+ * const res = await handler(new Request("http://localhost/mcp", { method: "PUT" }));
+ * console.assert(res.status === 405);
+ * // Deno.serve({ hostname: "127.0.0.1", port: 8000 }, handler);
+ * ```
+ */
+export function httpHandler(newServer: () => Server, options: HttpHandlerOptions = {}): HttpHandler {
+  const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const report = options.onerror ?? defaultReport;
+  const store = options.sessions === true
+    ? new SessionStore(newServer, options.sessionIdleTimeout ?? DEFAULT_SESSION_IDLE_TIMEOUT)
+    : undefined;
+  const guard = options.dnsRebindingProtection === false ? undefined : {
+    allowedHosts: options.allowedHosts,
+    allowedOrigins: options.allowedOrigins,
+  };
+
+  async function route(req: Request, info: HttpRequestInfo | undefined): Promise<Response> {
+    if (guard !== undefined) {
+      const refusal = checkRebinding(req, info?.remoteAddr, guard);
+      if (refusal !== undefined) {
+        report(new HttpRefusalError(403, refusal.reason));
+        await req.body?.cancel().catch(() => {});
+        return forbidden(refusal);
+      }
+    }
+    const method = req.method;
+    if (method !== "POST" && (store === undefined || (method !== "GET" && method !== "DELETE"))) {
+      return jsonRpcError(405, -32000, "Method not allowed.", null, ALLOW);
+    }
+    let body: unknown = undefined;
+    if (method === "POST" && isJsonContentType(req.headers.get("content-type"))) {
+      const read = await readJsonBody(req, limit);
+      if (read.kind === "tooLarge") {
+        report(new HttpRefusalError(413, `body over ${limit} bytes`));
+        return tooLarge(limit);
+      }
+      if (read.kind === "invalid") return jsonRpcError(400, -32700, "Parse error");
+      body = read.value;
+      const discover = discoverRequest(body);
+      if (discover !== undefined) {
+        return jsonRpcError(400, -32601, "Method not found", discover.id);
+      }
+    }
+    return store !== undefined ? store.handle(req, body, info) : stateless(req, body, info);
+  }
+
+  async function stateless(
+    req: Request,
+    body: unknown,
+    info: HttpRequestInfo | undefined,
+  ): Promise<Response> {
+    const server = newServer();
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+    });
+    await server.connect(transport);
+    let response: Response;
+    try {
+      response = await transport.handleRequest(
+        req,
+        body === undefined ? undefined : { parsedBody: body },
+      );
+    } catch (error) {
+      await server.close().catch(() => {});
+      throw error;
+    }
+    const ids = requestIds(body);
+    return watchResponse(response, req, info, (end) => {
+      if (end === "dropped") cancelRequests(transport, ids, DROPPED_REASON);
+      server.close().catch(report);
+    });
+  }
+
+  const handler = async (req: Request, info?: HttpRequestInfo): Promise<Response> => {
+    try {
+      return await route(req, info);
+    } catch (error) {
+      report(error instanceof Error ? error : new Error(String(error)));
+      return internalError();
+    }
+  };
+  const close = async (): Promise<void> => {
+    await store?.close();
+  };
+  return Object.assign(handler, { close, [Symbol.asyncDispose]: close });
+}
+
+function defaultReport(error: Error): void {
+  if (!(error instanceof HttpRefusalError)) console.error(error);
+}

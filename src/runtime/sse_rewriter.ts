@@ -1,0 +1,119 @@
+/**
+ * A text transform over a Server-Sent Events stream that hands each
+ * event's data to a function and writes back what it returns; every other
+ * field, comment and blank line passes through.
+ *
+ * @module
+ */
+
+/**
+ * Rewrites the `data` of each SSE event. The event's data lines are joined
+ * with `\n` (as an EventSource parser does), given to `rewrite`, and the
+ * result is written as one `data:` line per line of it. Line ends may be
+ * LF, CRLF or CR, also split across chunks. An event cut off by the end of
+ * the stream is passed through unchanged (a parser discards it anyway).
+ * `lastEventId` is the last `id` field seen, `""` before any.
+ *
+ * @example
+ * ```ts
+ * import { SseDataRewriter } from "./sse_rewriter.ts";
+ * const events = ReadableStream.from(["id: 1\ndata: a\ndata: b\n\n"])
+ *   .pipeThrough(new SseDataRewriter((data) => data.toUpperCase()));
+ * let text = "";
+ * for await (const chunk of events) text += chunk;
+ * console.assert(text === "id: 1\ndata: A\ndata: B\n\n");
+ * ```
+ */
+export class SseDataRewriter extends TransformStream<string, string> {
+  readonly #state: RewriterState;
+
+  /** Builds the transform around `rewrite`. */
+  constructor(rewrite: (data: string) => string) {
+    const state = new RewriterState(rewrite);
+    super({
+      transform: (chunk, controller) => state.push(chunk, controller),
+      flush: (controller) => state.end(controller),
+    });
+    this.#state = state;
+  }
+
+  /** The last `id` field seen on the stream; `""` before any. */
+  get lastEventId(): string {
+    return this.#state.lastEventId;
+  }
+}
+
+type Controller = TransformStreamDefaultController<string>;
+
+class RewriterState {
+  readonly #rewrite: (data: string) => string;
+  #buffer = "";
+  #data: string[] = [];
+  #raw: string[] = [];
+  lastEventId = "";
+
+  constructor(rewrite: (data: string) => string) {
+    this.#rewrite = rewrite;
+  }
+
+  push(chunk: string, controller: Controller): void {
+    this.#buffer += chunk;
+    let start = 0;
+    for (;;) {
+      const end = lineEnd(this.#buffer, start);
+      if (end === undefined) break;
+      this.#line(this.#buffer.slice(start, end.at), controller);
+      start = end.next;
+    }
+    this.#buffer = this.#buffer.slice(start);
+  }
+
+  end(controller: Controller): void {
+    if (this.#buffer.endsWith("\r")) this.#buffer = this.#buffer.slice(0, -1) + "\n";
+    this.push("", controller);
+    const rest = [...this.#raw, this.#buffer].filter((line) => line !== "");
+    if (rest.length > 0) controller.enqueue(rest.join("\n"));
+  }
+
+  #line(line: string, controller: Controller): void {
+    if (line === "") {
+      if (this.#data.length > 0) {
+        const data = this.#rewrite(this.#data.join("\n"));
+        controller.enqueue(data.split("\n").map((part) => `data: ${part}\n`).join(""));
+      }
+      controller.enqueue("\n");
+      this.#data = [];
+      this.#raw = [];
+      return;
+    }
+    const { name, value } = field(line);
+    if (name === "data") {
+      this.#data.push(value);
+      this.#raw.push(line);
+      return;
+    }
+    if (name === "id") this.lastEventId = value;
+    controller.enqueue(line + "\n");
+  }
+}
+
+function field(line: string): { name: string; value: string } {
+  const colon = line.indexOf(":");
+  if (colon === -1) return { name: line, value: "" };
+  const value = line.slice(colon + 1);
+  return { name: line.slice(0, colon), value: value.startsWith(" ") ? value.slice(1) : value };
+}
+
+// The next line end at or after `from`: where the line stops and the next
+// begins. A CR at the very end waits for more input (it may be a CRLF).
+function lineEnd(text: string, from: number): { at: number; next: number } | undefined {
+  for (let i = from; i < text.length; i++) {
+    const c = text[i];
+    if (c === "\n") return { at: i, next: i + 1 };
+    if (c === "\r") {
+      if (i + 1 === text.length) return undefined;
+      return { at: i, next: text[i + 1] === "\n" ? i + 2 : i + 1 };
+    }
+  }
+  return undefined;
+}
