@@ -22,11 +22,20 @@ import type { DefaultTarget } from "./src/cli/connect.ts";
 import { runCli } from "./src/cli/run.ts";
 
 export type { CliCommand, Target } from "./src/cli/args.ts";
-export { DEFAULT_TIMEOUT_MS, parseCommandLine, UsageError } from "./src/cli/args.ts";
+export {
+  DEFAULT_TIMEOUT_MS,
+  parseCommandLine,
+  UsageError,
+} from "./src/cli/args.ts";
 export type { DefaultTarget, OwnedClient } from "./src/cli/connect.ts";
 export { NoDefaultTargetError, targetLabel } from "./src/cli/connect.ts";
 export type { ExtraKeyword, Inspection } from "./src/cli/format.ts";
-export { CORE_KEYWORDS, extraKeywords, formatInspection, formatTool } from "./src/cli/format.ts";
+export {
+  CORE_KEYWORDS,
+  extraKeywords,
+  formatInspection,
+  formatTool,
+} from "./src/cli/format.ts";
 export type { CliOutput, RunCliOptions } from "./src/cli/run.ts";
 export { runCli } from "./src/cli/run.ts";
 export { ExitCode, USAGE } from "./src/cli/usage.ts";
@@ -42,7 +51,12 @@ export function bundledServer(): DefaultTarget | undefined {
   if (example.protocol !== "file:") return undefined;
   const env: Record<string, string> = {};
   // The child should find the same module cache (no network on a fresh clone).
-  const denoDir = Deno.env.get("DENO_DIR");
+  let denoDir: string | undefined;
+  try {
+    denoDir = Deno.env.get("DENO_DIR");
+  } catch {
+    denoDir = undefined; // no --allow-env: the default cache
+  }
   if (denoDir !== undefined) env.DENO_DIR = denoDir;
   return {
     command: Deno.execPath(),
@@ -63,7 +77,10 @@ export async function main(args: readonly string[]): Promise<number> {
   const onInterrupt = () => interrupt.abort(new Error("interrupted"));
   Deno.addSignalListener("SIGINT", onInterrupt);
   try {
-    return await runCli(args, { defaultTarget: bundledServer(), signal: interrupt.signal });
+    return await runCli(args, {
+      defaultTarget: bundledServer(),
+      signal: interrupt.signal,
+    });
   } finally {
     Deno.removeSignalListener("SIGINT", onInterrupt);
   }

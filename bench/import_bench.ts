@@ -13,7 +13,10 @@ import { Server } from "@modelcontextprotocol/sdk/server";
 // @ts-types="@modelcontextprotocol/sdk/inMemory"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
-import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import { importTools } from "../mod.ts";
 
 const TOOLS = 1000;
@@ -24,7 +27,8 @@ function listing(): Record<string, unknown>[] {
   for (let i = 0; i < TOOLS; i++) {
     tools.push({
       name: `tool_${i}`,
-      description: `Tool number ${i}: searches the archive for documents matching a query.`,
+      description:
+        `Tool number ${i}: searches the archive for documents matching a query.`,
       inputSchema: {
         $schema: "http://json-schema.org/draft-07/schema#",
         type: "object",
@@ -44,7 +48,9 @@ function listing(): Record<string, unknown>[] {
 
 async function connect(): Promise<Client> {
   const tools = listing();
-  const server = new Server({ name: "bench", version: "0" }, { capabilities: { tools: {} } });
+  const server = new Server({ name: "bench", version: "0" }, {
+    capabilities: { tools: {} },
+  });
   server.setRequestHandler(ListToolsRequestSchema, (request) => {
     const start = Number(request.params?.cursor ?? 0);
     const end = start + PAGE;
@@ -53,7 +59,10 @@ async function connect(): Promise<Client> {
       : { tools: tools.slice(start, end) as never };
   });
   server.setRequestHandler(CallToolRequestSchema, (request) => ({
-    content: [{ type: "text", text: `3 hits for ${String(request.params.arguments?.q)}` }],
+    content: [{
+      type: "text",
+      text: `3 hits for ${String(request.params.arguments?.q)}`,
+    }],
   }));
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
@@ -72,7 +81,9 @@ async function sdkListAll(): Promise<number> {
   let count = 0;
   let cursor: string | undefined;
   do {
-    const page = await client.listTools(cursor === undefined ? undefined : { cursor });
+    const page = await client.listTools(
+      cursor === undefined ? undefined : { cursor },
+    );
     count += page.tools.length;
     cursor = page.nextCursor;
   } while (cursor);
@@ -102,7 +113,32 @@ Deno.bench({
   group: "call",
   baseline: true,
   async fn() {
-    const result = await client.callTool({ name: "tool_0", arguments: { q: "weft", limit: 5 } });
+    const result = await client.callTool({
+      name: "tool_0",
+      arguments: { q: "weft", limit: 5 },
+    });
+    if (!Array.isArray(result.content)) throw new Error("no content");
+  },
+});
+
+// One long-lived signal per side, as a run's signal is: the SDK adds an abort
+// listener per request and never removes it (ADR 0022), so the SDK side
+// slows as its listeners pile up; the bridge unlinks its per-call child.
+const sdkRunSignal = new AbortController().signal;
+const bridgeRunSignal = new AbortController().signal;
+
+Deno.bench({
+  name:
+    "SDK client.callTool with a signal (the cancellation wiring invoke does)",
+  group: "call",
+  async fn() {
+    const result = await client.callTool(
+      { name: "tool_0", arguments: { q: "weft", limit: 5 } },
+      undefined,
+      {
+        signal: sdkRunSignal,
+      },
+    );
     if (!Array.isArray(result.content)) throw new Error("no content");
   },
 });
@@ -116,6 +152,15 @@ Deno.bench({
   },
 });
 
+Deno.bench({
+  name: "imported tool invoke under a long-lived signal",
+  group: "call",
+  async fn() {
+    const text = await imported.invoke(args, { signal: bridgeRunSignal });
+    if (text !== "3 hits for weft") throw new Error(text);
+  },
+});
+
 // `deno run -A bench/import_bench.ts --medians`: interleaved medians (deno bench prints
 // averages and p75; on a shared machine the median of A/B pairs taken side
 // by side is the steadier ratio). Deno.bench registrations are inert here.
@@ -125,12 +170,29 @@ if (import.meta.main && Deno.args.includes("--medians")) {
 }
 
 async function medians(): Promise<void> {
-  const pairs: [string, () => Promise<unknown>, () => Promise<unknown>, number][] = [
+  const pairs: [
+    string,
+    () => Promise<unknown>,
+    () => Promise<unknown>,
+    number,
+  ][] = [
     ["list (1,000 tools)", sdkListAll, () => importTools(client), 300],
     [
       "call",
-      () => client.callTool({ name: "tool_0", arguments: { q: "weft", limit: 5 } }),
+      () =>
+        client.callTool({ name: "tool_0", arguments: { q: "weft", limit: 5 } }),
       () => imported.invoke(args),
+      20000,
+    ],
+    [
+      "call, SDK given a signal too",
+      () =>
+        client.callTool(
+          { name: "tool_0", arguments: { q: "weft", limit: 5 } },
+          undefined,
+          { signal: sdkRunSignal },
+        ),
+      () => imported.invoke(args, { signal: bridgeRunSignal }),
       20000,
     ],
   ];
@@ -153,7 +215,9 @@ async function medians(): Promise<void> {
     const ma = median(a);
     const mb = median(b);
     console.log(
-      `${label}: SDK median ${format(ma)}, bridge median ${format(mb)}, ratio ${(mb / ma).toFixed(2)}x`,
+      `${label}: SDK median ${format(ma)}, bridge median ${format(mb)}, ratio ${
+        (mb / ma).toFixed(2)
+      }x`,
     );
   }
 }

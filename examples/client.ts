@@ -19,8 +19,8 @@
 
 import { fileURLToPath } from "node:url";
 import { Agent, importTools, type RunResult } from "../mod.ts";
-import { connectHttp } from "../src/runtime/connect_http.ts"; // TEMP until mod.ts exports it
-import { connectStdio } from "../src/runtime/connect_stdio.ts"; // TEMP until mod.ts exports it
+import { connectHttp } from "../src/runtime/connect_http.ts"; // mod.ts does not re-export the runtime yet
+import { connectStdio } from "../src/runtime/connect_stdio.ts"; // mod.ts does not re-export the runtime yet
 import { callTools, say, script } from "../testing.ts";
 
 const SERVER = fileURLToPath(new URL("./server.ts", import.meta.url));
@@ -29,7 +29,8 @@ const ROOT = fileURLToPath(new URL("../", import.meta.url));
 type Connected = Awaited<ReturnType<typeof connectStdio>>;
 
 /** The agent's final answer (scripted). */
-export const FINAL_TEXT = "Order 1234 has shipped: the warehouse record and the support agent agree.";
+export const FINAL_TEXT =
+  "Order 1234 has shipped: the warehouse record and the support agent agree.";
 
 /** Options of {@link run}. */
 export interface RunOptions {
@@ -51,15 +52,23 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
   // Both connect at once; allSettled, so a sibling still connecting when the
   // other fails is owned (and closed) too.
   const settled = await Promise.allSettled([
-    connectStdio(Deno.execPath(), { args: ["run", "-A", SERVER], cwd: ROOT, signal })
+    connectStdio(Deno.execPath(), {
+      args: ["run", "-A", SERVER],
+      cwd: ROOT,
+      signal,
+    })
       .then((client) => stack.use(client)),
     startHttpServer({ signal, log }).then((server) => {
       stack.use(server);
       return connectHttp(server.url, { signal });
     }).then((client) => stack.use(client)),
   ]);
-  for (const outcome of settled) if (outcome.status === "rejected") throw outcome.reason;
-  const [stdio, http] = settled.map((outcome) => (outcome as PromiseFulfilledResult<Connected>).value);
+  for (const outcome of settled) {
+    if (outcome.status === "rejected") throw outcome.reason;
+  }
+  const [stdio, http] = settled.map((outcome) =>
+    (outcome as PromiseFulfilledResult<Connected>).value
+  );
   const [local, remote] = await Promise.all([
     importTools(stdio, { prefix: "stdio_", signal }),
     importTools(http, { prefix: "http_", signal }),
@@ -70,7 +79,10 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
   const model = script(
     callTools(
       { name: "stdio_lookup_order", args: { order_id: "1234" } },
-      { name: "http_getting-started", args: { prompt: "Where is order 1234?" } },
+      {
+        name: "http_getting-started",
+        args: { prompt: "Where is order 1234?" },
+      },
     ),
     say(FINAL_TEXT),
   );
@@ -78,7 +90,9 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
     name: "orders",
     tools: [...local.tools, ...remote.tools],
     onEvent: (event) => {
-      if (event.type === "tool_finish") log(`${event.name} -> ${event.content}`);
+      if (event.type === "tool_finish") {
+        log(`${event.name} -> ${event.content}`);
+      }
     },
   });
   return await agent.generate("Where is order 1234?", { signal });
@@ -102,7 +116,9 @@ async function startHttpServer(
     stdout: "null",
     stderr: "piped",
   }).spawn();
-  const lines = child.stderr.pipeThrough(new TextDecoderStream()).pipeThrough(splitLines());
+  const lines = child.stderr.pipeThrough(new TextDecoderStream()).pipeThrough(
+    splitLines(),
+  );
   const reader = lines.getReader();
   const stop = async () => {
     try {
@@ -132,7 +148,9 @@ async function startHttpServer(
     }
     signal.removeEventListener("abort", onAbort);
     pump = (async () => {
-      for (let r = await reader.read(); !r.done; r = await reader.read()) log(`[http] ${r.value}`);
+      for (let r = await reader.read(); !r.done; r = await reader.read()) {
+        log(`[http] ${r.value}`);
+      }
     })();
     return { url: new URL(found[1]), [Symbol.asyncDispose]: stop };
   }
@@ -156,12 +174,18 @@ if (import.meta.main) {
   // Our own timer, cleared at the end: a pending AbortSignal.timeout with
   // listeners would keep the process alive until it fired.
   const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(new DOMException("client: 30 s deadline", "TimeoutError")), 30_000);
+  const timer = setTimeout(
+    () =>
+      deadline.abort(new DOMException("client: 30 s deadline", "TimeoutError")),
+    30_000,
+  );
   try {
     const result = await run({ signal: deadline.signal });
     console.log(result.text);
   } catch (error) {
-    console.error(`client: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(
+      `client: ${error instanceof Error ? error.message : String(error)}`,
+    );
     Deno.exitCode = 1;
   } finally {
     clearTimeout(timer);

@@ -31,10 +31,17 @@ async function runExample(path: string, args: string[] = []): Promise<Ran> {
     stderr: "piped",
   }).output();
   const text = new TextDecoder();
-  return { code: out.code, stdout: text.decode(out.stdout), stderr: text.decode(out.stderr) };
+  return {
+    code: out.code,
+    stdout: text.decode(out.stdout),
+    stderr: text.decode(out.stderr),
+  };
 }
 
-type DeployFetch = (req: Request, info: Deno.ServeHandlerInfo<Deno.NetAddr>) => Promise<Response>;
+type DeployFetch = (
+  req: Request,
+  info: Deno.ServeHandlerInfo<Deno.NetAddr>,
+) => Promise<Response>;
 
 // What Deno Deploy hands the handler: a public peer, the deployment's Host.
 const DEPLOY_INFO = {
@@ -64,9 +71,14 @@ async function rpc(
   assert.equal(res.status, 200, `${method}: HTTP ${res.status}`);
   const body = await res.text();
   if (res.headers.get("content-type")?.startsWith("text/event-stream")) {
-    const data = body.split("\n").filter((l) => l.startsWith("data: ")).map((l) => JSON.parse(l.slice(6)));
+    const data = body.split("\n").filter((l) => l.startsWith("data: ")).map((
+      l,
+    ) => JSON.parse(l.slice(6)));
     const answer = data.find((m) => m.id === id);
-    assert.ok(answer !== undefined, `${method}: no response in the stream: ${body}`);
+    assert.ok(
+      answer !== undefined,
+      `${method}: no response in the stream: ${body}`,
+    );
     return answer;
   }
   return JSON.parse(body);
@@ -89,18 +101,27 @@ Deno.test("server.ts over our connectStdio: serves the scripted agent through se
     cwd: ROOT,
     stderr: "ignore",
   });
-  assert.deepEqual(client.getServerVersion(), { name: "weft-getting-started", version: "0" });
+  assert.deepEqual(client.getServerVersion(), {
+    name: "weft-getting-started",
+    version: "0",
+  });
   const { tools, skipped } = await importTools(client);
   assert.equal(skipped, undefined);
   const agent = tools.find((tool) => tool.name === "getting-started");
   assert.ok(agent);
-  assert.equal(await agent.invoke('{"prompt":"Where is order 1234?"}'), "Order 1234 shipped and is on its way.");
+  assert.equal(
+    await agent.invoke('{"prompt":"Where is order 1234?"}'),
+    "Order 1234 shipped and is on its way.",
+  );
 });
 
 Deno.test("server.ts serveHttp: a fresh server per request, at /mcp only", async () => {
   const stop = new AbortController();
   const listening = Promise.withResolvers<URL>();
-  const serving = serveHttp({ signal: stop.signal, onListen: listening.resolve });
+  const serving = serveHttp({
+    signal: stop.signal,
+    onListen: listening.resolve,
+  });
   try {
     const url = await listening.promise;
     assert.equal(url.hostname, "127.0.0.1");
@@ -111,12 +132,21 @@ Deno.test("server.ts serveHttp: a fresh server per request, at /mcp only", async
     await other.body?.cancel();
     await using client = await connectHttp(url);
     const { tools } = await importTools(client, { prefix: "h_" });
-    assert.deepEqual(tools.map((tool) => tool.name), ["h_getting-started", "h_lookup_order"]);
+    assert.deepEqual(tools.map((tool) => tool.name), [
+      "h_getting-started",
+      "h_lookup_order",
+    ]);
     // The script is single-use; two calls work because each request gets a new server.
     for (let i = 0; i < 2; i++) {
-      assert.equal(await tools[0].invoke('{"prompt":"where?"}'), "Order 1234 shipped and is on its way.");
+      assert.equal(
+        await tools[0].invoke('{"prompt":"where?"}'),
+        "Order 1234 shipped and is on its way.",
+      );
     }
-    assert.equal(await tools[1].invoke('{"order_id":"9"}'), '{"id":"9","status":"shipped"}');
+    assert.equal(
+      await tools[1].invoke('{"order_id":"9"}'),
+      '{"id":"9","status":"shipped"}',
+    );
   } finally {
     stop.abort();
     await serving;
@@ -139,7 +169,9 @@ Deno.test("server.ts --http as a program: URL on stderr, nothing on stdout, stop
     if (done) break;
     stderr += value;
   }
-  const found = stderr.match(/^weft-getting-started: serving on (http:\/\/127\.0\.0\.1:\d+\/mcp)\n/);
+  const found = stderr.match(
+    /^weft-getting-started: serving on (http:\/\/127\.0\.0\.1:\d+\/mcp)\n/,
+  );
   try {
     assert.ok(found, `first stderr line: ${stderr}`);
     await using client = await connectHttp(found[1]);
@@ -148,7 +180,9 @@ Deno.test("server.ts --http as a program: URL on stderr, nothing on stdout, stop
   } finally {
     child.kill("SIGTERM");
   }
-  for (let r = await reader.read(); !r.done; r = await reader.read()) stderr += r.value;
+  for (let r = await reader.read(); !r.done; r = await reader.read()) {
+    stderr += r.value;
+  }
   const status = await child.status;
   assert.equal(status.code, 0);
   assert.match(stderr, /\nserver exited\n$/);
@@ -162,20 +196,36 @@ Deno.test("deploy.ts: its fetch serves initialize, tools/list and tools/call sta
     capabilities: {},
     clientInfo: { name: "deploy-test", version: "0" },
   });
-  const result = init.result as { serverInfo: unknown; capabilities: { tools?: unknown } };
-  assert.deepEqual(result.serverInfo, { name: "weft-getting-started", version: "0" });
+  const result = init.result as {
+    serverInfo: unknown;
+    capabilities: { tools?: unknown };
+  };
+  assert.deepEqual(result.serverInfo, {
+    name: "weft-getting-started",
+    version: "0",
+  });
   assert.ok(result.capabilities.tools !== undefined);
   const list = await rpc(fetch, 2, "tools/list");
-  const names = (list.result as { tools: { name: string }[] }).tools.map((tool) => tool.name);
+  const names = (list.result as { tools: { name: string }[] }).tools.map((
+    tool,
+  ) => tool.name);
   assert.deepEqual(names, ["getting-started", "lookup_order"]);
   for (const id of [3, 4]) {
     const call = await rpc(fetch, id, "tools/call", {
       name: "getting-started",
       arguments: { prompt: "Where is order 1234?" },
     });
-    assert.deepEqual(call.result, { content: [{ type: "text", text: "Order 1234 shipped and is on its way." }] });
+    assert.deepEqual(call.result, {
+      content: [{
+        type: "text",
+        text: "Order 1234 shipped and is on its way.",
+      }],
+    });
   }
-  const order = await rpc(fetch, 5, "tools/call", { name: "lookup_order", arguments: { order_id: "77" } });
+  const order = await rpc(fetch, 5, "tools/call", {
+    name: "lookup_order",
+    arguments: { order_id: "77" },
+  });
   assert.deepEqual(order.result, {
     content: [{ type: "text", text: '{"id":"77","status":"shipped"}' }],
     structuredContent: { id: "77", status: "shipped" },
@@ -185,10 +235,16 @@ Deno.test("deploy.ts: its fetch serves initialize, tools/list and tools/call sta
 Deno.test("client.ts: two servers at once, prefixed, one call on each, then the final text", async (t) => {
   await t.step("as a function", async () => {
     const logs: string[] = [];
-    const result = await run({ signal: AbortSignal.timeout(30_000), log: (line) => logs.push(line) });
+    const result = await run({
+      signal: AbortSignal.timeout(30_000),
+      log: (line) => logs.push(line),
+    });
     assert.equal(result.text, FINAL_TEXT);
     const step = result.steps[0];
-    assert.deepEqual(step.toolCalls.map((call) => call.name), ["stdio_lookup_order", "http_getting-started"]);
+    assert.deepEqual(step.toolCalls.map((call) => call.name), [
+      "stdio_lookup_order",
+      "http_getting-started",
+    ]);
     assert.deepEqual(step.results.map((r) => [r.name, r.content, r.isError]), [
       ["stdio_lookup_order", '{"id":"1234","status":"shipped"}', false],
       ["http_getting-started", "Order 1234 shipped and is on its way.", false],
@@ -196,12 +252,21 @@ Deno.test("client.ts: two servers at once, prefixed, one call on each, then the 
     // The HTTP child was stopped and waited for before run() settled.
     assert.equal(logs.at(-1), "[http] server exited");
   });
-  await t.step("as a program: the final text on stdout, the tool results on stderr", async () => {
-    const ran = await runExample("examples/client.ts");
-    assert.equal(ran.code, 0, ran.stderr);
-    assert.equal(ran.stdout, `${FINAL_TEXT}\n`);
-    assert.match(ran.stderr, /^stdio_lookup_order -> \{"id":"1234","status":"shipped"\}$/m);
-    assert.match(ran.stderr, /^http_getting-started -> Order 1234 shipped and is on its way\.$/m);
-    assert.match(ran.stderr, /\[http\] server exited\n$/);
-  });
+  await t.step(
+    "as a program: the final text on stdout, the tool results on stderr",
+    async () => {
+      const ran = await runExample("examples/client.ts");
+      assert.equal(ran.code, 0, ran.stderr);
+      assert.equal(ran.stdout, `${FINAL_TEXT}\n`);
+      assert.match(
+        ran.stderr,
+        /^stdio_lookup_order -> \{"id":"1234","status":"shipped"\}$/m,
+      );
+      assert.match(
+        ran.stderr,
+        /^http_getting-started -> Order 1234 shipped and is on its way\.$/m,
+      );
+      assert.match(ran.stderr, /\[http\] server exited\n$/);
+    },
+  );
 });

@@ -5,7 +5,11 @@
 
 import assert from "node:assert/strict";
 // @ts-types="@modelcontextprotocol/sdk/types"
-import { ElicitResultSchema, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ElicitResultSchema,
+  ErrorCode,
+  McpError,
+} from "@modelcontextprotocol/sdk/types.js";
 import {
   importTools,
   InvalidInputError,
@@ -14,9 +18,18 @@ import {
   type ToolDef,
   ToolError,
 } from "../mod.ts";
-import { entry, listedServer, rawPeer, RpcFailure, textResult } from "./_helpers/mcp_servers.ts";
+import {
+  entry,
+  listedServer,
+  rawPeer,
+  RpcFailure,
+  type TestServer,
+  textResult,
+} from "./_helpers/mcp_servers.ts";
 
-async function only(client: Parameters<typeof importTools>[0]): Promise<ToolDef> {
+async function only(
+  client: Parameters<typeof importTools>[0],
+): Promise<ToolDef> {
   const { tools } = await importTools(client);
   assert.equal(tools.length, 1);
   return tools[0];
@@ -27,8 +40,12 @@ Deno.test("I-30: one tools/call per invocation, under the server's name, with th
   const { tools } = await importTools(s.client, { prefix: "gh_" });
   await tools[0].invoke('{"q":"weft"}');
   await tools[0].invoke('{"q":"mcp"}');
-  assert.deepEqual(s.calls.map((c) => [c.name, c.arguments]), [["search", { q: "weft" }], ["search", { q: "mcp" }]]);
-  const requests = s.sent.filter((m) => "method" in m && m.method === "tools/call");
+  assert.deepEqual(s.calls.map((c) => [c.name, c.arguments]), [["search", {
+    q: "weft",
+  }], ["search", { q: "mcp" }]]);
+  const requests = s.sent.filter((m) =>
+    "method" in m && m.method === "tools/call"
+  );
   assert.equal(requests.length, 2);
 });
 
@@ -36,7 +53,10 @@ Deno.test("I-31: the model's arguments arrive with their key order and values", 
   await using s = await listedServer({ tools: [entry("t")] });
   const t = await only(s.client);
   await t.invoke('{"z":1,"a":[2,3],"nested":{"k":"v"}}');
-  assert.equal(JSON.stringify(s.calls[0].arguments), '{"z":1,"a":[2,3],"nested":{"k":"v"}}');
+  assert.equal(
+    JSON.stringify(s.calls[0].arguments),
+    '{"z":1,"a":[2,3],"nested":{"k":"v"}}',
+  );
   await t.invoke('{ "markup" : "a<b&c>d" }');
   assert.equal(JSON.stringify(s.calls[1].arguments), '{"markup":"a<b&c>d"}');
 });
@@ -46,7 +66,12 @@ Deno.test("I-31: integers beyond 2^53 keep every digit (lossless parse, written 
   const t = await only(s.client);
   await t.invoke('{"id":9007199254740993,"big":-12345678901234567890,"f":1.5}');
   const sent = s.wire.find((line) => line.includes('"tools/call"'));
-  assert.ok(sent?.includes('"arguments":{"id":9007199254740993,"big":-12345678901234567890,"f":1.5}'), sent);
+  assert.ok(
+    sent?.includes(
+      '"arguments":{"id":9007199254740993,"big":-12345678901234567890,"f":1.5}',
+    ),
+    sent,
+  );
 });
 
 Deno.test("I-31: empty, whitespace and null arguments are sent as {}", async () => {
@@ -80,9 +105,18 @@ Deno.test("I-31: argument text that is not JSON is refused with the core's INVAL
   await using s = await listedServer({ tools: [entry("search")] });
   const { tools } = await importTools(s.client, { prefix: "gh_" });
   const cases: [string, string][] = [
-    ['{"q":', 'INVALID_INPUT: tool "gh_search": invalid JSON: unexpected end of input'],
-    ["{} {}", 'INVALID_INPUT: tool "gh_search": trailing data after the JSON arguments'],
-    ["{q:1}", `INVALID_INPUT: tool "gh_search": invalid JSON at offset 1: invalid character 'q' looking for beginning of object key string`],
+    [
+      '{"q":',
+      'INVALID_INPUT: tool "gh_search": invalid JSON: unexpected end of input',
+    ],
+    [
+      "{} {}",
+      'INVALID_INPUT: tool "gh_search": trailing data after the JSON arguments',
+    ],
+    [
+      "{q:1}",
+      `INVALID_INPUT: tool "gh_search": invalid JSON at offset 1: invalid character 'q' looking for beginning of object key string`,
+    ],
   ];
   for (const [args, text] of cases) {
     await assert.rejects(tools[0].invoke(args), (err) => {
@@ -120,7 +154,9 @@ Deno.test("I-32: aborting the call's signal cancels the remote request (notifica
     return true;
   });
   assert.equal(s.calls[0].signal.aborted, true);
-  const cancelled = s.sent.filter((m) => "method" in m && m.method === "notifications/cancelled");
+  const cancelled = s.sent.filter((m) =>
+    "method" in m && m.method === "notifications/cancelled"
+  );
   assert.equal(cancelled.length, 1);
 });
 
@@ -128,12 +164,15 @@ Deno.test("I-32: a signal aborted before the call fails it without sending anyth
   await using s = await listedServer({ tools: [entry("t")] });
   const t = await only(s.client);
   const reason = new Error("already over");
-  await assert.rejects(t.invoke("{}", { signal: AbortSignal.abort(reason) }), (err) => {
-    assert.ok(err instanceof McpTransportError);
-    assert.equal(err.message, "mcp: already over");
-    assert.equal(err.cause, reason);
-    return true;
-  });
+  await assert.rejects(
+    t.invoke("{}", { signal: AbortSignal.abort(reason) }),
+    (err) => {
+      assert.ok(err instanceof McpTransportError);
+      assert.equal(err.message, "mcp: already over");
+      assert.equal(err.cause, reason);
+      return true;
+    },
+  );
   assert.equal(s.calls.length, 0);
 });
 
@@ -141,16 +180,26 @@ Deno.test("I-32: a long-lived signal aborting after calls finished cancels nothi
   await using s = await listedServer({ tools: [entry("t")] });
   const t = await only(s.client);
   const run = new AbortController();
-  for (let i = 0; i < 3; i++) assert.equal(await t.invoke("{}", { signal: run.signal }), "called");
+  for (let i = 0; i < 3; i++) {
+    assert.equal(await t.invoke("{}", { signal: run.signal }), "called");
+  }
   run.abort();
   await new Promise((resolve) => setTimeout(resolve, 0));
-  assert.equal(s.sent.filter((m) => "method" in m && m.method === "notifications/cancelled").length, 0);
+  assert.equal(
+    s.sent.filter((m) =>
+      "method" in m && m.method === "notifications/cancelled"
+    ).length,
+    0,
+  );
 });
 
 Deno.test("I-33: a successful result is the rendered text, possibly empty", async () => {
   const results = [textResult("3 hits"), { content: [] }, {}];
   let i = 0;
-  await using s = await listedServer({ tools: [entry("t")], call: () => results[i++] });
+  await using s = await listedServer({
+    tools: [entry("t")],
+    call: () => results[i++],
+  });
   const t = await only(s.client);
   assert.equal(await t.invoke("{}"), "3 hits");
   assert.equal(await t.invoke("{}"), "");
@@ -160,10 +209,17 @@ Deno.test("I-33: a successful result is the rendered text, possibly empty", asyn
 Deno.test("I-34: an isError result is a RemoteToolError whose message is the rendering verbatim", async () => {
   const results = [
     textResult("rate limited: try again in 30s", { isError: true }),
-    { content: [{ type: "text", text: "ignored" }], structuredContent: { error: "quota", retry: 30 }, isError: true },
+    {
+      content: [{ type: "text", text: "ignored" }],
+      structuredContent: { error: "quota", retry: 30 },
+      isError: true,
+    },
   ];
   let i = 0;
-  await using s = await listedServer({ tools: [entry("t")], call: () => results[i++] });
+  await using s = await listedServer({
+    tools: [entry("t")],
+    call: () => results[i++],
+  });
   const t = await only(s.client);
   await assert.rejects(t.invoke("{}"), (err) => {
     assert.ok(err instanceof RemoteToolError);
@@ -183,12 +239,24 @@ Deno.test("I-35: an isError result that renders empty reads mcp: tool returned a
   const results = [
     { content: [], isError: true },
     { content: [{ type: "text", text: "" }], isError: true },
-    { content: [{ type: "text", text: "" }, { type: "text", text: "" }], isError: true },
+    {
+      content: [{ type: "text", text: "" }, { type: "text", text: "" }],
+      isError: true,
+    },
   ];
   let i = 0;
-  await using s = await listedServer({ tools: [entry("t")], call: () => results[i++] });
+  await using s = await listedServer({
+    tools: [entry("t")],
+    call: () => results[i++],
+  });
   const t = await only(s.client);
-  for (const expected of ["mcp: tool returned an error", "mcp: tool returned an error", "\n"]) {
+  for (
+    const expected of [
+      "mcp: tool returned an error",
+      "mcp: tool returned an error",
+      "\n",
+    ]
+  ) {
     await assert.rejects(t.invoke("{}"), (err) => {
       assert.ok(err instanceof RemoteToolError);
       assert.equal(err.message, expected);
@@ -215,33 +283,47 @@ Deno.test("I-36: a protocol error from tools/call is a tool error reading mcp: <
 });
 
 Deno.test("I-36: a severed connection is a tool error reading mcp: <error>", async () => {
-  let s!: Awaited<ReturnType<typeof listedServer>>;
-  s = await listedServer({
+  // The handler closes the very session it serves: it reaches it late, through the box.
+  const box: { server?: TestServer } = {};
+  const s = box.server = await listedServer({
     tools: [entry("t")],
     call: async () => {
-      await s.close();
+      await box.server?.close();
       return textResult("never");
     },
   });
   const t = await only(s.client);
-  await assert.rejects(t.invoke("{}", { signal: AbortSignal.timeout(2000) }), (err) => {
-    assert.ok(err instanceof McpTransportError);
-    assert.equal(err.message, "mcp: MCP error -32000: Connection closed");
-    return true;
-  });
+  await assert.rejects(
+    t.invoke("{}", { signal: AbortSignal.timeout(2000) }),
+    (err) => {
+      assert.ok(err instanceof McpTransportError);
+      assert.equal(err.message, "mcp: MCP error -32000: Connection closed");
+      return true;
+    },
+  );
 });
 
 Deno.test("I-36: a result that is not an object is dropped by the SDK, so the call's signal is its only bound", async () => {
-  await using raw = await rawPeer((method) => method === "tools/list" ? { tools: [entry("t")] } : 5);
+  await using raw = await rawPeer((method) =>
+    method === "tools/list" ? { tools: [entry("t")] } : 5
+  );
   const dropped: string[] = [];
   raw.client.onerror = (err) => dropped.push(err.message);
   const t = await only(raw.client);
-  await assert.rejects(t.invoke("{}", { signal: AbortSignal.timeout(50) }), (err) => {
-    assert.ok(err instanceof McpTransportError);
-    assert.equal(err.message, "mcp: MCP error -32001: TimeoutError: The operation was aborted due to timeout");
-    return true;
-  });
-  assert.deepEqual(dropped, ['Unknown message type: {"jsonrpc":"2.0","id":2,"result":5}']);
+  await assert.rejects(
+    t.invoke("{}", { signal: AbortSignal.timeout(50) }),
+    (err) => {
+      assert.ok(err instanceof McpTransportError);
+      assert.equal(
+        err.message,
+        "mcp: MCP error -32001: TimeoutError: The operation was aborted due to timeout",
+      );
+      return true;
+    },
+  );
+  assert.deepEqual(dropped, [
+    'Unknown message type: {"jsonrpc":"2.0","id":2,"result":5}',
+  ]);
 });
 
 Deno.test("I-36: a server without tools/call answers Method not found, as a tool error", async () => {
@@ -258,10 +340,20 @@ Deno.test("I-36: a server without tools/call answers Method not found, as a tool
 });
 
 Deno.test("P-2: results the SDK's callTool would throw on (structuredContent missing or off-schema) render as text", async () => {
-  const out = { type: "object", properties: { n: { type: "integer" } }, required: ["n"] };
-  const results = [textResult("no structured content"), { content: [], structuredContent: { n: "not an integer" } }];
+  const out = {
+    type: "object",
+    properties: { n: { type: "integer" } },
+    required: ["n"],
+  };
+  const results = [textResult("no structured content"), {
+    content: [],
+    structuredContent: { n: "not an integer" },
+  }];
   let i = 0;
-  await using s = await listedServer({ tools: [entry("t", { outputSchema: out })], call: () => results[i % 2 === 0 ? 0 : 1] });
+  await using s = await listedServer({
+    tools: [entry("t", { outputSchema: out })],
+    call: () => results[i % 2 === 0 ? 0 : 1],
+  });
   const t = await only(s.client);
   i = 0;
   assert.equal(await t.invoke("{}"), "no structured content");
@@ -269,16 +361,24 @@ Deno.test("P-2: results the SDK's callTool would throw on (structuredContent mis
   assert.equal(await t.invoke("{}"), '{"n":"not an integer"}');
   await s.client.listTools();
   i = 0;
-  await assert.rejects(s.client.callTool({ name: "t", arguments: {} }), McpError);
+  await assert.rejects(
+    s.client.callTool({ name: "t", arguments: {} }),
+    McpError,
+  );
   i = 1;
-  await assert.rejects(s.client.callTool({ name: "t", arguments: {} }), McpError);
+  await assert.rejects(
+    s.client.callTool({ name: "t", arguments: {} }),
+    McpError,
+  );
 });
 
 Deno.test("I-38: progress is neither requested nor surfaced: the call carries no progressToken", async () => {
   await using s = await listedServer({ tools: [entry("t")] });
   const t = await only(s.client);
   assert.equal(await t.invoke("{}"), "called");
-  const call = s.sent.find((m) => "method" in m && m.method === "tools/call") as { params?: { _meta?: unknown } };
+  const call = s.sent.find((m) =>
+    "method" in m && m.method === "tools/call"
+  ) as { params?: { _meta?: unknown } };
   assert.equal(call.params?._meta, undefined);
 });
 
@@ -289,7 +389,13 @@ Deno.test("I-39: elicitation is not answered: the client refuses the server's re
     call: async ({ sendRequest }) => {
       try {
         await sendRequest(
-          { method: "elicitation/create", params: { message: "Which repo?", requestedSchema: { type: "object", properties: {} } } },
+          {
+            method: "elicitation/create",
+            params: {
+              message: "Which repo?",
+              requestedSchema: { type: "object", properties: {} },
+            },
+          },
           ElicitResultSchema,
         );
       } catch (err) {
@@ -302,7 +408,10 @@ Deno.test("I-39: elicitation is not answered: the client refuses the server's re
   const t = await only(s.client);
   await assert.rejects(t.invoke("{}"), (err) => {
     assert.ok(err instanceof McpTransportError);
-    assert.equal(err.message, "mcp: MCP error -32603: the client would not answer");
+    assert.equal(
+      err.message,
+      "mcp: MCP error -32603: the client would not answer",
+    );
     return true;
   });
   assert.ok(refusal instanceof McpError);
@@ -323,8 +432,12 @@ Deno.test("I-40: imported tools run under WEFT_MODEL_REQUESTS=deny: tools/call i
 });
 
 Deno.test("I-42: there is no allow/deny option: unknown options are ignored and the caller filters the list", async () => {
-  await using s = await listedServer({ tools: [entry("read"), entry("delete"), entry("list")] });
-  const options = { allow: ["read"], deny: ["delete"] } as Parameters<typeof importTools>[1];
+  await using s = await listedServer({
+    tools: [entry("read"), entry("delete"), entry("list")],
+  });
+  const options = { allow: ["read"], deny: ["delete"] } as Parameters<
+    typeof importTools
+  >[1];
   const { tools } = await importTools(s.client, options);
   assert.deepEqual(tools.map((t) => t.name), ["read", "delete", "list"]);
   const kept = tools.filter((t) => t.name !== "delete");

@@ -27,7 +27,9 @@ function childEnv(): Record<string, string> {
   return env;
 }
 
-async function connectEverything(): Promise<{ client: Client; transport: StdioClientTransport }> {
+async function connectEverything(): Promise<
+  { client: Client; transport: StdioClientTransport }
+> {
   const transport = new StdioClientTransport({
     command: Deno.execPath(),
     args: ["run", "--cached-only", "--quiet", "-A", everything, "stdio"],
@@ -42,7 +44,10 @@ async function connectEverything(): Promise<{ client: Client; transport: StdioCl
 
 function byName(tools: ToolDef[], name: string): ToolDef {
   const found = tools.find((t) => t.name === name);
-  assert.ok(found, `no tool ${name} among ${tools.map((t) => t.name).join(", ")}`);
+  assert.ok(
+    found,
+    `no tool ${name} among ${tools.map((t) => t.name).join(", ")}`,
+  );
   return found;
 }
 
@@ -52,64 +57,113 @@ Deno.test("server-everything: every tool imports, calls render, annotations driv
   assert.equal(typeof pid, "number");
   let exited = false;
   try {
-    const { tools, skipped } = await importTools(client, { signal: AbortSignal.timeout(20_000) });
+    const { tools, skipped } = await importTools(client, {
+      signal: AbortSignal.timeout(20_000),
+    });
     const raw = await client.request({ method: "tools/list" }, ResultSchema);
-    const listed = raw.tools as { name: string; inputSchema: unknown; annotations?: { readOnlyHint?: unknown } }[];
+    const listed = raw.tools as {
+      name: string;
+      inputSchema: unknown;
+      annotations?: { readOnlyHint?: unknown };
+    }[];
 
-    await t.step("every listed tool imports, its schema the server's document", () => {
-      assert.equal(skipped, undefined, skipped?.message);
-      assert.ok(listed.length >= 10, `${listed.length} tools`);
-      assert.deepEqual(tools.map((x) => x.name), listed.map((x) => x.name));
-      for (const entry of listed) assertJsonEqual(JSON.parse(JSON.stringify(byName(tools, entry.name).inputSchema)), entry.inputSchema, entry.name);
-    });
+    await t.step(
+      "every listed tool imports, its schema the server's document",
+      () => {
+        assert.equal(skipped, undefined, skipped?.message);
+        assert.ok(listed.length >= 10, `${listed.length} tools`);
+        assert.deepEqual(tools.map((x) => x.name), listed.map((x) => x.name));
+        for (const entry of listed) {
+          assertJsonEqual(
+            JSON.parse(JSON.stringify(byName(tools, entry.name).inputSchema)),
+            entry.inputSchema,
+            entry.name,
+          );
+        }
+      },
+    );
 
-    await t.step("readOnlyHint true runs in parallel, every other tool is sequential", () => {
-      for (const entry of listed) {
-        assert.equal(byName(tools, entry.name).sequential, entry.annotations?.readOnlyHint !== true, entry.name);
-      }
-      assert.ok(tools.some((x) => x.sequential) && tools.some((x) => !x.sequential), "both kinds present");
-      assert.equal(byName(tools, "echo").sequential, false);
-      assert.ok(tools.every((x) => x.origin === "mcp"));
-    });
+    await t.step(
+      "readOnlyHint true runs in parallel, every other tool is sequential",
+      () => {
+        for (const entry of listed) {
+          assert.equal(
+            byName(tools, entry.name).sequential,
+            entry.annotations?.readOnlyHint !== true,
+            entry.name,
+          );
+        }
+        assert.ok(
+          tools.some((x) => x.sequential) && tools.some((x) => !x.sequential),
+          "both kinds present",
+        );
+        assert.equal(byName(tools, "echo").sequential, false);
+        assert.ok(tools.every((x) => x.origin === "mcp"));
+      },
+    );
 
     await t.step("echo", async () => {
-      assert.equal(await byName(tools, "echo").invoke('{"message":"hello"}'), "Echo: hello");
+      assert.equal(
+        await byName(tools, "echo").invoke('{"message":"hello"}'),
+        "Echo: hello",
+      );
     });
 
     await t.step("get-sum", async () => {
-      assert.equal(await byName(tools, "get-sum").invoke('{"a":2,"b":3}'), "The sum of 2 and 3 is 5.");
-    });
-
-    await t.step("get-tiny-image renders a marker with the true byte count", async () => {
-      const direct = await client.callTool({ name: "get-tiny-image", arguments: {} });
-      const image = (direct.content as { type: string; data?: string }[]).find((c) => c.type === "image");
-      const bytes = Buffer.from(image?.data ?? "", "base64").length;
-      assert.ok(bytes > 0);
       assert.equal(
-        await byName(tools, "get-tiny-image").invoke("{}"),
-        `Here's the image you requested:\n[image image/png, ${bytes} bytes]\nThe image above is the MCP logo.`,
+        await byName(tools, "get-sum").invoke('{"a":2,"b":3}'),
+        "The sum of 2 and 3 is 5.",
       );
     });
 
-    await t.step("get-structured-content renders the structured JSON", async () => {
-      const tool = byName(tools, "get-structured-content");
-      assert.ok(tool.outputSchema, "object output schema recorded");
-      assert.equal(
-        await tool.invoke('{"location":"Chicago"}'),
-        '{"temperature":36,"conditions":"Light rain / drizzle","humidity":82}',
-      );
-    });
-
-    await t.step("a server-side validation failure is an isError result: a RemoteToolError", async () => {
-      await assert.rejects(byName(tools, "get-sum").invoke('{"a":"two"}'), (err) => {
-        assert.ok(err instanceof RemoteToolError);
-        assert.ok(
-          err.message.startsWith("MCP error -32602: Input validation error: Invalid arguments for tool get-sum"),
-          err.message,
+    await t.step(
+      "get-tiny-image renders a marker with the true byte count",
+      async () => {
+        const direct = await client.callTool({
+          name: "get-tiny-image",
+          arguments: {},
+        });
+        const image = (direct.content as { type: string; data?: string }[])
+          .find((c) => c.type === "image");
+        const bytes = Buffer.from(image?.data ?? "", "base64").length;
+        assert.ok(bytes > 0);
+        assert.equal(
+          await byName(tools, "get-tiny-image").invoke("{}"),
+          `Here's the image you requested:\n[image image/png, ${bytes} bytes]\nThe image above is the MCP logo.`,
         );
-        return true;
-      });
-    });
+      },
+    );
+
+    await t.step(
+      "get-structured-content renders the structured JSON",
+      async () => {
+        const tool = byName(tools, "get-structured-content");
+        assert.ok(tool.outputSchema, "object output schema recorded");
+        assert.equal(
+          await tool.invoke('{"location":"Chicago"}'),
+          '{"temperature":36,"conditions":"Light rain / drizzle","humidity":82}',
+        );
+      },
+    );
+
+    await t.step(
+      "a server-side validation failure is an isError result: a RemoteToolError",
+      async () => {
+        await assert.rejects(
+          byName(tools, "get-sum").invoke('{"a":"two"}'),
+          (err) => {
+            assert.ok(err instanceof RemoteToolError);
+            assert.ok(
+              err.message.startsWith(
+                "MCP error -32602: Input validation error: Invalid arguments for tool get-sum",
+              ),
+              err.message,
+            );
+            return true;
+          },
+        );
+      },
+    );
   } finally {
     await client.close();
     exited = !isAlive(pid);

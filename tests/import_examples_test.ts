@@ -9,15 +9,29 @@ import { Server } from "@modelcontextprotocol/sdk/server";
 // @ts-types="@modelcontextprotocol/sdk/inMemory"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
-import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import { Agent, importTools, type ToolDef } from "../mod.ts";
 import { say, script } from "../testing.ts";
 
 /** Stands up a remote server with one tool answering `answer`, and a client connected to it. */
-async function remote(tool: Record<string, unknown>, answer: string): Promise<Client> {
-  const server = new Server({ name: "remote", version: "0" }, { capabilities: { tools: { listChanged: true } } });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [tool] }) as never);
-  server.setRequestHandler(CallToolRequestSchema, () => ({ content: [{ type: "text", text: answer }] }));
+async function remote(
+  tool: Record<string, unknown>,
+  answer: string,
+): Promise<Client> {
+  const server = new Server({ name: "remote", version: "0" }, {
+    capabilities: { tools: { listChanged: true } },
+  });
+  server.setRequestHandler(
+    ListToolsRequestSchema,
+    () => ({ tools: [tool] }) as never,
+  );
+  server.setRequestHandler(
+    CallToolRequestSchema,
+    () => ({ content: [{ type: "text", text: answer }] }),
+  );
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: "demo", version: "0" });
@@ -30,7 +44,11 @@ Deno.test("ExampleTools: arch_search -> 3 hits", async () => {
   const client = await remote({
     name: "search",
     description: "Search the archive.",
-    inputSchema: { type: "object", properties: { q: { type: "string" } }, required: ["q"] },
+    inputSchema: {
+      type: "object",
+      properties: { q: { type: "string" } },
+      required: ["q"],
+    },
     annotations: { readOnlyHint: true },
   }, "3 hits");
   try {
@@ -45,20 +63,27 @@ Deno.test("ExampleTools: arch_search -> 3 hits", async () => {
 
 Deno.test("ExampleTools_toolSource: ready tools fetched: 1", async () => {
   const printed: string[] = [];
-  const client = await remote({ name: "search", description: "Search.", inputSchema: { type: "object" } }, "ok");
+  const client = await remote({
+    name: "search",
+    description: "Search.",
+    inputSchema: { type: "object" },
+  }, "ok");
   try {
     // JavaScript runs the SDK's list-changed handler and the loop on one
     // thread, so no mutex: refresh replaces the list, the source reads it.
     let current: ToolDef[] = [];
-    async function refresh(): Promise<void> {
+    const refresh = async (): Promise<void> => {
       const { tools, skipped } = await importTools(client);
       if (skipped) console.warn(skipped.message); // the good tools still serve
       current = tools;
-    }
+    };
     await refresh();
     // A real client passes `listChanged: { tools: { autoRefresh: false, onChanged: refresh } }`
     // to `new Client`; the served list is whatever the last refresh produced.
-    const agent = new Agent(script(say("ready")), { name: "importer", toolSource: () => current });
+    const agent = new Agent(script(say("ready")), {
+      name: "importer",
+      toolSource: () => current,
+    });
     const result = await agent.generate("status?");
     printed.push(`${result.text} tools fetched: ${current.length}`);
   } finally {

@@ -4,16 +4,29 @@
 
 import assert from "node:assert/strict";
 // @ts-types="@modelcontextprotocol/sdk/types"
-import { ErrorCode, McpError, ResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ErrorCode,
+  McpError,
+  ResultSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import { importTools, ListToolsError } from "../mod.ts";
-import { entry, listedServer, rawPeer } from "./_helpers/mcp_servers.ts";
+import {
+  entry,
+  listedServer,
+  rawPeer,
+  type TestServer,
+} from "./_helpers/mcp_servers.ts";
 
 Deno.test("I-1: importTools takes a client and an optional options bag; an absent or empty bag changes nothing", async () => {
   await using s = await listedServer({ tools: [entry("a"), entry("b")] });
   const plain = await importTools(s.client);
   const undef = await importTools(s.client, undefined);
   const empty = await importTools(s.client, {});
-  const unset = await importTools(s.client, { prefix: undefined, policy: undefined, signal: undefined });
+  const unset = await importTools(s.client, {
+    prefix: undefined,
+    policy: undefined,
+    signal: undefined,
+  });
   for (const result of [plain, undef, empty, unset]) {
     assert.deepEqual(result.tools.map((t) => t.name), ["a", "b"]);
     assert.equal(result.skipped, undefined);
@@ -21,7 +34,9 @@ Deno.test("I-1: importTools takes a client and an optional options bag; an absen
 });
 
 Deno.test("I-2: one prefix and one policy apply to every imported tool", async () => {
-  await using s = await listedServer({ tools: [entry("search"), entry("fetch")] });
+  await using s = await listedServer({
+    tools: [entry("search"), entry("fetch")],
+  });
   const { tools } = await importTools(s.client, {
     prefix: "gh_",
     policy: { timeout: 100, maxResultBytes: 8, requireApproval: true },
@@ -39,7 +54,9 @@ Deno.test("I-3: importTools never closes the session; each call builds fresh too
   let closed = false;
   s.client.onclose = () => closed = true;
   const first = await importTools(s.client);
-  const second = await importTools(s.client, { policy: { requireApproval: true } });
+  const second = await importTools(s.client, {
+    policy: { requireApproval: true },
+  });
   assert.notEqual(first.tools[0], second.tools[0]);
   assert.equal(first.tools[0].requiresApproval, false);
   assert.equal(second.tools[0].requiresApproval, true);
@@ -90,13 +107,18 @@ Deno.test("I-6: a pre-aborted signal rejects with its reason, unchanged, and lis
   const reason = new Error("deadline");
   const controller = new AbortController();
   controller.abort(reason);
-  await assert.rejects(importTools(s.client, { signal: controller.signal }), (err) => err === reason);
+  await assert.rejects(
+    importTools(s.client, { signal: controller.signal }),
+    (err) => err === reason,
+  );
   assert.equal(s.cursors.length, 0);
   const plain = new AbortController();
   plain.abort();
   await assert.rejects(
     importTools(s.client, { signal: plain.signal }),
-    (err) => err === plain.signal.reason && err instanceof DOMException && err.name === "AbortError",
+    (err) =>
+      err === plain.signal.reason && err instanceof DOMException &&
+      err.name === "AbortError",
   );
 });
 
@@ -108,15 +130,22 @@ Deno.test("I-6: a signal ending mid-list rejects with its reason unchanged, disc
   await using s = await listedServer({
     tools: [],
     list: async (cursor) => {
-      if (cursor === undefined) return { tools: [entry("a")], nextCursor: "p2" };
+      if (cursor === undefined) {
+        return { tools: [entry("a")], nextCursor: "p2" };
+      }
       controller.abort(reason);
       await stuck;
       return { tools: [entry("b")] };
     },
   });
-  await assert.rejects(importTools(s.client, { signal: controller.signal }), (err) => err === reason);
+  await assert.rejects(
+    importTools(s.client, { signal: controller.signal }),
+    (err) => err === reason,
+  );
   release();
-  const cancelled = s.sent.filter((m) => "method" in m && m.method === "notifications/cancelled");
+  const cancelled = s.sent.filter((m) =>
+    "method" in m && m.method === "notifications/cancelled"
+  );
   assert.equal(cancelled.length, 1);
 });
 
@@ -125,14 +154,18 @@ Deno.test("I-6: a deadline (AbortSignal.timeout) hitting mid-list rejects with t
   await using s = await listedServer({
     tools: [],
     list: async (cursor) => {
-      if (cursor === undefined) return { tools: [entry("a")], nextCursor: "p2" };
+      if (cursor === undefined) {
+        return { tools: [entry("a")], nextCursor: "p2" };
+      }
       await new Promise((resolve) => setTimeout(resolve, 80));
       return { tools: [entry("b")] };
     },
   });
   await assert.rejects(
     importTools(s.client, { signal }),
-    (err) => err === signal.reason && err instanceof DOMException && err.name === "TimeoutError",
+    (err) =>
+      err === signal.reason && err instanceof DOMException &&
+      err.name === "TimeoutError",
   );
   await new Promise((resolve) => setTimeout(resolve, 60));
 });
@@ -141,7 +174,9 @@ Deno.test("I-6: a protocol error on a later page rejects with the SDK's error an
   await using s = await listedServer({
     tools: [],
     list: (cursor) => {
-      if (cursor === undefined) return { tools: [entry("a")], nextCursor: "p2" };
+      if (cursor === undefined) {
+        return { tools: [entry("a")], nextCursor: "p2" };
+      }
       throw new Error("page two exploded");
     },
   });
@@ -154,12 +189,15 @@ Deno.test("I-6: a protocol error on a later page rejects with the SDK's error an
 });
 
 Deno.test("I-6: a connection closed mid-list is a listing failure", async () => {
-  let s!: Awaited<ReturnType<typeof listedServer>>;
-  s = await listedServer({
+  // The handler closes the very session it serves: it reaches it late, through the box.
+  const box: { server?: TestServer } = {};
+  const s = box.server = await listedServer({
     tools: [],
     list: async (cursor) => {
-      if (cursor === undefined) return { tools: [entry("a")], nextCursor: "p2" };
-      await s.close();
+      if (cursor === undefined) {
+        return { tools: [entry("a")], nextCursor: "p2" };
+      }
+      await box.server?.close();
       return { tools: [entry("b")] };
     },
   });
@@ -173,11 +211,17 @@ Deno.test("I-6: a connection closed mid-list is a listing failure", async () => 
 Deno.test("I-6: a cursor that repeats is a listing failure, not a loop", async () => {
   await using s = await listedServer({
     tools: [],
-    list: (cursor) => ({ tools: [entry(`t${cursor ?? 0}`)], nextCursor: cursor === "a" ? "b" : "a" }),
+    list: (cursor) => ({
+      tools: [entry(`t${cursor ?? 0}`)],
+      nextCursor: cursor === "a" ? "b" : "a",
+    }),
   });
   await assert.rejects(importTools(s.client), (err) => {
     assert.ok(err instanceof ListToolsError);
-    assert.equal(err.message, 'mcp: tools/list page 2: cursor "a" was already given in this listing');
+    assert.equal(
+      err.message,
+      'mcp: tools/list page 2: cursor "a" was already given in this listing',
+    );
     assert.equal(err.page, 2);
     return true;
   });
@@ -187,8 +231,14 @@ Deno.test("I-6: a cursor that repeats is a listing failure, not a loop", async (
 Deno.test("I-6: a page without a tools array, or with a non-string nextCursor, is a listing failure", async () => {
   const cases: [unknown, string][] = [
     [{}, 'mcp: tools/list page 0: the result has no "tools" array'],
-    [{ tools: { 0: entry("a") } }, 'mcp: tools/list page 0: the result has no "tools" array'],
-    [{ tools: [entry("a")], nextCursor: 2 }, 'mcp: tools/list page 0: "nextCursor" is not a string'],
+    [
+      { tools: { 0: entry("a") } },
+      'mcp: tools/list page 0: the result has no "tools" array',
+    ],
+    [
+      { tools: [entry("a")], nextCursor: 2 },
+      'mcp: tools/list page 0: "nextCursor" is not a string',
+    ],
   ];
   for (const [page, text] of cases) {
     await using s = await rawPeer(() => page);
@@ -202,7 +252,12 @@ Deno.test("I-6: a page without a tools array, or with a non-string nextCursor, i
 
 Deno.test("I-7: the output keeps the server's listing order, skipped entries removed", async () => {
   await using s = await listedServer({
-    tools: [entry("zeta"), entry("alpha"), entry("nullable_root", { inputSchema: { type: ["object", "null"] } }), entry("mid")],
+    tools: [
+      entry("zeta"),
+      entry("alpha"),
+      entry("nullable_root", { inputSchema: { type: ["object", "null"] } }),
+      entry("mid"),
+    ],
   });
   const { tools, skipped } = await importTools(s.client);
   assert.deepEqual(tools.map((t) => t.name), ["zeta", "alpha", "mid"]);
@@ -211,11 +266,21 @@ Deno.test("I-7: the output keeps the server's listing order, skipped entries rem
 
 Deno.test("I-8: the index counts every entry across pages, skipped ones included", async () => {
   await using s = await listedServer({
-    tools: [entry("a"), entry("b"), null, entry("c"), entry("d", { inputSchema: { type: "string" } }), entry("e")],
+    tools: [
+      entry("a"),
+      entry("b"),
+      null,
+      entry("c"),
+      entry("d", { inputSchema: { type: "string" } }),
+      entry("e"),
+    ],
     pageSize: 2,
   });
   const { tools, skipped } = await importTools(s.client);
   assert.deepEqual(tools.map((t) => t.name), ["a", "b", "c", "e"]);
-  assert.deepEqual(skipped?.skipped.map((x) => [x.name, x.index]), [["", 2], ["d", 4]]);
+  assert.deepEqual(skipped?.skipped.map((x) => [x.name, x.index]), [["", 2], [
+    "d",
+    4,
+  ]]);
   assert.deepEqual(s.cursors, [undefined, "2", "4"]);
 });

@@ -4,13 +4,24 @@
  */
 
 import assert from "node:assert/strict";
-import { Agent, importTools, type RunEvent, type ToolDef, type ToolMiddleware, type ToolResultPart } from "../mod.ts";
+import {
+  Agent,
+  importTools,
+  type RunEvent,
+  type ToolDef,
+  type ToolMiddleware,
+  type ToolResultPart,
+} from "../mod.ts";
 import { callTools, say, script } from "../testing.ts";
 import { assertJsonEqual } from "./_helpers/json_equal.ts";
 import { entry, listedServer, textResult } from "./_helpers/mcp_servers.ts";
 
-function toolResults(messages: readonly { role: string; content: readonly { type: string }[] }[]): ToolResultPart[] {
-  return messages.flatMap((m) => m.content.filter((p): p is ToolResultPart => p.type === "tool_result"));
+function toolResults(
+  messages: readonly { role: string; content: readonly { type: string }[] }[],
+): ToolResultPart[] {
+  return messages.flatMap((m) =>
+    m.content.filter((p): p is ToolResultPart => p.type === "tool_result")
+  );
 }
 
 /** A remote tool that answers after `ms`, or as soon as the call is cancelled. */
@@ -28,10 +39,15 @@ function slowCall(ms: number, text = "finally") {
 Deno.test("I-19: the model's request carries the server's schema document whole", async () => {
   const doc = {
     type: "object",
-    properties: { q: { type: "string", enum: ["a", "b"] }, pick: { oneOf: [{ type: "string" }, { type: "number" }] } },
+    properties: {
+      q: { type: "string", enum: ["a", "b"] },
+      pick: { oneOf: [{ type: "string" }, { type: "number" }] },
+    },
     required: ["q"],
   };
-  await using s = await listedServer({ tools: [entry("search", { description: "Search.", inputSchema: doc })] });
+  await using s = await listedServer({
+    tools: [entry("search", { description: "Search.", inputSchema: doc })],
+  });
   const { tools } = await importTools(s.client);
   const model = script(say("done"));
   await new Agent(model, { tools }).generate("go");
@@ -43,7 +59,9 @@ Deno.test("I-19: the model's request carries the server's schema document whole"
 });
 
 Deno.test("I-11: a listing with a repeated name registers on an agent without the duplicate-name error", async () => {
-  await using s = await listedServer({ tools: [entry("search"), entry("search")] });
+  await using s = await listedServer({
+    tools: [entry("search"), entry("search")],
+  });
   const { tools, skipped } = await importTools(s.client);
   assert.equal(skipped?.skipped.length, 1);
   const agent = new Agent(script(say("ok")), { tools });
@@ -53,7 +71,10 @@ Deno.test("I-11: a listing with a repeated name registers on an agent without th
 Deno.test("I-29: two servers exposing the same name, imported without a prefix, fail agent construction", async () => {
   await using a = await listedServer({ tools: [entry("search")] });
   await using b = await listedServer({ tools: [entry("search")] });
-  const both = [...(await importTools(a.client)).tools, ...(await importTools(b.client)).tools];
+  const both = [
+    ...(await importTools(a.client)).tools,
+    ...(await importTools(b.client)).tools,
+  ];
   assert.throws(() => new Agent(script(say("x")), { tools: both }), (err) => {
     assert.ok(err instanceof TypeError);
     assert.equal(err.message, 'weft: duplicate tool name "search"');
@@ -63,25 +84,36 @@ Deno.test("I-29: two servers exposing the same name, imported without a prefix, 
     ...(await importTools(a.client, { prefix: "gh_" })).tools,
     ...(await importTools(b.client, { prefix: "db_" })).tools,
   ];
-  assert.deepEqual(new Agent(script(say("x")), { tools: prefixed }).tools.map((t) => t.name), ["gh_search", "db_search"]);
+  assert.deepEqual(
+    new Agent(script(say("x")), { tools: prefixed }).tools.map((t) => t.name),
+    ["gh_search", "db_search"],
+  );
 });
 
 Deno.test("I-37: a remote isError and a transport failure are tool results the model reads, not run errors", async () => {
   await using s = await listedServer({
     tools: [entry("flaky"), entry("broken")],
     call: ({ name }) => {
-      if (name === "flaky") return textResult("rate limited: try again in 30s", { isError: true });
+      if (name === "flaky") {
+        return textResult("rate limited: try again in 30s", { isError: true });
+      }
       throw new Error("warehouse unreachable");
     },
   });
   const { tools } = await importTools(s.client);
-  const model = script(callTools({ name: "flaky" }, { name: "broken" }), say("handled"));
+  const model = script(
+    callTools({ name: "flaky" }, { name: "broken" }),
+    say("handled"),
+  );
   const result = await new Agent(model, { tools }).generate("go");
   assert.equal(result.text, "handled");
-  assert.deepEqual(toolResults(result.messages).map((r) => [r.name, r.content, r.isError]), [
-    ["flaky", "rate limited: try again in 30s", true],
-    ["broken", "mcp: MCP error -32603: warehouse unreachable", true],
-  ]);
+  assert.deepEqual(
+    toolResults(result.messages).map((r) => [r.name, r.content, r.isError]),
+    [
+      ["flaky", "rate limited: try again in 30s", true],
+      ["broken", "mcp: MCP error -32603: warehouse unreachable", true],
+    ],
+  );
 });
 
 Deno.test("I-38: ToolStart and ToolFinish bracket the remote call", async () => {
@@ -97,15 +129,24 @@ Deno.test("I-38: ToolStart and ToolFinish bracket the remote call", async () => 
   const onEvent = (e: RunEvent) => {
     if (e.type === "tool_start" || e.type === "tool_finish") order.push(e.type);
   };
-  await new Agent(script(callTools({ name: "t" }), say("done")), { tools, onEvent }).generate("go");
+  await new Agent(script(callTools({ name: "t" }), say("done")), {
+    tools,
+    onEvent,
+  }).generate("go");
   assert.deepEqual(order, ["tool_start", "remote", "tool_finish"]);
 });
 
-Deno.test("I-43: policy timeout: a 5 s remote tool under a 100 ms timeout reads tool \"slow\" timed out after 100ms", async () => {
-  await using s = await listedServer({ tools: [entry("slow")], call: slowCall(5000) });
+Deno.test('I-43: policy timeout: a 5 s remote tool under a 100 ms timeout reads tool "slow" timed out after 100ms', async () => {
+  await using s = await listedServer({
+    tools: [entry("slow")],
+    call: slowCall(5000),
+  });
   const { tools } = await importTools(s.client, { policy: { timeout: 100 } });
   const started = Date.now();
-  const result = await new Agent(script(callTools({ name: "slow" }), say("gave up")), { tools }).generate("go");
+  const result = await new Agent(
+    script(callTools({ name: "slow" }), say("gave up")),
+    { tools },
+  ).generate("go");
   assert.ok(Date.now() - started < 3000);
   const secondToLast = result.messages.at(-2);
   const part = secondToLast?.content[0] as ToolResultPart;
@@ -113,14 +154,26 @@ Deno.test("I-43: policy timeout: a 5 s remote tool under a 100 ms timeout reads 
   assert.equal(part.content, 'tool "slow" timed out after 100ms');
   assert.equal(part.isError, true);
   await new Promise((resolve) => setTimeout(resolve, 20));
-  assert.equal(s.calls[0].signal.aborted, true, "the remote request was cancelled");
+  assert.equal(
+    s.calls[0].signal.aborted,
+    true,
+    "the remote request was cancelled",
+  );
 });
 
 Deno.test("I-44: policy requireApproval parks the call; the run ends with it pending and the server untouched", async () => {
   await using s = await listedServer({ tools: [entry("slow")] });
-  const { tools } = await importTools(s.client, { policy: { requireApproval: true } });
-  const result = await new Agent(script(callTools({ name: "slow", args: { q: 1 } })), { tools }).generate("go");
-  assert.deepEqual(result.pending.map((p) => [p.name, p.args]), [["slow", '{"q":1}']]);
+  const { tools } = await importTools(s.client, {
+    policy: { requireApproval: true },
+  });
+  const result = await new Agent(
+    script(callTools({ name: "slow", args: { q: 1 } })),
+    { tools },
+  ).generate("go");
+  assert.deepEqual(result.pending.map((p) => [p.name, p.args]), [[
+    "slow",
+    '{"q":1}',
+  ]]);
   assert.equal(s.calls.length, 0);
 });
 
@@ -130,22 +183,40 @@ Deno.test("I-45: policy maxResultBytes caps the result; policy wrap sees the cal
     seen.push(call.name);
     return next(call, ctx);
   };
-  await using s = await listedServer({ tools: [entry("babbler")], call: () => textResult("x".repeat(500)) });
-  const { tools } = await importTools(s.client, { policy: { maxResultBytes: 8, wrap: [watch] } });
-  const result = await new Agent(script(callTools({ name: "babbler" }), say("ok")), { tools }).generate("go");
-  assert.equal(toolResults(result.messages)[0].content, "xxxxxxxx\n…[truncated 492 bytes]");
+  await using s = await listedServer({
+    tools: [entry("babbler")],
+    call: () => textResult("x".repeat(500)),
+  });
+  const { tools } = await importTools(s.client, {
+    policy: { maxResultBytes: 8, wrap: [watch] },
+  });
+  const result = await new Agent(
+    script(callTools({ name: "babbler" }), say("ok")),
+    { tools },
+  ).generate("go");
+  assert.equal(
+    toolResults(result.messages)[0].content,
+    "xxxxxxxx\n…[truncated 492 bytes]",
+  );
   assert.deepEqual(seen, ["babbler"]);
 });
 
 Deno.test("I-46: agent middleware denies an imported tool; the model sees exactly its text; the toolSource is read", async () => {
-  await using s = await listedServer({ tools: [entry("search"), entry("other")] });
+  await using s = await listedServer({
+    tools: [entry("search"), entry("other")],
+  });
   const { tools } = await importTools(s.client);
   let reads = 0;
   const deny: ToolMiddleware = (next) => (call, ctx) => {
-    if (call.name === "search") return Promise.reject(new Error("searching is disabled today"));
+    if (call.name === "search") {
+      return Promise.reject(new Error("searching is disabled today"));
+    }
     return next(call, ctx);
   };
-  const model = script(callTools({ name: "search" }, { name: "other" }), say("ok"));
+  const model = script(
+    callTools({ name: "search" }, { name: "other" }),
+    say("ok"),
+  );
   const agent = new Agent(model, {
     parallelism: 4,
     wrapTools: [deny],
@@ -155,10 +226,13 @@ Deno.test("I-46: agent middleware denies an imported tool; the model sees exactl
     },
   });
   const result = await agent.generate("go");
-  assert.deepEqual(toolResults(result.messages).map((r) => [r.name, r.content, r.isError]), [
-    ["search", "searching is disabled today", true],
-    ["other", "called", false],
-  ]);
+  assert.deepEqual(
+    toolResults(result.messages).map((r) => [r.name, r.content, r.isError]),
+    [
+      ["search", "searching is disabled today", true],
+      ["other", "called", false],
+    ],
+  );
   assert.ok(reads >= 1);
   assert.deepEqual(s.calls.map((c) => c.name), ["other"]);
 });
@@ -193,15 +267,22 @@ Deno.test("I-41: listChanged: the SDK client's handler re-runs importTools into 
   }
   await refresh();
   const model = script(say("first"), say("second"));
-  const agent = new Agent(model, { name: "importer", toolSource: () => current });
+  const agent = new Agent(model, {
+    name: "importer",
+    toolSource: () => current,
+  });
   await agent.generate("status?");
   changed = new Promise<void>((resolve) => refreshed = resolve);
   listing.push(entry("fetch"), entry("", {}));
   await s.server!.sendToolListChanged();
   await changed;
   await agent.generate("status?");
-  const [before, after] = model.requests().map((r) => r.tools.map((t) => t.name));
+  const [before, after] = model.requests().map((r) =>
+    r.tools.map((t) => t.name)
+  );
   assert.deepEqual(before, ["r_search"]);
   assert.deepEqual(after, ["r_search", "r_fetch"]);
-  assert.deepEqual(skippedTexts, ["mcp: 1 tool(s) not imported: entry 2: empty name"]);
+  assert.deepEqual(skippedTexts, [
+    "mcp: 1 tool(s) not imported: entry 2: empty name",
+  ]);
 });

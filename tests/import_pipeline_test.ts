@@ -7,8 +7,8 @@ import assert from "node:assert/strict";
 import {
   DuplicateNameError,
   EmptyNameError,
-  importTools,
   ImportError,
+  importTools,
   NilEntryError,
   SchemaError,
   type SkippedTool,
@@ -16,20 +16,26 @@ import {
 import { entry, listedServer } from "./_helpers/mcp_servers.ts";
 
 const typeArrayRoot = { type: ["object", "null"] };
-const topLevelEmpty = 'weft: ParseSchema: top-level type must be "object", got ""';
+const topLevelEmpty =
+  'weft: ParseSchema: top-level type must be "object", got ""';
 
 Deno.test("I-9: a null entry is skipped as nil entry in the tool list, with no name", async () => {
   await using s = await listedServer({ tools: [entry("a"), null, entry("b")] });
   const { tools, skipped } = await importTools(s.client);
   assert.deepEqual(tools.map((t) => t.name), ["a", "b"]);
-  assert.equal(skipped?.message, "mcp: 1 tool(s) not imported: entry 1: nil entry in the tool list");
+  assert.equal(
+    skipped?.message,
+    "mcp: 1 tool(s) not imported: entry 1: nil entry in the tool list",
+  );
   assert.equal(skipped?.skipped[0].name, "");
   assert.equal(skipped?.skipped[0].index, 1);
   assert.ok(skipped?.skipped[0].error instanceof NilEntryError);
 });
 
 Deno.test("I-9: any entry that is not an object (number, string, boolean, array) counts as a nil entry", async () => {
-  await using s = await listedServer({ tools: [5, "search", true, [entry("x")], entry("ok")] });
+  await using s = await listedServer({
+    tools: [5, "search", true, [entry("x")], entry("ok")],
+  });
   const { tools, skipped } = await importTools(s.client);
   assert.deepEqual(tools.map((t) => t.name), ["ok"]);
   assert.equal(
@@ -43,7 +49,10 @@ Deno.test("I-10: an empty name is skipped as empty name, reported by index", asy
   await using s = await listedServer({ tools: [entry(""), entry("search")] });
   const { tools, skipped } = await importTools(s.client);
   assert.deepEqual(tools.map((t) => t.name), ["search"]);
-  assert.equal(skipped?.message, "mcp: 1 tool(s) not imported: entry 0: empty name");
+  assert.equal(
+    skipped?.message,
+    "mcp: 1 tool(s) not imported: entry 0: empty name",
+  );
   assert.deepEqual(skipped?.skipped.map((x) => [x.name, x.index]), [["", 0]]);
   assert.ok(skipped?.skipped[0].error instanceof EmptyNameError);
 });
@@ -52,12 +61,21 @@ Deno.test("I-10: the empty-name check reads the server's name, before the prefix
   await using s = await listedServer({ tools: [entry(""), entry("search")] });
   const { tools, skipped } = await importTools(s.client, { prefix: "gh_" });
   assert.deepEqual(tools.map((t) => t.name), ["gh_search"]);
-  assert.equal(skipped?.message, "mcp: 1 tool(s) not imported: entry 0: empty name");
+  assert.equal(
+    skipped?.message,
+    "mcp: 1 tool(s) not imported: entry 0: empty name",
+  );
 });
 
 Deno.test("I-10: a non-string or missing name counts as empty; a whitespace name is imported", async () => {
   await using s = await listedServer({
-    tools: [{ inputSchema: { type: "object" } }, entry(42), entry(null), entry({ n: "x" }), entry(" ")],
+    tools: [
+      { inputSchema: { type: "object" } },
+      entry(42),
+      entry(null),
+      entry({ n: "x" }),
+      entry(" "),
+    ],
   });
   const { tools, skipped } = await importTools(s.client);
   assert.deepEqual(tools.map((t) => t.name), [" "]);
@@ -69,31 +87,57 @@ Deno.test("I-10: a non-string or missing name counts as empty; a whitespace name
 
 Deno.test("I-11: a repeated name is skipped as a duplicate; the first occurrence stands", async () => {
   await using s = await listedServer({
-    tools: [entry("search", { description: "first" }), entry("search", { description: "second" })],
+    tools: [
+      entry("search", { description: "first" }),
+      entry("search", { description: "second" }),
+    ],
   });
   const { tools, skipped } = await importTools(s.client);
-  assert.deepEqual(tools.map((t) => [t.name, t.description]), [["search", "first"]]);
-  assert.equal(skipped?.message, 'mcp: 1 tool(s) not imported: "search": duplicate name "search" in the listing');
+  assert.deepEqual(tools.map((t) => [t.name, t.description]), [[
+    "search",
+    "first",
+  ]]);
+  assert.equal(
+    skipped?.message,
+    'mcp: 1 tool(s) not imported: "search": duplicate name "search" in the listing',
+  );
   const cause = skipped?.skipped[0].error;
   assert.ok(cause instanceof DuplicateNameError);
   assert.equal(cause.tool, "search");
-  assert.deepEqual([skipped?.skipped[0].name, skipped?.skipped[0].index], ["search", 1]);
+  assert.deepEqual([skipped?.skipped[0].name, skipped?.skipped[0].index], [
+    "search",
+    1,
+  ]);
 });
 
 Deno.test("I-11: the duplicate check uses the composed name and reports the server's name", async () => {
-  await using s = await listedServer({ tools: [entry("search"), entry("search")] });
+  await using s = await listedServer({
+    tools: [entry("search"), entry("search")],
+  });
   const { tools, skipped } = await importTools(s.client, { prefix: "gh_" });
   assert.deepEqual(tools.map((t) => t.name), ["gh_search"]);
-  assert.equal(skipped?.message, 'mcp: 1 tool(s) not imported: "search": duplicate name "search" in the listing');
+  assert.equal(
+    skipped?.message,
+    'mcp: 1 tool(s) not imported: "search": duplicate name "search" in the listing',
+  );
 });
 
 Deno.test("I-11: a skipped first entry claims nothing: a later valid entry with that name imports", async () => {
   await using s = await listedServer({
-    tools: [entry("search", { inputSchema: typeArrayRoot }), entry("search", { description: "good" })],
+    tools: [
+      entry("search", { inputSchema: typeArrayRoot }),
+      entry("search", { description: "good" }),
+    ],
   });
   const { tools, skipped } = await importTools(s.client);
-  assert.deepEqual(tools.map((t) => [t.name, t.description]), [["search", "good"]]);
-  assert.equal(skipped?.message, `mcp: 1 tool(s) not imported: "search": ${topLevelEmpty}`);
+  assert.deepEqual(tools.map((t) => [t.name, t.description]), [[
+    "search",
+    "good",
+  ]]);
+  assert.equal(
+    skipped?.message,
+    `mcp: 1 tool(s) not imported: "search": ${topLevelEmpty}`,
+  );
   assert.ok(skipped?.skipped[0].error instanceof SchemaError);
   assert.equal(skipped?.skipped[0].index, 0);
 });
@@ -103,21 +147,43 @@ Deno.test("I-12: an input schema parseSchema refuses skips the tool with the Par
     ["nullable_root", { inputSchema: typeArrayRoot }, topLevelEmpty],
     ["omitted", { inputSchema: undefined }, "weft: ParseSchema: empty schema"],
     ["null", { inputSchema: null }, "weft: ParseSchema: empty schema"],
-    ["array", { inputSchema: ["object"] }, "weft: ParseSchema: the document is not a JSON object"],
-    ["string", { inputSchema: '{"type":"object"}' }, "weft: ParseSchema: the document is not a JSON object"],
-    ["number", { inputSchema: 7 }, "weft: ParseSchema: the document is not a JSON object"],
-    ["ref_root", { inputSchema: { $ref: "#/$defs/a", $defs: { a: { type: "object" } } } }, topLevelEmpty],
-    ["string_root", { inputSchema: { type: "string" } }, 'weft: ParseSchema: top-level type must be "object", got "string"'],
+    [
+      "array",
+      { inputSchema: ["object"] },
+      "weft: ParseSchema: the document is not a JSON object",
+    ],
+    [
+      "string",
+      { inputSchema: '{"type":"object"}' },
+      "weft: ParseSchema: the document is not a JSON object",
+    ],
+    [
+      "number",
+      { inputSchema: 7 },
+      "weft: ParseSchema: the document is not a JSON object",
+    ],
+    ["ref_root", {
+      inputSchema: { $ref: "#/$defs/a", $defs: { a: { type: "object" } } },
+    }, topLevelEmpty],
+    [
+      "string_root",
+      { inputSchema: { type: "string" } },
+      'weft: ParseSchema: top-level type must be "object", got "string"',
+    ],
     ["no_type", { inputSchema: { properties: {} } }, topLevelEmpty],
   ];
-  await using s = await listedServer({ tools: cases.map(([name, extra]) => entry(name, extra)) });
+  await using s = await listedServer({
+    tools: cases.map(([name, extra]) => entry(name, extra)),
+  });
   const { tools, skipped } = await importTools(s.client);
   assert.equal(tools.length, 0);
   assert.deepEqual(
     skipped?.skipped.map((x) => [x.name, x.error.message]),
     cases.map(([name, , text]) => [name, text]),
   );
-  for (const x of skipped?.skipped ?? []) assert.ok(x.error instanceof SchemaError);
+  for (const x of skipped?.skipped ?? []) {
+    assert.ok(x.error instanceof SchemaError);
+  }
   assert.equal(
     skipped?.message.split("; ")[0],
     `mcp: ${cases.length} tool(s) not imported: "nullable_root": ${topLevelEmpty}`,
@@ -126,7 +192,12 @@ Deno.test("I-12: an input schema parseSchema refuses skips the tool with the Par
 
 Deno.test("I-13: every other entry is imported", async () => {
   await using s = await listedServer({
-    tools: [entry("plain"), entry("typed", { inputSchema: { type: "object", properties: { q: { type: "string" } } } })],
+    tools: [
+      entry("plain"),
+      entry("typed", {
+        inputSchema: { type: "object", properties: { q: { type: "string" } } },
+      }),
+    ],
   });
   const { tools, skipped } = await importTools(s.client);
   assert.deepEqual(tools.map((t) => t.name), ["plain", "typed"]);
@@ -135,12 +206,19 @@ Deno.test("I-13: every other entry is imported", async () => {
 
 Deno.test("I-14: a skipped tool between two good ones: both import, in order, and stay callable", async () => {
   await using s = await listedServer({
-    tools: [entry("first"), entry("nullable_root", { inputSchema: typeArrayRoot }), entry("last")],
+    tools: [
+      entry("first"),
+      entry("nullable_root", { inputSchema: typeArrayRoot }),
+      entry("last"),
+    ],
   });
   const { tools, skipped } = await importTools(s.client);
   assert.deepEqual(tools.map((t) => t.name), ["first", "last"]);
   assert.ok(skipped instanceof ImportError);
-  assert.equal(skipped.message, `mcp: 1 tool(s) not imported: "nullable_root": ${topLevelEmpty}`);
+  assert.equal(
+    skipped.message,
+    `mcp: 1 tool(s) not imported: "nullable_root": ${topLevelEmpty}`,
+  );
   assert.equal(await tools[1].invoke("{}"), "called");
   assert.equal(s.calls[0].name, "last");
 });
@@ -160,7 +238,9 @@ Deno.test("I-14: everything skipped gives an empty list beside the report; a cle
 });
 
 Deno.test("I-15: SkippedTool carries the server-side name, the listing index and the cause", async () => {
-  await using s = await listedServer({ tools: [entry("ok"), entry("bad", { inputSchema: { type: "string" } })] });
+  await using s = await listedServer({
+    tools: [entry("ok"), entry("bad", { inputSchema: { type: "string" } })],
+  });
   const { skipped } = await importTools(s.client, { prefix: "p_" });
   const only: SkippedTool | undefined = skipped?.skipped[0];
   assert.equal(only?.name, "bad");
@@ -171,7 +251,9 @@ Deno.test("I-15: SkippedTool carries the server-side name, the listing index and
 
 Deno.test("I-16: the report's text, byte for byte, with no trailing semicolon", async () => {
   {
-    await using s = await listedServer({ tools: [entry("nullable_root", { inputSchema: typeArrayRoot })] });
+    await using s = await listedServer({
+      tools: [entry("nullable_root", { inputSchema: typeArrayRoot })],
+    });
     const { skipped } = await importTools(s.client);
     assert.equal(
       skipped?.message,
@@ -179,7 +261,9 @@ Deno.test("I-16: the report's text, byte for byte, with no trailing semicolon", 
     );
   }
   {
-    await using s = await listedServer({ tools: [entry(""), entry("search"), entry("search")] });
+    await using s = await listedServer({
+      tools: [entry(""), entry("search"), entry("search")],
+    });
     const { skipped } = await importTools(s.client);
     assert.equal(
       skipped?.message,
@@ -188,7 +272,9 @@ Deno.test("I-16: the report's text, byte for byte, with no trailing semicolon", 
     assert.ok(!skipped?.message.endsWith(";"));
   }
   {
-    await using s = await listedServer({ tools: [entry('say "hi"\n'), entry('say "hi"\n')] });
+    await using s = await listedServer({
+      tools: [entry('say "hi"\n'), entry('say "hi"\n')],
+    });
     const { skipped } = await importTools(s.client);
     assert.equal(
       skipped?.message,
@@ -198,14 +284,27 @@ Deno.test("I-16: the report's text, byte for byte, with no trailing semicolon", 
 });
 
 Deno.test("I-17: ImportError is an AggregateError whose errors are the causes, reachable by instanceof", async () => {
-  await using s = await listedServer({ tools: [null, entry(""), entry("a"), entry("a"), entry("b", { inputSchema: 1 })] });
+  await using s = await listedServer({
+    tools: [
+      null,
+      entry(""),
+      entry("a"),
+      entry("a"),
+      entry("b", { inputSchema: 1 }),
+    ],
+  });
   const { skipped } = await importTools(s.client);
   assert.ok(skipped instanceof AggregateError);
   assert.ok(skipped instanceof ImportError);
   assert.equal(skipped.name, "ImportError");
   assert.deepEqual(skipped.errors, skipped.skipped.map((x) => x.error));
   assert.ok(skipped.errors.every((e, i) => e === skipped.skipped[i].error));
-  const kinds = [NilEntryError, EmptyNameError, DuplicateNameError, SchemaError];
+  const kinds = [
+    NilEntryError,
+    EmptyNameError,
+    DuplicateNameError,
+    SchemaError,
+  ];
   kinds.forEach((kind, i) => assert.ok(skipped.errors[i] instanceof kind));
   assert.equal(skipped.errors.some((e) => e instanceof SchemaError), true);
 });
@@ -228,7 +327,10 @@ Deno.test("I-18: the caller idiom: log the report and go on; a listing failure i
     assert.deepEqual(tools?.map((t) => t.name), ["good"]);
   }
   {
-    await using s = await listedServer({ tools: [], list: () => ({ tools: "nope" }) });
+    await using s = await listedServer({
+      tools: [],
+      list: () => ({ tools: "nope" }),
+    });
     assert.equal(await load(s.client), undefined);
   }
   assert.deepEqual(logged, [
@@ -240,9 +342,15 @@ Deno.test("I-18: the caller idiom: log the report and go on; a listing failure i
 Deno.test("P-1: a non-boolean readOnlyHint imports the tool, sequential (Go fails the whole listing)", async () => {
   const hints = ["true", 1, {}, null, [true]];
   await using s = await listedServer({
-    tools: [...hints.map((h, i) => entry(`t${i}`, { annotations: { readOnlyHint: h } })), entry("ro", {
-      annotations: { readOnlyHint: true },
-    }), entry("odd", { annotations: "readOnly" })],
+    tools: [
+      ...hints.map((h, i) =>
+        entry(`t${i}`, { annotations: { readOnlyHint: h } })
+      ),
+      entry("ro", {
+        annotations: { readOnlyHint: true },
+      }),
+      entry("odd", { annotations: "readOnly" }),
+    ],
   });
   const { tools, skipped } = await importTools(s.client);
   assert.equal(skipped, undefined);

@@ -15,39 +15,79 @@ function base64Of(size: number): string {
 }
 
 const image9 = { type: "image", mimeType: "image/png", data: base64Of(9) };
-const resource = { type: "resource", resource: { uri: "file:///tmp/x", text: "x" } };
+const resource = {
+  type: "resource",
+  resource: { uri: "file:///tmp/x", text: "x" },
+};
 const link = { type: "resource_link", uri: "file:///tmp/y", name: "y" };
 
 Deno.test("render: structuredContent (non-null) is its compact JSON, whatever content holds", () => {
   assert.equal(
-    renderContent({ content: [{ type: "text", text: '{"a":1}' }], structuredContent: { a: 1 } }),
+    renderContent({
+      content: [{ type: "text", text: '{"a":1}' }],
+      structuredContent: { a: 1 },
+    }),
     '{"a":1}',
   );
   assert.equal(
-    renderContent({ content: [{ type: "text", text: "ignored" }], structuredContent: { z: [1, { b: "<&>" }], a: null } }),
+    renderContent({
+      content: [{ type: "text", text: "ignored" }],
+      structuredContent: { z: [1, { b: "<&>" }], a: null },
+    }),
     '{"z":[1,{"b":"<&>"}],"a":null}',
   );
-  assert.equal(renderContent({ content: [{ type: "text", text: "shown" }], structuredContent: null }), "shown");
+  assert.equal(
+    renderContent({
+      content: [{ type: "text", text: "shown" }],
+      structuredContent: null,
+    }),
+    "shown",
+  );
   assert.equal(renderContent({ structuredContent: [1, 2] }), "[1,2]");
 });
 
 Deno.test("render: text items verbatim; several items one per line, no trailing newline", () => {
-  assert.equal(renderContent({ content: [{ type: "text", text: "  spaced \n" }] }), "  spaced \n");
-  assert.equal(renderContent({ content: [{ type: "text", text: "one" }, { type: "text", text: "two" }] }), "one\ntwo");
+  assert.equal(
+    renderContent({ content: [{ type: "text", text: "  spaced \n" }] }),
+    "  spaced \n",
+  );
+  assert.equal(
+    renderContent({
+      content: [{ type: "text", text: "one" }, { type: "text", text: "two" }],
+    }),
+    "one\ntwo",
+  );
 });
 
 Deno.test("render: image, audio, resource and link markers", () => {
-  assert.equal(renderContent({ content: [image9] }), "[image image/png, 9 bytes]");
   assert.equal(
-    renderContent({ content: [{ type: "image", mimeType: "image/png", data: base64Of(12000) }] }),
+    renderContent({ content: [image9] }),
+    "[image image/png, 9 bytes]",
+  );
+  assert.equal(
+    renderContent({
+      content: [{
+        type: "image",
+        mimeType: "image/png",
+        data: base64Of(12000),
+      }],
+    }),
     "[image image/png, 12000 bytes]",
   );
   assert.equal(
-    renderContent({ content: [{ type: "audio", mimeType: "audio/wav", data: base64Of(7) }] }),
+    renderContent({
+      content: [{ type: "audio", mimeType: "audio/wav", data: base64Of(7) }],
+    }),
     "[audio audio/wav, 7 bytes]",
   );
-  assert.equal(renderContent({ content: [resource] }), "[resource file:///tmp/x]");
-  assert.equal(renderContent({ content: [{ type: "resource" }] }), "[resource ]");
+  assert.equal(
+    renderContent({ content: [resource] }),
+    "[resource file:///tmp/x]",
+  );
+  assert.equal(
+    renderContent({ content: [{ type: "resource" }] }),
+    "[resource ]",
+  );
   assert.equal(renderContent({ content: [link] }), "[resource file:///tmp/y]");
   assert.equal(
     renderContent({ content: [image9, resource, link] }),
@@ -66,12 +106,27 @@ Deno.test("render: any other item, or one missing the fields its type needs, is 
     "text",
     {},
   ];
-  assert.equal(renderContent({ content: odd }), Array(odd.length).fill("[content]").join("\n"));
-  assert.equal(renderContent({ content: [{ type: "resource", resource: { uri: 1 } }] }), "[resource ]");
+  assert.equal(
+    renderContent({ content: odd }),
+    Array(odd.length).fill("[content]").join("\n"),
+  );
+  assert.equal(
+    renderContent({ content: [{ type: "resource", resource: { uri: 1 } }] }),
+    "[resource ]",
+  );
 });
 
 Deno.test("render: no content and no structured content is the empty string", () => {
-  for (const result of [{}, { content: [] }, { content: "text" }, { structuredContent: undefined }, null, 5]) {
+  for (
+    const result of [
+      {},
+      { content: [] },
+      { content: "text" },
+      { structuredContent: undefined },
+      null,
+      5,
+    ]
+  ) {
     assert.equal(renderContent(result), "");
   }
 });
@@ -100,14 +155,20 @@ Deno.test("render: the size survives the wire, both ways of the SDK's JSON text"
     }),
   });
   const { tools } = await importTools(s.client);
-  assert.equal(await tools[0].invoke("{}"), "[image image/png, 12000 bytes]\n[audio audio/wav, 7 bytes]");
+  assert.equal(
+    await tools[0].invoke("{}"),
+    "[image image/png, 12000 bytes]\n[audio audio/wav, 7 bytes]",
+  );
   assert.notEqual(payload.length, 12000);
 });
 
 Deno.test("render: shapes the SDK's own server refuses to send render too (raw peer)", async () => {
   await using raw = await rawPeer((method) =>
     method === "tools/list" ? { tools: [entry("odd")] } : {
-      content: [{ type: "hologram", data: "x" }, { type: "text", text: "after" }, { type: "resource" }],
+      content: [{ type: "hologram", data: "x" }, {
+        type: "text",
+        text: "after",
+      }, { type: "resource" }],
     }
   );
   const { tools } = await importTools(raw.client);

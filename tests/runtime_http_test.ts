@@ -5,7 +5,10 @@ import { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
-import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolResultSchema,
+  ToolListChangedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import { isRawJson, parseLossless } from "../src/core/json.ts";
 import { connectHttp } from "../src/runtime/connect_http.ts";
 import type { McpClient } from "../src/runtime/disposable_client.ts";
@@ -241,35 +244,47 @@ Deno.test("methods other than POST are refused with 405 in stateless mode", asyn
   }
 });
 
-Deno.test("session mode: GET stream, DELETE, unknown and missing session ids", async () => {
+Deno.test("session mode: a GET stream carries server notifications", async () => {
+  const listening = listen({ sessions: true });
+  try {
+    const init = await post(listening.url, INITIALIZE);
+    const sessionId = init.headers.get("mcp-session-id");
+    await init.text();
+    assert.ok(sessionId !== null);
+    const stream = await fetch(listening.url, {
+      headers: { accept: "text/event-stream", "mcp-session-id": sessionId, "mcp-protocol-version": "2025-06-18" },
+    });
+    assert.equal(stream.status, 200);
+    assert.equal(stream.headers.get("content-type"), "text/event-stream");
+    const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader();
+    await listening.servers[0].sendToolListChanged();
+    let text = "";
+    while (!text.includes("\n\n")) text += (await reader.read()).value ?? "";
+    assert.deepEqual(sseMessages(text), [{ method: "notifications/tools/list_changed", jsonrpc: "2.0" }]);
+    await reader.cancel();
+  } finally {
+    await listening.close();
+  }
+});
+
+Deno.test("session mode: the client's notifications stream, DELETE on close, unknown and missing ids", async () => {
   const listening = listen({ sessions: true });
   try {
     const client = await connectHttp(listening.url);
     const sessionId = client.transport?.sessionId;
     assert.ok(sessionId !== undefined);
-    const stream = await fetch(listening.url, {
-      headers: { accept: "text/event-stream", "mcp-session-id": sessionId, "mcp-protocol-version": "2025-06-18" },
-    });
-    assert.equal(stream.status, 409, "the client already holds the session's one GET stream");
-    await stream.body?.cancel();
-    // A server notification reaches the client over its GET stream.
     const changed = new Promise<void>((resolve) => {
-      client.setNotificationHandler(
-        // deno-lint-ignore no-explicit-any
-        { shape: { method: { value: "notifications/tools/list_changed" } } } as any,
-        () => resolve(),
-      );
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve());
     });
-    await sleep(100);
+    await sleep(100); // the SDK opens its GET stream after the handshake
     await listening.servers[0].sendToolListChanged();
     await changed;
     await client.close(); // sends DELETE
-    const after = await post(listening.url, INITIALIZE.replace('"initialize"', '"tools/list"'), {
-      "mcp-session-id": sessionId,
-    });
+    const list = '{"jsonrpc":"2.0","id":2,"method":"tools/list"}';
+    const after = await post(listening.url, list, { "mcp-session-id": sessionId });
     assert.equal(after.status, 404);
-    assert.equal(await after.text(), '{"jsonrpc":"2.0","error":{"code":-32001,"message":"Session not found"},"id":null}');
-    const missing = await post(listening.url, '{"jsonrpc":"2.0","id":2,"method":"tools/list"}');
+    assert.equal(await after.text(), '{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"Session not found"}}');
+    const missing = await post(listening.url, list);
     assert.equal(missing.status, 400);
     assert.equal(
       await missing.text(),

@@ -296,3 +296,20 @@ Deno.test("a server process exits when its stdin closes", async () => {
   assert.equal(status.code, 0);
   assert.ok(stderr.includes("served"), stderr);
 });
+
+Deno.test("serveStdio stops when its signal aborts, and the process exits with stdin still open", async () => {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: fixtureArgs("timeout"),
+    env: childEnv(),
+    stdin: "piped",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
+  const status = await child.status;
+  clearTimeout(timer);
+  const stderr = new TextDecoder().decode(await new Response(child.stderr).arrayBuffer());
+  await child.stdin.close();
+  assert.equal(status.code, 0, stderr);
+  assert.ok(stderr.includes("served"), stderr);
+});

@@ -15,13 +15,21 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
  */
 export type Target =
   | { readonly kind: "default" }
-  | { readonly kind: "command"; readonly command: string; readonly args: readonly string[] }
+  | {
+    readonly kind: "command";
+    readonly command: string;
+    readonly args: readonly string[];
+  }
   | { readonly kind: "url"; readonly url: URL };
 
 /** A parsed command line. */
 export type CliCommand =
   | { readonly kind: "help" }
-  | { readonly kind: "inspect"; readonly target: Target; readonly timeout: number }
+  | {
+    readonly kind: "inspect";
+    readonly target: Target;
+    readonly timeout: number;
+  }
   | {
     readonly kind: "call";
     readonly target: Target;
@@ -67,7 +75,9 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
     const arg = before[i];
     if (arg === "-h" || arg === "--help") return { kind: "help" };
     if (arg === "--timeout" || arg.startsWith("--timeout=")) {
-      const value = arg === "--timeout" ? before[++i] : arg.slice("--timeout=".length);
+      const value = arg === "--timeout"
+        ? before[++i]
+        : arg.slice("--timeout=".length);
       timeout = parseTimeout(value);
     } else if (arg.startsWith("-") && arg !== "-") {
       throw new UsageError(`weft-mcp: unknown option ${arg}`);
@@ -88,24 +98,45 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
   }
 }
 
-function parseCall(rest: readonly string[], after: string[] | undefined, timeout: number): CliCommand {
+function parseCall(
+  rest: readonly string[],
+  after: string[] | undefined,
+  timeout: number,
+): CliCommand {
   const [tool, ...more] = rest;
-  if (tool === undefined || tool === "") throw new UsageError("weft-mcp: call needs a tool name");
+  if (tool === undefined || tool === "") {
+    throw new UsageError("weft-mcp: call needs a tool name");
+  }
   const urls = more.filter(isUrlText);
   const json = more.filter((arg) => !isUrlText(arg));
   if (json.length > 1) {
-    throw new UsageError(`weft-mcp: call takes one JSON argument, got ${json.length}`);
+    throw new UsageError(
+      `weft-mcp: call takes one JSON argument, got ${json.length}`,
+    );
   }
-  return { kind: "call", tool, args: json[0] ?? "{}", target: targetOf(urls, after), timeout };
+  return {
+    kind: "call",
+    tool,
+    args: json[0] ?? "{}",
+    target: targetOf(urls, after),
+    timeout,
+  };
 }
 
-function targetOf(positionals: readonly string[], after: string[] | undefined): Target {
+function targetOf(
+  positionals: readonly string[],
+  after: string[] | undefined,
+): Target {
   if (positionals.length > 1) {
-    throw new UsageError(`weft-mcp: more than one target: ${positionals.join(" ")}`);
+    throw new UsageError(
+      `weft-mcp: more than one target: ${positionals.join(" ")}`,
+    );
   }
   const [text] = positionals;
   if (text !== undefined && after !== undefined) {
-    throw new UsageError("weft-mcp: give either a URL or -- <command>, not both");
+    throw new UsageError(
+      "weft-mcp: give either a URL or -- <command>, not both",
+    );
   }
   if (after !== undefined) {
     const [command, ...args] = after;
@@ -131,7 +162,11 @@ function isUrlText(text: string): boolean {
 function parseTimeout(value: string | undefined): number {
   const ms = value === undefined || value.trim() === "" ? NaN : Number(value);
   if (!Number.isFinite(ms) || ms <= 0) {
-    throw new UsageError(`weft-mcp: --timeout needs a positive number of milliseconds, got ${value ?? "nothing"}`);
+    throw new UsageError(
+      `weft-mcp: --timeout needs a positive number of milliseconds, got ${
+        value ?? "nothing"
+      }`,
+    );
   }
   return ms;
 }

@@ -61,7 +61,10 @@ export class NoDefaultTargetError extends Error {
  * console.assert(targetLabel({ kind: "command", command: "sh", args: ["-c", "a b"] }) === "sh -c 'a b'");
  * ```
  */
-export function targetLabel(target: Target, defaultTarget?: DefaultTarget): string {
+export function targetLabel(
+  target: Target,
+  defaultTarget?: DefaultTarget,
+): string {
   switch (target.kind) {
     case "url":
       return target.url.href;
@@ -83,7 +86,10 @@ function shellWord(word: string): string {
  * program's name. Rejects as the connector does (the signal's reason when
  * it ends first), or with {@link NoDefaultTargetError}.
  */
-export function connectTarget(target: Target, options: ConnectTargetOptions): Promise<OwnedClient> {
+export function connectTarget(
+  target: Target,
+  options: ConnectTargetOptions,
+): Promise<OwnedClient> {
   const { signal, defaultTarget } = options;
   switch (target.kind) {
     case "url":
@@ -91,7 +97,9 @@ export function connectTarget(target: Target, options: ConnectTargetOptions): Pr
     case "command":
       return connectStdio(target.command, { args: [...target.args], signal });
     case "default":
-      if (defaultTarget === undefined) return Promise.reject(new NoDefaultTargetError());
+      if (defaultTarget === undefined) {
+        return Promise.reject(new NoDefaultTargetError());
+      }
       return connectStdio(defaultTarget.command, {
         args: [...defaultTarget.args],
         cwd: defaultTarget.cwd,
@@ -114,7 +122,10 @@ export interface ProgressOptions {
  * `weft-mcp: connecting to <label> (<n>s)` once a second, starting after
  * the first second, so a slow start is never silent.
  */
-export async function withProgress<T>(pending: Promise<T>, options: ProgressOptions): Promise<T> {
+export async function withProgress<T>(
+  pending: Promise<T>,
+  options: ProgressOptions,
+): Promise<T> {
   const { label, write } = options;
   let seconds = 0;
   const timer = setInterval(() => {

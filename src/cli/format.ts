@@ -51,8 +51,20 @@ const ONE_SCHEMA = new Set([
   "additionalItems",
   "contentSchema",
 ]);
-const SCHEMA_MAP = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]);
-const SCHEMA_LIST = new Set(["allOf", "anyOf", "oneOf", "prefixItems", "items"]);
+const SCHEMA_MAP = new Set([
+  "properties",
+  "patternProperties",
+  "$defs",
+  "definitions",
+  "dependentSchemas",
+]);
+const SCHEMA_LIST = new Set([
+  "allOf",
+  "anyOf",
+  "oneOf",
+  "prefixItems",
+  "items",
+]);
 
 /**
  * Every keyword of a schema document outside {@link CORE_KEYWORDS}, at any
@@ -68,13 +80,19 @@ const SCHEMA_LIST = new Set(["allOf", "anyOf", "oneOf", "prefixItems", "items"])
  * console.assert(found[0].keyword === "minimum" && found[0].at[0] === "/properties/n");
  * ```
  */
-export function extraKeywords(doc: Readonly<Record<string, unknown>>): ExtraKeyword[] {
+export function extraKeywords(
+  doc: Readonly<Record<string, unknown>>,
+): ExtraKeyword[] {
   const found = new Map<string, string[]>();
   walk(doc, "", found);
   return [...found].map(([keyword, at]) => ({ keyword, at }));
 }
 
-function walk(node: Readonly<Record<string, unknown>>, path: string, found: Map<string, string[]>): void {
+function walk(
+  node: Readonly<Record<string, unknown>>,
+  path: string,
+  found: Map<string, string[]>,
+): void {
   for (const [key, value] of Object.entries(node)) {
     if (!CORE_KEYWORDS.has(key)) {
       const at = found.get(key);
@@ -121,13 +139,21 @@ function walk(node: Readonly<Record<string, unknown>>, path: string, found: Map<
 export function formatInspection(inspection: Inspection): string {
   const { server, tools, skipped } = inspection;
   const entries = skipped?.skipped ?? [];
-  const who = server === undefined ? "server (no serverInfo)" : `server ${server.name} ${server.version}`;
-  const lines = [`${who}: ${count(tools.length, "tool")} imported, ${entries.length} skipped`];
+  const who = server === undefined
+    ? "server (no serverInfo)"
+    : `server ${server.name} ${server.version}`;
+  const lines = [
+    `${who}: ${
+      count(tools.length, "tool")
+    } imported, ${entries.length} skipped`,
+  ];
   for (const tool of tools) lines.push("", ...formatTool(tool));
   if (entries.length > 0) {
     lines.push("", `skipped ${count(entries.length, "tool")}:`);
     for (const entry of entries) {
-      const label = entry.name !== "" ? JSON.stringify(entry.name) : `entry ${entry.index}`;
+      const label = entry.name !== ""
+        ? JSON.stringify(entry.name)
+        : `entry ${entry.index}`;
       lines.push(`  ${label}: ${entry.error.message}`);
     }
   }
@@ -144,12 +170,22 @@ export function formatTool(tool: ToolDef): string[] {
         ? "sequential: the server did not mark it readOnlyHint"
         : "parallel: the server marked it readOnlyHint"
     }`,
-    `  description: ${tool.description === "" ? "(empty)" : indented(tool.description)}`,
+    `  description: ${
+      tool.description === "" ? "(empty)" : indented(tool.description)
+    }`,
     `  input schema: ${JSON.stringify(tool.inputSchema)}`,
     `  kept beyond the core's view: ${
-      extras.length === 0 ? "none" : extras.map((e) => `${e.keyword} at ${e.at.map(shownPointer).join(", ")}`).join("; ")
+      extras.length === 0
+        ? "none"
+        : extras.map((e) =>
+          `${e.keyword} at ${e.at.map(shownPointer).join(", ")}`
+        ).join("; ")
     }`,
-    `  output schema: ${tool.outputSchema === undefined ? "none" : JSON.stringify(tool.outputSchema)}`,
+    `  output schema: ${
+      tool.outputSchema === undefined
+        ? "none"
+        : JSON.stringify(tool.outputSchema)
+    }`,
   ];
 }
 

@@ -6,11 +6,26 @@
  */
 
 import { errorText } from "../core/errors.ts";
-import { DEFAULT_MAX_RESULT_BYTES, failureText, truncateResult } from "../core/policy.ts";
+import {
+  DEFAULT_MAX_RESULT_BYTES,
+  failureText,
+  truncateResult,
+} from "../core/policy.ts";
 import type { ToolDef } from "../core/tool.ts";
-import { importTools, type ImportResult } from "../mcp/import.ts";
-import { type CliCommand, parseCommandLine, type Target, UsageError } from "./args.ts";
-import { connectTarget, type DefaultTarget, type OwnedClient, targetLabel, withProgress } from "./connect.ts";
+import { type ImportResult, importTools } from "../mcp/import.ts";
+import {
+  type CliCommand,
+  parseCommandLine,
+  type Target,
+  UsageError,
+} from "./args.ts";
+import {
+  connectTarget,
+  type DefaultTarget,
+  type OwnedClient,
+  targetLabel,
+  withProgress,
+} from "./connect.ts";
 import { formatInspection } from "./format.ts";
 import { ExitCode, USAGE } from "./usage.ts";
 
@@ -38,7 +53,10 @@ export interface RunCliOptions {
  * server or the user did: failures are a `weft-mcp: …` line on stderr and a
  * non-zero code. Every connection it opens is closed before it resolves.
  */
-export async function runCli(argv: readonly string[], options: RunCliOptions = {}): Promise<number> {
+export async function runCli(
+  argv: readonly string[],
+  options: RunCliOptions = {},
+): Promise<number> {
   const output = options.output ?? processOutput();
   let command: CliCommand;
   try {
@@ -56,7 +74,12 @@ export async function runCli(argv: readonly string[], options: RunCliOptions = {
   // listeners keeps the event loop alive until it fires.
   const deadline = new AbortController();
   const timer = setTimeout(() => {
-    deadline.abort(new DOMException(`weft-mcp: timed out after ${command.timeout} ms`, "TimeoutError"));
+    deadline.abort(
+      new DOMException(
+        `weft-mcp: timed out after ${command.timeout} ms`,
+        "TimeoutError",
+      ),
+    );
   }, command.timeout);
   try {
     return await new Session(command, options, output, deadline.signal).run();
@@ -83,7 +106,9 @@ class Session {
     this.#options = options;
     this.#output = output;
     this.#deadline = deadline;
-    this.#signal = options.signal ? AbortSignal.any([deadline, options.signal]) : deadline;
+    this.#signal = options.signal
+      ? AbortSignal.any([deadline, options.signal])
+      : deadline;
     this.#label = targetLabel(command.target, options.defaultTarget);
   }
 
@@ -95,7 +120,11 @@ class Session {
         write: (line) => this.#output.stderr(line),
       });
     } catch (error) {
-      return this.#fail(error, `connecting to ${this.#label}`, `cannot connect to ${this.#label}`);
+      return this.#fail(
+        error,
+        `connecting to ${this.#label}`,
+        `cannot connect to ${this.#label}`,
+      );
     }
     try {
       let imported: ImportResult;
@@ -103,11 +132,17 @@ class Session {
         imported = await importTools(client, { signal: this.#signal });
       } catch (error) {
         const doing = `listing the tools of ${this.#label}`;
-        return this.#fail(error, doing, `cannot list the tools of ${this.#label}`);
+        return this.#fail(
+          error,
+          doing,
+          `cannot list the tools of ${this.#label}`,
+        );
       }
       if (this.#command.kind === "inspect") {
         const info = client.getServerVersion();
-        const server = info === undefined ? undefined : { name: info.name, version: info.version };
+        const server = info === undefined
+          ? undefined
+          : { name: info.name, version: info.version };
         this.#output.stdout(formatInspection({ server, ...imported }));
         return ExitCode.ok;
       }
@@ -118,18 +153,31 @@ class Session {
   }
 
   #connect(target: Target): Promise<OwnedClient> {
-    return connectTarget(target, { signal: this.#signal, defaultTarget: this.#options.defaultTarget });
+    return connectTarget(target, {
+      signal: this.#signal,
+      defaultTarget: this.#options.defaultTarget,
+    });
   }
 
-  async #call(name: string, args: string, imported: ImportResult): Promise<number> {
-    const tool: ToolDef | undefined = imported.tools.find((t) => t.name === name);
+  async #call(
+    name: string,
+    args: string,
+    imported: ImportResult,
+  ): Promise<number> {
+    const tool: ToolDef | undefined = imported.tools.find((t) =>
+      t.name === name
+    );
     if (tool === undefined) {
       const skipped = imported.skipped?.skipped.find((s) => s.name === name);
       const listed = imported.tools.map((t) => t.name).join(", ") || "none";
       this.#output.stderr(
         skipped !== undefined
-          ? `weft-mcp: tool ${JSON.stringify(name)} was not imported: ${skipped.error.message}\n`
-          : `weft-mcp: ${this.#label} has no tool named ${JSON.stringify(name)} (its tools: ${listed})\n`,
+          ? `weft-mcp: tool ${
+            JSON.stringify(name)
+          } was not imported: ${skipped.error.message}\n`
+          : `weft-mcp: ${this.#label} has no tool named ${
+            JSON.stringify(name)
+          } (its tools: ${listed})\n`,
       );
       return ExitCode.failure;
     }
@@ -137,11 +185,17 @@ class Session {
     try {
       text = await tool.invoke(args, { signal: this.#signal });
     } catch (error) {
-      if (this.#signal.aborted) return this.#fail(error, `calling ${name} on ${this.#label}`, "");
+      if (this.#signal.aborted) {
+        return this.#fail(error, `calling ${name} on ${this.#label}`, "");
+      }
       this.#output.stdout(`${failureText(tool.name, error)}\n`);
       return ExitCode.toolError;
     }
-    this.#output.stdout(`${truncateResult(text, tool.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES)}\n`);
+    this.#output.stdout(
+      `${
+        truncateResult(text, tool.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES)
+      }\n`,
+    );
     return ExitCode.ok;
   }
 
@@ -149,7 +203,9 @@ class Session {
   #fail(error: unknown, doing: string, what: string): number {
     if (this.#deadline.aborted) {
       const ms = this.#command.timeout;
-      this.#output.stderr(`weft-mcp: timed out after ${ms} ms ${doing} (--timeout)\n`);
+      this.#output.stderr(
+        `weft-mcp: timed out after ${ms} ms ${doing} (--timeout)\n`,
+      );
       return ExitCode.failure;
     }
     if (this.#options.signal?.aborted) {
@@ -157,14 +213,21 @@ class Session {
       return ExitCode.interrupted;
     }
     const text = errorText(error);
-    this.#output.stderr(`${text.startsWith("weft-mcp: ") ? text : `weft-mcp: ${what}: ${text}`}\n`);
+    this.#output.stderr(
+      `${
+        text.startsWith("weft-mcp: ") ? text : `weft-mcp: ${what}: ${text}`
+      }\n`,
+    );
     return ExitCode.failure;
   }
 }
 
 function processOutput(): CliOutput {
   const encoder = new TextEncoder();
-  const writeAll = (file: { writeSync(p: Uint8Array): number }, text: string) => {
+  const writeAll = (
+    file: { writeSync(p: Uint8Array): number },
+    text: string,
+  ) => {
     let bytes = encoder.encode(text);
     while (bytes.length > 0) bytes = bytes.subarray(file.writeSync(bytes));
   };

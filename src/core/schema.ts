@@ -176,8 +176,9 @@ function copyNode(value: unknown): unknown {
   const node = value as Record<string, unknown>;
   if (typeof node.toJSON === "function") throw NOT_PLAIN;
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(node)) {
-    if (key === "__proto__") throw NOT_PLAIN;
+  // for-in (own keys in JSON.stringify's order) is cheaper than Object.keys.
+  for (const key in node) {
+    if (!Object.hasOwn(node, key) || key === "__proto__") throw NOT_PLAIN;
     out[key] = copyNode(node[key]);
   }
   return Object.freeze(out);
@@ -229,7 +230,10 @@ function view(raw: Readonly<Record<string, unknown>>): Schema {
       if (parsed === undefined) continue;
       // defineProperty, not assignment: a property named "__proto__" stays a property.
       if (key === "__proto__") {
-        Object.defineProperty(properties, key, { value: parsed, enumerable: true });
+        Object.defineProperty(properties, key, {
+          value: parsed,
+          enumerable: true,
+        });
       } else properties[key] = parsed;
     }
     node.properties = Object.freeze(properties);

@@ -117,7 +117,10 @@ export interface ImportResult {
  * await client.close();
  * ```
  */
-export async function importTools(client: Client, options: ImportOptions = {}): Promise<ImportResult> {
+export async function importTools(
+  client: Client,
+  options: ImportOptions = {},
+): Promise<ImportResult> {
   const entries = await listToolEntries(client, options.signal);
   const prefix = typeof options.prefix === "string" ? options.prefix : "";
   const policy = options.policy ?? {};
@@ -125,15 +128,27 @@ export async function importTools(client: Client, options: ImportOptions = {}): 
   const skipped: SkippedTool[] = [];
   const imported = new Set<string>();
   for (let index = 0; index < entries.length; index++) {
-    const outcome = importEntry(client, entries[index], prefix, policy, imported);
+    const outcome = importEntry(
+      client,
+      entries[index],
+      prefix,
+      policy,
+      imported,
+    );
     if (outcome instanceof Error) {
-      skipped.push({ name: skippedName(entries[index]), index, error: outcome });
+      skipped.push({
+        name: skippedName(entries[index]),
+        index,
+        error: outcome,
+      });
     } else {
       imported.add(outcome.name);
       tools.push(outcome);
     }
   }
-  return skipped.length === 0 ? { tools } : { tools, skipped: new ImportError(skipped) };
+  return skipped.length === 0
+    ? { tools }
+    : { tools, skipped: new ImportError(skipped) };
 }
 
 // The per-entry pipeline: the first failing check decides the cause.
@@ -146,7 +161,9 @@ function importEntry(
 ): ToolDef | Error {
   if (!isRecord(entry)) return new NilEntryError();
   const serverName = entry.name;
-  if (typeof serverName !== "string" || serverName === "") return new EmptyNameError();
+  if (typeof serverName !== "string" || serverName === "") {
+    return new EmptyNameError();
+  }
   const name = prefix + serverName;
   if (imported.has(name)) return new DuplicateNameError(serverName);
   let inputSchema: Schema;
@@ -156,7 +173,8 @@ function importEntry(
     if (err instanceof SchemaError) return err;
     throw err;
   }
-  const readOnly = isRecord(entry.annotations) && entry.annotations.readOnlyHint === true;
+  const readOnly = isRecord(entry.annotations) &&
+    entry.annotations.readOnlyHint === true;
   return rawTool({
     name,
     description: typeof entry.description === "string" ? entry.description : "",

@@ -51,7 +51,9 @@ export class ImportError extends AggregateError {
 
 function renderImportError(skipped: readonly SkippedTool[]): string {
   const parts = skipped.map((s) =>
-    s.name !== "" ? `${quote(s.name)}: ${s.error.message}` : `entry ${s.index}: ${s.error.message}`
+    s.name !== ""
+      ? `${quote(s.name)}: ${s.error.message}`
+      : `entry ${s.index}: ${s.error.message}`
   );
   return `mcp: ${skipped.length} tool(s) not imported: ${parts.join("; ")}`;
 }

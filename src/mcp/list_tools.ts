@@ -25,7 +25,10 @@ import { linkSignal } from "./linked_signal.ts";
  * no `tools` array, a non-string `nextCursor`, a cursor given twice), and
  * when `signal` ends — then with the signal's reason, unchanged.
  */
-export async function listToolEntries(client: Client, signal?: AbortSignal): Promise<unknown[]> {
+export async function listToolEntries(
+  client: Client,
+  signal?: AbortSignal,
+): Promise<unknown[]> {
   const entries: unknown[] = [];
   const cursors = new Set<string>();
   let cursor: string | undefined;
@@ -47,7 +50,10 @@ export async function listToolEntries(client: Client, signal?: AbortSignal): Pro
         throw new ListToolsError(page, '"nextCursor" is not a string');
       }
       if (cursors.has(next)) {
-        throw new ListToolsError(page, `cursor ${quote(next)} was already given in this listing`);
+        throw new ListToolsError(
+          page,
+          `cursor ${quote(next)} was already given in this listing`,
+        );
       }
       cursors.add(next);
       cursor = next;

@@ -33,14 +33,27 @@ export type RemoteCaller = (args: string, ctx: ToolContext) => Promise<string>;
  * Builds the handler that calls `serverName` on `client`. `toolName` (the
  * composed, prefixed name) is the one error texts name.
  */
-export function remoteCaller(client: Client, serverName: string, toolName: string): RemoteCaller {
+export function remoteCaller(
+  client: Client,
+  serverName: string,
+  toolName: string,
+): RemoteCaller {
   return async (args, ctx) => {
-    const params = { name: serverName, arguments: decodeArguments(args, toolName) };
+    const params = {
+      name: serverName,
+      arguments: decodeArguments(args, toolName),
+    };
     const link = linkSignal(ctx.signal);
     let result: Record<string, unknown>;
     try {
       result = await client.request(
-        { method: "tools/call", params: params as { name: string; arguments?: Record<string, unknown> } },
+        {
+          method: "tools/call",
+          params: params as {
+            name: string;
+            arguments?: Record<string, unknown>;
+          },
+        },
         ResultSchema,
         { signal: link.signal, timeout: NO_SDK_TIMEOUT },
       );

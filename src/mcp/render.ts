@@ -58,11 +58,15 @@ function renderItem(item: unknown): string {
       return renderMedia(item.type, item);
     case "resource": {
       const resource = item.resource;
-      const uri = isRecord(resource) && typeof resource.uri === "string" ? resource.uri : "";
+      const uri = isRecord(resource) && typeof resource.uri === "string"
+        ? resource.uri
+        : "";
       return `[resource ${uri}]`;
     }
     case "resource_link":
-      return typeof item.uri === "string" ? `[resource ${item.uri}]` : "[content]";
+      return typeof item.uri === "string"
+        ? `[resource ${item.uri}]`
+        : "[content]";
     default:
       return "[content]";
   }
@@ -70,7 +74,9 @@ function renderItem(item: unknown): string {
 
 function renderMedia(kind: string, item: Record<string, unknown>): string {
   const { mimeType, data } = item;
-  if (typeof mimeType !== "string" || typeof data !== "string") return "[content]";
+  if (typeof mimeType !== "string" || typeof data !== "string") {
+    return "[content]";
+  }
   return `[${kind} ${mimeType}, ${base64DecodedLength(data)} bytes]`;
 }
 
@@ -92,7 +98,9 @@ const allWhitespace = /[\t\n\r ]/g;
  * ```
  */
 export function base64DecodedLength(data: string): number {
-  const text = hasWhitespace.test(data) ? data.replace(allWhitespace, "") : data;
+  const text = hasWhitespace.test(data)
+    ? data.replace(allWhitespace, "")
+    : data;
   let length = text.length;
   let padding = 0;
   while (padding < 2 && length > 0 && text.charCodeAt(length - 1) === 0x3d) {

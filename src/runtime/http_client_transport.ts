@@ -114,6 +114,8 @@ export class LosslessHttpTransport implements Transport {
 
   async #fetchWrapped(input: string | URL, init?: RequestInit): Promise<Response> {
     const id = postedRequestId(init);
+    // Looked up before the fetch: a cancellation may come while it is pending.
+    const call = id === undefined ? undefined : this.#calls.get(id);
     const response = await this.#fetch(input, init);
     if (!response.ok || response.body === null) return response;
     const type = (response.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
@@ -124,7 +126,6 @@ export class LosslessHttpTransport implements Transport {
       return new Response(this.#codec.encode(await response.text()).text, init2);
     }
     if (type !== "text/event-stream") return response;
-    const call = id === undefined ? undefined : this.#calls.get(id);
     return new Response(this.#eventStream(response.body, id, call), init2);
   }
 

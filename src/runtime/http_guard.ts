@@ -89,7 +89,8 @@ export function checkRebinding(
   remote: RemoteAddress | undefined,
   options: GuardOptions,
 ): RebindingRefusal | undefined {
-  const host = req.headers.get("host") ?? "";
+  // A Request built in-process may carry no Host header: its URL names the host.
+  const host = req.headers.get("host") ?? hostOfUrl(req.url);
   if (options.allowedHosts !== undefined) {
     const hostname = hostName(host);
     const ok = options.allowedHosts.some((entry) => {
@@ -118,6 +119,14 @@ export function checkRebinding(
   return LOOPBACK_NAMES.has(originHost)
     ? undefined
     : { header: "Origin", reason: "Origin is not a loopback origin" };
+}
+
+function hostOfUrl(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return "";
+  }
 }
 
 /** The client-visible answer to a rebinding refusal. */

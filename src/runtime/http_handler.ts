@@ -172,8 +172,14 @@ export function httpHandler(newServer: () => Server, options: HttpHandlerOptions
     }
     const ids = requestIds(body);
     return watchResponse(response, req, info, (end) => {
-      if (end === "dropped") cancelRequests(transport, ids, DROPPED_REASON);
-      server.close().catch(report);
+      if (end === "delivered") {
+        server.close().catch(report);
+        return;
+      }
+      cancelRequests(transport, ids, DROPPED_REASON);
+      // The SDK handles notifications a tick later; close once it has, so
+      // the handlers see the cancellation's reason, not a bare close.
+      setTimeout(() => server.close().catch(report), 0);
     });
   }
 

@@ -24,7 +24,11 @@ function leafText(value: unknown): string {
  * The first difference between two JSON values, as a path and a reason, or
  * `undefined` when they are semantically equal.
  */
-export function jsonDiff(actual: unknown, expected: unknown, path = "$"): string | undefined {
+export function jsonDiff(
+  actual: unknown,
+  expected: unknown,
+  path = "$",
+): string | undefined {
   if (isRaw(actual) || isRaw(expected)) {
     const a = leafText(actual);
     const e = leafText(expected);
@@ -50,7 +54,9 @@ export function jsonDiff(actual: unknown, expected: unknown, path = "$"): string
     const aKeys = Object.keys(actual).sort();
     const eKeys = Object.keys(expected).sort();
     if (aKeys.join("\u0000") !== eKeys.join("\u0000")) {
-      return `${path}: keys ${JSON.stringify(aKeys)} !== ${JSON.stringify(eKeys)}`;
+      return `${path}: keys ${JSON.stringify(aKeys)} !== ${
+        JSON.stringify(eKeys)
+      }`;
     }
     for (const key of aKeys) {
       const d = jsonDiff(actual[key], expected[key], `${path}.${key}`);
@@ -69,7 +75,11 @@ export function jsonEqual(actual: unknown, expected: unknown): boolean {
 }
 
 /** Throws an `AssertionError` naming the first difference unless the values are semantically equal. */
-export function assertJsonEqual(actual: unknown, expected: unknown, message?: string): void {
+export function assertJsonEqual(
+  actual: unknown,
+  expected: unknown,
+  message?: string,
+): void {
   const diff = jsonDiff(actual, expected);
   if (diff !== undefined) {
     throw new AssertionError({
@@ -82,7 +92,11 @@ export function assertJsonEqual(actual: unknown, expected: unknown, message?: st
 }
 
 /** Every object's keys in document order, depth first: equal lists mean equal key order. */
-export function keyOrder(value: unknown, out: string[] = [], path = "$"): string[] {
+export function keyOrder(
+  value: unknown,
+  out: string[] = [],
+  path = "$",
+): string[] {
   if (Array.isArray(value)) {
     value.forEach((v, i) => keyOrder(v, out, `${path}[${i}]`));
   } else if (isObject(value) && !isRaw(value)) {

@@ -16,7 +16,10 @@ import { Server } from "@modelcontextprotocol/sdk/server";
 // @ts-types="@modelcontextprotocol/sdk/inMemory"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 // @ts-types="@modelcontextprotocol/sdk/shared/stdio"
-import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import {
+  deserializeMessage,
+  serializeMessage,
+} from "@modelcontextprotocol/sdk/shared/stdio.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import {
   CallToolRequestSchema,
@@ -86,7 +89,9 @@ export type ClientOptions = ConstructorParameters<typeof Client>[1];
 const defaultResult = { content: [{ type: "text", text: "called" }] };
 
 /** Starts a low-level SDK server with an explicit listing and connects a client to it. */
-export async function listedServer(spec: ListedServerSpec): Promise<TestServer> {
+export async function listedServer(
+  spec: ListedServerSpec,
+): Promise<TestServer> {
   const server = new Server({ name: "remote", version: "0" }, {
     capabilities: { tools: { listChanged: true } },
   });
@@ -103,20 +108,26 @@ export async function listedServer(spec: ListedServerSpec): Promise<TestServer> 
       name: request.params.name,
       arguments: request.params.arguments,
       signal: extra.signal,
-      sendRequest: (req, schema) => extra.sendRequest(req as never, schema as never),
+      sendRequest: (req, schema) =>
+        extra.sendRequest(req as never, schema as never),
     };
     calls.push(seen);
     const result = spec.call ? await spec.call(seen) : defaultResult;
     return result as never;
   });
-  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+  const [clientTransport, serverTransport] = InMemoryTransport
+    .createLinkedPair();
   const wire: string[] = [];
   if (spec.wire) {
     throughText(clientTransport, wire);
     throughText(serverTransport, wire);
   }
   await server.connect(serverTransport);
-  return await connectClient(clientTransport, { calls, cursors, wire, server }, spec.clientOptions);
+  return await connectClient(
+    clientTransport,
+    { calls, cursors, wire, server },
+    spec.clientOptions,
+  );
 }
 
 function throughText(transport: InMemoryTransport, wire: string[]): void {
@@ -128,7 +139,11 @@ function throughText(transport: InMemoryTransport, wire: string[]): void {
   };
 }
 
-function pageOf(tools: unknown[], pageSize: number | undefined, cursor: string | undefined) {
+function pageOf(
+  tools: unknown[],
+  pageSize: number | undefined,
+  cursor: string | undefined,
+) {
   const size = pageSize ?? Math.max(tools.length, 1);
   const start = cursor === undefined ? 0 : Number(cursor);
   const end = start + size;
@@ -155,7 +170,8 @@ export type RawHandler = (
  * exactly as the handler returns it, no SDK validation on the server side.
  */
 export async function rawPeer(handle: RawHandler): Promise<TestServer> {
-  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+  const [clientTransport, serverTransport] = InMemoryTransport
+    .createLinkedPair();
   const calls: SeenCall[] = [];
   const cursors: (string | undefined)[] = [];
   serverTransport.onmessage = (message) => {
@@ -167,12 +183,16 @@ export async function rawPeer(handle: RawHandler): Promise<TestServer> {
         name: String(params?.name),
         arguments: params?.arguments,
         signal: new AbortController().signal,
-        sendRequest: () => Promise.reject(new Error("a raw peer sends no requests")),
+        sendRequest: () =>
+          Promise.reject(new Error("a raw peer sends no requests")),
       });
     }
-    if (method === "tools/list") cursors.push(params?.cursor as string | undefined);
+    if (method === "tools/list") {
+      cursors.push(params?.cursor as string | undefined);
+    }
     void answer(method, params).then(
-      (result) => serverTransport.send({ jsonrpc: "2.0", id, result } as JSONRPCMessage),
+      (result) =>
+        serverTransport.send({ jsonrpc: "2.0", id, result } as JSONRPCMessage),
       (err: unknown) => {
         const code = err instanceof RpcFailure ? err.code : -32603;
         const text = err instanceof Error ? err.message : String(err);
@@ -184,7 +204,10 @@ export async function rawPeer(handle: RawHandler): Promise<TestServer> {
       },
     ).catch(() => {/* the client went away */});
   };
-  async function answer(method: string, params: Record<string, unknown> | undefined) {
+  async function answer(
+    method: string,
+    params: Record<string, unknown> | undefined,
+  ) {
     if (method === "initialize") {
       return {
         protocolVersion: params?.protocolVersion,
@@ -200,7 +223,12 @@ export async function rawPeer(handle: RawHandler): Promise<TestServer> {
 
 async function connectClient(
   transport: InMemoryTransport,
-  seen: { calls: SeenCall[]; cursors: (string | undefined)[]; wire: string[]; server?: Server },
+  seen: {
+    calls: SeenCall[];
+    cursors: (string | undefined)[];
+    wire: string[];
+    server?: Server;
+  },
   options?: ClientOptions,
 ): Promise<TestServer> {
   const client = new Client({ name: "weft-test", version: "0" }, options);
@@ -225,11 +253,17 @@ async function connectClient(
 }
 
 /** A minimal listing entry: `{"type":"object"}` input, optional extras. */
-export function entry(name: unknown, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function entry(
+  name: unknown,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   return { name, inputSchema: { type: "object" }, ...extra };
 }
 
 /** A text-only call result. */
-export function textResult(text: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function textResult(
+  text: string,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   return { content: [{ type: "text", text }], ...extra };
 }

@@ -15,8 +15,11 @@ import { connectHttp, importTools } from "../../mod.ts";
 /** The sum `tools_call`'s `add_numbers` answers for 5 + 3, as the suite words it. */
 export const EXPECTED_SUM = "The sum of 5 and 3 is 8";
 
-async function main(url: string, scenario: string): Promise<void> {
-  const signal = AbortSignal.timeout(15_000);
+async function main(
+  url: string,
+  scenario: string,
+  signal: AbortSignal,
+): Promise<void> {
   await using client = await connectHttp(url, { signal });
   const { tools, skipped } = await importTools(client, { signal });
   if (skipped !== undefined) throw skipped;
@@ -45,8 +48,17 @@ if (import.meta.main) {
     );
     Deno.exit(2);
   }
+  // A deadline we clear ourselves, not AbortSignal.timeout: the SDK leaves
+  // its abort listener on a request's signal, and in Deno a listener on a
+  // timeout signal keeps the process alive until the timeout fires.
+  const deadline = new AbortController();
+  const timer = setTimeout(
+    () => deadline.abort(new Error("conformance client: 15 s deadline")),
+    15_000,
+  );
   try {
-    await main(url, scenario);
+    await main(url, scenario, deadline.signal);
+    clearTimeout(timer);
   } catch (e) {
     console.error(
       `conformance client (${scenario}): ${

@@ -12,10 +12,13 @@ import {
   exportTools,
   rawTool,
   SUBAGENT_PROMPT_DESCRIPTION,
-  ToolError,
   type ToolDef,
+  ToolError,
 } from "../../mod.ts";
-import { lookupOrder, newServer as exampleServer } from "../../examples/server.ts";
+import {
+  lookupOrder,
+  newServer as exampleServer,
+} from "../../examples/server.ts";
 import { httpHandler } from "../../src/runtime/http_handler.ts";
 
 /** The foreign input schema, as a document nobody here generated. */
@@ -41,12 +44,19 @@ export const FOREIGN_SCHEMA: Readonly<Record<string, unknown>> = Object.freeze({
         { $ref: "#/$defs/zip" },
         {
           type: "object",
-          properties: { country: { type: "string", minLength: 2, maxLength: 2 } },
+          properties: {
+            country: { type: "string", minLength: 2, maxLength: 2 },
+          },
           required: ["country"],
         },
       ],
     },
-    weight_kg: { type: "number", exclusiveMinimum: 0, maximum: 70, multipleOf: 0.5 },
+    weight_kg: {
+      type: "number",
+      exclusiveMinimum: 0,
+      maximum: 70,
+      multipleOf: 0.5,
+    },
     notify: {
       type: "array",
       items: { type: "string", format: "email" },
@@ -98,7 +108,10 @@ export const cancelOrder: ToolDef = rawTool({
   },
   run: (args) => {
     const { order_id } = JSON.parse(args) as { order_id: string };
-    throw new ToolError("NOT_CANCELABLE", `order ${JSON.stringify(order_id)} has already shipped`);
+    throw new ToolError(
+      "NOT_CANCELABLE",
+      `order ${JSON.stringify(order_id)} has already shipped`,
+    );
   },
 });
 
@@ -111,22 +124,26 @@ export const TOOL_NAMES: readonly string[] = [
 ];
 
 /** The input schema of each tool, as we list it: the documents every client must see whole. */
-export const OURS: Readonly<Record<string, Record<string, unknown>>> = Object.freeze({
-  "getting-started": {
-    type: "object",
-    properties: { prompt: { type: "string", description: SUBAGENT_PROMPT_DESCRIPTION } },
-    required: ["prompt"],
-  },
-  lookup_order: rawOf(lookupOrder),
-  track_shipment: rawOf(trackShipment),
-  cancel_order: rawOf(cancelOrder),
-});
+export const OURS: Readonly<Record<string, Record<string, unknown>>> = Object
+  .freeze({
+    "getting-started": {
+      type: "object",
+      properties: {
+        prompt: { type: "string", description: SUBAGENT_PROMPT_DESCRIPTION },
+      },
+      required: ["prompt"],
+    },
+    lookup_order: rawOf(lookupOrder),
+    track_shipment: rawOf(trackShipment),
+    cancel_order: rawOf(cancelOrder),
+  });
 
 /** `lookup_order`'s output schema as we list it. */
-export const LOOKUP_ORDER_OUTPUT: Record<string, unknown> = lookupOrder.outputSchema!.raw as Record<
-  string,
-  unknown
->;
+export const LOOKUP_ORDER_OUTPUT: Record<string, unknown> = lookupOrder
+  .outputSchema!.raw as Record<
+    string,
+    unknown
+  >;
 
 /** The result every client must get for `lookup_order {"order_id":"5678"}`. */
 export const ORDER_TEXT = '{"id":"5678","status":"shipped"}';
@@ -149,7 +166,8 @@ export async function capturing(
 ): Promise<string[]> {
   const lines: string[] = [];
   const original = console[method];
-  console[method] = (...args: unknown[]) => void lines.push(args.map(String).join(" "));
+  console[method] = (...args: unknown[]) =>
+    void lines.push(args.map(String).join(" "));
   try {
     await fn();
   } finally {
@@ -179,7 +197,11 @@ export function listen(options: { sessions: boolean }): Listener {
     sessions: options.sessions,
     onerror: (error) => void errors.push(error),
   });
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, handler);
+  const server = Deno.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    onListen: () => {},
+  }, handler);
   const url = new URL(`http://127.0.0.1:${server.addr.port}/mcp`);
   return {
     url,

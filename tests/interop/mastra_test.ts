@@ -60,73 +60,129 @@ for (const sessions of [false, true]) {
     const mcp = new MCPClient({
       // Mastra refuses two live clients with the same configuration unless each has an id.
       id: `interop-${++clients}`,
-      servers: { weft: { url: listener.url, logger: (m) => void levels.push(m.level) } },
+      servers: {
+        weft: { url: listener.url, logger: (m) => void levels.push(m.level) },
+      },
     });
     // Mastra's own logger prints a stack for every isError result; the
     // server-level `logger` above still sees each event.
     mcp.__setLogger(noopLogger);
     try {
-      await t.step("listToolDefinitions: every schema whole, keyed by our names", async () => {
-        const { weft } = await mcp.listToolDefinitions();
-        assert.deepEqual(Object.keys(weft), TOOL_NAMES);
-        for (const name of TOOL_NAMES) assertJsonEqual(weft[name].inputSchema, OURS[name], name);
-        assertJsonEqual(weft.lookup_order.outputSchema, LOOKUP_ORDER_OUTPUT);
-      });
+      await t.step(
+        "listToolDefinitions: every schema whole, keyed by our names",
+        async () => {
+          const { weft } = await mcp.listToolDefinitions();
+          assert.deepEqual(Object.keys(weft), TOOL_NAMES);
+          for (const name of TOOL_NAMES) {
+            assertJsonEqual(weft[name].inputSchema, OURS[name], name);
+          }
+          assertJsonEqual(weft.lookup_order.outputSchema, LOOKUP_ORDER_OUTPUT);
+        },
+      );
 
-      const tools = await mcp.listTools() as unknown as Record<string, MastraTool>;
+      const tools = await mcp.listTools() as unknown as Record<
+        string,
+        MastraTool
+      >;
 
-      await t.step("listTools: ids prefixed with the server name; ours plus a default $schema", () => {
-        assert.deepEqual(Object.keys(tools), TOOL_NAMES.map(idOf));
-        for (const name of TOOL_NAMES) {
-          const seen = tools[idOf(name)].inputSchema["~standard"].jsonSchema.input(TARGET);
-          assertJsonEqual(seen, { $schema: DIALECT, ...OURS[name] }, name);
-        }
-        const output = tools[idOf("lookup_order")].outputSchema!["~standard"].jsonSchema.output(TARGET);
-        assertJsonEqual(output, LOOKUP_ORDER_OUTPUT);
-      });
+      await t.step(
+        "listTools: ids prefixed with the server name; ours plus a default $schema",
+        () => {
+          assert.deepEqual(Object.keys(tools), TOOL_NAMES.map(idOf));
+          for (const name of TOOL_NAMES) {
+            const seen = tools[idOf(name)].inputSchema["~standard"].jsonSchema
+              .input(TARGET);
+            assertJsonEqual(seen, { $schema: DIALECT, ...OURS[name] }, name);
+          }
+          const output = tools[idOf("lookup_order")].outputSchema!["~standard"]
+            .jsonSchema.output(TARGET);
+          assertJsonEqual(output, LOOKUP_ORDER_OUTPUT);
+        },
+      );
 
-      await t.step("lookup_order: execute returns structuredContent, content attached", async () => {
-        const result = await tools[idOf("lookup_order")].execute({ order_id: "5678" }, {});
-        assert.deepEqual(result, { id: "5678", status: "shipped" });
-        const [content] = Object.getOwnPropertySymbols(result);
-        assert.equal(content.description, "mastra.mcp.callToolContent");
-        assert.deepEqual((result as Record<symbol, unknown>)[content], [{ type: "text", text: ORDER_TEXT }]);
-      });
+      await t.step(
+        "lookup_order: execute returns structuredContent, content attached",
+        async () => {
+          const result = await tools[idOf("lookup_order")].execute({
+            order_id: "5678",
+          }, {});
+          assert.deepEqual(result, { id: "5678", status: "shipped" });
+          const [content] = Object.getOwnPropertySymbols(result);
+          assert.equal(content.description, "mastra.mcp.callToolContent");
+          assert.deepEqual((result as Record<symbol, unknown>)[content], [{
+            type: "text",
+            text: ORDER_TEXT,
+          }]);
+        },
+      );
 
-      await t.step("getting-started and the raw tool: the CallToolResult envelope", async () => {
-        const answer = await tools[idOf("getting-started")].execute({ prompt: "Where is order 1234?" }, {});
-        assert.deepEqual(answer, { content: [{ type: "text", text: AGENT_TEXT }] });
-        let track: unknown;
-        // Mastra's validator (ajv) warns about each `format` it does not know, once per tool.
-        const warnings = await capturing("warn", async () => {
-          track = await tools[idOf("track_shipment")].execute({ carrier: "ups", tracking: "AB123456789" }, {});
-        });
-        assert.deepEqual(track, { content: [{ type: "text", text: TRACK_TEXT }] });
-        assert.ok(warnings.length > 0);
-        for (const warning of warnings) {
-          assert.equal(warning, 'unknown format "email" ignored in schema at path "#/properties/notify/items"');
-        }
-      });
+      await t.step(
+        "getting-started and the raw tool: the CallToolResult envelope",
+        async () => {
+          const answer = await tools[idOf("getting-started")].execute({
+            prompt: "Where is order 1234?",
+          }, {});
+          assert.deepEqual(answer, {
+            content: [{ type: "text", text: AGENT_TEXT }],
+          });
+          let track: unknown;
+          // Mastra's validator (ajv) warns about each `format` it does not know, once per tool.
+          const warnings = await capturing("warn", async () => {
+            track = await tools[idOf("track_shipment")].execute({
+              carrier: "ups",
+              tracking: "AB123456789",
+            }, {});
+          });
+          assert.deepEqual(track, {
+            content: [{ type: "text", text: TRACK_TEXT }],
+          });
+          assert.ok(warnings.length > 0);
+          for (const warning of warnings) {
+            assert.equal(
+              warning,
+              'unknown format "email" ignored in schema at path "#/properties/notify/items"',
+            );
+          }
+        },
+      );
 
-      await t.step("cancel_order: isError becomes a thrown MastraError with our exact text", async () => {
-        await assert.rejects(tools[idOf("cancel_order")].execute({ order_id: "1234" }, {}), (err: unknown) => {
-          assert.ok(err instanceof MastraError);
-          assert.equal(err.id, "MCP_CLIENT_TOOL_EXECUTION_FAILED");
-          assert.equal(err.message, CANCEL_ERROR);
-          return true;
-        });
-        assert.ok(levels.includes("error"));
-      });
+      await t.step(
+        "cancel_order: isError becomes a thrown MastraError with our exact text",
+        async () => {
+          await assert.rejects(
+            tools[idOf("cancel_order")].execute({ order_id: "1234" }, {}),
+            (err: unknown) => {
+              assert.ok(err instanceof MastraError);
+              assert.equal(err.id, "MCP_CLIENT_TOOL_EXECUTION_FAILED");
+              assert.equal(err.message, CANCEL_ERROR);
+              return true;
+            },
+          );
+          assert.ok(levels.includes("error"));
+        },
+      );
 
-      await t.step("client-side validation against the enum: an error value, never reaches us", async () => {
-        const before = trackCalls.count;
-        const result = await tools[idOf("track_shipment")].execute({ carrier: "usps", tracking: "AB123456789" }, {});
-        assert.equal(trackCalls.count, before);
-        const failure = result as { error: boolean; message: string };
-        assert.equal(failure.error, true);
-        assert.match(failure.message, /^Tool input validation failed for weft_track_shipment\./);
-        assert.match(failure.message, /- carrier: must be equal to one of the allowed values/);
-      });
+      await t.step(
+        "client-side validation against the enum: an error value, never reaches us",
+        async () => {
+          const before = trackCalls.count;
+          const result = await tools[idOf("track_shipment")].execute({
+            carrier: "usps",
+            tracking: "AB123456789",
+          }, {});
+          assert.equal(trackCalls.count, before);
+          const failure = result as { error: boolean; message: string };
+          assert.equal(failure.error, true);
+          assert.match(
+            failure.message,
+            /^Tool input validation failed for weft_track_shipment\./,
+          );
+          assert.match(
+            failure.message,
+            /- carrier: must be equal to one of the allowed values/,
+          );
+        },
+      );
     } finally {
       await mcp.disconnect();
     }

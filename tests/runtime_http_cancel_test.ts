@@ -1,0 +1,191 @@
+// Stopping abandoned calls over HTTP: what SDK 1.32.2 does alone (measured),
+// and what httpHandler and connectHttp add.
+
+import assert from "node:assert/strict";
+import { Client } from "@modelcontextprotocol/sdk/client";
+// @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+// @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { connectHttp } from "../src/runtime/connect_http.ts";
+import { ConnectionLostError } from "../src/runtime/errors.ts";
+import { INITIALIZE, type Listening, listen, POST_HEADERS, serveWith } from "./fixtures/http_test_server.ts";
+import { childEnv, sleep } from "./fixtures/runtime_server_helpers.ts";
+
+const WAIT_CALL = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 5,
+  method: "tools/call",
+  params: { name: "wait", arguments: { ms: 1500 } },
+});
+
+/** Whether the listening server's `wait` handler aborted within `ms`. */
+async function abortedWithin(listening: Listening, ms: number): Promise<unknown> {
+  const timeout = sleep(ms).then(() => "not aborted");
+  return await Promise.race([listening.aborted, timeout]);
+}
+
+/** POSTs a `wait` call, waits for the handler to start, then drops the request. */
+async function postAndDrop(listening: Listening, headers: Record<string, string> = {}): Promise<void> {
+  const controller = new AbortController();
+  const response = fetch(listening.url, {
+    method: "POST",
+    headers: { ...POST_HEADERS, ...headers },
+    body: WAIT_CALL,
+    signal: controller.signal,
+  });
+  await listening.started;
+  const res = await response;
+  assert.equal(res.status, 200);
+  controller.abort();
+  await res.body?.cancel().catch(() => {});
+}
+
+// A bare SDK stateless handler: a fresh server and transport per request, as
+// the SDK's examples do, and nothing else.
+function bareSdkHandler(newServer: () => import("@modelcontextprotocol/sdk/server/index.js").Server) {
+  return async (req: Request): Promise<Response> => {
+    const server = newServer();
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    await server.connect(transport);
+    return transport.handleRequest(req);
+  };
+}
+
+Deno.test("measured: with the SDK alone, a dropped HTTP request never aborts the handler", async () => {
+  const listening = serveWith(bareSdkHandler);
+  try {
+    await postAndDrop(listening);
+    assert.equal(await abortedWithin(listening, 600), "not aborted");
+    await sleep(1000); // let the handler run out its 1.5 s
+  } finally {
+    await listening.close();
+  }
+});
+
+Deno.test("measured: stateless, an SDK client's cancellation lands on a fresh server and aborts nothing", async () => {
+  const listening = listen();
+  try {
+    const client = new Client({ name: "plain", version: "1" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(listening.url)));
+    const controller = new AbortController();
+    const call = client.request(
+      { method: "tools/call", params: { name: "wait", arguments: { ms: 1500 } } },
+      CallToolResultSchema,
+      { signal: controller.signal },
+    );
+    await listening.started;
+    controller.abort();
+    await assert.rejects(call);
+    // The SDK client keeps the call's POST open, so even our handler sees no drop.
+    assert.equal(await abortedWithin(listening, 600), "not aborted");
+    await sleep(1000);
+    await client.close();
+  } finally {
+    await listening.close();
+  }
+});
+
+for (const sessions of [false, true]) {
+  const mode = sessions ? "session mode" : "stateless mode";
+
+  Deno.test(`httpHandler aborts the tool when its HTTP request is dropped (${mode})`, async () => {
+    const listening = listen({ sessions });
+    try {
+      let headers: Record<string, string> = {};
+      if (sessions) {
+        const init = await fetch(listening.url, { method: "POST", headers: POST_HEADERS, body: INITIALIZE });
+        headers = { "mcp-session-id": init.headers.get("mcp-session-id") ?? "" };
+        await init.text();
+      }
+      const dropped = Date.now();
+      await postAndDrop(listening, headers);
+      assert.equal(await abortedWithin(listening, 1000), "the HTTP request was dropped");
+      assert.ok(Date.now() - dropped < 1000);
+    } finally {
+      await listening.close();
+    }
+  });
+
+  Deno.test(`connectHttp: a call's signal stops the tool on the server (${mode})`, async () => {
+    const listening = listen({ sessions });
+    try {
+      await using client = await connectHttp(listening.url);
+      const controller = new AbortController();
+      const call = client.request(
+        { method: "tools/call", params: { name: "wait", arguments: { ms: 5000 } } },
+        CallToolResultSchema,
+        { signal: controller.signal },
+      );
+      await listening.started;
+      const reason = new Error("caller gave up");
+      controller.abort(reason);
+      await assert.rejects(call, (error: unknown) => error === reason);
+      const serverReason = await abortedWithin(listening, 1000);
+      if (sessions) {
+        // Both routes reach the session's server; whichever lands first wins.
+        assert.ok(["Error: caller gave up", "the HTTP request was dropped"].includes(String(serverReason)), String(serverReason));
+      } else {
+        // The notification went to a fresh server; the dropped request stopped the tool.
+        assert.equal(serverReason, "the HTTP request was dropped");
+      }
+      const echo = await client.callTool({ name: "echo", arguments: { after: 1 } });
+      assert.deepEqual(echo.structuredContent, { after: 1 }, "the client goes on");
+    } finally {
+      await listening.close();
+    }
+  });
+}
+
+async function spawnHttpServer(mode: string[]): Promise<{ url: string; child: Deno.ChildProcess }> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--quiet", new URL("./fixtures/http_server.ts", import.meta.url).pathname, ...mode],
+    env: childEnv(),
+    clearEnv: false,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error("the HTTP fixture exited before listening");
+    text += value;
+  }
+  reader.releaseLock();
+  await child.stdout.cancel().catch(() => {});
+  return { url: `http://127.0.0.1:${Number(text.trim())}/mcp`, child };
+}
+
+for (const sessions of [false, true]) {
+  const mode = sessions ? "session mode" : "stateless mode";
+
+  Deno.test(`a server process killed mid-call fails the call with ConnectionLostError within a second (${mode})`, async () => {
+    const { url, child } = await spawnHttpServer(sessions ? ["sessions"] : []);
+    try {
+      const client = await connectHttp(url, { onerror: () => {} });
+      const call = client.request(
+        { method: "tools/call", params: { name: "wait", arguments: { ms: 60_000 } } },
+        CallToolResultSchema,
+      );
+      await sleep(200);
+      const killedAt = Date.now();
+      child.kill("SIGKILL");
+      const error = await call.then(() => undefined, (e: unknown) => e);
+      assert.ok(error instanceof ConnectionLostError, String(error));
+      assert.equal(error.message, "mcp: the HTTP response stream ended before the response");
+      assert.ok(Date.now() - killedAt < 1000, `took ${Date.now() - killedAt} ms`);
+      await client.close();
+    } finally {
+      try {
+        child.kill("SIGKILL");
+      } catch {
+        // already dead
+      }
+      await child.status;
+    }
+  });
+}
