@@ -145,7 +145,10 @@ export type { RemoteAddress } from "./src/runtime/http_guard.ts";
 export { DEFAULT_SESSION_IDLE_TIMEOUT } from "./src/runtime/http_sessions.ts";
 export { connectHttp } from "./src/runtime/connect_http.ts";
 export type { ConnectHttpOptions } from "./src/runtime/connect_http.ts";
-export { DEFAULT_CLIENT_INFO, McpClient } from "./src/runtime/disposable_client.ts";
+export {
+  DEFAULT_CLIENT_INFO,
+  McpClient,
+} from "./src/runtime/disposable_client.ts";
 export type { ClientLink } from "./src/runtime/disposable_client.ts";
 export { DEFAULT_KILL_GRACE } from "./src/runtime/process_group.ts";
 export {

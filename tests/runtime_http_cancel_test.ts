@@ -11,7 +11,13 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { connectHttp } from "../src/runtime/connect_http.ts";
 import { ConnectionLostError } from "../src/runtime/errors.ts";
-import { INITIALIZE, type Listening, listen, POST_HEADERS, serveWith } from "./fixtures/http_test_server.ts";
+import {
+  INITIALIZE,
+  listen,
+  type Listening,
+  POST_HEADERS,
+  serveWith,
+} from "./fixtures/http_test_server.ts";
 import { childEnv, sleep } from "./fixtures/runtime_server_helpers.ts";
 
 const WAIT_CALL = JSON.stringify({
@@ -22,13 +28,19 @@ const WAIT_CALL = JSON.stringify({
 });
 
 /** Whether the listening server's `wait` handler aborted within `ms`. */
-async function abortedWithin(listening: Listening, ms: number): Promise<unknown> {
+async function abortedWithin(
+  listening: Listening,
+  ms: number,
+): Promise<unknown> {
   const timeout = sleep(ms).then(() => "not aborted");
   return await Promise.race([listening.aborted, timeout]);
 }
 
 /** POSTs a `wait` call, waits for the handler to start, then drops the request. */
-async function postAndDrop(listening: Listening, headers: Record<string, string> = {}): Promise<void> {
+async function postAndDrop(
+  listening: Listening,
+  headers: Record<string, string> = {},
+): Promise<void> {
   const controller = new AbortController();
   const response = fetch(listening.url, {
     method: "POST",
@@ -45,10 +57,14 @@ async function postAndDrop(listening: Listening, headers: Record<string, string>
 
 // A bare SDK stateless handler: a fresh server and transport per request, as
 // the SDK's examples do, and nothing else.
-function bareSdkHandler(newServer: () => import("@modelcontextprotocol/sdk/server/index.js").Server) {
+function bareSdkHandler(
+  newServer: () => import("@modelcontextprotocol/sdk/server/index.js").Server,
+) {
   return async (req: Request): Promise<Response> => {
     const server = newServer();
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+    });
     await server.connect(transport);
     return transport.handleRequest(req);
   };
@@ -69,10 +85,15 @@ Deno.test("measured: stateless, an SDK client's cancellation lands on a fresh se
   const listening = listen();
   try {
     const client = new Client({ name: "plain", version: "1" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(listening.url)));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(listening.url)),
+    );
     const controller = new AbortController();
     const call = client.request(
-      { method: "tools/call", params: { name: "wait", arguments: { ms: 1500 } } },
+      {
+        method: "tools/call",
+        params: { name: "wait", arguments: { ms: 1500 } },
+      },
       CallToolResultSchema,
       { signal: controller.signal },
     );
@@ -96,13 +117,22 @@ for (const sessions of [false, true]) {
     try {
       let headers: Record<string, string> = {};
       if (sessions) {
-        const init = await fetch(listening.url, { method: "POST", headers: POST_HEADERS, body: INITIALIZE });
-        headers = { "mcp-session-id": init.headers.get("mcp-session-id") ?? "" };
+        const init = await fetch(listening.url, {
+          method: "POST",
+          headers: POST_HEADERS,
+          body: INITIALIZE,
+        });
+        headers = {
+          "mcp-session-id": init.headers.get("mcp-session-id") ?? "",
+        };
         await init.text();
       }
       const dropped = Date.now();
       await postAndDrop(listening, headers);
-      assert.equal(await abortedWithin(listening, 1000), "the HTTP request was dropped");
+      assert.equal(
+        await abortedWithin(listening, 1000),
+        "the HTTP request was dropped",
+      );
       assert.ok(Date.now() - dropped < 1000);
     } finally {
       await listening.close();
@@ -115,7 +145,10 @@ for (const sessions of [false, true]) {
       await using client = await connectHttp(listening.url);
       const controller = new AbortController();
       const call = client.request(
-        { method: "tools/call", params: { name: "wait", arguments: { ms: 5000 } } },
+        {
+          method: "tools/call",
+          params: { name: "wait", arguments: { ms: 5000 } },
+        },
         CallToolResultSchema,
         { signal: controller.signal },
       );
@@ -126,22 +159,42 @@ for (const sessions of [false, true]) {
       const serverReason = await abortedWithin(listening, 1000);
       if (sessions) {
         // Both routes reach the session's server; whichever lands first wins.
-        assert.ok(["Error: caller gave up", "the HTTP request was dropped"].includes(String(serverReason)), String(serverReason));
+        assert.ok(
+          ["Error: caller gave up", "the HTTP request was dropped"].includes(
+            String(serverReason),
+          ),
+          String(serverReason),
+        );
       } else {
         // The notification went to a fresh server; the dropped request stopped the tool.
         assert.equal(serverReason, "the HTTP request was dropped");
       }
-      const echo = await client.callTool({ name: "echo", arguments: { after: 1 } });
-      assert.deepEqual(echo.structuredContent, { after: 1 }, "the client goes on");
+      const echo = await client.callTool({
+        name: "echo",
+        arguments: { after: 1 },
+      });
+      assert.deepEqual(
+        echo.structuredContent,
+        { after: 1 },
+        "the client goes on",
+      );
     } finally {
       await listening.close();
     }
   });
 }
 
-async function spawnHttpServer(mode: string[]): Promise<{ url: string; child: Deno.ChildProcess }> {
+async function spawnHttpServer(
+  mode: string[],
+): Promise<{ url: string; child: Deno.ChildProcess }> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", new URL("./fixtures/http_server.ts", import.meta.url).pathname, ...mode],
+    args: [
+      "run",
+      "-A",
+      "--quiet",
+      new URL("./fixtures/http_server.ts", import.meta.url).pathname,
+      ...mode,
+    ],
     env: childEnv(),
     clearEnv: false,
     stdin: "null",
@@ -168,7 +221,10 @@ for (const sessions of [false, true]) {
     try {
       const client = await connectHttp(url, { onerror: () => {} });
       const call = client.request(
-        { method: "tools/call", params: { name: "wait", arguments: { ms: 60_000 } } },
+        {
+          method: "tools/call",
+          params: { name: "wait", arguments: { ms: 60_000 } },
+        },
         CallToolResultSchema,
       );
       await sleep(200);
@@ -176,8 +232,14 @@ for (const sessions of [false, true]) {
       child.kill("SIGKILL");
       const error = await call.then(() => undefined, (e: unknown) => e);
       assert.ok(error instanceof ConnectionLostError, String(error));
-      assert.equal(error.message, "mcp: the HTTP response stream ended before the response");
-      assert.ok(Date.now() - killedAt < 1000, `took ${Date.now() - killedAt} ms`);
+      assert.equal(
+        error.message,
+        "mcp: the HTTP response stream ended before the response",
+      );
+      assert.ok(
+        Date.now() - killedAt < 1000,
+        `took ${Date.now() - killedAt} ms`,
+      );
       await client.close();
     } finally {
       try {

@@ -5,16 +5,22 @@ import { isRawJson } from "../src/core/json.ts";
 import { RawNumberCodec } from "../src/runtime/raw_number_codec.ts";
 import { SseDataRewriter } from "../src/runtime/sse_rewriter.ts";
 
-async function rewrite(chunks: string[], fn: (data: string) => string): Promise<{ text: string; id: string }> {
+async function rewrite(
+  chunks: string[],
+  fn: (data: string) => string,
+): Promise<{ text: string; id: string }> {
   const rewriter = new SseDataRewriter(fn);
   let text = "";
-  for await (const chunk of ReadableStream.from(chunks).pipeThrough(rewriter)) text += chunk;
+  for await (const chunk of ReadableStream.from(chunks).pipeThrough(rewriter)) {
+    text += chunk;
+  }
   return { text, id: rewriter.lastEventId };
 }
 
 Deno.test("RawNumberCodec round-trips big integers through JSON.parse", () => {
   const codec = new RawNumberCodec();
-  const source = '{"a":[12345678901234567890,1,2.5],"b":{"c":-99999999999999999999}}';
+  const source =
+    '{"a":[12345678901234567890,1,2.5],"b":{"c":-99999999999999999999}}';
   const { text, value } = codec.encode(source);
   assert.notEqual(text, source);
   assert.equal(JSON.stringify(value), source);
@@ -27,13 +33,18 @@ Deno.test("RawNumberCodec leaves text without big numbers byte for byte, and non
   const codec = new RawNumberCodec();
   const plain = '{ "x" : 1,  "y":"\\u00e9" }';
   assert.equal(codec.encode(plain).text, plain);
-  assert.deepEqual(codec.encode("not json"), { text: "not json", value: undefined });
+  assert.deepEqual(codec.encode("not json"), {
+    text: "not json",
+    value: undefined,
+  });
 });
 
 Deno.test("RawNumberCodec markers are per codec: another codec's marker is an ordinary string", () => {
   const one = new RawNumberCodec();
   const other = new RawNumberCodec();
-  const marked = JSON.parse(one.encode("[12345678901234567890]").text) as string[];
+  const marked = JSON.parse(
+    one.encode("[12345678901234567890]").text,
+  ) as string[];
   assert.equal(typeof other.restore(marked)[0], "string");
   assert.ok(isRawJson(one.restore(marked)[0]));
 });
@@ -43,16 +54,25 @@ Deno.test("SseDataRewriter rewrites joined data lines and passes other fields th
     [": comment\nevent: message\nid: 42\ndata: a\ndata: b\n\ndata: c\n\n"],
     (data) => `<${data}>`,
   );
-  assert.equal(text, ": comment\nevent: message\nid: 42\ndata: <a\ndata: b>\n\ndata: <c>\n\n");
+  assert.equal(
+    text,
+    ": comment\nevent: message\nid: 42\ndata: <a\ndata: b>\n\ndata: <c>\n\n",
+  );
   assert.equal(id, "42");
 });
 
 Deno.test("SseDataRewriter handles CRLF, CR and chunk boundaries inside line ends", async () => {
-  const { text } = await rewrite(["data: x\r", "\n\r", "\ndata:y\r\r"], (d) => d.toUpperCase());
+  const { text } = await rewrite(
+    ["data: x\r", "\n\r", "\ndata:y\r\r"],
+    (d) => d.toUpperCase(),
+  );
   assert.equal(text, "data: X\n\ndata: Y\n\n");
 });
 
 Deno.test("SseDataRewriter passes an event cut off by the end of the stream through unchanged", async () => {
-  const { text } = await rewrite(["data: done\n\ndata: cut"], (d) => d.toUpperCase());
+  const { text } = await rewrite(
+    ["data: done\n\ndata: cut"],
+    (d) => d.toUpperCase(),
+  );
   assert.equal(text, "data: DONE\n\ndata: cut");
 });

@@ -6,8 +6,15 @@
 
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport";
 // @ts-types="@modelcontextprotocol/sdk/types"
-import type { ClientCapabilities, Implementation } from "@modelcontextprotocol/sdk/types.js";
-import { type ClientLink, DEFAULT_CLIENT_INFO, McpClient } from "./disposable_client.ts";
+import type {
+  ClientCapabilities,
+  Implementation,
+} from "@modelcontextprotocol/sdk/types.js";
+import {
+  type ClientLink,
+  DEFAULT_CLIENT_INFO,
+  McpClient,
+} from "./disposable_client.ts";
 import type { ConnectionLostError } from "./errors.ts";
 import { LosslessHttpTransport } from "./http_client_transport.ts";
 

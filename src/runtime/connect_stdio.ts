@@ -6,7 +6,10 @@
  */
 
 // @ts-types="@modelcontextprotocol/sdk/types"
-import type { ClientCapabilities, Implementation } from "@modelcontextprotocol/sdk/types.js";
+import type {
+  ClientCapabilities,
+  Implementation,
+} from "@modelcontextprotocol/sdk/types.js";
 import { DEFAULT_CLIENT_INFO, McpClient } from "./disposable_client.ts";
 import { ConnectionLostError, ServerExitError } from "./errors.ts";
 import { LineSplitStream } from "./line_splitter.ts";
@@ -58,22 +61,23 @@ export interface ConnectStdioOptions {
  * The variables a server process inherits from ours when set (the SDK's
  * list, after sudo's): on Unix `HOME LOGNAME PATH SHELL TERM USER`.
  */
-export const DEFAULT_INHERITED_ENV: readonly string[] = Deno.build.os === "windows"
-  ? [
-    "APPDATA",
-    "HOMEDRIVE",
-    "HOMEPATH",
-    "LOCALAPPDATA",
-    "PATH",
-    "PROCESSOR_ARCHITECTURE",
-    "SYSTEMDRIVE",
-    "SYSTEMROOT",
-    "TEMP",
-    "USERNAME",
-    "USERPROFILE",
-    "PROGRAMFILES",
-  ]
-  : ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"];
+export const DEFAULT_INHERITED_ENV: readonly string[] =
+  Deno.build.os === "windows"
+    ? [
+      "APPDATA",
+      "HOMEDRIVE",
+      "HOMEPATH",
+      "LOCALAPPDATA",
+      "PATH",
+      "PROCESSOR_ARCHITECTURE",
+      "SYSTEMDRIVE",
+      "SYSTEMROOT",
+      "TEMP",
+      "USERNAME",
+      "USERPROFILE",
+      "PROGRAMFILES",
+    ]
+    : ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"];
 
 /** How long a closed stdout waits for the exit status, so calls name the real cause. */
 const EXIT_STATUS_WAIT = 250;
@@ -121,7 +125,11 @@ export async function connectStdio(
     args: options.args ?? [],
     env: { ...defaultEnvironment(), ...options.env },
     cwd: options.cwd,
-    stderr: typeof stderr === "function" ? "piped" : stderr === "ignore" ? "null" : "inherit",
+    stderr: typeof stderr === "function"
+      ? "piped"
+      : stderr === "ignore"
+      ? "null"
+      : "inherit",
   });
   const connection = new StdioConnection(proc, options, stderr);
   const client = new McpClient(
@@ -131,7 +139,9 @@ export async function connectStdio(
   );
   if (options.onerror !== undefined) client.onerror = options.onerror;
   try {
-    await client.connect(connection.transport(options.maxLineBytes), { signal });
+    await client.connect(connection.transport(options.maxLineBytes), {
+      signal,
+    });
   } catch (error) {
     await client.close();
     throw error;
@@ -173,23 +183,32 @@ class StdioConnection {
     this.#proc = proc;
     this.#grace = options.killGrace ?? DEFAULT_KILL_GRACE;
     proc.status.then((status) => {
-      this.#lost ??= new ServerExitError(status.signal === null ? status.code : null, status.signal);
+      this.#lost ??= new ServerExitError(
+        status.signal === null ? status.code : null,
+        status.signal,
+      );
     });
     if (typeof stderr === "function") this.#pumpStderr(stderr);
   }
 
-  transport(maxLineBytes: number | undefined): ReturnType<typeof stdioTransport> {
+  transport(
+    maxLineBytes: number | undefined,
+  ): ReturnType<typeof stdioTransport> {
     // On end of stdout, wait (briefly) for the exit status first, so pending
     // calls fail with the process's own story.
     const stdout = this.#proc.child.stdout.pipeThrough(
       new TransformStream<Uint8Array, Uint8Array>({
         flush: async () => {
           await settleWithin(this.#proc.status, EXIT_STATUS_WAIT);
-          this.#lost ??= new ConnectionLostError("mcp: server closed its stdout");
+          this.#lost ??= new ConnectionLostError(
+            "mcp: server closed its stdout",
+          );
         },
       }),
     );
-    const transport = stdioTransport(stdout, this.#proc.child.stdin, { maxLineBytes });
+    const transport = stdioTransport(stdout, this.#proc.child.stdin, {
+      maxLineBytes,
+    });
     // A descendant may hold stdout open after the server died: the exit
     // ends the connection even without end of input.
     this.#proc.status.then(() => {
@@ -228,7 +247,10 @@ class StdioConnection {
   #pumpStderr(onLine: (line: string) => void): void {
     const stderr = this.#proc.child.stderr;
     const lines = stderr.pipeThrough(
-      new LineSplitStream({ maxLineBytes: STDERR_LINE_BYTES, onTooLong: "split" }),
+      new LineSplitStream({
+        maxLineBytes: STDERR_LINE_BYTES,
+        onTooLong: "split",
+      }),
     );
     const reader = lines.getReader();
     this.#stderrReader = reader;

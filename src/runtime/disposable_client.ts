@@ -9,7 +9,10 @@
 import { Client, type ClientOptions } from "@modelcontextprotocol/sdk/client";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol";
 // @ts-types="@modelcontextprotocol/sdk/server/zod-compat"
-import type { AnySchema, SchemaOutput } from "@modelcontextprotocol/sdk/server/zod-compat.js";
+import type {
+  AnySchema,
+  SchemaOutput,
+} from "@modelcontextprotocol/sdk/server/zod-compat.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import {
   type ClientRequest,
@@ -21,7 +24,10 @@ import {
 import { ConnectionLostError } from "./errors.ts";
 
 /** The name and version a runtime client introduces itself with by default. */
-export const DEFAULT_CLIENT_INFO: Implementation = { name: "weft-mcp", version: "0.1.0" };
+export const DEFAULT_CLIENT_INFO: Implementation = {
+  name: "weft-mcp",
+  version: "0.1.0",
+};
 
 /**
  * How a connector ties a {@link McpClient} to the connection it owns.
@@ -57,7 +63,11 @@ export class McpClient extends Client implements AsyncDisposable {
   readonly #link: ClientLink;
 
   /** Builds a client; `link` is the connector's handle on the connection. */
-  constructor(info: Implementation, options: ClientOptions | undefined, link: ClientLink) {
+  constructor(
+    info: Implementation,
+    options: ClientOptions | undefined,
+    link: ClientLink,
+  ) {
     super(info, options);
     this.#link = link;
   }
@@ -87,10 +97,14 @@ export class McpClient extends Client implements AsyncDisposable {
 
   #rewrite(error: unknown, signal: AbortSignal | undefined): unknown {
     if (signal?.aborted) return signal.reason;
-    if (error instanceof McpError && error.data instanceof ConnectionLostError) return error.data;
+    if (
+      error instanceof McpError && error.data instanceof ConnectionLostError
+    ) return error.data;
     const lost = this.#link.lost();
     if (lost === undefined) return error;
-    if (!(error instanceof McpError) || error.code === ErrorCode.ConnectionClosed) return lost;
+    if (
+      !(error instanceof McpError) || error.code === ErrorCode.ConnectionClosed
+    ) return lost;
     return error;
   }
 }

@@ -45,7 +45,11 @@ export class MalformedMessageError extends Error {
   readonly kind: "parse" | "invalid";
 
   /** Builds the error from the failure's kind, a reason and the underlying cause. */
-  constructor(kind: "parse" | "invalid", reason: string, options?: ErrorOptions) {
+  constructor(
+    kind: "parse" | "invalid",
+    reason: string,
+    options?: ErrorOptions,
+  ) {
     super(`mcp: malformed line: ${reason}`, options);
     this.name = "MalformedMessageError";
     this.kind = kind;

@@ -9,9 +9,16 @@
 
 // @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { FetchLike, Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport";
+import type {
+  FetchLike,
+  Transport,
+  TransportSendOptions,
+} from "@modelcontextprotocol/sdk/shared/transport";
 // @ts-types="@modelcontextprotocol/sdk/types"
-import { ErrorCode, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ErrorCode,
+  type JSONRPCMessage,
+} from "@modelcontextprotocol/sdk/types.js";
 import { ConnectionLostError } from "./errors.ts";
 import { RawNumberCodec } from "./raw_number_codec.ts";
 import { SseDataRewriter } from "./sse_rewriter.ts";
@@ -35,7 +42,8 @@ export interface LosslessHttpOptions {
 }
 
 /** The text of the error a call gets when its response stream ends without its answer. */
-export const STREAM_LOST_MESSAGE = "mcp: the HTTP response stream ended before the response";
+export const STREAM_LOST_MESSAGE =
+  "mcp: the HTTP response stream ended before the response";
 
 /** See the module doc. */
 export class LosslessHttpTransport implements Transport {
@@ -74,9 +82,14 @@ export class LosslessHttpTransport implements Transport {
     return this.#inner.start();
   }
 
-  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+  async send(
+    message: JSONRPCMessage,
+    options?: TransportSendOptions,
+  ): Promise<void> {
     const id = requestIdOf(message);
-    if (id !== undefined) this.#calls.set(id, { answered: false, dropped: false });
+    if (id !== undefined) {
+      this.#calls.set(id, { answered: false, dropped: false });
+    }
     const cancelled = cancelledIdOf(message);
     if (cancelled !== undefined) this.#dropCall(cancelled);
     try {
@@ -112,18 +125,29 @@ export class LosslessHttpTransport implements Transport {
     call.drop?.();
   }
 
-  async #fetchWrapped(input: string | URL, init?: RequestInit): Promise<Response> {
+  async #fetchWrapped(
+    input: string | URL,
+    init?: RequestInit,
+  ): Promise<Response> {
     const id = postedRequestId(init);
     // Looked up before the fetch: a cancellation may come while it is pending.
     const call = id === undefined ? undefined : this.#calls.get(id);
     const response = await this.#fetch(input, init);
     if (!response.ok || response.body === null) return response;
-    const type = (response.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+    const type = (response.headers.get("content-type") ?? "").split(";")[0]
+      .trim().toLowerCase();
     const headers = new Headers(response.headers);
     headers.delete("content-length");
-    const init2 = { status: response.status, statusText: response.statusText, headers };
+    const init2 = {
+      status: response.status,
+      statusText: response.statusText,
+      headers,
+    };
     if (type === "application/json") {
-      return new Response(this.#codec.encode(await response.text()).text, init2);
+      return new Response(
+        this.#codec.encode(await response.text()).text,
+        init2,
+      );
     }
     if (type !== "text/event-stream") return response;
     return new Response(this.#eventStream(response.body, id, call), init2);
@@ -138,7 +162,9 @@ export class LosslessHttpTransport implements Transport {
   ): ReadableStream<Uint8Array> {
     const rewriter = new SseDataRewriter((data) => {
       const encoded = this.#codec.encode(data);
-      if (call !== undefined && responseIdOf(encoded.value) === id) call.answered = true;
+      if (call !== undefined && responseIdOf(encoded.value) === id) {
+        call.answered = true;
+      }
       return encoded.text;
     });
     const reader = body
@@ -147,11 +173,14 @@ export class LosslessHttpTransport implements Transport {
       .pipeThrough(new TextEncoderStream())
       .getReader();
     if (call !== undefined) {
-      call.drop = () => void reader.cancel(new Error("request cancelled")).catch(() => {});
+      call.drop = () =>
+        void reader.cancel(new Error("request cancelled")).catch(() => {});
       if (call.dropped) call.drop();
     }
     const ended = (cause?: unknown) => {
-      if (call === undefined || id === undefined || call.answered || call.dropped) return false;
+      if (
+        call === undefined || id === undefined || call.answered || call.dropped
+      ) return false;
       if (this.#closed) return false;
       // A stream the server made resumable (it sent event ids) is resumed by the SDK.
       if (rewriter.lastEventId !== "") return false;
@@ -182,7 +211,11 @@ export class LosslessHttpTransport implements Transport {
     this.onmessage?.({
       jsonrpc: "2.0",
       id,
-      error: { code: ErrorCode.ConnectionClosed, message: lost.message, data: lost },
+      error: {
+        code: ErrorCode.ConnectionClosed,
+        message: lost.message,
+        data: lost,
+      },
     });
   }
 }
@@ -191,14 +224,18 @@ function requestIdOf(message: unknown): RequestId | undefined {
   if (typeof message !== "object" || message === null) return undefined;
   const m = message as Record<string, unknown>;
   if (typeof m.method !== "string") return undefined;
-  return typeof m.id === "string" || typeof m.id === "number" ? m.id : undefined;
+  return typeof m.id === "string" || typeof m.id === "number"
+    ? m.id
+    : undefined;
 }
 
 function responseIdOf(message: unknown): RequestId | undefined {
   if (typeof message !== "object" || message === null) return undefined;
   const m = message as Record<string, unknown>;
   if ("method" in m || !("result" in m || "error" in m)) return undefined;
-  return typeof m.id === "string" || typeof m.id === "number" ? m.id : undefined;
+  return typeof m.id === "string" || typeof m.id === "number"
+    ? m.id
+    : undefined;
 }
 
 function cancelledIdOf(message: unknown): RequestId | undefined {
@@ -210,7 +247,9 @@ function cancelledIdOf(message: unknown): RequestId | undefined {
 }
 
 function postedRequestId(init: RequestInit | undefined): RequestId | undefined {
-  if (init?.method !== "POST" || typeof init.body !== "string") return undefined;
+  if (init?.method !== "POST" || typeof init.body !== "string") {
+    return undefined;
+  }
   try {
     return requestIdOf(JSON.parse(init.body));
   } catch {

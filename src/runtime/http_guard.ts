@@ -100,7 +100,10 @@ export function checkRebinding(
     if (!ok) return { header: "Host", reason: "Host not in allowedHosts" };
   } else if (remote === undefined || isLoopbackAddress(remote.hostname ?? "")) {
     if (!LOOPBACK_NAMES.has(hostName(host))) {
-      return { header: "Host", reason: "Host is not a loopback name on a local request" };
+      return {
+        header: "Host",
+        reason: "Host is not a loopback name on a local request",
+      };
     }
   }
   const origin = req.headers.get("origin");
@@ -131,12 +134,20 @@ function hostOfUrl(url: string): string {
 
 /** The client-visible answer to a rebinding refusal. */
 export function forbidden(refusal: RebindingRefusal): Response {
-  return jsonRpcError(403, -32000, `Forbidden: ${refusal.header} header not allowed`);
+  return jsonRpcError(
+    403,
+    -32000,
+    `Forbidden: ${refusal.header} header not allowed`,
+  );
 }
 
 /** The client-visible answer to a body over the cap. */
 export function tooLarge(limit: number): Response {
-  return jsonRpcError(413, -32000, `Payload Too Large: request body exceeds ${limit} bytes`);
+  return jsonRpcError(
+    413,
+    -32000,
+    `Payload Too Large: request body exceeds ${limit} bytes`,
+  );
 }
 
 /** A request body read under the cap: its lossless parse, or why not. */
@@ -151,13 +162,18 @@ export type BodyResult =
  * streamed body is counted as it arrives and cancelled as soon as it passes
  * the cap. The text is parsed with the lossless reader.
  */
-export async function readJsonBody(req: Request, limit: number): Promise<BodyResult> {
+export async function readJsonBody(
+  req: Request,
+  limit: number,
+): Promise<BodyResult> {
   const declared = Number(req.headers.get("content-length") ?? "0");
   if (declared > limit) {
     await req.body?.cancel().catch(() => {});
     return { kind: "tooLarge" };
   }
-  if (req.body === null) return { kind: "invalid", cause: new SyntaxError("empty body") };
+  if (req.body === null) {
+    return { kind: "invalid", cause: new SyntaxError("empty body") };
+  }
   const reader = req.body.getReader();
   const parts: Uint8Array[] = [];
   let size = 0;

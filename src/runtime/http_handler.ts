@@ -20,7 +20,12 @@ import {
   type RemoteAddress,
   tooLarge,
 } from "./http_guard.ts";
-import { cancelRequests, discoverRequest, DROPPED_REASON, requestIds } from "./http_requests.ts";
+import {
+  cancelRequests,
+  discoverRequest,
+  DROPPED_REASON,
+  requestIds,
+} from "./http_requests.ts";
 import { DEFAULT_SESSION_IDLE_TIMEOUT, SessionStore } from "./http_sessions.ts";
 import { watchResponse } from "./response_watch.ts";
 
@@ -109,18 +114,27 @@ const ALLOW = { allow: "GET, POST, DELETE" };
  * // Deno.serve({ hostname: "127.0.0.1", port: 8000 }, handler);
  * ```
  */
-export function httpHandler(newServer: () => Server, options: HttpHandlerOptions = {}): HttpHandler {
+export function httpHandler(
+  newServer: () => Server,
+  options: HttpHandlerOptions = {},
+): HttpHandler {
   const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const report = options.onerror ?? defaultReport;
   const store = options.sessions === true
-    ? new SessionStore(newServer, options.sessionIdleTimeout ?? DEFAULT_SESSION_IDLE_TIMEOUT)
+    ? new SessionStore(
+      newServer,
+      options.sessionIdleTimeout ?? DEFAULT_SESSION_IDLE_TIMEOUT,
+    )
     : undefined;
   const guard = options.dnsRebindingProtection === false ? undefined : {
     allowedHosts: options.allowedHosts,
     allowedOrigins: options.allowedOrigins,
   };
 
-  async function route(req: Request, info: HttpRequestInfo | undefined): Promise<Response> {
+  async function route(
+    req: Request,
+    info: HttpRequestInfo | undefined,
+  ): Promise<Response> {
     if (guard !== undefined) {
       const refusal = checkRebinding(req, info?.remoteAddr, guard);
       if (refusal !== undefined) {
@@ -130,24 +144,33 @@ export function httpHandler(newServer: () => Server, options: HttpHandlerOptions
       }
     }
     const method = req.method;
-    if (method !== "POST" && (store === undefined || (method !== "GET" && method !== "DELETE"))) {
+    if (
+      method !== "POST" &&
+      (store === undefined || (method !== "GET" && method !== "DELETE"))
+    ) {
       return jsonRpcError(405, -32000, "Method not allowed.", null, ALLOW);
     }
     let body: unknown = undefined;
-    if (method === "POST" && isJsonContentType(req.headers.get("content-type"))) {
+    if (
+      method === "POST" && isJsonContentType(req.headers.get("content-type"))
+    ) {
       const read = await readJsonBody(req, limit);
       if (read.kind === "tooLarge") {
         report(new HttpRefusalError(413, `body over ${limit} bytes`));
         return tooLarge(limit);
       }
-      if (read.kind === "invalid") return jsonRpcError(400, -32700, "Parse error");
+      if (read.kind === "invalid") {
+        return jsonRpcError(400, -32700, "Parse error");
+      }
       body = read.value;
       const discover = discoverRequest(body);
       if (discover !== undefined) {
         return jsonRpcError(400, -32601, "Method not found", discover.id);
       }
     }
-    return store !== undefined ? store.handle(req, body, info) : stateless(req, body, info);
+    return store !== undefined
+      ? store.handle(req, body, info)
+      : stateless(req, body, info);
   }
 
   async function stateless(
@@ -183,7 +206,10 @@ export function httpHandler(newServer: () => Server, options: HttpHandlerOptions
     });
   }
 
-  const handler = async (req: Request, info?: HttpRequestInfo): Promise<Response> => {
+  const handler = async (
+    req: Request,
+    info?: HttpRequestInfo,
+  ): Promise<Response> => {
     try {
       return await route(req, info);
     } catch (error) {

@@ -21,7 +21,8 @@ function isRequestLike(value: unknown): value is RequestLike {
   if (typeof value !== "object" || value === null) return false;
   const v = value as Record<string, unknown>;
   return typeof v.method === "string" &&
-    (typeof v.id === "string" || (typeof v.id === "number" && Number.isSafeInteger(v.id)));
+    (typeof v.id === "string" ||
+      (typeof v.id === "number" && Number.isSafeInteger(v.id)));
 }
 
 function messagesOf(body: unknown): unknown[] {
@@ -37,7 +38,9 @@ export function requestIds(body: unknown): RequestId[] {
 /** The first `server/discover` request of a body, if any. */
 export function discoverRequest(body: unknown): RequestLike | undefined {
   if (body === undefined) return undefined;
-  return messagesOf(body).filter(isRequestLike).find((m) => m.method === "server/discover");
+  return messagesOf(body).filter(isRequestLike).find((m) =>
+    m.method === "server/discover"
+  );
 }
 
 /**
@@ -46,7 +49,11 @@ export function discoverRequest(body: unknown): RequestLike | undefined {
  * SDK aborts its `extra.signal` with `reason`. Ids no handler runs for are
  * ignored by the SDK.
  */
-export function cancelRequests(transport: Transport, ids: readonly RequestId[], reason: string): void {
+export function cancelRequests(
+  transport: Transport,
+  ids: readonly RequestId[],
+  reason: string,
+): void {
   for (const requestId of ids) {
     transport.onmessage?.({
       jsonrpc: "2.0",

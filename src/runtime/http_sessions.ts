@@ -59,11 +59,19 @@ export class SessionStore {
     await this.#sweep();
     const id = req.headers.get("mcp-session-id");
     if (id === null) {
-      if (req.method === "POST" && isInitializeRequest(body)) return this.#open(req, body, info);
-      return jsonRpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required");
+      if (req.method === "POST" && isInitializeRequest(body)) {
+        return this.#open(req, body, info);
+      }
+      return jsonRpcError(
+        400,
+        -32000,
+        "Bad Request: Mcp-Session-Id header is required",
+      );
     }
     const session = this.#sessions.get(id);
-    if (session === undefined) return jsonRpcError(404, -32001, "Session not found");
+    if (session === undefined) {
+      return jsonRpcError(404, -32001, "Session not found");
+    }
     return this.#forward(session, req, body, info);
   }
 
@@ -75,7 +83,11 @@ export class SessionStore {
     await Promise.all(sessions.map((s) => s.server.close().catch(() => {})));
   }
 
-  async #open(req: Request, body: unknown, info: ConnectionInfo | undefined): Promise<Response> {
+  async #open(
+    req: Request,
+    body: unknown,
+    info: ConnectionInfo | undefined,
+  ): Promise<Response> {
     const server = this.#newServer();
     let registered = false;
     const transport: WebStandardStreamableHTTPServerTransport =
@@ -88,7 +100,12 @@ export class SessionStore {
         },
         onsessionclosed: (sid) => this.#forget(sid),
       });
-    const session: Session = { server, transport, lastSeen: Date.now(), open: 0 };
+    const session: Session = {
+      server,
+      transport,
+      lastSeen: Date.now(),
+      open: 0,
+    };
     await server.connect(transport);
     const response = await this.#forward(session, req, body, info);
     if (!registered) await server.close().catch(() => {});
@@ -117,7 +134,9 @@ export class SessionStore {
     return watchResponse(response, req, info, (end) => {
       session.open--;
       session.lastSeen = Date.now();
-      if (end === "dropped") cancelRequests(session.transport, ids, DROPPED_REASON);
+      if (end === "dropped") {
+        cancelRequests(session.transport, ids, DROPPED_REASON);
+      }
     });
   }
 
@@ -156,6 +175,7 @@ export class SessionStore {
 
 // Deno's own unref; other runtimes' timers are left as they are.
 function unrefTimer(timer: number): void {
-  const deno = (globalThis as { Deno?: { unrefTimer?: (id: number) => void } }).Deno;
+  const deno =
+    (globalThis as { Deno?: { unrefTimer?: (id: number) => void } }).Deno;
   deno?.unrefTimer?.(timer);
 }

@@ -65,7 +65,9 @@ class Splitter {
 
   constructor(max: number, onTooLong: LineSplitOptions["onTooLong"]) {
     if (!Number.isSafeInteger(max) || max < 1) {
-      throw new RangeError(`maxLineBytes must be a positive integer, got ${max}`);
+      throw new RangeError(
+        `maxLineBytes must be a positive integer, got ${max}`,
+      );
     }
     this.#max = max;
     this.#onTooLong = onTooLong;
@@ -127,7 +129,9 @@ class Splitter {
 
   // The buffered line as one array; a trailing CR is dropped when `strip`.
   #take(strip: boolean): Uint8Array {
-    const line = this.#parts.length === 1 ? this.#parts[0] : concat(this.#parts, this.#size);
+    const line = this.#parts.length === 1
+      ? this.#parts[0]
+      : concat(this.#parts, this.#size);
     this.#parts = [];
     this.#size = 0;
     if (strip && line.length > 0 && line[line.length - 1] === CR) {

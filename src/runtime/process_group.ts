@@ -78,7 +78,10 @@ function spawn(
  * after `grace` ms. Resolves when the process has exited. Safe to call after
  * the process exited on its own (its descendants are still ended).
  */
-export async function terminateProcess(proc: SpawnedProcess, grace: number): Promise<void> {
+export async function terminateProcess(
+  proc: SpawnedProcess,
+  grace: number,
+): Promise<void> {
   let exited = false;
   const status = proc.status.then(() => {
     exited = true;
@@ -87,13 +90,22 @@ export async function terminateProcess(proc: SpawnedProcess, grace: number): Pro
   send(proc, "SIGTERM", exited);
   await settleWithin(status, grace);
   while (proc.grouped && groupAlive(proc.child.pid) && Date.now() < deadline) {
-    await settleWithin(status, Math.min(POLL_INTERVAL, Math.max(0, deadline - Date.now())));
+    await settleWithin(
+      status,
+      Math.min(POLL_INTERVAL, Math.max(0, deadline - Date.now())),
+    );
   }
-  if (!exited || (proc.grouped && groupAlive(proc.child.pid))) send(proc, "SIGKILL", exited);
+  if (!exited || (proc.grouped && groupAlive(proc.child.pid))) {
+    send(proc, "SIGKILL", exited);
+  }
   await status;
 }
 
-function send(proc: SpawnedProcess, signal: Deno.Signal, exited: boolean): void {
+function send(
+  proc: SpawnedProcess,
+  signal: Deno.Signal,
+  exited: boolean,
+): void {
   try {
     if (proc.grouped) Deno.kill(-proc.child.pid, signal);
     else if (!exited) proc.child.kill(signal);
@@ -112,7 +124,10 @@ function groupAlive(pgid: number): boolean {
 }
 
 /** Waits for `promise` or `ms`, whichever comes first; the timer never outlives the wait. */
-export async function settleWithin(promise: Promise<unknown>, ms: number): Promise<void> {
+export async function settleWithin(
+  promise: Promise<unknown>,
+  ms: number,
+): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const elapsed = new Promise<void>((resolve) => {
     timer = setTimeout(resolve, ms);

@@ -63,7 +63,9 @@ export class RawNumberCodec {
   #restore(value: unknown): unknown {
     if (typeof value === "string") {
       return value.startsWith(this.#marker)
-        ? (JSON as unknown as RawJsonApi).rawJSON(value.slice(this.#marker.length))
+        ? (JSON as unknown as RawJsonApi).rawJSON(
+          value.slice(this.#marker.length),
+        )
         : value;
     }
     if (Array.isArray(value)) {
@@ -72,7 +74,9 @@ export class RawNumberCodec {
     }
     if (typeof value === "object" && value !== null && !isRawJson(value)) {
       const record = value as Record<string, unknown>;
-      for (const key of Object.keys(record)) record[key] = this.#restore(record[key]);
+      for (const key of Object.keys(record)) {
+        record[key] = this.#restore(record[key]);
+      }
     }
     return value;
   }

@@ -49,7 +49,10 @@ const REDIRECTED: readonly ConsoleMethod[] = ["log", "info", "debug"];
  * await serveStdio(server); // returns when the client closes our stdin
  * ```
  */
-export async function serveStdio(server: Server, options: ServeStdioOptions = {}): Promise<void> {
+export async function serveStdio(
+  server: Server,
+  options: ServeStdioOptions = {},
+): Promise<void> {
   const signal = options.signal;
   if (signal?.aborted) return;
   const out = Deno.stdout.writable.getWriter();
@@ -65,7 +68,9 @@ export async function serveStdio(server: Server, options: ServeStdioOptions = {}
   const closed = new Promise<void>((resolve) => {
     transport.onclose = resolve;
   });
-  const restore = options.redirectConsole === false ? () => {} : redirectConsole();
+  const restore = options.redirectConsole === false
+    ? () => {}
+    : redirectConsole();
   const onAbort = () => void server.close();
   try {
     await server.connect(transport);

@@ -69,7 +69,9 @@ class RewriterState {
   }
 
   end(controller: Controller): void {
-    if (this.#buffer.endsWith("\r")) this.#buffer = this.#buffer.slice(0, -1) + "\n";
+    if (this.#buffer.endsWith("\r")) {
+      this.#buffer = this.#buffer.slice(0, -1) + "\n";
+    }
     this.push("", controller);
     const rest = [...this.#raw, this.#buffer].filter((line) => line !== "");
     if (rest.length > 0) controller.enqueue(rest.join("\n"));
@@ -79,7 +81,9 @@ class RewriterState {
     if (line === "") {
       if (this.#data.length > 0) {
         const data = this.#rewrite(this.#data.join("\n"));
-        controller.enqueue(data.split("\n").map((part) => `data: ${part}\n`).join(""));
+        controller.enqueue(
+          data.split("\n").map((part) => `data: ${part}\n`).join(""),
+        );
       }
       controller.enqueue("\n");
       this.#data = [];
@@ -101,12 +105,18 @@ function field(line: string): { name: string; value: string } {
   const colon = line.indexOf(":");
   if (colon === -1) return { name: line, value: "" };
   const value = line.slice(colon + 1);
-  return { name: line.slice(0, colon), value: value.startsWith(" ") ? value.slice(1) : value };
+  return {
+    name: line.slice(0, colon),
+    value: value.startsWith(" ") ? value.slice(1) : value,
+  };
 }
 
 // The next line end at or after `from`: where the line stops and the next
 // begins. A CR at the very end waits for more input (it may be a CRLF).
-function lineEnd(text: string, from: number): { at: number; next: number } | undefined {
+function lineEnd(
+  text: string,
+  from: number,
+): { at: number; next: number } | undefined {
   for (let i = from; i < text.length; i++) {
     const c = text[i];
     if (c === "\n") return { at: i, next: i + 1 };

@@ -9,7 +9,10 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport";
 // The SDK's `*.js` subpaths carry no types under Deno; the extensionless
 // subpath resolves to the `.d.ts` (ADR 0021).
 // @ts-types="@modelcontextprotocol/sdk/types"
-import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type JSONRPCMessage,
+  JSONRPCMessageSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import { parseLossless } from "../core/json.ts";
 import {
   DEFAULT_MAX_LINE_BYTES,
@@ -77,7 +80,11 @@ export function stdioTransport(
   writable: WritableStream<Uint8Array>,
   options: StdioTransportOptions = {},
 ): Transport {
-  return new StdioTransport(readable, writable, options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
+  return new StdioTransport(
+    readable,
+    writable,
+    options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+  );
 }
 
 type State = "new" | "open" | "closed";
@@ -122,8 +129,12 @@ class StdioTransport implements Transport {
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
-    if (this.#state !== "open" || this.#writer === undefined) throw new TransportClosedError();
-    await this.#writer.write(this.#encoder.encode(JSON.stringify(message) + "\n"));
+    if (this.#state !== "open" || this.#writer === undefined) {
+      throw new TransportClosedError();
+    }
+    await this.#writer.write(
+      this.#encoder.encode(JSON.stringify(message) + "\n"),
+    );
   }
 
   async close(): Promise<void> {
@@ -137,7 +148,9 @@ class StdioTransport implements Transport {
     await this.#writer?.close().catch(() => {});
   }
 
-  async #readLoop(lines: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+  async #readLoop(
+    lines: ReadableStreamDefaultReader<Uint8Array>,
+  ): Promise<void> {
     try {
       for (;;) {
         const { done, value } = await lines.read();
@@ -179,13 +192,21 @@ class StdioTransport implements Transport {
   }
 
   #invalid(value: unknown, cause: unknown): void {
-    if (isRecord(value) && !("method" in value) && ("result" in value || "error" in value)) {
+    if (
+      isRecord(value) && !("method" in value) &&
+      ("result" in value || "error" in value)
+    ) {
       const error = value.error;
-      if (isRecord(error) && typeof error.code === "number" && typeof error.message === "string") {
+      if (
+        isRecord(error) && typeof error.code === "number" &&
+        typeof error.message === "string"
+      ) {
         this.#report(new PeerProtocolError(error.code, error.message));
       } else {
         this.onerror?.(
-          new MalformedMessageError("invalid", "response is not JSON-RPC 2.0", { cause }),
+          new MalformedMessageError("invalid", "response is not JSON-RPC 2.0", {
+            cause,
+          }),
         );
       }
       return;
@@ -213,9 +234,10 @@ class StdioTransport implements Transport {
   #answer(code: number, message: string, id: string | number | null): void {
     const answer = { jsonrpc: "2.0" as const, id, error: { code, message } };
     if (this.#state !== "open" || this.#writer === undefined) return;
-    this.#writer.write(this.#encoder.encode(JSON.stringify(answer) + "\n")).catch((error) => {
-      if (this.#state === "open") this.#report(error);
-    });
+    this.#writer.write(this.#encoder.encode(JSON.stringify(answer) + "\n"))
+      .catch((error) => {
+        if (this.#state === "open") this.#report(error);
+      });
   }
 
   #report(error: unknown): void {
@@ -228,5 +250,6 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 function isUsableId(id: unknown): id is string | number {
-  return typeof id === "string" || (typeof id === "number" && Number.isSafeInteger(id));
+  return typeof id === "string" ||
+    (typeof id === "number" && Number.isSafeInteger(id));
 }

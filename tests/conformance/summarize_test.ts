@@ -10,7 +10,7 @@ import {
   summaryLine,
   unknownEntries,
   verdict,
-} from "./summarize.ts";
+} from "./judge.ts";
 
 const ok: Check = { id: "a", name: "A", status: "SUCCESS" };
 const info: Check = { id: "i", status: "INFO" };

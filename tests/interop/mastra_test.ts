@@ -61,9 +61,16 @@ for (const sessions of [false, true]) {
       // Mastra refuses two live clients with the same configuration unless each has an id.
       id: `interop-${++clients}`,
       servers: {
-        weft: { url: listener.url, logger: (m) => void levels.push(m.level) },
+        weft: {
+          url: listener.url,
+          logger: (m) => void levels.push(m.level),
+          // Every call carries a progress token (the run id): serveAgent reports the child run.
+          enableProgressTracking: true,
+        },
       },
     });
+    const progress: unknown[] = [];
+    await mcp.progress.onUpdate("weft", (params) => void progress.push(params));
     // Mastra's own logger prints a stack for every isError result; the
     // server-level `logger` above still sees each event.
     mcp.__setLogger(noopLogger);
@@ -117,14 +124,24 @@ for (const sessions of [false, true]) {
       );
 
       await t.step(
-        "getting-started and the raw tool: the CallToolResult envelope",
+        "getting-started and the raw tool: the CallToolResult envelope; progress arrives",
         async () => {
+          progress.length = 0;
           const answer = await tools[idOf("getting-started")].execute({
             prompt: "Where is order 1234?",
-          }, {});
+          }, { runId: "run-1" });
           assert.deepEqual(answer, {
             content: [{ type: "text", text: AGENT_TEXT }],
           });
+          assert.deepEqual(progress, [
+            {
+              progressToken: "run-1",
+              progress: 1,
+              message: 'tool "lookup_order" finished',
+            },
+            { progressToken: "run-1", progress: 2, message: "step 1 finished" },
+            { progressToken: "run-1", progress: 3, message: "step 2 finished" },
+          ]);
           let track: unknown;
           // Mastra's validator (ajv) warns about each `format` it does not know, once per tool.
           const warnings = await capturing("warn", async () => {

@@ -1,0 +1,106 @@
+// httpHandler's DNS-rebinding rule, over a real listener and in-process.
+
+import assert from "node:assert/strict";
+import { HttpRefusalError } from "../src/runtime/errors.ts";
+import { httpHandler } from "../src/runtime/http_handler.ts";
+import { buildToolServer } from "./fixtures/tool_server.ts";
+import {
+  INITIALIZE,
+  listen,
+  post,
+  rawHttp,
+} from "./fixtures/http_test_server.ts";
+
+Deno.test("DNS rebinding: a local request naming another Host is refused with 403", async () => {
+  const refusals: Error[] = [];
+  const listening = listen({ onerror: (e) => refusals.push(e) });
+  try {
+    const request = (host: string, extra = "") =>
+      `POST /mcp HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\n` +
+      `Accept: application/json, text/event-stream\r\n${extra}Content-Length: ${INITIALIZE.length}\r\n` +
+      `Connection: close\r\n\r\n${INITIALIZE}`;
+    const evil = await rawHttp(listening.port, request("evil.example:80"));
+    assert.ok(evil.startsWith("HTTP/1.1 403"), evil);
+    assert.ok(
+      evil.endsWith(
+        '{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Forbidden: Host header not allowed"}}',
+      ),
+      evil,
+    );
+    for (
+      const host of [
+        `localhost:${listening.port}`,
+        `127.0.0.1:${listening.port}`,
+        `[::1]:${listening.port}`,
+      ]
+    ) {
+      const ok = await rawHttp(listening.port, request(host));
+      assert.ok(ok.startsWith("HTTP/1.1 200"), `${host}: ${ok}`);
+    }
+    assert.equal(refusals.length, 1);
+    assert.ok(
+      refusals[0] instanceof HttpRefusalError && refusals[0].status === 403,
+    );
+  } finally {
+    await listening.close();
+  }
+});
+
+Deno.test("DNS rebinding: a foreign Origin is refused; allowedOrigins and allowedHosts widen the rule", async () => {
+  const listening = listen();
+  try {
+    const res = await post(listening.url, INITIALIZE, {
+      origin: "http://evil.example",
+    });
+    assert.equal(res.status, 403);
+    assert.equal(
+      await res.text(),
+      '{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Forbidden: Origin header not allowed"}}',
+    );
+    const local = await post(listening.url, INITIALIZE, {
+      origin: `http://localhost:${listening.port}`,
+    });
+    assert.equal(local.status, 200);
+    await local.body?.cancel();
+  } finally {
+    await listening.close();
+  }
+  const handler = httpHandler(() => buildToolServer(), {
+    allowedHosts: ["mcp.example.com"],
+    allowedOrigins: ["https://app.example.com"],
+  });
+  const init = { method: "POST", body: INITIALIZE };
+  const headers = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+  };
+  const allowed = await handler(
+    new Request("https://mcp.example.com/mcp", {
+      ...init,
+      headers: { ...headers, origin: "https://app.example.com" },
+    }),
+  );
+  assert.equal(allowed.status, 200);
+  await allowed.body?.cancel();
+  const otherHost = await handler(
+    new Request("https://other.example.com/mcp", { ...init, headers }),
+  );
+  assert.equal(otherHost.status, 403);
+  const remote = httpHandler(() => buildToolServer());
+  const fromPublic = await remote(
+    new Request("https://mcp.example.com/mcp", { ...init, headers }),
+    {
+      remoteAddr: { transport: "tcp", hostname: "203.0.113.9" },
+    },
+  );
+  assert.equal(
+    fromPublic.status,
+    200,
+    "a public peer on a public name passes (Deploy)",
+  );
+  await fromPublic.body?.cancel();
+  const noInfo = await remote(
+    new Request("https://mcp.example.com/mcp", { ...init, headers }),
+  );
+  assert.equal(noInfo.status, 403, "unknown peer: treated as local");
+});

@@ -1,0 +1,124 @@
+// connectStdio over a real child process: stderr, environment, malformed lines, odd servers.
+
+import assert from "node:assert/strict";
+import { connectStdio } from "../src/runtime/connect_stdio.ts";
+import {
+  ConnectionLostError,
+  LineTooLongError,
+  MalformedMessageError,
+  ServerExitError,
+} from "../src/runtime/errors.ts";
+import {
+  callText,
+  childEnv,
+  startFixture,
+  waitUntil,
+} from "./fixtures/runtime_server_helpers.ts";
+
+Deno.test("the server's stderr is forwarded line by line; console.log does not reach stdout", async () => {
+  const { client, stderr } = await startFixture();
+  try {
+    assert.equal(
+      await callText(client, "stderr", {
+        line: "hello\nfrom stderr",
+        log: "logged line",
+      }),
+      "logged",
+    );
+    assert.ok(
+      await waitUntil(() => stderr.includes("logged line")),
+      stderr.join("\n"),
+    );
+    assert.ok(
+      stderr.includes("hello") && stderr.includes("from stderr"),
+      stderr.join("\n"),
+    );
+  } finally {
+    await client.close();
+  }
+});
+
+Deno.test("the server gets only the default inherited variables plus env", async () => {
+  Deno.env.set("WEFT_RUNTIME_SECRET", "must-not-leak");
+  try {
+    const { client } = await startFixture("serve", {
+      env: { WEFT_GIVEN: "yes" },
+    });
+    try {
+      const env = JSON.parse(await callText(client, "env")) as Record<
+        string,
+        string
+      >;
+      assert.equal(env.WEFT_GIVEN, "yes");
+      assert.equal(env.WEFT_RUNTIME_SECRET, undefined);
+      assert.equal(env.PATH, Deno.env.get("PATH"));
+      const allowed = new Set([
+        "HOME",
+        "LOGNAME",
+        "PATH",
+        "SHELL",
+        "TERM",
+        "USER",
+      ]);
+      for (const name of Object.keys(childEnv({ WEFT_GIVEN: "yes" }))) {
+        allowed.add(name);
+      }
+      for (const name of Object.keys(env)) {
+        assert.ok(allowed.has(name), `inherited ${name}`);
+      }
+    } finally {
+      await client.close();
+    }
+  } finally {
+    Deno.env.delete("WEFT_RUNTIME_SECRET");
+  }
+});
+
+Deno.test("malformed and over-long server lines are reported and the connection goes on", async () => {
+  const errors: Error[] = [];
+  const { client } = await startFixture("garbage", {
+    maxLineBytes: 1024,
+    onerror: (error) => errors.push(error),
+  });
+  try {
+    // The garbage came before the handshake; the handshake and calls still work.
+    assert.equal(await callText(client, "echo", { ok: true }), '{"ok":true}');
+    const malformed = errors.filter((e) => e instanceof MalformedMessageError);
+    assert.equal(malformed.length, 1, errors.map((e) => e.message).join("; "));
+    assert.equal((malformed[0] as MalformedMessageError).kind, "parse");
+    const tooLong = errors.filter((e) => e instanceof LineTooLongError);
+    assert.equal(tooLong.length, 1);
+    assert.equal(
+      tooLong[0].message,
+      "mcp: line exceeds the 1024-byte limit (maxLineBytes)",
+    );
+  } finally {
+    await client.close();
+  }
+});
+
+Deno.test("a missing command rejects and leaves nothing running", async () => {
+  const started = Date.now();
+  const error = await connectStdio("/nonexistent/weft-no-such-server", {
+    stderr: "ignore",
+  }).then(() => undefined, (e: unknown) => e);
+  assert.ok(
+    error instanceof ServerExitError || error instanceof Deno.errors.NotFound,
+    String(error),
+  );
+  assert.ok(Date.now() - started < 3000);
+});
+
+Deno.test("a server that closes stdout but keeps running fails calls with ConnectionLostError", async () => {
+  // `sh` closes its stdout and idles: no exit status arrives in time.
+  const client = connectStdio("sh", {
+    args: ["-c", "exec 1>&-; sleep 30"],
+    stderr: "ignore",
+    killGrace: 200,
+  });
+  await assert.rejects(client, (error: unknown) => {
+    assert.ok(error instanceof ConnectionLostError);
+    assert.equal(error.message, "mcp: server closed its stdout");
+    return true;
+  });
+});
