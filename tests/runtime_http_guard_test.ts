@@ -41,6 +41,10 @@ Deno.test("DNS rebinding: a local request naming another Host is refused with 40
     assert.ok(
       refusals[0] instanceof HttpRefusalError && refusals[0].status === 403,
     );
+    assert.equal(
+      refusals[0].message,
+      "mcp: HTTP request refused (403): Host is not a loopback name on a local request",
+    );
   } finally {
     await listening.close();
   }

@@ -145,6 +145,10 @@ for (const sessions of [false, true]) {
           e instanceof HttpRefusalError && e.status === 413
         ),
       );
+      assert.equal(
+        refusals[0].message,
+        "mcp: HTTP request refused (413): body over 1024 bytes",
+      );
       assert.equal(listening.servers.length, 0);
     } finally {
       await listening.close();

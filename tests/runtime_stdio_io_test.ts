@@ -122,3 +122,25 @@ Deno.test("a server that closes stdout but keeps running fails calls with Connec
     return true;
   });
 });
+
+Deno.test("by default the server's stderr reaches ours line by line, prefixed with its name", async () => {
+  // A separate deno runs connectStdio with the default stderr; we read its stderr.
+  const script = `
+    import { connectStdio } from ${
+    JSON.stringify(
+      new URL("../src/runtime/connect_stdio.ts", import.meta.url).href,
+    )
+  };
+    await connectStdio("sh", { args: ["-c", "echo first >&2; echo second >&2; exit 4"] }).catch(() => {});
+  `;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["eval", "--quiet", script],
+    env: childEnv(),
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const stderr = new TextDecoder().decode(out.stderr);
+  assert.equal(stderr, "[sh] first\n[sh] second\n");
+  assert.equal(new TextDecoder().decode(out.stdout), "");
+});

@@ -253,6 +253,15 @@ Deno.test("send after close rejects with TransportClosedError; onclose fires onc
   assert.equal(h.closes(), 1);
 });
 
+Deno.test("starting a transport twice rejects", async () => {
+  const h = harness([]);
+  await h.transport.start();
+  await assert.rejects(h.transport.start(), {
+    message: "mcp: stdio transport already started",
+  });
+  await h.transport.close();
+});
+
 Deno.test("an SDK client and server talk through two stdio transports, digits intact", async () => {
   const toServer = new TransformStream<Uint8Array, Uint8Array>();
   const toClient = new TransformStream<Uint8Array, Uint8Array>();

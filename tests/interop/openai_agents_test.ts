@@ -156,6 +156,21 @@ for (const sessions of [false, true]) {
       );
 
       await t.step(
+        "no client-side validation: our INVALID_INPUT text comes back",
+        async () => {
+          const output = await tools.get("lookup_order")!.invoke(
+            context,
+            '{"order_id":5}',
+          );
+          assert.deepEqual(output, {
+            type: "text",
+            text:
+              'INVALID_INPUT: tool "lookup_order": field "order_id": expected string, got number',
+          });
+        },
+      );
+
+      await t.step(
         "callTool / callToolResult: isError and structuredContent are there",
         async () => {
           const content = await server.callTool("cancel_order", {
