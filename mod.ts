@@ -9,12 +9,21 @@
 
 // --- core: errors, schemas, tools (core-tools) ---
 export * from "./src/core/errors.ts";
-export type { ToolCall, ToolCaller, ToolMiddleware } from "./src/core/middleware.ts";
+export type {
+  ToolCall,
+  ToolCaller,
+  ToolMiddleware,
+} from "./src/core/middleware.ts";
 export { composeMiddleware } from "./src/core/middleware.ts";
 export type { Schema } from "./src/core/schema.ts";
 export { parseSchema } from "./src/core/schema.ts";
 export type { JsonType, RawJson } from "./src/core/json.ts";
-export { isRawJson, jsonTypeOf, parseLossless, stringifyExact } from "./src/core/json.ts";
+export {
+  isRawJson,
+  jsonTypeOf,
+  parseLossless,
+  stringifyExact,
+} from "./src/core/json.ts";
 export type {
   CallInfo,
   InvokeOptions,

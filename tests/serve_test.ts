@@ -232,12 +232,13 @@ Deno.test("S-6: SUBAGENT_CYCLE reaches the model inside the agent's own run", as
     callTools({ name: "loop", args: { prompt: "recurse" } }),
     say("gave up"),
   );
-  let self: Agent | undefined;
+  const self: { agent?: Agent } = {};
   const agent = new Agent(model, {
     name: "loop",
-    toolSource: () => (self ? [subagent(self, "Run me again.")] : []),
+    toolSource:
+      () => (self.agent ? [subagent(self.agent, "Run me again.")] : []),
   });
-  self = agent;
+  self.agent = agent;
   await using pair = await served(agent);
   assert.equal(
     onlyText(await callRaw(pair.client, "loop", { prompt: "go" })),
