@@ -152,6 +152,7 @@ export type {
 } from "./src/runtime/http_handler.ts";
 export type { RemoteAddress } from "./src/runtime/http_guard.ts";
 export { DEFAULT_SESSION_IDLE_TIMEOUT } from "./src/runtime/http_sessions.ts";
+export { DEFAULT_SESSION_EVENTS } from "./src/runtime/http_event_store.ts";
 export { connectHttp } from "./src/runtime/connect_http.ts";
 export type { ConnectHttpOptions } from "./src/runtime/connect_http.ts";
 export {

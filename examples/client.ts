@@ -18,9 +18,13 @@
  */
 
 import { fileURLToPath } from "node:url";
-import { Agent, importTools, type RunResult } from "../mod.ts";
-import { connectHttp } from "../src/runtime/connect_http.ts"; // mod.ts does not re-export the runtime yet
-import { connectStdio } from "../src/runtime/connect_stdio.ts"; // mod.ts does not re-export the runtime yet
+import {
+  Agent,
+  connectHttp,
+  connectStdio,
+  importTools,
+  type RunResult,
+} from "../mod.ts";
 import { callTools, say, script } from "../testing.ts";
 
 const SERVER = fileURLToPath(new URL("./server.ts", import.meta.url));

@@ -12,7 +12,7 @@
  * @module
  */
 
-import { httpHandler } from "../src/runtime/http_handler.ts"; // mod.ts does not re-export the runtime yet
+import { httpHandler } from "../mod.ts";
 import { newServer } from "./server.ts";
 
 /** The fetch handler Deno Deploy and `deno serve` call. */

@@ -19,9 +19,14 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { Server } from "@modelcontextprotocol/sdk/server";
-import { Agent, serveAgent, tool, type ToolDef } from "../mod.ts";
-import { httpHandler } from "../src/runtime/http_handler.ts"; // mod.ts does not re-export the runtime yet
-import { serveStdio } from "../src/runtime/serve_stdio.ts"; // mod.ts does not re-export the runtime yet
+import {
+  Agent,
+  httpHandler,
+  serveAgent,
+  serveStdio,
+  tool,
+  type ToolDef,
+} from "../mod.ts";
 import { callTools, say, script } from "../testing.ts";
 
 /** The typed tool: an order's id and status. */

@@ -623,7 +623,7 @@ Deno.test("failures", async (t) => {
       assert.equal(ran.stdout, "");
       assert.match(
         ran.stderr,
-        /^weft-mcp: cannot connect to false: mcp: server process exited with code 1\n$/m,
+        /^weft-mcp: cannot connect to false: server process exited with code 1\n$/m,
       );
     },
   );

@@ -234,7 +234,7 @@ for (const sessions of [false, true]) {
       assert.ok(error instanceof ConnectionLostError, String(error));
       assert.equal(
         error.message,
-        "mcp: the HTTP response stream ended before the response",
+        "the HTTP response stream ended before the response",
       );
       assert.ok(
         Date.now() - killedAt < 1000,

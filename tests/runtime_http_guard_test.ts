@@ -43,7 +43,7 @@ Deno.test("DNS rebinding: a local request naming another Host is refused with 40
     );
     assert.equal(
       refusals[0].message,
-      "mcp: HTTP request refused (403): Host is not a loopback name on a local request",
+      "HTTP request refused (403): Host is not a loopback name on a local request",
     );
   } finally {
     await listening.close();
@@ -107,4 +107,70 @@ Deno.test("DNS rebinding: a foreign Origin is refused; allowedOrigins and allowe
     new Request("https://mcp.example.com/mcp", { ...init, headers }),
   );
   assert.equal(noInfo.status, 403, "unknown peer: treated as local");
+});
+
+Deno.test("DNS rebinding: without a Host header the request URL's host is judged", async () => {
+  const refusals: Error[] = [];
+  const handler = httpHandler(() => buildToolServer(), {
+    onerror: (e) => refusals.push(e),
+  });
+  const headers = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+  };
+  const call = (url: string, extra: Record<string, string> = {}) =>
+    handler(
+      new Request(url, {
+        method: "POST",
+        body: INITIALIZE,
+        headers: { ...headers, ...extra },
+      }),
+    );
+  for (
+    const url of [
+      "http://localhost/mcp",
+      "http://127.0.0.1:8000/mcp",
+      "http://[::1]:9/mcp",
+    ]
+  ) {
+    const req = new Request(url);
+    assert.equal(req.headers.get("host"), null, "Request adds no Host");
+    const res = await call(url);
+    assert.equal(res.status, 200, url);
+    assert.match(await res.text(), /"serverInfo":\{"name":"fixture"/);
+  }
+  const empty = await call("http://localhost/mcp", { host: "" });
+  assert.equal(empty.status, 200, "an empty Host header counts as missing");
+  await empty.body?.cancel();
+  assert.equal(refusals.length, 0);
+
+  const foreign = await call("http://evil.example/mcp");
+  assert.equal(foreign.status, 403);
+  assert.equal(
+    await foreign.text(),
+    '{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Forbidden: Host header not allowed"}}',
+  );
+  // A Host header, when present, wins over the URL.
+  const named = await call("http://localhost/mcp", { host: "evil.example" });
+  assert.equal(named.status, 403);
+  await named.body?.cancel();
+  assert.equal(refusals.length, 2);
+  assert.ok(refusals.every((e) => e instanceof HttpRefusalError));
+
+  // Over a real listener: an HTTP/1.0 request without Host gets the URL
+  // http://localhost:<port>/… from Deno.serve, and passes.
+  const listening = listen();
+  try {
+    const reply = await rawHttp(
+      listening.port,
+      `POST /mcp HTTP/1.0\r\nContent-Type: application/json\r\n` +
+        `Accept: application/json, text/event-stream\r\nContent-Length: ${INITIALIZE.length}\r\n\r\n${INITIALIZE}`,
+    );
+    assert.ok(
+      reply.startsWith("HTTP/1.1 200") || reply.startsWith("HTTP/1.0 200"),
+      reply,
+    );
+  } finally {
+    await listening.close();
+  }
 });

@@ -147,7 +147,7 @@ for (const sessions of [false, true]) {
       );
       assert.equal(
         refusals[0].message,
-        "mcp: HTTP request refused (413): body over 1024 bytes",
+        "HTTP request refused (413): body over 1024 bytes",
       );
       assert.equal(listening.servers.length, 0);
     } finally {

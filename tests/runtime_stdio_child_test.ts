@@ -6,6 +6,7 @@ import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { isRawJson, parseLossless } from "../src/core/json.ts";
 import { connectStdio } from "../src/runtime/connect_stdio.ts";
 import { ServerExitError } from "../src/runtime/errors.ts";
+import { importTools, McpTransportError, type ToolDef } from "../mod.ts";
 import { BIG_DIGITS } from "./fixtures/tool_server.ts";
 import {
   callText,
@@ -55,7 +56,7 @@ Deno.test("a server killed mid-call fails the call with ServerExitError within a
     Deno.kill(pid, "SIGKILL");
     const error = await call.then(() => undefined, (e: unknown) => e);
     assert.ok(error instanceof ServerExitError, String(error));
-    assert.equal(error.message, "mcp: server process was killed by SIGKILL");
+    assert.equal(error.message, "server process was killed by SIGKILL");
     assert.equal(error.signal, "SIGKILL");
     assert.ok(Date.now() - killedAt < 1000, `took ${Date.now() - killedAt} ms`);
     // Later calls fail the same way, at once.
@@ -72,13 +73,64 @@ Deno.test("a server that exits on its own fails pending calls with its exit code
     await callText(client, "exit", { code: 3 });
     await assert.rejects(pending, (error: unknown) => {
       assert.ok(error instanceof ServerExitError);
-      assert.equal(error.message, "mcp: server process exited with code 3");
+      assert.equal(error.message, "server process exited with code 3");
       assert.equal(error.code, 3);
       return true;
     });
   } finally {
     await client.close();
   }
+});
+
+Deno.test("a server killed mid-call through importTools reads mcp: <cause> once, within a second", async (t) => {
+  function byName(tools: ToolDef[], name: string): ToolDef {
+    const found = tools.find((tool) => tool.name === name);
+    assert.ok(found !== undefined, `no imported tool ${name}`);
+    return found;
+  }
+  async function failure(call: Promise<string>, since: () => number) {
+    const error = await call.then(() => undefined, (e: unknown) => e);
+    const took = Date.now() - since();
+    assert.ok(error instanceof McpTransportError, String(error));
+    assert.ok(error.cause instanceof ServerExitError, String(error.cause));
+    assert.ok(took < 1000, `took ${took} ms`);
+    return error;
+  }
+
+  await t.step("exit code 3", async () => {
+    const { client } = await startFixture();
+    try {
+      const { tools } = await importTools(client);
+      const pending = byName(tools, "wait").invoke('{"ms":60000}');
+      await sleep(100);
+      assert.equal(await byName(tools, "exit").invoke('{"code":3}'), "exiting");
+      const exitedAt = Date.now();
+      const error = await failure(pending, () => exitedAt);
+      assert.equal(error.message, "mcp: server process exited with code 3");
+      assert.equal(error.code, "");
+    } finally {
+      await client.close();
+    }
+  });
+
+  await t.step("SIGKILL", async () => {
+    const { client, pid } = await startFixture();
+    try {
+      const { tools } = await importTools(client);
+      const pending = byName(tools, "wait").invoke('{"ms":60000}');
+      await sleep(100);
+      const killedAt = Date.now();
+      Deno.kill(pid, "SIGKILL");
+      const error = await failure(pending, () => killedAt);
+      assert.equal(error.message, "mcp: server process was killed by SIGKILL");
+      // A later call reads the same, at once.
+      await assert.rejects(byName(tools, "pid").invoke("{}"), {
+        message: "mcp: server process was killed by SIGKILL",
+      });
+    } finally {
+      await client.close();
+    }
+  });
 });
 
 Deno.test("a grandchild holding the server's stdout does not delay the failure", async () => {

@@ -90,7 +90,7 @@ Deno.test("malformed and over-long server lines are reported and the connection 
     assert.equal(tooLong.length, 1);
     assert.equal(
       tooLong[0].message,
-      "mcp: line exceeds the 1024-byte limit (maxLineBytes)",
+      "line exceeds the 1024-byte limit (maxLineBytes)",
     );
   } finally {
     await client.close();
@@ -118,7 +118,7 @@ Deno.test("a server that closes stdout but keeps running fails calls with Connec
   });
   await assert.rejects(client, (error: unknown) => {
     assert.ok(error instanceof ConnectionLostError);
-    assert.equal(error.message, "mcp: server closed its stdout");
+    assert.equal(error.message, "server closed its stdout");
     return true;
   });
 });

@@ -88,7 +88,7 @@ Deno.test("a line that is not JSON is answered with -32700 and reported", async 
   ]);
   assert.equal(h.errors.length, 1);
   assert.ok(h.errors[0] instanceof MalformedMessageError);
-  assert.equal(h.errors[0].message, "mcp: malformed line: invalid JSON");
+  assert.equal(h.errors[0].message, "malformed line: invalid JSON");
   assert.equal((h.errors[0] as MalformedMessageError).kind, "parse");
   assert.equal(h.messages.length, 1, "the stream went on");
 });
@@ -97,7 +97,7 @@ Deno.test("invalid UTF-8 is a parse error", async () => {
   const h = harness([new Uint8Array([0x7b, 0xff, 0x7d, 0x0a])]);
   await h.transport.start();
   await h.closed;
-  assert.equal(h.errors[0].message, "mcp: malformed line: invalid UTF-8");
+  assert.equal(h.errors[0].message, "malformed line: invalid UTF-8");
   assert.equal(h.output.length, 1);
 });
 
@@ -122,7 +122,7 @@ Deno.test("JSON that is not a JSON-RPC request is answered with -32600, with its
   );
   assert.equal(
     h.errors[0].message,
-    "mcp: malformed line: not a JSON-RPC 2.0 message",
+    "malformed line: not a JSON-RPC 2.0 message",
   );
 });
 
@@ -141,13 +141,13 @@ Deno.test("response-shaped garbage is never answered; an unclaimable error is a 
   assert.ok(h.errors[0] instanceof PeerProtocolError);
   assert.equal(
     h.errors[0].message,
-    "mcp: peer reported error -32700: Parse error",
+    "peer reported error -32700: Parse error",
   );
   assert.equal((h.errors[0] as PeerProtocolError).code, -32700);
   assert.ok(h.errors[1] instanceof MalformedMessageError);
   assert.equal(
     h.errors[1].message,
-    "mcp: malformed line: response is not JSON-RPC 2.0",
+    "malformed line: response is not JSON-RPC 2.0",
   );
 });
 
@@ -170,7 +170,7 @@ Deno.test("an over-long line is dropped, answered, reported, and the next line i
   assert.ok(h.errors[0] instanceof LineTooLongError);
   assert.equal(
     h.errors[0].message,
-    "mcp: line exceeds the 64-byte limit (maxLineBytes)",
+    "line exceeds the 64-byte limit (maxLineBytes)",
   );
   assert.equal((h.errors[0] as LineTooLongError).limit, 64);
   assert.equal(h.messages.length, 1);
@@ -191,7 +191,7 @@ Deno.test("a partial line at end of input is a parse error and the transport clo
   await h.closed;
   assert.equal(h.messages.length, 0);
   assert.equal(h.errors.length, 1);
-  assert.equal(h.errors[0].message, "mcp: malformed line: invalid JSON");
+  assert.equal(h.errors[0].message, "malformed line: invalid JSON");
   assert.equal(h.closes(), 1);
 });
 
@@ -247,7 +247,7 @@ Deno.test("send after close rejects with TransportClosedError; onclose fires onc
     h.transport.send({ jsonrpc: "2.0", method: "x" }),
     (error: unknown) =>
       error instanceof TransportClosedError &&
-      error.message === "mcp: transport is closed",
+      error.message === "transport is closed",
   );
   await h.closed;
   assert.equal(h.closes(), 1);
@@ -257,7 +257,7 @@ Deno.test("starting a transport twice rejects", async () => {
   const h = harness([]);
   await h.transport.start();
   await assert.rejects(h.transport.start(), {
-    message: "mcp: stdio transport already started",
+    message: "stdio transport already started",
   });
   await h.transport.close();
 });

@@ -118,8 +118,40 @@ export async function decodeArguments<T>(
   options: DecodeOptions,
 ): Promise<T> {
   const value = parseArguments(args, options.tool);
+  return await validateNow(value, validator, options);
+}
+
+/**
+ * {@link decodeArguments} after {@link parseArguments}, on the decoded
+ * object, and without a promise when the validator answers synchronously
+ * (zod does): the value, or a synchronous throw. Internal to weft: the
+ * typed tool's invoke saves two promise hops per call with it, and the
+ * export bridge hands it the client's arguments object when that is plain
+ * JSON data, which reads exactly as its text would (ADR 0065).
+ */
+export function validateNow<T>(
+  value: Record<string, unknown>,
+  validator: StandardSchemaV1<unknown, T>,
+  options: DecodeOptions,
+): T | Promise<T> {
+  const outcome = validator["~standard"].validate(value);
+  return isThenable(outcome)
+    ? Promise.resolve(outcome).then((result) => settle(result, value, options))
+    : settle(outcome, value, options);
+}
+
+/** Whether `value` is a promise or another thenable (what `await` adopts). */
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === "object" || typeof value === "function") &&
+    value !== null && typeof (value as { then?: unknown }).then === "function";
+}
+
+function settle<T>(
+  result: StandardSchemaV1.Result<T>,
+  value: Record<string, unknown>,
+  options: DecodeOptions,
+): T {
   const strict = options.strict === true;
-  const result = await validator["~standard"].validate(value);
   if (result.issues !== undefined) {
     const reason =
       walk(value, options.jsonSchema, [], { types: true, unknown: strict }) ??

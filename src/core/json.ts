@@ -136,6 +136,13 @@ export function jsonTypeOf(value: unknown): JsonType {
  * the top level (`undefined`, functions, symbols); throws what
  * `JSON.stringify` throws (a cycle, a throwing `toJSON`).
  *
+ * Plain `JSON.stringify` is tried first (a replacer function costs every
+ * value a call); only when it throws a `TypeError` — a bigint, a cycle, or a
+ * `toJSON` or getter that throws one — is the value written again with the
+ * bigint replacer. So in that case, and only then, each `toJSON` method and
+ * getter reached before the failure runs twice; one that throws anything
+ * other than a `TypeError` runs once.
+ *
  * @example
  * ```ts
  * import { stringifyExact } from "./json.ts";
@@ -143,6 +150,13 @@ export function jsonTypeOf(value: unknown): JsonType {
  * ```
  */
 export function stringifyExact(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value);
+  } catch (err) {
+    // JSON.stringify throws a TypeError on a bigint; a value it refuses for
+    // any other reason is refused again, with the same error, below.
+    if (!(err instanceof TypeError)) throw err;
+  }
   return JSON.stringify(value, exactBigInt);
 }
 
@@ -151,4 +165,66 @@ function exactBigInt(_key: string, value: unknown): unknown {
     return json.rawJSON(value.toString());
   }
   return value;
+}
+
+/**
+ * Whether `value` is plain JSON data: what `JSON.parse` gives, so that
+ * writing it as JSON and reading it back with {@link parseLossless} gives an
+ * equal value (the same keys in the same order, the same values). Strings,
+ * booleans, `null`, finite numbers other than `-0` that are not integers
+ * beyond 2^53, and arrays and objects of them (plain or null prototype, own
+ * enumerable keys, no `toJSON`); not a `RawJson`, a `bigint`, `undefined`,
+ * a hole in an array, a class instance or a cycle. Internal to weft (not
+ * exported from `mod.ts`): the import bridge adopts such a schema instead of
+ * copying it, and the export bridge hands such arguments to a typed tool
+ * without writing them as text first (ADR 0065).
+ *
+ * @example
+ * ```ts
+ * import { isPlainJson } from "./json.ts";
+ * console.assert(isPlainJson(JSON.parse('{"a":[1,"x",null]}')));
+ * console.assert(!isPlainJson({ when: new Date(0) }));
+ * ```
+ */
+export function isPlainJson(value: unknown): boolean {
+  try {
+    return plainNode(value);
+  } catch (err) {
+    // A cycle overflows the stack: not plain (JSON cannot hold it either).
+    if (err instanceof RangeError) return false;
+    throw err;
+  }
+}
+
+function plainNode(value: unknown): boolean {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return true;
+    case "number":
+      return Number.isFinite(value) && !Object.is(value, -0) &&
+        (!Number.isInteger(value) || Number.isSafeInteger(value));
+    case "object":
+      break;
+    default:
+      return false;
+  }
+  if (value === null) return true;
+  if (isRawJson(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  if (Array.isArray(value)) {
+    if (proto !== Array.prototype) return false;
+    for (let i = 0; i < value.length; i++) {
+      if (!plainNode(value[i])) return false;
+    }
+    return true;
+  }
+  if (proto !== Object.prototype && proto !== null) return false;
+  const node = value as Record<string, unknown>;
+  if (typeof node.toJSON === "function") return false;
+  // An own "__proto__" key is plain: JSON.parse makes it an own key too.
+  for (const key in node) {
+    if (!Object.hasOwn(node, key) || !plainNode(node[key])) return false;
+  }
+  return true;
 }

@@ -9,8 +9,14 @@
  */
 
 import { SchemaError } from "./errors.ts";
-import { isRawJson, parseLossless, stringifyExact } from "./json.ts";
+import {
+  isPlainJson,
+  isRawJson,
+  parseLossless,
+  stringifyExact,
+} from "./json.ts";
 import { JsonSyntaxError, scanJson } from "./json_scan.ts";
+import { ADOPTED, COPIED, type RootKind, SchemaNode } from "./schema_view.ts";
 
 /**
  * A parsed tool schema. The structured view is lenient (a keyword is read
@@ -57,6 +63,9 @@ export interface Schema {
  * `top-level type must be "object", got "<type>"` (`got ""` for a missing or
  * non-string type, which covers `$ref` roots and type arrays).
  *
+ * The result and its copy are frozen. The nested views (`properties`,
+ * `items`, `additionalProperties`) are getters, built on first read and kept.
+ *
  * @example
  * ```ts
  * import { parseSchema } from "./schema.ts";
@@ -68,31 +77,61 @@ export interface Schema {
 export function parseSchema(
   doc: string | Record<string, unknown> | Schema | null | undefined,
 ): Schema {
-  // Already a parsed root (mcp-import: rawTool re-reads the Schema the
-  // bridge parsed): it is frozen and immutable, so it is its own copy.
-  if (typeof doc === "object" && doc !== null && parsedRoots.has(doc)) {
-    return doc as Schema;
-  }
+  // Already a root this function produced (mcp-import: rawTool re-reads the
+  // Schema it is given): it is frozen and immutable, so it is its own copy.
+  if (SchemaNode.kindOf(doc) === COPIED) return doc as Schema;
   const value = typeof doc === "string" ? readText(doc) : copyValue(doc);
+  return root(deepFreeze(value), COPIED);
+}
+
+/**
+ * Internal to weft (not exported from `mod.ts`; mcp-import, ADR 0065): a
+ * schema over a document the caller hands over and never changes — an
+ * entry's schema fresh from a transport. A document of plain JSON data
+ * (what `JSON.parse` gives) is adopted as is: `raw` is `doc` itself, not
+ * copied and not frozen (over the SDK's in-memory transport it is the
+ * server's own object, which weft must not freeze). Anything else (a
+ * bigint, a `toJSON`, a class instance, a cycle, a `RawJson`, `-0`, an
+ * unsafe-integer number, `undefined`) is copied exactly as
+ * {@link parseSchema} copies it. A string is a JSON string _value_ (never
+ * text to parse). Refusals are `parseSchema`'s, word for word.
+ */
+export function adoptSchema(doc: unknown): Schema {
+  if (doc === undefined || doc === null) throw new SchemaError("empty schema");
+  if (!isPlainJson(doc)) return parseSchema(doc as Record<string, unknown>);
+  return root(doc, ADOPTED);
+}
+
+/**
+ * Internal to weft (mcp-import): `schema` itself when it is a root that
+ * {@link parseSchema} or {@link adoptSchema} built, else
+ * `parseSchema(schema)`. `rawTool` reads its schemas through this, so an
+ * imported tool's adopted schema is not copied again.
+ */
+export function reuseSchema(
+  doc: string | Record<string, unknown> | Schema | null | undefined,
+): Schema {
+  const kind = SchemaNode.kindOf(doc);
+  return kind === COPIED || kind === ADOPTED ? doc as Schema : parseSchema(doc);
+}
+
+// The checks every root passes, after reading or copying.
+function root(value: unknown, kind: RootKind): Schema {
   if (
     typeof value !== "object" || value === null || Array.isArray(value) ||
     isRawJson(value)
   ) {
     throw new SchemaError("the document is not a JSON object");
   }
-  const root = deepFreeze(value as Record<string, unknown>);
-  const type = typeof root.type === "string" ? root.type : "";
+  const doc = value as Readonly<Record<string, unknown>>;
+  const type = typeof doc.type === "string" ? doc.type : "";
   if (type !== "object") {
     throw new SchemaError(
       `top-level type must be "object", got ${JSON.stringify(type)}`,
     );
   }
-  const schema = view(root);
-  parsedRoots.add(schema);
-  return schema;
+  return new SchemaNode(doc, kind);
 }
-
-const parsedRoots = new WeakSet<object>();
 
 function readText(text: string): unknown {
   let extent;
@@ -192,61 +231,4 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-function isNode(value: unknown): value is Readonly<Record<string, unknown>> {
-  return typeof value === "object" && value !== null && !Array.isArray(value) &&
-    !isRawJson(value);
-}
 
-const EMPTY: Readonly<Record<string, unknown>> = Object.freeze({});
-
-function writeRaw(this: Schema): unknown {
-  return this.raw;
-}
-
-// The lenient structured view of one node: each keyword only when it has a
-// shape the view holds; absent keys stay absent (not `undefined`).
-// `toJSON` lives on a shared prototype (not enumerable: the view lists
-// keywords; serialising still writes `raw`). A per-node defineProperty cost
-// the bridge's listing several µs per tool (mcp-import, ADR 0024).
-const VIEW_PROTO: Pick<Schema, "toJSON"> = Object.freeze({ toJSON: writeRaw });
-
-function view(raw: Readonly<Record<string, unknown>>): Schema {
-  const node = Object.create(VIEW_PROTO) as {
-    -readonly [K in keyof Schema]: Schema[K];
-  };
-  node.raw = raw;
-  if (typeof raw.type === "string") node.type = raw.type;
-  if (typeof raw.format === "string") node.format = raw.format;
-  if (typeof raw.description === "string") node.description = raw.description;
-  if (isNode(raw.properties)) {
-    const properties: Record<string, Schema> = {};
-    for (const key of Object.keys(raw.properties)) {
-      const child = raw.properties[key];
-      const parsed = isNode(child)
-        ? view(child)
-        : typeof child === "boolean"
-        ? view(EMPTY)
-        : undefined;
-      if (parsed === undefined) continue;
-      // defineProperty, not assignment: a property named "__proto__" stays a property.
-      if (key === "__proto__") {
-        Object.defineProperty(properties, key, {
-          value: parsed,
-          enumerable: true,
-        });
-      } else properties[key] = parsed;
-    }
-    node.properties = Object.freeze(properties);
-  }
-  if (
-    Array.isArray(raw.required) &&
-    raw.required.every((r) => typeof r === "string")
-  ) {
-    node.required = raw.required as readonly string[];
-  }
-  if (isNode(raw.items)) node.items = view(raw.items);
-  if (isNode(raw.additionalProperties)) {
-    node.additionalProperties = view(raw.additionalProperties);
-  }
-  return Object.freeze(node);
-}

@@ -13,7 +13,6 @@ import type {
   StandardJSONSchemaV1,
   StandardSchemaV1,
 } from "@standard-schema/spec";
-import { decodeArguments } from "./decode.ts";
 import type { ToolMiddleware } from "./middleware.ts";
 import type { Schema } from "./schema.ts";
 import {
@@ -24,6 +23,8 @@ import {
   encode,
   maybeObjectSchema,
   objectSchema,
+  typedInvokes,
+  valueInvokers,
 } from "./tool_build.ts";
 
 /** Where a call runs inside the loop. Absent outside the loop (invoke, callTool, MCP). */
@@ -183,7 +184,7 @@ const TARGET = { target: "draft-2020-12" } as const;
  */
 export function tool<I, O = unknown>(def: TypedToolDef<I, O>): ToolDef {
   const name = checkName("Tool", def);
-  const { run, input, output } = def;
+  const { input, output } = def;
   const std = input?.["~standard"];
   if (
     typeof std?.validate !== "function" ||
@@ -196,7 +197,7 @@ export function tool<I, O = unknown>(def: TypedToolDef<I, O>): ToolDef {
     );
   }
   const inputSchema = objectSchema(
-    `weft: Tool ${JSON.stringify(name)}: input`,
+    () => `weft: Tool ${JSON.stringify(name)}: input`,
     derive(name, "input", () => std.jsonSchema.input(TARGET)),
   );
   let outputSchema: Schema | undefined;
@@ -213,24 +214,14 @@ export function tool<I, O = unknown>(def: TypedToolDef<I, O>): ToolDef {
       derive(name, "output", () => out.jsonSchema.output(TARGET)),
     );
   }
-  const ownStrict = def.strictInput === true;
-  return build(
+  const bodies = typedInvokes(def, { name, inputSchema });
+  const built = build(
     def,
     { name, inputSchema, outputSchema },
-    async (args, options) => {
-      const value = await decodeArguments(
-        typeof args === "string" ? args : "",
-        input,
-        {
-          tool: name,
-          jsonSchema: inputSchema.raw,
-          strict: ownStrict || options.strictInput === true,
-        },
-      );
-      const result = await run.call(def, value, context(options));
-      return typeof result === "string" ? result : encode(name, result);
-    },
+    bodies.invoke,
   );
+  valueInvokers.set(built, bodies.invokeValue);
+  return built;
 }
 
 /**
@@ -251,29 +242,43 @@ export function tool<I, O = unknown>(def: TypedToolDef<I, O>): ToolDef {
  */
 export function rawTool(def: RawToolDef): ToolDef {
   const name = checkName("RawTool", def);
-  const prefix = `weft: RawTool ${JSON.stringify(name)}:`;
   const inputSchema = objectSchema(
-    `${prefix} inputSchema`,
+    () => `weft: RawTool ${JSON.stringify(name)}: inputSchema`,
     def.inputSchema ?? { type: "object" },
   );
   const outputSchema =
     def.outputSchema === undefined || def.outputSchema === null
       ? undefined
-      : objectSchema(`${prefix} outputSchema`, def.outputSchema);
+      : objectSchema(
+        () => `weft: RawTool ${JSON.stringify(name)}: outputSchema`,
+        def.outputSchema,
+      );
   const run = def.run;
+  const checked = (result: unknown): string => {
+    if (typeof result !== "string") {
+      throw new TypeError(
+        `weft: RawTool ${
+          JSON.stringify(name)
+        } handler returned ${typeof result}, not a string`,
+      );
+    }
+    return result;
+  };
   return build(
     def,
     { name, inputSchema, outputSchema },
-    async (args, options) => {
-      const result: unknown = await run.call(def, args, context(options));
-      if (typeof result !== "string") {
-        throw new TypeError(
-          `weft: RawTool ${
-            JSON.stringify(name)
-          } handler returned ${typeof result}, not a string`,
-        );
+    // Not an async function: one promise hop fewer per call (the import
+    // bridge's per-call cost, ADR 0065). A synchronous throw still rejects.
+    (args, options) => {
+      let result: unknown;
+      try {
+        result = run.call(def, args, context(options));
+      } catch (err) {
+        return Promise.reject(err);
       }
-      return result;
+      return typeof result === "string"
+        ? Promise.resolve(result)
+        : Promise.resolve(result).then(checked);
     },
   );
 }

@@ -8,14 +8,17 @@
 
 import { SchemaError, ToolOutputError } from "./errors.ts";
 import { stringifyExact } from "./json.ts";
-import { parseSchema, type Schema } from "./schema.ts";
+import { reuseSchema, type Schema } from "./schema.ts";
+import type { ToolMiddleware } from "./middleware.ts";
 import type {
   CallInfo,
   InvokeOptions,
   ToolContext,
   ToolDef,
   ToolOptions,
+  TypedToolDef,
 } from "./tool.ts";
+import { isThenable, parseArguments, validateNow } from "./decode.ts";
 
 /** Checks the name and handler `tool`/`rawTool` need; throws `TypeError`. Returns the name. */
 export function checkName(
@@ -52,13 +55,18 @@ export function derive(
   }
 }
 
-/** Parses a schema that must be an object schema; a refusal becomes a `TypeError` after `prefix`. */
-export function objectSchema(prefix: string, doc: unknown): Schema {
+/**
+ * Parses a schema that must be an object schema; a refusal becomes a
+ * `TypeError` after `prefix()` (built only then: the import bridge builds a
+ * thousand tools in a listing). A root `parseSchema` or `adoptSchema` built
+ * is kept as is.
+ */
+export function objectSchema(prefix: () => string, doc: unknown): Schema {
   try {
-    return parseSchema(doc as Record<string, unknown>);
+    return reuseSchema(doc as Record<string, unknown>);
   } catch (err) {
     if (!(err instanceof SchemaError)) throw err;
-    throw new TypeError(`${prefix} must be an object schema: ${err.detail}`, {
+    throw new TypeError(`${prefix()} must be an object schema: ${err.detail}`, {
       cause: err,
     });
   }
@@ -67,7 +75,7 @@ export function objectSchema(prefix: string, doc: unknown): Schema {
 /** Parses a schema when it is an object schema; `undefined` when `parseSchema` refuses it. */
 export function maybeObjectSchema(doc: unknown): Schema | undefined {
   try {
-    return parseSchema(doc as Record<string, unknown>);
+    return reuseSchema(doc as Record<string, unknown>);
   } catch (err) {
     if (err instanceof SchemaError) return undefined;
     throw err;
@@ -100,8 +108,103 @@ export function context(options: InvokeOptions): ToolContext {
   return ctx;
 }
 
+const NO_WRAP: readonly ToolMiddleware[] = Object.freeze([]);
+
 function nonNegative(value: number | undefined): number | undefined {
   return typeof value === "number" && value >= 0 ? value : undefined;
+}
+
+/** What a {@link ValueInvoke} resolves to. */
+export interface TypedResult {
+  /** The result text, as `invoke` resolves to it. */
+  readonly text: string;
+  /** The handler's result when it was not a string: `text` is its JSON. */
+  readonly value?: unknown;
+}
+
+/** A typed tool's invoke on an arguments object already decoded from JSON. */
+export type ValueInvoke = (
+  args: Record<string, unknown>,
+  options: InvokeOptions,
+) => Promise<TypedResult>;
+
+/** Each `ToolDef` `tool` built (not a copy of one) and its {@link ValueInvoke}. */
+export const valueInvokers: WeakMap<ToolDef, ValueInvoke> = new WeakMap();
+
+/**
+ * The typed tool's invoke on a decoded arguments object, for a `ToolDef`
+ * that `tool` built; `undefined` for any other (a raw tool, a spread copy).
+ * It equals `invoke(JSON.stringify(args))` when `args` is plain JSON data
+ * (`isPlainJson`), minus the text, and also gives the handler's result
+ * value: the export bridge's fast path (ADR 0065).
+ */
+export function valueInvoker(def: ToolDef): ValueInvoke | undefined {
+  return valueInvokers.get(def);
+}
+
+/**
+ * A typed tool's two invoke bodies: on the argument text (`ToolDef.invoke`)
+ * and on an already-decoded object ({@link ValueInvoke}). Each runs
+ * synchronously up to the first value that is a promise (a validator or a
+ * handler answering later): no promise hop for what is already known, the
+ * export bridge's hot path (ADR 0065). A synchronous throw still rejects.
+ */
+export function typedInvokes<I, O>(
+  def: TypedToolDef<I, O>,
+  shape: { readonly name: string; readonly inputSchema: Schema },
+): {
+  invoke: (args: string, options: InvokeOptions) => Promise<string>;
+  invokeValue: ValueInvoke;
+} {
+  const { name, inputSchema } = shape;
+  const { run, input } = def;
+  const ownStrict = def.strictInput === true;
+  const text = (result: unknown): string =>
+    typeof result === "string" ? result : encode(name, result);
+  const both = (result: unknown): TypedResult =>
+    typeof result === "string"
+      ? { text: result }
+      : { text: encode(name, result), value: result };
+  const runOn = <R>(
+    value: I,
+    options: InvokeOptions,
+    finish: (result: unknown) => R,
+  ): Promise<R> => {
+    const result = run.call(def, value, context(options));
+    return isThenable(result)
+      ? Promise.resolve(result).then(finish)
+      : Promise.resolve(finish(result));
+  };
+  const validated = <R>(
+    args: Record<string, unknown>,
+    options: InvokeOptions,
+    finish: (result: unknown) => R,
+  ): Promise<R> => {
+    try {
+      const value = validateNow(args, input, {
+        tool: name,
+        jsonSchema: inputSchema.raw,
+        strict: ownStrict || options.strictInput === true,
+      });
+      return isThenable(value)
+        ? Promise.resolve(value).then((v) => runOn(v, options, finish))
+        : runOn(value, options, finish);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  };
+  const invokeValue: ValueInvoke = (args, options) =>
+    validated(args, options, both);
+  const invoke = (args: string, options: InvokeOptions): Promise<string> => {
+    let value: Record<string, unknown>;
+    try {
+      value = parseArguments(typeof args === "string" ? args : "", name);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return validated(value, options, text);
+  };
+  return { invoke, invokeValue };
 }
 
 /** What a constructor settled on: the name and the parsed schemas. */
@@ -134,9 +237,9 @@ export function build(
     requiresApproval: options.requireApproval === true,
     strictInput: options.strictInput === true,
     origin: typeof options.origin === "string" ? options.origin : "",
-    wrap: Object.freeze(
-      (options.wrap ?? []).filter((mw) => typeof mw === "function"),
-    ),
+    wrap: options.wrap === undefined || options.wrap === null
+      ? NO_WRAP
+      : Object.freeze(options.wrap.filter((mw) => typeof mw === "function")),
     invoke: (args: string, opts?: InvokeOptions) => invoke(args, opts ?? {}),
   };
   if (shape.outputSchema !== undefined) def.outputSchema = shape.outputSchema;

@@ -9,6 +9,7 @@ import type { Server } from "@modelcontextprotocol/sdk/server";
 import type { Tool } from "@modelcontextprotocol/sdk/types";
 import { quote } from "../core/errors.ts";
 import type { ToolDef } from "../core/tool.ts";
+import { valueInvoker } from "../core/tool_build.ts";
 import { type CallExtra, type Exported, register } from "./registry.ts";
 
 const DEFAULT_INPUT_SCHEMA: Readonly<Record<string, unknown>> = Object.freeze({
@@ -92,11 +93,20 @@ function checkExportable(
 }
 
 function invoking(tool: ToolDef): Exported {
-  return exported(
+  const entry = exported(
     tool,
     (args: string, extra: CallExtra) =>
       tool.invoke(args, { signal: extra.signal }),
   );
+  // A typed tool takes plain arguments as the object the SDK decoded, not
+  // re-encoded as text and decoded again (ADR 0065).
+  const onValue = valueInvoker(tool);
+  if (onValue === undefined) return entry;
+  return {
+    ...entry,
+    runValue: (args: Record<string, unknown>, extra: CallExtra) =>
+      onValue(args, { signal: extra.signal }),
+  };
 }
 
 /** The registry entry of `tool`, run by `run`. Shared with `serveAgent`. */

@@ -6,8 +6,9 @@
 
 import type { Client } from "@modelcontextprotocol/sdk/client";
 import { SchemaError } from "../core/errors.ts";
-import { parseSchema, type Schema } from "../core/schema.ts";
-import { rawTool, type ToolDef, type ToolOptions } from "../core/tool.ts";
+import { adoptSchema, type Schema } from "../core/schema.ts";
+import type { ToolDef, ToolOptions } from "../core/tool.ts";
+import { build } from "../core/tool_build.ts";
 import {
   DuplicateNameError,
   EmptyNameError,
@@ -175,34 +176,47 @@ function importEntry(
   }
   const readOnly = isRecord(entry.annotations) &&
     entry.annotations.readOnlyHint === true;
-  return rawTool({
-    name,
-    description: typeof entry.description === "string" ? entry.description : "",
-    inputSchema,
-    outputSchema: objectOutputSchema(entry.outputSchema),
-    origin: policy.origin !== undefined ? policy.origin : "mcp",
-    sequential: !readOnly || policy.sequential === true,
-    requireApproval: policy.requireApproval === true,
-    strictInput: policy.strictInput,
-    timeout: policy.timeout,
-    maxResultBytes: policy.maxResultBytes,
-    wrap: policy.wrap,
-    run: remoteCaller(client, serverName, name),
-  });
+  const call = remoteCaller(client, serverName, name);
+  // What rawTool builds, minus what a remote call does not use: the
+  // handler's context (only the signal matters, and only when one was
+  // given) and the check that the handler resolved a string (renderContent
+  // always does), with the promise hop it costs every call (ADR 0065).
+  return build(
+    {
+      description: typeof entry.description === "string"
+        ? entry.description
+        : "",
+      origin: policy.origin !== undefined ? policy.origin : "mcp",
+      sequential: !readOnly || policy.sequential === true,
+      requireApproval: policy.requireApproval === true,
+      strictInput: policy.strictInput,
+      timeout: policy.timeout,
+      maxResultBytes: policy.maxResultBytes,
+      wrap: policy.wrap,
+    },
+    {
+      name,
+      inputSchema,
+      outputSchema: objectOutputSchema(entry.outputSchema),
+    },
+    (args, options) => call(args, options.signal),
+  );
 }
 
-// A schema value as it came off the wire. A string is a JSON string value
-// (a double-encoded schema), not a document to parse: it is refused as "not
-// a JSON object", like every other non-object.
+// A schema value as it came off the wire, adopted rather than copied (ADR
+// 0065): the entry is the transport's, fresh from its JSON reader (over the
+// in-memory transport, the server's own object, never frozen or written).
+// A string is a JSON string value (a double-encoded schema), not a document
+// to parse: it is refused as "not a JSON object", like every other
+// non-object.
 function parseWireSchema(value: unknown): Schema {
-  const doc = typeof value === "string" ? JSON.stringify(value) : value;
-  return parseSchema(doc as Record<string, unknown>);
+  return adoptSchema(value);
 }
 
 function objectOutputSchema(value: unknown): Schema | undefined {
   if (!isRecord(value)) return undefined;
   try {
-    return parseSchema(value);
+    return adoptSchema(value);
   } catch (err) {
     if (err instanceof SchemaError) return undefined;
     throw err;

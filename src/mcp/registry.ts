@@ -24,8 +24,9 @@ import {
   type ServerRequest,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import { jsonTypeOf, parseLossless } from "../core/json.ts";
+import { isPlainJson, jsonTypeOf, parseLossless } from "../core/json.ts";
 import { failureText } from "../core/policy.ts";
+import type { TypedResult } from "../core/tool_build.ts";
 import { quote } from "../core/errors.ts";
 
 /** What a `tools/call` handler receives beside the request. */
@@ -41,6 +42,12 @@ export interface Exported {
   readonly structured: boolean;
   /** Runs one call on the argument JSON text; resolves to the result text. */
   run(args: string, extra: CallExtra): Promise<string>;
+  /**
+   * Runs one call on the decoded arguments object, when that reads exactly
+   * as its text would (plain JSON data): `run` without the text round trip.
+   * Only for typed tools (ADR 0065).
+   */
+  runValue?(args: Record<string, unknown>, extra: CallExtra): Promise<TypedResult>;
 }
 
 interface Registry {
@@ -163,12 +170,25 @@ export async function answer(
   extra: CallExtra,
 ): Promise<CallToolResult> {
   let text: string;
+  let value: unknown;
   try {
-    text = await entry.run(argumentText(args), extra);
+    if (entry.runValue !== undefined && plainArguments(args)) {
+      ({ text, value } = await entry.runValue(args ?? {}, extra));
+    } else {
+      text = await entry.run(argumentText(args), extra);
+    }
   } catch (thrown) {
     return errorResult(failureText(entry.name, thrown));
   }
   if (!entry.structured) return { content: [{ type: "text", text }] };
+  // A typed tool's plain-JSON result object is what its text reads back as:
+  // it goes out as structuredContent without that second read (ADR 0065).
+  if (jsonTypeOf(value) === "object" && isPlainJson(value)) {
+    return {
+      content: [{ type: "text", text }],
+      structuredContent: value as Record<string, unknown>,
+    };
+  }
   return structuredResult(entry.name, text);
 }
 
@@ -181,6 +201,18 @@ export async function answer(
 export function argumentText(args: unknown): string {
   if (args === undefined || args === null) return "{}";
   return JSON.stringify(args);
+}
+
+// Arguments a typed tool can take as they are: missing, or an object of
+// plain JSON data, which reads back from its JSON text unchanged (what a
+// byte transport's JSON.parse gives). Anything else — a RawJson from a
+// lossless transport, or what an in-memory client passed (a Date, a bigint,
+// undefined) — goes through the text, as before.
+function plainArguments(
+  args: unknown,
+): args is Record<string, unknown> | undefined | null {
+  return args === undefined || args === null ||
+    (typeof args === "object" && !Array.isArray(args) && isPlainJson(args));
 }
 
 function structuredResult(name: string, text: string): CallToolResult {

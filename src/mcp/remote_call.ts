@@ -13,7 +13,6 @@ import { ResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { parseArguments } from "../core/decode.ts";
 import { InvalidInputError } from "../core/errors.ts";
 import { parseLossless } from "../core/json.ts";
-import type { ToolContext } from "../core/tool.ts";
 import { linkSignal } from "./linked_signal.ts";
 import { McpTransportError, RemoteToolError } from "./remote_error.ts";
 import { renderContent } from "./render.ts";
@@ -26,47 +25,64 @@ const NO_SDK_TIMEOUT = 2_147_483_647;
 
 const BLANK = /^[ \t\n\r]*$/;
 
-/** The handler `rawTool` runs for one imported tool. */
-export type RemoteCaller = (args: string, ctx: ToolContext) => Promise<string>;
+/**
+ * The body of one imported tool's `invoke`: the argument text and the
+ * signal `invoke` was given (`undefined` when none was).
+ */
+export type RemoteCaller = (
+  args: string,
+  signal: AbortSignal | undefined,
+) => Promise<string>;
 
 /**
- * Builds the handler that calls `serverName` on `client`. `toolName` (the
- * composed, prefixed name) is the one error texts name.
+ * Builds the call of `serverName` on `client`. `toolName` (the composed,
+ * prefixed name) is the one error texts name.
+ *
+ * Given no signal, the request carries none: nothing can cancel the call,
+ * so there is nothing to link (`invoke`'s default context signal never
+ * aborts). Given one, the request runs under a child of it, unlinked when
+ * it settles (ADR 0022: the SDK never removes the abort listener it adds).
  */
 export function remoteCaller(
   client: Client,
   serverName: string,
   toolName: string,
 ): RemoteCaller {
-  return async (args, ctx) => {
-    const params = {
-      name: serverName,
-      arguments: decodeArguments(args, toolName),
+  return async (args, signal) => {
+    const request = {
+      method: "tools/call" as const,
+      params: {
+        name: serverName,
+        arguments: decodeArguments(args, toolName) as Record<string, unknown>,
+      },
     };
-    const link = linkSignal(ctx.signal);
     let result: Record<string, unknown>;
-    try {
-      result = await client.request(
-        {
-          method: "tools/call",
-          params: params as {
-            name: string;
-            arguments?: Record<string, unknown>;
-          },
-        },
-        ResultSchema,
-        { signal: link.signal, timeout: NO_SDK_TIMEOUT },
-      );
-    } catch (err) {
-      throw new McpTransportError(err);
-    } finally {
-      link.unlink();
+    if (signal === undefined || signal === null) {
+      try {
+        result = await client.request(request, ResultSchema, UNCANCELLABLE);
+      } catch (err) {
+        throw new McpTransportError(err);
+      }
+    } else {
+      const link = linkSignal(signal);
+      try {
+        result = await client.request(request, ResultSchema, {
+          signal: link.signal,
+          timeout: NO_SDK_TIMEOUT,
+        });
+      } catch (err) {
+        throw new McpTransportError(err);
+      } finally {
+        link.unlink();
+      }
     }
     const text = renderContent(result);
     if (result.isError === true) throw new RemoteToolError(text);
     return text;
   };
 }
+
+const UNCANCELLABLE = Object.freeze({ timeout: NO_SDK_TIMEOUT });
 
 /**
  * The `arguments` value to send: empty text (JSON whitespace) and `null`
@@ -76,11 +92,13 @@ export function remoteCaller(
  * core's `INVALID_INPUT` texts, before anything is sent.
  */
 function decodeArguments(args: string, toolName: string): unknown {
-  if (typeof args !== "string" || BLANK.test(args)) return {};
+  if (typeof args !== "string") return {};
   let value: unknown;
   try {
     value = parseLossless(args);
   } catch (err) {
+    // Blank text is not JSON: checked only here, off the common path.
+    if (BLANK.test(args)) return {};
     // The core's reader words the failure (offset, end of input, trailing
     // data); it throws for any text JSON.parse refuses.
     parseArguments(args, toolName);

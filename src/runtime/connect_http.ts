@@ -49,7 +49,7 @@ export interface ConnectHttpOptions {
  *   signal's reason, unchanged.
  * - A call whose response stream ends without its answer (the server died,
  *   the connection broke) fails at once with a `ConnectionLostError`
- *   (`mcp: the HTTP response stream ended before the response`) instead of
+ *   (`the HTTP response stream ended before the response`) instead of
  *   waiting for the SDK's 60-second timeout. Streams the server made
  *   resumable (event ids) are left to the SDK's reconnection.
  *

@@ -97,7 +97,7 @@ const STDERR_LINE_BYTES = 64 * 1024;
  * on Windows only the server itself is signalled.
  *
  * A server that exits on its own fails every pending call at once with a
- * {@link ServerExitError} (`mcp: server process exited with code 1`), and a
+ * {@link ServerExitError} (`server process exited with code 1`), and a
  * server that closes its stdout but lives on with a `ConnectionLostError` —
  * never a hang. A handshake that fails (the command is missing, the server
  * exits, the signal aborts) rejects and leaves no process behind.
@@ -201,7 +201,7 @@ class StdioConnection {
         flush: async () => {
           await settleWithin(this.#proc.status, EXIT_STATUS_WAIT);
           this.#lost ??= new ConnectionLostError(
-            "mcp: server closed its stdout",
+            "server closed its stdout",
           );
         },
       }),

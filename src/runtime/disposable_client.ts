@@ -54,10 +54,11 @@ export interface ClientLink {
  * `signal` aborted rejects with the signal's reason, unchanged (the SDK
  * wraps it in an `McpError`). A request that failed because the connection
  * was lost — the server process exited, an HTTP response stream broke
- * before its answer — rejects with a {@link ConnectionLostError} whose
- * message starts `mcp: ` (e.g. `mcp: server process was killed by
- * SIGKILL`), at once, instead of the SDK's `Connection closed` or a hang
- * until the SDK's timeout.
+ * before its answer — rejects with a {@link ConnectionLostError} naming
+ * the cause (e.g. `server process was killed by SIGKILL`; no `mcp: `
+ * prefix — through `importTools` the model reads
+ * `mcp: server process was killed by SIGKILL`), at once, instead of the
+ * SDK's `Connection closed` or a hang until the SDK's timeout.
  */
 export class McpClient extends Client implements AsyncDisposable {
   readonly #link: ClientLink;
@@ -78,10 +79,21 @@ export class McpClient extends Client implements AsyncDisposable {
     resultSchema: T,
     options?: RequestOptions,
   ): Promise<SchemaOutput<T>> {
+    // The SDK adds an abort listener to the signal it is given and never
+    // removes it; a caller's `AbortSignal.timeout` would then keep the
+    // process alive until it fires. The SDK gets a child, detached when the
+    // request settles (the handshake included: `connect` goes through here).
+    const link = linkSignal(options?.signal);
     try {
-      return await super.request(request, resultSchema, options);
+      return await super.request(
+        request,
+        resultSchema,
+        link === undefined ? options : { ...options, signal: link.signal },
+      );
     } catch (error) {
       throw this.#rewrite(error, options?.signal);
+    } finally {
+      link?.unlink();
     }
   }
 
@@ -107,4 +119,26 @@ export class McpClient extends Client implements AsyncDisposable {
     ) return lost;
     return error;
   }
+}
+
+/** A child of a caller's signal and the function that detaches it. */
+interface SignalLink {
+  readonly signal: AbortSignal;
+  unlink(): void;
+}
+
+/** Links a child to `parent` (aborting with its reason until unlinked); `undefined` without a parent. */
+function linkSignal(parent: AbortSignal | undefined): SignalLink | undefined {
+  if (parent === undefined) return undefined;
+  const child = new AbortController();
+  if (parent.aborted) {
+    child.abort(parent.reason);
+    return { signal: child.signal, unlink: () => {} };
+  }
+  const onAbort = (): void => child.abort(parent.reason);
+  parent.addEventListener("abort", onAbort, { once: true });
+  return {
+    signal: child.signal,
+    unlink: () => parent.removeEventListener("abort", onAbort),
+  };
 }

@@ -1,6 +1,8 @@
 /**
  * The runtime's error classes. Callers branch with `instanceof`; the
- * messages start `mcp: ` and are pinned in docs/errors.md.
+ * messages carry no `mcp: ` prefix — the import bridge adds the one prefix
+ * a model sees (`server process exited with code 3`) — and are pinned
+ * in docs/errors.md.
  *
  * @module
  */
@@ -13,13 +15,13 @@ export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 /**
  * A line longer than the cap arrived. The line is dropped, the stream goes
- * on. Reads `mcp: line exceeds the <limit>-byte limit (maxLineBytes)`.
+ * on. Reads `line exceeds the <limit>-byte limit (maxLineBytes)`.
  *
  * @example
  * ```ts
  * import { LineTooLongError } from "./errors.ts";
  * const err = new LineTooLongError(16);
- * console.assert(err.message === "mcp: line exceeds the 16-byte limit (maxLineBytes)");
+ * console.assert(err.message === "line exceeds the 16-byte limit (maxLineBytes)");
  * ```
  */
 export class LineTooLongError extends Error {
@@ -28,7 +30,7 @@ export class LineTooLongError extends Error {
 
   /** Builds the error for the cap `limit`. */
   constructor(limit: number) {
-    super(`mcp: line exceeds the ${limit}-byte limit (maxLineBytes)`);
+    super(`line exceeds the ${limit}-byte limit (maxLineBytes)`);
     this.name = "LineTooLongError";
     this.limit = limit;
   }
@@ -38,7 +40,7 @@ export class LineTooLongError extends Error {
  * A line that is not a JSON-RPC message: `kind` is `"parse"` for text that
  * is not JSON (answered with -32700), `"invalid"` for JSON that is not a
  * JSON-RPC 2.0 message (answered with -32600 unless it looks like a
- * response). Reads `mcp: malformed line: <reason>`.
+ * response). Reads `malformed line: <reason>`.
  */
 export class MalformedMessageError extends Error {
   /** Which JSON-RPC failure this is. */
@@ -50,7 +52,7 @@ export class MalformedMessageError extends Error {
     reason: string,
     options?: ErrorOptions,
   ) {
-    super(`mcp: malformed line: ${reason}`, options);
+    super(`malformed line: ${reason}`, options);
     this.name = "MalformedMessageError";
     this.kind = kind;
   }
@@ -59,7 +61,7 @@ export class MalformedMessageError extends Error {
 /**
  * The peer sent an error response no request can claim (`id` null or
  * absent) — typically its answer to something it could not parse. Reads
- * `mcp: peer reported error <code>: <message>`.
+ * `peer reported error <code>: <message>`.
  */
 export class PeerProtocolError extends Error {
   /** The JSON-RPC error code the peer sent. */
@@ -67,17 +69,17 @@ export class PeerProtocolError extends Error {
 
   /** Builds the error from the peer's code and message. */
   constructor(code: number, message: string) {
-    super(`mcp: peer reported error ${code}: ${message}`);
+    super(`peer reported error ${code}: ${message}`);
     this.name = "PeerProtocolError";
     this.code = code;
   }
 }
 
-/** A send on a transport that is closed. Reads `mcp: transport is closed`. */
+/** A send on a transport that is closed. Reads `transport is closed`. */
 export class TransportClosedError extends Error {
   /** Builds the sentinel. */
   constructor(options?: ErrorOptions) {
-    super("mcp: transport is closed", options);
+    super("transport is closed", options);
     this.name = "TransportClosedError";
   }
 }
@@ -85,7 +87,8 @@ export class TransportClosedError extends Error {
 /**
  * The connection to a server ended while requests were pending: the calls
  * fail with this error at once instead of waiting for an answer that cannot
- * come. The message starts `mcp: `.
+ * come. The message names the cause, without an `mcp: ` prefix
+ * (`server closed its stdout`).
  */
 export class ConnectionLostError extends Error {
   /** Builds the error from its full message. */
@@ -97,14 +100,14 @@ export class ConnectionLostError extends Error {
 
 /**
  * The server process of a stdio connection ended. Reads
- * `mcp: server process exited with code <n>`, or
- * `mcp: server process was killed by <SIGNAL>`.
+ * `server process exited with code <n>`, or
+ * `server process was killed by <SIGNAL>`.
  *
  * @example
  * ```ts
  * import { ServerExitError } from "./errors.ts";
- * console.assert(new ServerExitError(3, null).message === "mcp: server process exited with code 3");
- * console.assert(new ServerExitError(null, "SIGKILL").message === "mcp: server process was killed by SIGKILL");
+ * console.assert(new ServerExitError(3, null).message === "server process exited with code 3");
+ * console.assert(new ServerExitError(null, "SIGKILL").message === "server process was killed by SIGKILL");
  * ```
  */
 export class ServerExitError extends ConnectionLostError {
@@ -117,8 +120,8 @@ export class ServerExitError extends ConnectionLostError {
   constructor(code: number | null, signal: string | null) {
     super(
       signal !== null
-        ? `mcp: server process was killed by ${signal}`
-        : `mcp: server process exited with code ${code}`,
+        ? `server process was killed by ${signal}`
+        : `server process exited with code ${code}`,
     );
     this.name = "ServerExitError";
     this.code = code;
@@ -138,7 +141,7 @@ export class HttpRefusalError extends Error {
 
   /** Builds the error from the status and the reason (our words, never the client's bytes). */
   constructor(status: number, reason: string) {
-    super(`mcp: HTTP request refused (${status}): ${reason}`);
+    super(`HTTP request refused (${status}): ${reason}`);
     this.name = "HttpRefusalError";
     this.status = status;
   }

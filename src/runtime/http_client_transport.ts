@@ -43,7 +43,7 @@ export interface LosslessHttpOptions {
 
 /** The text of the error a call gets when its response stream ends without its answer. */
 export const STREAM_LOST_MESSAGE =
-  "mcp: the HTTP response stream ended before the response";
+  "the HTTP response stream ended before the response";
 
 /** See the module doc. */
 export class LosslessHttpTransport implements Transport {
@@ -55,6 +55,8 @@ export class LosslessHttpTransport implements Transport {
   readonly #fetch: FetchLike;
   readonly #codec = new RawNumberCodec();
   readonly #calls = new Map<RequestId, Call>();
+  /** Calls whose stream the server closed after an event id, by that id, until the SDK resumes it. */
+  readonly #resuming = new Map<string, RequestId[]>();
   #closed = false;
 
   /** Builds the transport for `url`. */
@@ -107,6 +109,7 @@ export class LosslessHttpTransport implements Transport {
 
   close(): Promise<void> {
     this.#closed = true;
+    this.#resuming.clear();
     return this.#inner.close();
   }
 
@@ -132,8 +135,19 @@ export class LosslessHttpTransport implements Transport {
     const id = postedRequestId(init);
     // Looked up before the fetch: a cancellation may come while it is pending.
     const call = id === undefined ? undefined : this.#calls.get(id);
-    const response = await this.#fetch(input, init);
-    if (!response.ok || response.body === null) return response;
+    // A GET naming a Last-Event-ID resumes a stream calls were waiting on.
+    const resumed = this.#takeResuming(init);
+    let response: Response;
+    try {
+      response = await this.#fetch(input, init);
+    } catch (error) {
+      for (const waiting of resumed) this.#loseIfPending(waiting, error);
+      throw error;
+    }
+    if (!response.ok || response.body === null) {
+      for (const waiting of resumed) this.#loseIfPending(waiting);
+      return response;
+    }
     const type = (response.headers.get("content-type") ?? "").split(";")[0]
       .trim().toLowerCase();
     const headers = new Headers(response.headers);
@@ -150,20 +164,27 @@ export class LosslessHttpTransport implements Transport {
       );
     }
     if (type !== "text/event-stream") return response;
-    return new Response(this.#eventStream(response.body, id, call), init2);
+    const waiting = id !== undefined && call !== undefined ? [id] : resumed;
+    return new Response(
+      this.#eventStream(response.body, waiting, call),
+      init2,
+    );
   }
 
-  // The SSE body the SDK reads: big numbers marked, and for a request's own
-  // stream, dropped on cancellation and watched for its answer.
+  // The SSE body the SDK reads: big numbers marked; for the calls waiting on
+  // it (a POST's own request, or those a resumption carries on), watched for
+  // their answers; for a POST, dropped when its call is cancelled.
   #eventStream(
     body: ReadableStream<Uint8Array>,
-    id: RequestId | undefined,
-    call: Call | undefined,
+    waiting: readonly RequestId[],
+    post: Call | undefined,
   ): ReadableStream<Uint8Array> {
     const rewriter = new SseDataRewriter((data) => {
       const encoded = this.#codec.encode(data);
-      if (call !== undefined && responseIdOf(encoded.value) === id) {
-        call.answered = true;
+      const answered = responseIdOf(encoded.value);
+      if (answered !== undefined && waiting.includes(answered)) {
+        const call = this.#calls.get(answered);
+        if (call !== undefined) call.answered = true;
       }
       return encoded.text;
     });
@@ -172,20 +193,27 @@ export class LosslessHttpTransport implements Transport {
       .pipeThrough(rewriter)
       .pipeThrough(new TextEncoderStream())
       .getReader();
-    if (call !== undefined) {
-      call.drop = () =>
+    if (post !== undefined) {
+      post.drop = () =>
         void reader.cancel(new Error("request cancelled")).catch(() => {});
-      if (call.dropped) call.drop();
+      if (post.dropped) post.drop();
     }
-    const ended = (cause?: unknown) => {
-      if (
-        call === undefined || id === undefined || call.answered || call.dropped
-      ) return false;
+    // Resolves to whether some call was failed here (then the stream ends quietly).
+    const ended = (broken: boolean, cause?: unknown): boolean => {
       if (this.#closed) return false;
-      // A stream the server made resumable (it sent event ids) is resumed by the SDK.
-      if (rewriter.lastEventId !== "") return false;
-      this.#calls.delete(id);
-      this.#lose(id, cause);
+      const pending = waiting.filter((id) => {
+        const call = this.#calls.get(id);
+        return call !== undefined && !call.answered && !call.dropped;
+      });
+      if (pending.length === 0) return false;
+      // A stream the server closed cleanly after giving an event id is
+      // resumed by the SDK (SEP-1699); a broken one, or one without ids, is
+      // lost (ADR 0049).
+      if (!broken && rewriter.lastEventId !== "") {
+        this.#resuming.set(rewriter.lastEventId, pending);
+        return false;
+      }
+      for (const id of pending) this.#loseIfPending(id, cause);
       return true;
     };
     return new ReadableStream<Uint8Array>({
@@ -194,16 +222,34 @@ export class LosslessHttpTransport implements Transport {
         try {
           chunk = await reader.read();
         } catch (error) {
-          if (call?.dropped || this.#closed || ended(error)) controller.close();
-          else controller.error(error);
+          if (post?.dropped || this.#closed || ended(true, error)) {
+            controller.close();
+          } else controller.error(error);
           return;
         }
         if (!chunk.done) return controller.enqueue(chunk.value);
-        ended();
+        ended(false);
         controller.close();
       },
       cancel: (reason) => reader.cancel(reason),
     });
+  }
+
+  // The calls waiting for the stream a GET with Last-Event-ID resumes.
+  #takeResuming(init: RequestInit | undefined): RequestId[] {
+    if (init?.method !== "GET" || this.#resuming.size === 0) return [];
+    const lastEventId = new Headers(init.headers).get("last-event-id");
+    if (lastEventId === null) return [];
+    const waiting = this.#resuming.get(lastEventId) ?? [];
+    this.#resuming.delete(lastEventId);
+    return waiting;
+  }
+
+  #loseIfPending(id: RequestId, cause?: unknown): void {
+    const call = this.#calls.get(id);
+    if (call === undefined || call.answered || call.dropped) return;
+    this.#calls.delete(id);
+    this.#lose(id, cause);
   }
 
   #lose(id: RequestId, cause: unknown): void {

@@ -75,7 +75,8 @@ export function isLoopbackAddress(address: string): boolean {
  * Applies the DNS-rebinding rule; resolves to a refusal, or `undefined`.
  *
  * Host: with `allowedHosts`, the Host header must equal an entry or its
- * hostname must. Without, the rule applies to requests that come from a
+ * hostname must. A missing (or empty) Host header is replaced by the
+ * request URL's host (`handler(new Request("http://localhost/mcp", …))`). Without, the rule applies to requests that come from a
  * loopback address, or whose remote address is unknown: their Host must be
  * `localhost`, `127.0.0.1` or `[::1]`, any port — a page on another name
  * that resolved to 127.0.0.1 is exactly the rebinding attack. Requests from
@@ -89,8 +90,12 @@ export function checkRebinding(
   remote: RemoteAddress | undefined,
   options: GuardOptions,
 ): RebindingRefusal | undefined {
-  // A Request built in-process may carry no Host header: its URL names the host.
-  const host = req.headers.get("host") ?? hostOfUrl(req.url);
+  // A Request built in-process (or an HTTP/1.0 one) may carry no Host
+  // header: then its URL names the host. A Host header, when present, wins.
+  const header = req.headers.get("host");
+  const host = header !== null && header.trim() !== ""
+    ? header
+    : hostOfUrl(req.url);
   if (options.allowedHosts !== undefined) {
     const hostname = hostName(host);
     const ok = options.allowedHosts.some((entry) => {

@@ -26,6 +26,7 @@ import {
   DROPPED_REASON,
   requestIds,
 } from "./http_requests.ts";
+import { DEFAULT_SESSION_EVENTS } from "./http_event_store.ts";
 import { DEFAULT_SESSION_IDLE_TIMEOUT, SessionStore } from "./http_sessions.ts";
 import { watchResponse } from "./response_watch.ts";
 
@@ -39,6 +40,22 @@ export interface HttpHandlerOptions {
   sessions?: boolean;
   /** Idle time after which a session expires, in ms. Default 10 minutes (ADR 0041). */
   sessionIdleTimeout?: number;
+  /**
+   * Session mode: the SSE events each session keeps so a client that lost a
+   * stream can resume it with `Last-Event-ID` (SEP-1699). Default 100; the
+   * oldest go first, all go with the session. `0` turns resumability off
+   * (no event ids, no priming events).
+   */
+  sessionEvents?: number;
+  /**
+   * Session mode, resumable streams: a call's SSE stream still open after
+   * this many ms is closed; the client reconnects with `Last-Event-ID` after
+   * the stream's `retry` interval (1 s) and gets the rest from the session's
+   * events (SEP-1699 polling) — for hosts and proxies that cut long
+   * responses. Streams of clients below protocol 2025-11-25 (no priming
+   * event to resume from) are never closed. Default: never.
+   */
+  closeStreamsAfter?: number;
   /** Host header values accepted (`host` or `host:port`); see the DNS-rebinding rule. */
   allowedHosts?: string[];
   /** Origin header values accepted (`scheme://host[:port]`); default loopback origins only. */
@@ -121,10 +138,11 @@ export function httpHandler(
   const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const report = options.onerror ?? defaultReport;
   const store = options.sessions === true
-    ? new SessionStore(
-      newServer,
-      options.sessionIdleTimeout ?? DEFAULT_SESSION_IDLE_TIMEOUT,
-    )
+    ? new SessionStore(newServer, {
+      idle: options.sessionIdleTimeout ?? DEFAULT_SESSION_IDLE_TIMEOUT,
+      events: options.sessionEvents ?? DEFAULT_SESSION_EVENTS,
+      closeStreamsAfter: options.closeStreamsAfter,
+    })
     : undefined;
   const guard = options.dnsRebindingProtection === false ? undefined : {
     allowedHosts: options.allowedHosts,

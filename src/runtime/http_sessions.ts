@@ -11,6 +11,12 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import {
+  negotiatedVersion,
+  primes,
+  primingRequest,
+  SessionEventStore,
+} from "./http_event_store.ts";
 import { jsonRpcError } from "./http_guard.ts";
 import { cancelRequests, DROPPED_REASON, requestIds } from "./http_requests.ts";
 import { type ConnectionInfo, watchResponse } from "./response_watch.ts";
@@ -18,9 +24,26 @@ import { type ConnectionInfo, watchResponse } from "./response_watch.ts";
 /** The default idle time after which a session expires, in milliseconds: 10 minutes (ADR 0041). */
 export const DEFAULT_SESSION_IDLE_TIMEOUT = 10 * 60 * 1000;
 
+/** The `retry` field of a resumable stream's priming event, in ms: how long a client waits before reconnecting. */
+export const SSE_RETRY = 1000;
+
+/** Options of {@link SessionStore}. */
+export interface SessionStoreOptions {
+  /** Idle time after which a session expires, in ms. */
+  readonly idle: number;
+  /** SSE events each session keeps for resuming; 0 turns resumability off. */
+  readonly events: number;
+  /** Close a call's resumable SSE stream still open after this many ms; never when absent. */
+  readonly closeStreamsAfter?: number;
+}
+
 interface Session {
   readonly server: Server;
   readonly transport: WebStandardStreamableHTTPServerTransport;
+  /** The session's SSE events, for resuming with Last-Event-ID; absent when resumability is off. */
+  readonly events?: SessionEventStore;
+  /** The protocol version the session negotiated. */
+  readonly protocol: string;
   lastSeen: number;
   /** Requests and streams (a GET stream included) still open: a session in use never expires. */
   open: number;
@@ -36,13 +59,17 @@ interface Session {
 export class SessionStore {
   readonly #newServer: () => Server;
   readonly #idle: number;
+  readonly #events: number;
+  readonly #closeAfter?: number;
   readonly #sessions = new Map<string, Session>();
   #sweeper?: ReturnType<typeof setInterval>;
 
-  /** Builds a store making servers with `newServer` and expiring them after `idle` ms. */
-  constructor(newServer: () => Server, idle: number) {
+  /** Builds a store making servers with `newServer`, expiring them after `options.idle` ms. */
+  constructor(newServer: () => Server, options: SessionStoreOptions) {
     this.#newServer = newServer;
-    this.#idle = idle;
+    this.#idle = options.idle;
+    this.#events = options.events;
+    this.#closeAfter = options.closeStreamsAfter;
   }
 
   /** The number of live sessions. */
@@ -80,7 +107,7 @@ export class SessionStore {
     const sessions = [...this.#sessions.values()];
     this.#sessions.clear();
     this.#stopSweep();
-    await Promise.all(sessions.map((s) => s.server.close().catch(() => {})));
+    await Promise.all(sessions.map(end));
   }
 
   async #open(
@@ -90,9 +117,14 @@ export class SessionStore {
   ): Promise<Response> {
     const server = this.#newServer();
     let registered = false;
+    const events = this.#events > 0
+      ? new SessionEventStore(this.#events)
+      : undefined;
     const transport: WebStandardStreamableHTTPServerTransport =
       new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => crypto.randomUUID(),
+        eventStore: events,
+        retryInterval: events === undefined ? undefined : SSE_RETRY,
         onsessioninitialized: (sid) => {
           registered = true;
           this.#sessions.set(sid, session);
@@ -103,6 +135,8 @@ export class SessionStore {
     const session: Session = {
       server,
       transport,
+      events,
+      protocol: negotiatedVersion(body),
       lastSeen: Date.now(),
       open: 0,
     };
@@ -120,10 +154,13 @@ export class SessionStore {
   ): Promise<Response> {
     session.lastSeen = Date.now();
     session.open++;
+    // Resumable sessions prime their streams by the negotiated version.
+    const resumable = session.events !== undefined && body !== undefined;
+    const forwarded = resumable ? primingRequest(req, session.protocol) : req;
     let response: Response;
     try {
       response = await session.transport.handleRequest(
-        req,
+        forwarded,
         body === undefined ? undefined : { parsedBody: body },
       );
     } catch (error) {
@@ -131,7 +168,16 @@ export class SessionStore {
       throw error;
     }
     const ids = requestIds(body);
+    const closer = resumable && ids.length > 0 &&
+        this.#closeAfter !== undefined && isEventStream(response) &&
+        primes(forwarded, body)
+      ? setTimeout(() => {
+        // The client resumes with Last-Event-ID after the retry interval.
+        for (const id of ids) session.transport.closeSSEStream(id);
+      }, this.#closeAfter)
+      : undefined;
     return watchResponse(response, req, info, (end) => {
+      clearTimeout(closer);
       session.open--;
       session.lastSeen = Date.now();
       if (end === "dropped") {
@@ -150,10 +196,11 @@ export class SessionStore {
       }
     }
     if (this.#sessions.size === 0) this.#stopSweep();
-    await Promise.all(expired.map((s) => s.server.close().catch(() => {})));
+    await Promise.all(expired.map(end));
   }
 
   #forget(sid: string): void {
+    this.#sessions.get(sid)?.events?.clear();
     this.#sessions.delete(sid);
     if (this.#sessions.size === 0) this.#stopSweep();
   }
@@ -171,6 +218,17 @@ export class SessionStore {
     clearInterval(this.#sweeper);
     this.#sweeper = undefined;
   }
+}
+
+function isEventStream(response: Response): boolean {
+  const type = response.headers.get("content-type") ?? "";
+  return type.split(";")[0].trim().toLowerCase() === "text/event-stream";
+}
+
+/** Ends a session: its kept events go, its server (and transport) closes. */
+async function end(session: Session): Promise<void> {
+  session.events?.clear();
+  await session.server.close().catch(() => {});
 }
 
 // Deno's own unref; other runtimes' timers are left as they are.

@@ -115,7 +115,7 @@ class StdioTransport implements Transport {
 
   start(): Promise<void> {
     if (this.#state !== "new") {
-      return Promise.reject(new Error("mcp: stdio transport already started"));
+      return Promise.reject(new Error("stdio transport already started"));
     }
     const splitter = new LineSplitStream({
       maxLineBytes: this.#maxLineBytes,

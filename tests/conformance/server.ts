@@ -13,7 +13,12 @@ import { httpHandler } from "../../mod.ts";
 import { conformanceServer } from "./tools.ts";
 
 const port = Number(Deno.args[0] ?? 0);
-const handler = httpHandler(conformanceServer, { sessions: true });
+// Streams still open after 100 ms are closed for the client to resume
+// (server-sse-polling: test_reconnection takes 300 ms).
+const handler = httpHandler(conformanceServer, {
+  sessions: true,
+  closeStreamsAfter: 100,
+});
 const server = Deno.serve(
   { hostname: "127.0.0.1", port, onListen: () => {} },
   handler,

@@ -42,6 +42,32 @@ export const errorHandling: ToolDef = tool({
   },
 });
 
+/** What `test_reconnection` answers once it has run. */
+export const RECONNECTION_TEXT = "reconnection test finished";
+
+/**
+ * `server-sse-polling` (SEP-1699): a call that takes a moment, long enough
+ * for the handler's stream-closing to cut its SSE stream mid-call; the
+ * client resumes with `Last-Event-ID` and gets the answer from the
+ * session's event store.
+ */
+export const reconnection: ToolDef = tool({
+  name: "test_reconnection",
+  description:
+    "Answers after a short wait (conformance: server-sse-polling).",
+  input: z.object({}),
+  run: async ({}, ctx) => {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, 300);
+      ctx.signal.addEventListener("abort", () => {
+        clearTimeout(timer);
+        resolve();
+      }, { once: true });
+    });
+    return RECONNECTION_TEXT;
+  },
+});
+
 /** The input schema `json-schema-2020-12` expects to see listed unchanged. */
 export const JSON_SCHEMA_2020_12: Record<string, unknown> = {
   $schema: "https://json-schema.org/draft/2020-12/schema",
@@ -98,7 +124,7 @@ export function conformanceAgent(): Agent {
  */
 export function conformanceServer(): Server {
   const server = new Server({ name: "weft-conformance", version: "0.1.0" });
-  exportTools(server, jsonSchema202012);
+  exportTools(server, jsonSchema202012, reconnection);
   serveAgent(
     server,
     conformanceAgent(),

@@ -10,6 +10,7 @@
 import type { Server } from "@modelcontextprotocol/sdk/server";
 import {
   exportTools,
+  httpHandler,
   rawTool,
   SUBAGENT_PROMPT_DESCRIPTION,
   type ToolDef,
@@ -19,7 +20,6 @@ import {
   lookupOrder,
   newServer as exampleServer,
 } from "../../examples/server.ts";
-import { httpHandler } from "../../src/runtime/http_handler.ts";
 
 /** The foreign input schema, as a document nobody here generated. */
 export const FOREIGN_SCHEMA: Readonly<Record<string, unknown>> = Object.freeze({

@@ -1,0 +1,194 @@
+/**
+ * The event store behind session-mode resumability (SEP-1699): every SSE
+ * event the SDK's transport writes for a session is kept, up to a cap, so a
+ * client that lost a stream can reconnect with `Last-Event-ID` and get what
+ * it missed.
+ *
+ * @module
+ */
+
+// @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
+import type {
+  EventId,
+  EventStore,
+  StreamId,
+} from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import {
+  DEFAULT_NEGOTIATED_PROTOCOL_VERSION,
+  isInitializeRequest,
+  type JSONRPCMessage,
+  LATEST_PROTOCOL_VERSION,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from "@modelcontextprotocol/sdk/types.js";
+
+/**
+ * The default number of SSE events one session keeps for replay: 100
+ * (ADR 0041). Older events are dropped first.
+ */
+export const DEFAULT_SESSION_EVENTS = 100;
+
+/** What one kept event holds. */
+interface Kept {
+  readonly seq: number;
+  readonly streamId: StreamId;
+  readonly message: JSONRPCMessage;
+}
+
+/**
+ * One session's events, newest `limit` kept, in a ring. An event id is
+ * `<stream id>/<sequence number>`: the sequence counts every event of the
+ * session, so ids are unique across its streams and ordered, and the stream
+ * an id belongs to is known even after its events were dropped.
+ *
+ * Priming events (the empty event a resumable stream starts with) get an
+ * id but take no room: there is nothing in them to replay.
+ *
+ * @example
+ * ```ts
+ * import { SessionEventStore } from "./http_event_store.ts";
+ * const store = new SessionEventStore(2);
+ * const first = await store.storeEvent("s", { jsonrpc: "2.0", method: "a" });
+ * await store.storeEvent("s", { jsonrpc: "2.0", method: "b" });
+ * const replayed: string[] = [];
+ * await store.replayEventsAfter(first, {
+ *   send: async (_id, message) => void replayed.push((message as { method: string }).method),
+ * });
+ * console.assert(replayed.join() === "b");
+ * ```
+ */
+export class SessionEventStore implements EventStore {
+  readonly #limit: number;
+  #ring: (Kept | undefined)[];
+  #next = 0;
+
+  /** Builds a store keeping the newest `limit` events (at least one). */
+  constructor(limit: number = DEFAULT_SESSION_EVENTS) {
+    this.#limit = Math.max(1, Math.floor(limit));
+    this.#ring = new Array(this.#limit);
+  }
+
+  /** The number of events kept now. */
+  get size(): number {
+    return this.#ring.reduce((n, kept) => kept === undefined ? n : n + 1, 0);
+  }
+
+  /** Keeps `message` as the next event of `streamId`; resolves to its id. */
+  storeEvent(streamId: StreamId, message: JSONRPCMessage): Promise<EventId> {
+    const seq = this.#next++;
+    if (!isPriming(message)) {
+      this.#ring[seq % this.#limit] = { seq, streamId, message };
+    }
+    return Promise.resolve(`${streamId}/${seq}`);
+  }
+
+  /** The stream an event id names, or `undefined` for an id this store never gave. */
+  getStreamIdForEventId(eventId: EventId): Promise<StreamId | undefined> {
+    return Promise.resolve(this.#parse(eventId)?.streamId);
+  }
+
+  /**
+   * Sends, in order, the kept events of the stream `lastEventId` belongs to
+   * that came after it; resolves to that stream's id. Events dropped for the
+   * cap are not sent. Rejects for an id this store never gave.
+   */
+  async replayEventsAfter(
+    lastEventId: EventId,
+    { send }: {
+      send: (eventId: EventId, message: JSONRPCMessage) => Promise<void>;
+    },
+  ): Promise<StreamId> {
+    const last = this.#parse(lastEventId);
+    if (last === undefined) throw new RangeError("unknown event id");
+    const end = this.#next;
+    const from = Math.max(last.seq + 1, end - this.#limit);
+    const due: Kept[] = [];
+    for (let seq = from; seq < end; seq++) {
+      const kept = this.#ring[seq % this.#limit];
+      if (kept?.seq === seq && kept.streamId === last.streamId) due.push(kept);
+    }
+    for (const kept of due) {
+      await send(`${kept.streamId}/${kept.seq}`, kept.message);
+    }
+    return last.streamId;
+  }
+
+  /** Drops every kept event (the session ended). Ids keep counting. */
+  clear(): void {
+    this.#ring = new Array(this.#limit);
+  }
+
+  #parse(eventId: string): { streamId: string; seq: number } | undefined {
+    const slash = eventId.lastIndexOf("/");
+    if (slash <= 0) return undefined;
+    const digits = eventId.slice(slash + 1);
+    if (!/^(0|[1-9][0-9]*)$/.test(digits)) return undefined;
+    const seq = Number(digits);
+    if (seq >= this.#next) return undefined;
+    return { streamId: eventId.slice(0, slash), seq };
+  }
+}
+
+function isPriming(message: JSONRPCMessage): boolean {
+  return Object.keys(message).length === 0;
+}
+
+/**
+ * The first protocol revision whose clients read a priming event (an SSE
+ * event with an id and empty data); the SDK primes streams only for it and
+ * later ones.
+ */
+export const PRIMING_VERSION = "2025-11-25";
+
+/**
+ * The protocol version a session's server settles on for its initialize
+ * request (the SDK's rule: the client's version when supported, else the
+ * latest).
+ */
+export function negotiatedVersion(initialize: unknown): string {
+  const params = (initialize as { params?: { protocolVersion?: unknown } })
+    .params;
+  const asked = params?.protocolVersion;
+  return typeof asked === "string" && SUPPORTED_PROTOCOL_VERSIONS.includes(asked)
+    ? asked
+    : LATEST_PROTOCOL_VERSION;
+}
+
+/**
+ * The request the SDK's transport gets for a session that negotiated
+ * `negotiated`: when that revision reads priming events and the request's
+ * `MCP-Protocol-Version` is absent or an older supported one, a copy
+ * naming `negotiated` — so the SDK, which decides on the header alone,
+ * primes the stream and offers handlers `closeSSEStream` (ADR 0041). A
+ * header naming an unsupported version is left for the SDK to refuse.
+ * Only for POSTs whose body was already read (`parsedBody`): the copy has
+ * no body.
+ */
+export function primingRequest(req: Request, negotiated: string): Request {
+  if (negotiated < PRIMING_VERSION) return req;
+  const header = req.headers.get("mcp-protocol-version");
+  if (header !== null) {
+    if (!SUPPORTED_PROTOCOL_VERSIONS.includes(header)) return req;
+    if (header >= negotiated) return req;
+  }
+  const headers = new Headers(req.headers);
+  headers.set("mcp-protocol-version", negotiated);
+  // No signal: the SDK's transport reads none, and touching `req.signal`
+  // under Deno.serve prints its legacy-abort warning (ADR 0044).
+  return new Request(req.url, { method: req.method, headers });
+}
+
+/**
+ * Whether the SDK's transport primes the SSE stream it answers `req` with
+ * (given an event store): by the initialize request's version, else by the
+ * `MCP-Protocol-Version` header (absent: 2025-03-26) — the SDK's rule.
+ */
+export function primes(req: Request, body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  const init = messages.find((m) => isInitializeRequest(m));
+  const version = init !== undefined
+    ? init.params.protocolVersion
+    : req.headers.get("mcp-protocol-version") ??
+      DEFAULT_NEGOTIATED_PROTOCOL_VERSION;
+  return version >= PRIMING_VERSION;
+}
