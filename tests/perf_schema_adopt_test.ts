@@ -32,7 +32,9 @@ function viewOf(schema: Schema | undefined): unknown {
     properties: properties === undefined ? undefined : Object.fromEntries(
       Object.keys(properties).map((k) => [k, viewOf(properties[k])]),
     ),
-    propertyOrder: properties === undefined ? undefined : Object.keys(properties),
+    propertyOrder: properties === undefined
+      ? undefined
+      : Object.keys(properties),
     items: viewOf(schema.items),
     additionalProperties: viewOf(schema.additionalProperties),
   };

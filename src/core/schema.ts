@@ -230,5 +230,3 @@ function deepFreeze<T>(value: T): T {
   }
   return value;
 }
-
-

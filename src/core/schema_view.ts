@@ -10,7 +10,9 @@ import { isRawJson } from "./json.ts";
 import type { Schema } from "./schema.ts";
 
 /** A schema node: a non-null, non-array object that is not a `RawJson`. */
-export function isNode(value: unknown): value is Readonly<Record<string, unknown>> {
+export function isNode(
+  value: unknown,
+): value is Readonly<Record<string, unknown>> {
   return typeof value === "object" && value !== null && !Array.isArray(value) &&
     !isRawJson(value);
 }

@@ -20,7 +20,6 @@ import {
   checkName,
   context,
   derive,
-  encode,
   maybeObjectSchema,
   objectSchema,
   typedInvokes,

@@ -52,7 +52,11 @@ export interface ImportResult {
  * the server's input schema document whole — every keyword, in the
  * server's key order. An object output schema is recorded; any other output
  * schema is dropped silently (the result text is the output either way).
- * **Descriptions and schemas are untrusted content**: they reach the model
+ * A schema of plain JSON data (all a byte transport delivers) is the
+ * object the SDK handed over, kept as is — not copied, not frozen — so
+ * treat `inputSchema.raw` as read-only; over the in-memory transport it is
+ * the server's own object (`parseSchema(tool.inputSchema)` gives a frozen
+ * copy). **Descriptions and schemas are untrusted content**: they reach the model
  * as the server wrote them, a prompt-injection surface; vet the servers you
  * import from.
  *

@@ -47,7 +47,10 @@ export interface Exported {
    * as its text would (plain JSON data): `run` without the text round trip.
    * Only for typed tools (ADR 0065).
    */
-  runValue?(args: Record<string, unknown>, extra: CallExtra): Promise<TypedResult>;
+  runValue?(
+    args: Record<string, unknown>,
+    extra: CallExtra,
+  ): Promise<TypedResult>;
 }
 
 interface Registry {

@@ -50,8 +50,10 @@ export interface ConnectHttpOptions {
  * - A call whose response stream ends without its answer (the server died,
  *   the connection broke) fails at once with a `ConnectionLostError`
  *   (`the HTTP response stream ended before the response`) instead of
- *   waiting for the SDK's 60-second timeout. Streams the server made
- *   resumable (event ids) are left to the SDK's reconnection.
+ *   waiting for the SDK's 60-second timeout. A stream the server closed
+ *   cleanly after an event id (SEP-1699 resumability) is resumed by the SDK
+ *   with `Last-Event-ID`; if that resumption fails, the call fails the same
+ *   way at once (ADR 0049).
  *
  * @example
  * ```ts ignore

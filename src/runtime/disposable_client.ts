@@ -59,6 +59,10 @@ export interface ClientLink {
  * prefix — through `importTools` the model reads
  * `mcp: server process was killed by SIGKILL`), at once, instead of the
  * SDK's `Connection closed` or a hang until the SDK's timeout.
+ *
+ * A request's `signal` reaches the SDK as a child detached when the request
+ * settles: the SDK never removes its abort listeners, so a caller's
+ * `AbortSignal.timeout` would otherwise keep the process alive after close.
  */
 export class McpClient extends Client implements AsyncDisposable {
   readonly #link: ClientLink;

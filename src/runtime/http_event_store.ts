@@ -149,7 +149,8 @@ export function negotiatedVersion(initialize: unknown): string {
   const params = (initialize as { params?: { protocolVersion?: unknown } })
     .params;
   const asked = params?.protocolVersion;
-  return typeof asked === "string" && SUPPORTED_PROTOCOL_VERSIONS.includes(asked)
+  return typeof asked === "string" &&
+      SUPPORTED_PROTOCOL_VERSIONS.includes(asked)
     ? asked
     : LATEST_PROTOCOL_VERSION;
 }

@@ -118,6 +118,11 @@ const ALLOW = { allow: "GET, POST, DELETE" };
  * lands on a fresh server and cannot be matched to the call (ids are per
  * client and collide across clients): only the drop stops it (ADR 0044).
  *
+ * In session mode streams are resumable (SEP-1699, ADR 0041): each session
+ * keeps its newest `sessionEvents` SSE events, streams start with a priming
+ * event (`retry: 1000`) for clients that negotiated 2025-11-25 or later,
+ * and a GET with `Last-Event-ID` is sent what that stream missed.
+ *
  * Failures answer 500 with `{"code":-32603,"message":"Internal error"}`,
  * never a stack or an exception's text; `onerror` sees them.
  *

@@ -53,10 +53,9 @@ export const RECONNECTION_TEXT = "reconnection test finished";
  */
 export const reconnection: ToolDef = tool({
   name: "test_reconnection",
-  description:
-    "Answers after a short wait (conformance: server-sse-polling).",
+  description: "Answers after a short wait (conformance: server-sse-polling).",
   input: z.object({}),
-  run: async ({}, ctx) => {
+  run: async (_input, ctx) => {
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, 300);
       ctx.signal.addEventListener("abort", () => {
