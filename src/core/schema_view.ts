@@ -30,14 +30,16 @@ export const ADOPTED = 3;
 /** The kinds of root. */
 export type RootKind = typeof COPIED | typeof ADOPTED;
 
-// The lenient structured view of one node: each keyword only when it has a
-// shape the view holds. The scalar keywords and `required` are own
-// properties, set only when present; `properties`, `items` and
-// `additionalProperties` are getters, built on first read and kept (ADR
-// 0065: most consumers only serialise `raw`, and building every nested
-// view up front cost the bridge's listing about a µs per tool). The node
-// is frozen; the cache lives in private fields, which freezing leaves
-// writable. `toJSON` (on the prototype, not enumerable) writes `raw`.
+/**
+ * The lenient structured view of one node: each keyword only when it has a
+ * shape the view holds. The scalar keywords and `required` are own
+ * properties, set only when present; `properties`, `items` and
+ * `additionalProperties` are getters, built on first read and kept (ADR
+ * 0065: most consumers only serialise `raw`, and building every nested
+ * view up front cost the bridge's listing about a µs per tool). The node
+ * is frozen; the cache lives in private fields, which freezing leaves
+ * writable. `toJSON` (on the prototype, not enumerable) writes `raw`.
+ */
 export class SchemaNode implements Schema {
   /** `type`, when a string. */
   declare readonly type?: string;

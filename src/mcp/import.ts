@@ -56,9 +56,9 @@ export interface ImportResult {
  * object the SDK handed over, kept as is — not copied, not frozen — so
  * treat `inputSchema.raw` as read-only; over the in-memory transport it is
  * the server's own object (`parseSchema(tool.inputSchema)` gives a frozen
- * copy). **Descriptions and schemas are untrusted content**: they reach the model
- * as the server wrote them, a prompt-injection surface; vet the servers you
- * import from.
+ * copy). **Descriptions and schemas are untrusted content**: they reach the
+ * model as the server wrote them, a prompt-injection surface; vet the
+ * servers you import from.
  *
  * A call sends `tools/call` under the server's name with the model's
  * argument text parsed losslessly (key order and every digit kept; empty or
