@@ -27,11 +27,13 @@ export {
 export type {
   CallInfo,
   InvokeOptions,
+  ProgressFn,
   RawToolDef,
   StandardSchemaWithJSON,
   ToolContext,
   ToolDef,
   ToolOptions,
+  ToolProgress,
   TypedToolDef,
 } from "./src/core/tool.ts";
 export { rawTool, tool } from "./src/core/tool.ts";
@@ -103,6 +105,7 @@ export type {
   StepStartEvent,
   TextDeltaEvent,
   ToolFinishEvent,
+  ToolProgressEvent,
   ToolStartEvent,
 } from "./src/core/events.ts";
 export {

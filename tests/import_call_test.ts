@@ -372,7 +372,7 @@ Deno.test("P-2: results the SDK's callTool would throw on (structuredContent mis
   );
 });
 
-Deno.test("I-38: progress is neither requested nor surfaced: the call carries no progressToken", async () => {
+Deno.test("I-38: with no progress listener, progress is not requested: the call carries no progressToken", async () => {
   await using s = await listedServer({ tools: [entry("t")] });
   const t = await only(s.client);
   assert.equal(await t.invoke("{}"), "called");

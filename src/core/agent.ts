@@ -13,7 +13,7 @@ import { OutputRecorder, outputTool } from "./output.ts";
 import { DEFAULT_MAX_RESULT_BYTES } from "./policy.ts";
 import type { RunResult } from "./run.ts";
 import { snapshotTools, toolChain } from "./chain.ts";
-import type { StandardSchemaWithJSON, ToolDef } from "./tool.ts";
+import type { ProgressFn, StandardSchemaWithJSON, ToolDef } from "./tool.ts";
 
 /** How an agent is built. Every field is optional. */
 export interface AgentOptions {
@@ -67,6 +67,8 @@ export interface CallToolOptions {
   id?: string;
   /** The agents running above this call, passed to the handler's context. */
   lineage?: readonly object[];
+  /** Receives the handler's progress reports (its context's `progress`); absent: none asked. */
+  progress?: ProgressFn;
 }
 
 /**
@@ -148,7 +150,8 @@ export class Agent {
    * tool's middleware, then the base (unknown tool → `NoSuchToolError`,
    * approval-gated → `ApprovalRequiredError`, decode with strictness of the
    * agent or the tool, handler). No containment, no timeout, no result cap,
-   * no events; the toolSource is read afresh. Go: `Agent.CallTool`.
+   * no events (the handler's progress goes to `options.progress`); the
+   * toolSource is read afresh. Go: `Agent.CallTool`.
    */
   async callTool(
     name: string,
@@ -164,10 +167,16 @@ export class Agent {
       strictInput: this.#config.strictInput,
     });
     const signal = options.signal ?? new AbortController().signal;
-    return await caller(
-      { id: options.id ?? "", name, args },
-      { signal, lineage: options.lineage ?? [] },
-    );
+    const ctx: {
+      signal: AbortSignal;
+      lineage: readonly object[];
+      progress?: ProgressFn;
+    } = {
+      signal,
+      lineage: options.lineage ?? [],
+    };
+    if (typeof options.progress === "function") ctx.progress = options.progress;
+    return await caller({ id: options.id ?? "", name, args }, ctx);
   }
 }
 

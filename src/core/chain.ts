@@ -74,6 +74,7 @@ export function toolChain(
       call: ctx.call,
       lineage: ctx.lineage,
       strictInput: options.strictInput,
+      progress: ctx.progress,
     });
   };
   return async (call, ctx) => {

@@ -13,7 +13,7 @@ import type { ToolCallPart, ToolResultPart } from "./messages.ts";
 import type { ToolCaller } from "./middleware.ts";
 import { failureText, formatDuration, truncateResult } from "./policy.ts";
 import { isApprovalRequired, type ToolSnapshot } from "./chain.ts";
-import type { CallInfo, ToolDef } from "./tool.ts";
+import type { CallInfo, ProgressFn, ToolDef, ToolProgress } from "./tool.ts";
 
 /** The result text of a call that could not get a slot before the run was cancelled. */
 export const CANCELED_BEFORE_START = "run canceled before the tool started";
@@ -34,6 +34,12 @@ export interface ToolEvents {
   start(call: ToolCallPart): void;
   /** A call finished with the capped text. */
   finish(call: ToolCallPart, content: string, isError: boolean): void;
+  /**
+   * A running call reported progress (already checked: finite numbers, a
+   * string message). Absent when nobody listens: then calls get no
+   * `ctx.progress` at all.
+   */
+  progress?(call: ToolCallPart, update: ToolProgress): void;
 }
 
 /** Everything one step's dispatch needs. */
@@ -138,11 +144,26 @@ async function runCall(
     name: call.name,
     approved: false,
   };
-  const ctx = {
+  const ctx: {
+    signal: AbortSignal;
+    call: CallInfo;
+    lineage: readonly object[];
+    progress?: ProgressFn;
+  } = {
     signal: controller.signal,
     call: info,
     lineage: options.lineage,
   };
+  // Only when someone listens: no closure per call otherwise.
+  let done = false;
+  const onProgress = options.events.progress;
+  if (onProgress !== undefined) {
+    ctx.progress = (update) => {
+      // Nothing once the call has ended or its signal has (cancel, timeout).
+      if (done || controller.signal.aborted) return;
+      onProgress.call(options.events, call, checkedProgress(update));
+    };
+  }
   let content: string;
   let isError = true;
   try {
@@ -159,12 +180,28 @@ async function runCall(
     else if (isApprovalRequired(err)) return { kind: "parked", call };
     else content = failureText(call.name, err);
   } finally {
+    done = true;
     clearTimeout(timer);
     run.removeEventListener("abort", onRunAbort);
   }
   content = cap(content, tool, options);
   options.events.finish(call, content, isError);
   return result(call, content, isError);
+}
+
+/** The fields of a progress report the event carries: finite numbers, a string message. */
+function checkedProgress(
+  update: ToolProgress | null | undefined,
+): ToolProgress {
+  const out: ToolProgress = {};
+  if (update === null || typeof update !== "object") return out;
+  const { progress, total, message } = update;
+  if (typeof progress === "number" && Number.isFinite(progress)) {
+    out.progress = progress;
+  }
+  if (typeof total === "number" && Number.isFinite(total)) out.total = total;
+  if (typeof message === "string") out.message = message;
+  return out;
 }
 
 function cap(

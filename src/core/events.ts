@@ -67,6 +67,31 @@ export interface ToolStartEvent {
   readonly args: string;
 }
 
+/**
+ * A running call reported progress (`ctx.progress`). Only between the call's
+ * `tool_start` and `tool_finish`, never after the call's signal ended; the
+ * fields are the tool's, as given (a non-finite number or a non-string
+ * message is left out).
+ */
+export interface ToolProgressEvent {
+  /** Discriminator. */
+  readonly type: "tool_progress";
+  /** The run id. */
+  readonly runId: string;
+  /** The per-run event sequence number. */
+  readonly seq: number;
+  /** The call id. */
+  readonly callId: string;
+  /** The tool name as called. */
+  readonly name: string;
+  /** How far the work has got, on the tool's scale. */
+  readonly progress?: number;
+  /** The value `progress` reaches when done, when the tool knows it. */
+  readonly total?: number;
+  /** The tool's status text. */
+  readonly message?: string;
+}
+
 /** A call finished; `content` is the capped text the model sees. */
 export interface ToolFinishEvent {
   /** Discriminator. */
@@ -120,6 +145,7 @@ export type RunEvent =
   | TextDeltaEvent
   | ReasoningDeltaEvent
   | ToolStartEvent
+  | ToolProgressEvent
   | ToolFinishEvent
   | StepFinishEvent
   | RunFinishEvent;

@@ -230,6 +230,17 @@ function runCalls(
           content,
           isError,
         }),
+      progress: run.listening
+        ? (call, update) =>
+          run.emit({
+            type: "tool_progress",
+            runId: run.id,
+            seq: run.nextSeq(),
+            callId: call.id,
+            name: call.name,
+            ...update,
+          })
+        : undefined,
     },
   });
 }

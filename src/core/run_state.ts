@@ -65,6 +65,11 @@ export class RunState {
     }
   }
 
+  /** Whether any observer receives this run's events. */
+  get listening(): boolean {
+    return this.#observers.length > 0;
+  }
+
   /** The next per-run tool event sequence number, from 1. */
   nextSeq(): number {
     return ++this.#seq;

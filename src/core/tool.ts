@@ -40,6 +40,24 @@ export interface CallInfo {
   readonly approved: boolean;
 }
 
+/**
+ * One progress report from a running tool. Every field is optional; the
+ * loop copies a finite `progress`/`total` and a string `message` into its
+ * `tool_progress` event, and the MCP export sends them as
+ * `notifications/progress` (ADR 0066).
+ */
+export interface ToolProgress {
+  /** How far the work has got, on the tool's own scale. */
+  progress?: number;
+  /** The value `progress` reaches when the work is done, when known. */
+  total?: number;
+  /** A short, human-readable status. */
+  message?: string;
+}
+
+/** Receives a tool's progress reports. Synchronous; never throws into the tool. */
+export type ProgressFn = (update: ToolProgress) => void;
+
 /** What a handler receives beside its input. */
 export interface ToolContext {
   /** Aborts when the run, the call's timeout, or the MCP request ends. */
@@ -51,6 +69,13 @@ export interface ToolContext {
    * detection). Empty or absent outside any agent.
    */
   readonly lineage?: readonly object[];
+  /**
+   * Reports progress to whoever listens: the loop (a `tool_progress` event),
+   * an MCP client that sent a progress token, or an `invoke`/`callTool`
+   * caller. Absent when nobody listens, so call it as
+   * `ctx.progress?.({ progress: 1, total: 3 })`.
+   */
+  readonly progress?: ProgressFn;
 }
 
 /** Options for one `ToolDef.invoke`. */
@@ -63,6 +88,8 @@ export interface InvokeOptions {
   lineage?: readonly object[];
   /** Reject fields the schema does not declare (ORed with the tool's own flag). */
   strictInput?: boolean;
+  /** Receives the handler's progress reports (its context's `progress`). */
+  progress?: ProgressFn;
 }
 
 /** Per-tool options. Go: Timeout, MaxResultBytes, RequireApproval, Sequential, StrictInput, WrapTools, Origin. */

@@ -13,6 +13,7 @@ import type { ToolMiddleware } from "./middleware.ts";
 import type {
   CallInfo,
   InvokeOptions,
+  ProgressFn,
   ToolContext,
   ToolDef,
   ToolOptions,
@@ -94,17 +95,19 @@ export function encode(name: string, value: unknown): string {
   return text ?? "null";
 }
 
-/** The handler's context for one invoke: the signal (never-aborting by default), call and lineage. */
+/** The handler's context for one invoke: the signal (never-aborting by default), call, lineage and progress. */
 export function context(options: InvokeOptions): ToolContext {
   const ctx: {
     signal: AbortSignal;
     call?: CallInfo;
     lineage?: readonly object[];
+    progress?: ProgressFn;
   } = {
     signal: options.signal ?? new AbortController().signal,
   };
   if (options.call !== undefined) ctx.call = options.call;
   if (options.lineage !== undefined) ctx.lineage = options.lineage;
+  if (typeof options.progress === "function") ctx.progress = options.progress;
   return ctx;
 }
 

@@ -8,7 +8,7 @@
 import type { Server } from "@modelcontextprotocol/sdk/server";
 import type { Tool } from "@modelcontextprotocol/sdk/types";
 import { quote } from "../core/errors.ts";
-import type { ToolDef } from "../core/tool.ts";
+import type { ProgressFn, ToolDef } from "../core/tool.ts";
 import { valueInvoker } from "../core/tool_build.ts";
 import { type CallExtra, type Exported, register } from "./registry.ts";
 
@@ -95,8 +95,8 @@ function checkExportable(
 function invoking(tool: ToolDef): Exported {
   const entry = exported(
     tool,
-    (args: string, extra: CallExtra) =>
-      tool.invoke(args, { signal: extra.signal }),
+    (args: string, extra: CallExtra, progress?: ProgressFn) =>
+      tool.invoke(args, { signal: extra.signal, progress }),
   );
   // A typed tool takes plain arguments as the object the SDK decoded, not
   // re-encoded as text and decoded again (ADR 0065).
@@ -104,15 +104,22 @@ function invoking(tool: ToolDef): Exported {
   if (onValue === undefined) return entry;
   return {
     ...entry,
-    runValue: (args: Record<string, unknown>, extra: CallExtra) =>
-      onValue(args, { signal: extra.signal }),
+    runValue: (
+      args: Record<string, unknown>,
+      extra: CallExtra,
+      progress?: ProgressFn,
+    ) => onValue(args, { signal: extra.signal, progress }),
   };
 }
 
 /** The registry entry of `tool`, run by `run`. Shared with `serveAgent`. */
 export function exported(
   tool: ToolDef,
-  run: (args: string, extra: CallExtra) => Promise<string>,
+  run: (
+    args: string,
+    extra: CallExtra,
+    progress?: ProgressFn,
+  ) => Promise<string>,
 ): Exported {
   return {
     name: tool.name,

@@ -182,7 +182,7 @@ function importEntry(
     entry.annotations.readOnlyHint === true;
   const call = remoteCaller(client, serverName, name);
   // What rawTool builds, minus what a remote call does not use: the
-  // handler's context (only the signal matters, and only when one was
+  // handler's context (only the signal and progress matter, and only when
   // given) and the check that the handler resolved a string (renderContent
   // always does), with the promise hop it costs every call (ADR 0065).
   return build(
@@ -203,7 +203,7 @@ function importEntry(
       inputSchema,
       outputSchema: objectOutputSchema(entry.outputSchema),
     },
-    (args, options) => call(args, options.signal),
+    (args, options) => call(args, options.signal, options.progress),
   );
 }
 

@@ -28,6 +28,8 @@ import { isPlainJson, jsonTypeOf, parseLossless } from "../core/json.ts";
 import { failureText } from "../core/policy.ts";
 import type { TypedResult } from "../core/tool_build.ts";
 import { quote } from "../core/errors.ts";
+import type { ProgressFn } from "../core/tool.ts";
+import { progressSink } from "./progress.ts";
 
 /** What a `tools/call` handler receives beside the request. */
 export type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -40,8 +42,11 @@ export interface Exported {
   readonly listing: Tool;
   /** Whether the result text must be JSON and goes out as `structuredContent` too. */
   readonly structured: boolean;
-  /** Runs one call on the argument JSON text; resolves to the result text. */
-  run(args: string, extra: CallExtra): Promise<string>;
+  /**
+   * Runs one call on the argument JSON text; resolves to the result text.
+   * `progress` is there when the client asked for progress (ADR 0066).
+   */
+  run(args: string, extra: CallExtra, progress?: ProgressFn): Promise<string>;
   /**
    * Runs one call on the decoded arguments object, when that reads exactly
    * as its text would (plain JSON data): `run` without the text round trip.
@@ -50,6 +55,7 @@ export interface Exported {
   runValue?(
     args: Record<string, unknown>,
     extra: CallExtra,
+    progress?: ProgressFn,
   ): Promise<TypedResult>;
 }
 
@@ -166,19 +172,39 @@ function call(
   return answer(entry, request.params.arguments, extra);
 }
 
-/** Runs one call and maps its outcome to a `CallToolResult`; never rejects. */
-export async function answer(
+/**
+ * Runs one call and maps its outcome to a `CallToolResult`; never rejects.
+ * A call with a progress token runs with a progress sink, closed and
+ * drained before the result is answered: no notification follows it.
+ */
+export function answer(
   entry: Exported,
   args: unknown,
   extra: CallExtra,
+): Promise<CallToolResult> {
+  const sink = progressSink(extra);
+  if (sink === undefined) return answerWith(entry, args, extra, undefined);
+  return answerWith(entry, args, extra, sink.send).then(
+    async (result) => {
+      await sink.close();
+      return result;
+    },
+  );
+}
+
+async function answerWith(
+  entry: Exported,
+  args: unknown,
+  extra: CallExtra,
+  progress: ProgressFn | undefined,
 ): Promise<CallToolResult> {
   let text: string;
   let value: unknown;
   try {
     if (entry.runValue !== undefined && plainArguments(args)) {
-      ({ text, value } = await entry.runValue(args ?? {}, extra));
+      ({ text, value } = await entry.runValue(args ?? {}, extra, progress));
     } else {
-      text = await entry.run(argumentText(args), extra);
+      text = await entry.run(argumentText(args), extra, progress);
     }
   } catch (thrown) {
     return errorResult(failureText(entry.name, thrown));

@@ -9,10 +9,14 @@ import type { Client } from "@modelcontextprotocol/sdk/client";
 // The SDK's `*.js` subpaths carry no types under Deno; the extensionless
 // subpath resolves to the `.d.ts` (ADR 0021).
 // @ts-types="@modelcontextprotocol/sdk/types"
-import { ResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type Progress,
+  ResultSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import { parseArguments } from "../core/decode.ts";
 import { InvalidInputError } from "../core/errors.ts";
 import { parseLossless } from "../core/json.ts";
+import type { ProgressFn, ToolProgress } from "../core/tool.ts";
 import { linkSignal } from "./linked_signal.ts";
 import { McpTransportError, RemoteToolError } from "./remote_error.ts";
 import { renderContent } from "./render.ts";
@@ -32,6 +36,7 @@ const BLANK = /^[ \t\n\r]*$/;
 export type RemoteCaller = (
   args: string,
   signal: AbortSignal | undefined,
+  progress?: ProgressFn,
 ) => Promise<string>;
 
 /**
@@ -42,13 +47,17 @@ export type RemoteCaller = (
  * so there is nothing to link (`invoke`'s default context signal never
  * aborts). Given one, the request runs under a child of it, unlinked when
  * it settles (ADR 0022: the SDK never removes the abort listener it adds).
+ * Given a progress function, the request asks for progress (the SDK's
+ * `onprogress`, which sends a progress token) and each remote
+ * `notifications/progress` reaches it as `{ progress, total, message }`;
+ * given none, nothing is asked (ADR 0066).
  */
 export function remoteCaller(
   client: Client,
   serverName: string,
   toolName: string,
 ): RemoteCaller {
-  return async (args, signal) => {
+  return async (args, signal, progress) => {
     const request = {
       method: "tools/call" as const,
       params: {
@@ -57,19 +66,29 @@ export function remoteCaller(
       },
     };
     let result: Record<string, unknown>;
+    const onprogress = progress === undefined ? undefined : forward(progress);
     if (signal === undefined || signal === null) {
       try {
-        result = await client.request(request, ResultSchema, UNCANCELLABLE);
+        result = await client.request(
+          request,
+          ResultSchema,
+          onprogress === undefined
+            ? UNCANCELLABLE
+            : { timeout: NO_SDK_TIMEOUT, onprogress },
+        );
       } catch (err) {
         throw new McpTransportError(err);
       }
     } else {
       const link = linkSignal(signal);
       try {
-        result = await client.request(request, ResultSchema, {
-          signal: link.signal,
-          timeout: NO_SDK_TIMEOUT,
-        });
+        result = await client.request(
+          request,
+          ResultSchema,
+          onprogress === undefined
+            ? { signal: link.signal, timeout: NO_SDK_TIMEOUT }
+            : { signal: link.signal, timeout: NO_SDK_TIMEOUT, onprogress },
+        );
       } catch (err) {
         throw new McpTransportError(err);
       } finally {
@@ -83,6 +102,16 @@ export function remoteCaller(
 }
 
 const UNCANCELLABLE = Object.freeze({ timeout: NO_SDK_TIMEOUT });
+
+/** A remote `notifications/progress` (the SDK strips the token), passed on as given. */
+function forward(progress: ProgressFn): (remote: Progress) => void {
+  return (remote) => {
+    const update: ToolProgress = { progress: remote.progress };
+    if (remote.total !== undefined) update.total = remote.total;
+    if (remote.message !== undefined) update.message = remote.message;
+    progress(update);
+  };
+}
 
 /**
  * The `arguments` value to send: empty text (JSON whitespace) and `null`

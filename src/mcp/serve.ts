@@ -10,9 +10,9 @@ import type { Agent } from "../core/agent.ts";
 import { quote } from "../core/errors.ts";
 import { SUBMIT_OUTPUT } from "../core/output.ts";
 import { subagent } from "../core/subagent.ts";
-import type { ToolDef } from "../core/tool.ts";
+import type { ProgressFn, ToolDef } from "../core/tool.ts";
 import { exported } from "./export.ts";
-import { progressReporter } from "./progress.ts";
+import { runReporter } from "./progress.ts";
 import { type CallExtra, type Exported, register } from "./registry.ts";
 
 /**
@@ -31,8 +31,10 @@ import { type CallExtra, type Exported, register } from "./registry.ts";
  * is what MCP clients (and their models) read to decide when to call the
  * agent: the whole routing surface, written by the caller, never synthesised;
  * the agent's instructions are never exposed. When the client's call carries
- * a progress token, the child run's finished tool calls and steps are sent
- * as `notifications/progress`; the client's cancellation aborts the run.
+ * a progress token, the child run's finished tool calls and steps, and its
+ * tools' own progress reports (`tool "x": <message>`), are sent as
+ * `notifications/progress`; the client's cancellation aborts the run. The
+ * agent's own tools get the call's progress channel too.
  *
  * A `toolSource`'s tools are not enumerated (they still run inside the agent
  * tool's own steps), and an output agent's `submit_output` is not exposed.
@@ -86,10 +88,11 @@ export function serveAgent(
     entries.push(
       exported(
         tool,
-        (args: string, extra: CallExtra) =>
+        (args: string, extra: CallExtra, progress?: ProgressFn) =>
           agent.callTool(tool.name, args, {
             signal: extra.signal,
             id: nextId(),
+            progress,
           }),
       ),
     );
@@ -110,22 +113,22 @@ function exposedTools(agent: Agent): ToolDef[] {
 
 /**
  * The agent tool: `subagent(agent, description)`. A call that asks for
- * progress runs a subagent tool built for it, observing the child run.
+ * progress runs a subagent tool built for it, observing the child run: its
+ * finished calls and steps, and its tools' own progress, go to the call's
+ * progress sink (ADR 0033, ADR 0066).
  */
 function agentEntry(agent: Agent, description: string): Exported {
   const tool = subagent(agent, description);
-  return exported(tool, async (args: string, extra: CallExtra) => {
-    const progress = progressReporter(extra);
-    if (progress === undefined) {
-      return await tool.invoke(args, { signal: extra.signal });
-    }
-    const observed = subagent(agent, description, {
-      onEvent: progress.onEvent,
-    });
-    try {
-      return await observed.invoke(args, { signal: extra.signal });
-    } finally {
-      await progress.flush();
-    }
-  });
+  return exported(
+    tool,
+    (args: string, extra: CallExtra, progress?: ProgressFn) => {
+      if (progress === undefined) {
+        return tool.invoke(args, { signal: extra.signal });
+      }
+      const observed = subagent(agent, description, {
+        onEvent: runReporter(progress),
+      });
+      return observed.invoke(args, { signal: extra.signal });
+    },
+  );
 }

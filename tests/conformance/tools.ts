@@ -2,7 +2,7 @@
  * The weft tools the conformance server exposes: the ones the suite's server
  * scenarios call, by the names and with the behaviour the scenarios ask for
  * (see docs/conformance.md). Tools a scenario would need other content types,
- * logging, progress, sampling or elicitation for are not faked here; those
+ * logging, sampling or elicitation for are not faked here; those
  * scenarios are in the baseline with their reason.
  *
  * @module
@@ -92,12 +92,41 @@ export const jsonSchema202012: ToolDef = rawTool({
   run: (args: string) => `received ${args}`,
 });
 
+/** The name of the agent `serveAgent` exposes. */
+export const AGENT_NAME = "conformance_agent";
+
+/** How long `test_tool_with_progress` waits between its reports, in ms. */
+export const PROGRESS_STEP_MS = 50;
+
 /**
- * The name of the agent `serveAgent` exposes. It is the tool the
- * `tools-call-with-progress` scenario calls, so that scenario reaches the
- * bridge's progress path (the agent tool's child-run progress).
+ * `tools-call-with-progress`: a plain weft tool reporting through
+ * `ctx.progress` — 0/100, 50/100, 100/100, about 50 ms apart — which the
+ * export sends as `notifications/progress` when the call carries a progress
+ * token (ADR 0066). Without a token it waits the same and answers.
  */
-export const AGENT_NAME = "test_tool_with_progress";
+export const withProgress: ToolDef = tool({
+  name: "test_tool_with_progress",
+  description:
+    "Reports progress 0, 50, 100 of 100 (conformance: tools-call-with-progress).",
+  input: z.object({}),
+  run: async (_input, ctx) => {
+    for (const progress of [0, 50, 100]) {
+      if (progress > 0) await pause(PROGRESS_STEP_MS, ctx.signal);
+      ctx.progress?.({ progress, total: 100 });
+    }
+    return "progress reported: 0, 50, 100 of 100";
+  },
+});
+
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => {
+      clearTimeout(timer);
+      resolve();
+    }, { once: true });
+  });
+}
 
 /**
  * The agent `serveAgent` exposes: one tool named after it, plus its own
@@ -117,13 +146,13 @@ export function conformanceAgent(): Agent {
 }
 
 /**
- * A fresh SDK server carrying the conformance tools: `json_schema_2020_12_tool`
- * through `exportTools`, the agent and its two tools through `serveAgent`.
+ * A fresh SDK server carrying the conformance tools: `json_schema_2020_12_tool`,
+ * `test_reconnection` and `test_tool_with_progress` through `exportTools`, the agent and its two tools through `serveAgent`.
  * No capabilities are declared here: the bridge declares `tools` itself.
  */
 export function conformanceServer(): Server {
   const server = new Server({ name: "weft-conformance", version: "0.1.0" });
-  exportTools(server, jsonSchema202012, reconnection);
+  exportTools(server, jsonSchema202012, reconnection, withProgress);
   serveAgent(
     server,
     conformanceAgent(),
