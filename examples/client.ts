@@ -22,6 +22,7 @@ import {
   Agent,
   connectHttp,
   connectStdio,
+  type ImportResult,
   importTools,
   type RunResult,
 } from "../mod.ts";
@@ -77,9 +78,7 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
     importTools(stdio, { prefix: "stdio_", signal }),
     importTools(http, { prefix: "http_", signal }),
   ]);
-  for (const skipped of [local.skipped, remote.skipped]) {
-    if (skipped !== undefined) log(skipped.message);
-  }
+  logSkipped([local, remote], log);
   const model = script(
     callTools(
       { name: "stdio_lookup_order", args: { order_id: "1234" } },
@@ -100,6 +99,20 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
     },
   });
   return await agent.generate("Where is order 1234?", { signal });
+}
+
+/**
+ * Logs, for each import that skipped tools, its `ImportError` message (`mcp:
+ * <N> tool(s) not imported: …`): the good tools were imported and the run
+ * goes on without the others.
+ */
+export function logSkipped(
+  imports: readonly ImportResult[],
+  log: (line: string) => void,
+): void {
+  for (const { skipped } of imports) {
+    if (skipped !== undefined) log(skipped.message);
+  }
 }
 
 /** The HTTP child: its endpoint, and disposal that stops it and waits for its exit. */

@@ -349,3 +349,66 @@ Deno.test("parseArguments returns the object for valid text", () => {
   });
   assert.throws(() => parseArguments("[", "t"), InvalidInputError);
 });
+
+// A validator that refuses with `issues` (and never accepts), over a schema
+// the structural walk finds nothing wrong with: `{ n?: number }`.
+function refusing(
+  issues: readonly { message: string; path?: readonly PropertyKey[] }[],
+  async = false,
+): StandardSchemaWithJSON<{ n?: number }> {
+  return {
+    "~standard": {
+      version: 1,
+      vendor: "refusing",
+      validate: () => async ? Promise.resolve({ issues }) : { issues },
+      jsonSchema: {
+        input: () => ({
+          type: "object",
+          properties: { n: { type: "number" } },
+        }),
+        output: () => ({ type: "object" }),
+      },
+    },
+  };
+}
+
+Deno.test("a validator issue the JSON Schema cannot explain", async (t) => {
+  const jsonSchema = {
+    type: "object",
+    properties: { n: { type: "number" } },
+  };
+  await t.step("an empty issue list reads the generic reason", async () => {
+    for (const async of [false, true]) {
+      const schema = refusing([], async);
+      const viaDecode = await decodeArguments('{"n":1}', schema, {
+        tool: "picky",
+        jsonSchema,
+      }).catch((e) => e);
+      const picky = tool({
+        name: "picky",
+        description: "",
+        input: schema,
+        run: () => "ran",
+      });
+      const viaTool = await picky.invoke('{"n":1}').catch((e) => e);
+      for (const err of [viaDecode, viaTool]) {
+        assert.ok(err instanceof InvalidInputError, `async ${async}: ${err}`);
+        assert.equal(err.reason, "the arguments do not satisfy the schema");
+        assert.equal(
+          err.message,
+          'INVALID_INPUT: tool "picky": the arguments do not satisfy the schema',
+        );
+      }
+    }
+  });
+  await t.step("an issue without a path reads its message alone", async () => {
+    const picky = tool({
+      name: "picky",
+      description: "",
+      input: refusing([{ message: "not today" }]),
+      run: () => "ran",
+    });
+    const err = await picky.invoke('{"n":1}').catch((e) => e);
+    assert.equal(err.message, 'INVALID_INPUT: tool "picky": not today');
+  });
+});

@@ -79,6 +79,84 @@ Deno.test("tool refuses an input whose JSON Schema cannot be derived", () => {
   assert.ok(err.cause instanceof Error);
 });
 
+Deno.test("tool refuses an output that is not a Standard JSON Schema", () => {
+  const noJson = {
+    "~standard": { version: 1, vendor: "v", validate: () => ({ value: {} }) },
+  };
+  const inputOnly = {
+    "~standard": {
+      ...Query["~standard"],
+      jsonSchema: { input: Query["~standard"].jsonSchema.input },
+    },
+  };
+  for (const output of [noJson, inputOnly, null]) {
+    const def = {
+      name: "x",
+      description: "",
+      input: Query,
+      output,
+      run: () => "",
+    };
+    assert.equal(
+      typeError(() => tool(def as unknown as Parameters<typeof tool>[0]))
+        .message,
+      'weft: Tool "x": output must implement Standard JSON Schema',
+    );
+  }
+});
+
+Deno.test("tool refuses an output whose JSON Schema cannot be derived", async (t) => {
+  await t.step(
+    "a converter that throws: its message, the error as cause",
+    () => {
+      const why = new Error("dates have no JSON Schema here");
+      const output: StandardSchemaWithJSON<unknown> = {
+        "~standard": {
+          version: 1,
+          vendor: "hand",
+          validate: (value) => ({ value }),
+          jsonSchema: {
+            input: () => ({ type: "object" }),
+            output: () => {
+              throw why;
+            },
+          },
+        },
+      };
+      const err = typeError(() =>
+        tool({
+          name: "x",
+          description: "",
+          input: Query,
+          output,
+          run: () => "",
+        })
+      );
+      assert.equal(
+        err.message,
+        'weft: Tool "x": output JSON Schema could not be derived: dates have no JSON Schema here',
+      );
+      assert.equal(err.cause, why);
+    },
+  );
+  await t.step("zod refusing a bigint output", () => {
+    const err = typeError(() =>
+      tool({
+        name: "x",
+        description: "",
+        input: Query,
+        output: z.object({ n: z.bigint() }),
+        run: () => "",
+      })
+    );
+    assert.equal(
+      err.message,
+      'weft: Tool "x": output JSON Schema could not be derived: BigInt cannot be represented in JSON Schema',
+    );
+    assert.ok(err.cause instanceof Error);
+  });
+});
+
 Deno.test("tool derives the input schema once and keeps it whole", () => {
   const calls: string[] = [];
   const schema: StandardSchemaWithJSON<{ n: number }> = {

@@ -9,9 +9,10 @@ import { importTools } from "../mod.ts";
 import { connectHttp } from "../src/runtime/connect_http.ts";
 import { connectStdio } from "../src/runtime/connect_stdio.ts";
 import deploy from "../examples/deploy.ts";
-import { FINAL_TEXT, run } from "../examples/client.ts";
+import { FINAL_TEXT, logSkipped, run } from "../examples/client.ts";
 import { hello } from "../examples/hello.ts";
 import { serveHttp } from "../examples/server.ts";
+import { entry, listedServer } from "./_helpers/mcp_servers.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const SERVER = new URL("../examples/server.ts", import.meta.url).pathname;
@@ -251,6 +252,10 @@ Deno.test("client.ts: two servers at once, prefixed, one call on each, then the 
     ]);
     // The HTTP child was stopped and waited for before run() settled.
     assert.equal(logs.at(-1), "[http] server exited");
+    assert.ok(
+      !logs.some((line) => line.startsWith("mcp: ")),
+      "nothing was skipped",
+    );
   });
   await t.step(
     "as a program: the final text on stdout, the tool results on stderr",
@@ -269,4 +274,33 @@ Deno.test("client.ts: two servers at once, prefixed, one call on each, then the 
       assert.match(ran.stderr, /\[http\] server exited\n$/);
     },
   );
+});
+
+Deno.test("client.ts logSkipped: one line per import that skipped tools, none otherwise", async () => {
+  await using bad = await listedServer({
+    tools: [
+      entry("fine"),
+      entry("nullable_root", { inputSchema: { type: ["object", "null"] } }),
+      entry(""),
+    ],
+  });
+  await using good = await listedServer({ tools: [entry("fine")] });
+  const imports = [
+    await importTools(good.client, { prefix: "good_" }),
+    await importTools(bad.client, { prefix: "bad_" }),
+  ];
+  assert.deepEqual(imports.map((i) => i.tools.map((t) => t.name)), [
+    ["good_fine"],
+    ["bad_fine"],
+  ]);
+  const logs: string[] = [];
+  logSkipped(imports, (line) => logs.push(line));
+  assert.deepEqual(logs, [
+    "mcp: 2 tool(s) not imported: " +
+    '"nullable_root": weft: ParseSchema: top-level type must be "object", got ""; ' +
+    "entry 2: empty name",
+  ]);
+  const none: string[] = [];
+  logSkipped([imports[0]], (line) => none.push(line));
+  assert.deepEqual(none, []);
 });

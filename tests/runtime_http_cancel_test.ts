@@ -11,6 +11,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { connectHttp } from "../src/runtime/connect_http.ts";
 import { ConnectionLostError } from "../src/runtime/errors.ts";
+import { httpHandler } from "../src/runtime/http_handler.ts";
 import {
   INITIALIZE,
   listen,
@@ -18,7 +19,11 @@ import {
   POST_HEADERS,
   serveWith,
 } from "./fixtures/http_test_server.ts";
-import { childEnv, sleep } from "./fixtures/runtime_server_helpers.ts";
+import {
+  childEnv,
+  sleep,
+  waitUntil,
+} from "./fixtures/runtime_server_helpers.ts";
 
 const WAIT_CALL = JSON.stringify({
   jsonrpc: "2.0",
@@ -251,3 +256,63 @@ for (const sessions of [false, true]) {
     }
   });
 }
+
+Deno.test("connectHttp: a call's signal cuts a POST the server never answers, leaving nothing open", async () => {
+  // initialize (and everything else) reaches a real httpHandler; a tools/call
+  // POST is accepted and never answered: no status, no headers, no body.
+  const release = Promise.withResolvers<void>();
+  const held = Promise.withResolvers<void>();
+  let heldRequest: Request | undefined;
+  const listening = serveWith((newServer) => {
+    const inner = httpHandler(newServer);
+    const hanging = async (req: Request): Promise<Response> => {
+      const text = req.method === "POST" ? await req.clone().text() : "";
+      const method = text === "" ? undefined : JSON.parse(text).method;
+      if (method !== "tools/call") return await inner(req);
+      heldRequest = req;
+      held.resolve();
+      await release.promise;
+      return new Response(null, { status: 503 });
+    };
+    return Object.assign(hanging, { close: () => inner.close() });
+  });
+  try {
+    const errors: Error[] = [];
+    await using client = await connectHttp(listening.url, {
+      onerror: (error) => errors.push(error),
+    });
+    assert.deepEqual(client.getServerVersion(), {
+      name: "fixture",
+      version: "1.0.0",
+    });
+    const controller = new AbortController();
+    const call = client.request(
+      {
+        method: "tools/call",
+        params: { name: "echo", arguments: { never: "answered" } },
+      },
+      CallToolResultSchema,
+      { signal: controller.signal },
+    );
+    await held.promise;
+    await sleep(100); // the POST is well and truly waiting for its headers
+    const reason = new Error("caller gave up");
+    const abortedAt = Date.now();
+    controller.abort(reason);
+    await assert.rejects(call, (error: unknown) => error === reason);
+    const took = Date.now() - abortedAt;
+    assert.ok(took < 500, `cut after ${took} ms`);
+    // The HTTP request itself was dropped, not left open beside the rejection.
+    assert.ok(
+      await waitUntil(() => heldRequest?.signal.aborted === true, 1000),
+      "the held POST was never dropped",
+    );
+    assert.deepEqual(errors, [], "the drop is no transport error");
+    // The client goes on.
+    const { tools } = await client.listTools();
+    assert.ok(tools.some((tool) => tool.name === "echo"));
+  } finally {
+    release.resolve();
+    await listening.close();
+  }
+});

@@ -178,6 +178,47 @@ Deno.test("closing the client ends the server and its descendants", async () => 
   await client.close(); // idempotent
 });
 
+Deno.test("close escalates to SIGKILL after killGrace when the server ignores SIGTERM", async () => {
+  const grace = 300;
+  const { client, pid, stderr } = await startFixture("stubborn", {
+    killGrace: grace,
+  });
+  const closingAt = Date.now();
+  let closedAt = 0;
+  const closing = client.close().then(() => {
+    closedAt = Date.now();
+  });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    assert.ok(
+      await waitUntil(() => stderr.includes("SIGTERM ignored"), grace / 2),
+      stderr.join("\n"),
+    );
+    assert.ok(stderr.includes("served"), "stdin was closed first");
+    await sleep(closingAt + grace - 100 - Date.now());
+    assert.equal(processGone(pid), false, "gone before the grace ended");
+    assert.equal(closedAt, 0, "close resolved before the grace ended");
+    const bound = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, grace + 1500);
+    });
+    await Promise.race([closing, bound]);
+    assert.notEqual(closedAt, 0, "close still pending 1.5 s after the grace");
+  } finally {
+    clearTimeout(timer);
+    if (!processGone(pid)) Deno.kill(pid, "SIGKILL");
+    await closing;
+  }
+  const took = closedAt - closingAt;
+  assert.ok(took >= grace - 10, `close resolved after ${took} ms`);
+  assert.ok(processGone(pid), "server survived close");
+  // The exit the client recorded: SIGKILL, not SIGTERM.
+  await assert.rejects(callText(client, "pid"), (error: unknown) => {
+    assert.ok(error instanceof ServerExitError, String(error));
+    assert.equal(error.signal, "SIGKILL");
+    return true;
+  });
+});
+
 Deno.test("await using disposes the client and its process", async () => {
   let pid = 0;
   {

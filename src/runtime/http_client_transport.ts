@@ -29,7 +29,7 @@ type RequestId = string | number;
 interface Call {
   answered: boolean;
   dropped: boolean;
-  /** Cancels the request's response stream, once there is one. */
+  /** Drops the request: aborts its POST, then cancels its response stream. */
   drop?: () => void;
 }
 
@@ -137,12 +137,29 @@ export class LosslessHttpTransport implements Transport {
     const call = id === undefined ? undefined : this.#calls.get(id);
     // A GET naming a Last-Event-ID resumes a stream calls were waiting on.
     const resumed = this.#takeResuming(init);
+    // Until its response begins, a cancelled call's POST is dropped by
+    // aborting the fetch; a server that never answers must not hold it.
+    const drop = call === undefined ? undefined : new AbortController();
+    if (call !== undefined && drop !== undefined) {
+      call.drop = () => drop.abort(new Error("request cancelled"));
+      if (call.dropped) call.drop();
+      const outer = init?.signal;
+      init = {
+        ...init,
+        signal: outer ? AbortSignal.any([outer, drop.signal]) : drop.signal,
+      };
+    }
     let response: Response;
     try {
       response = await this.#fetch(input, init);
     } catch (error) {
       for (const waiting of resumed) this.#loseIfPending(waiting, error);
+      // The SDK already rejected the call with its signal's reason: end the
+      // send quietly (202: no body), not as a transport error.
+      if (drop?.signal.aborted) return new Response(null, { status: 202 });
       throw error;
+    } finally {
+      if (call !== undefined) call.drop = undefined;
     }
     if (!response.ok || response.body === null) {
       for (const waiting of resumed) this.#loseIfPending(waiting);
