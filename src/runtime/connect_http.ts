@@ -12,6 +12,7 @@ import type {
 } from "@modelcontextprotocol/sdk/types.js";
 import {
   type ClientLink,
+  closeClientOnAbort,
   DEFAULT_CLIENT_INFO,
   McpClient,
 } from "./disposable_client.ts";
@@ -108,11 +109,7 @@ class HttpLink implements ClientLink {
   }
 
   closeOnAbort(signal: AbortSignal | undefined, client: McpClient): void {
-    if (signal === undefined) return;
-    const onAbort = () => void client.close();
-    if (signal.aborted) return onAbort();
-    signal.addEventListener("abort", onAbort, { once: true });
-    this.#unwatch = () => signal.removeEventListener("abort", onAbort);
+    this.#unwatch = closeClientOnAbort(signal, client);
   }
 
   async #shutdown(closeProtocol: () => Promise<void>): Promise<void> {

@@ -10,7 +10,11 @@ import type {
   ClientCapabilities,
   Implementation,
 } from "@modelcontextprotocol/sdk/types.js";
-import { DEFAULT_CLIENT_INFO, McpClient } from "./disposable_client.ts";
+import {
+  closeClientOnAbort,
+  DEFAULT_CLIENT_INFO,
+  McpClient,
+} from "./disposable_client.ts";
 import { ConnectionLostError, ServerExitError } from "./errors.ts";
 import { LineSplitStream } from "./line_splitter.ts";
 import {
@@ -227,11 +231,7 @@ class StdioConnection {
   }
 
   closeOnAbort(signal: AbortSignal | undefined, client: McpClient): void {
-    if (signal === undefined) return;
-    const onAbort = () => void client.close();
-    if (signal.aborted) return onAbort();
-    signal.addEventListener("abort", onAbort, { once: true });
-    this.#unwatch = () => signal.removeEventListener("abort", onAbort);
+    this.#unwatch = closeClientOnAbort(signal, client);
   }
 
   async #shutdown(closeProtocol: () => Promise<void>): Promise<void> {

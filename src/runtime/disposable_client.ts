@@ -46,6 +46,24 @@ export interface ClientLink {
 }
 
 /**
+ * Closes `client` when `signal` aborts (at once if it already has).
+ * Returns the function that stops watching; connectors call it on close.
+ */
+export function closeClientOnAbort(
+  signal: AbortSignal | undefined,
+  client: McpClient,
+): () => void {
+  if (signal === undefined) return () => {};
+  const onAbort = () => void client.close();
+  if (signal.aborted) {
+    onAbort();
+    return () => {};
+  }
+  signal.addEventListener("abort", onAbort, { once: true });
+  return () => signal.removeEventListener("abort", onAbort);
+}
+
+/**
  * An SDK `Client` that owns its connection: `close()` (or `await using`)
  * ends it — the child process and its descendants for `connectStdio`, the
  * HTTP session for `connectHttp`.
