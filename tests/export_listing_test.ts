@@ -9,38 +9,15 @@ import { z } from "zod";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { ToolError } from "../src/core/errors.ts";
 import { rawTool, tool, type ToolDef } from "../src/core/tool.ts";
-import { exportTools } from "../src/mcp/export.ts";
 import { argumentText } from "../src/mcp/registry.ts";
-import { callRaw, connected, onlyText } from "./_helpers/export_pair.ts";
+import { callRaw, onlyText } from "./_helpers/export_pair.ts";
+import {
+  echo,
+  lookupOrder,
+  mirror,
+  pairWith,
+} from "./_helpers/export_tools.ts";
 import { assertJsonEqual } from "./_helpers/json_equal.ts";
-
-const lookupOrder = tool({
-  name: "lookup_order",
-  description: "Look up an order by ID.",
-  input: z.object({ order_id: z.string().describe("the order to look up") }),
-  output: z.object({ id: z.string(), status: z.string() }),
-  run: ({ order_id }) => ({ id: order_id, status: "shipped" }),
-});
-
-const echo = tool({
-  name: "echo",
-  description: "Echo the text.",
-  input: z.object({ text: z.string() }),
-  run: ({ text }) => "heard: " + text,
-});
-
-/** A raw tool that answers with the argument text it received. */
-function mirror(name = "mirror"): ToolDef {
-  return rawTool({
-    name,
-    description: "Mirror the arguments.",
-    run: (args) => args,
-  });
-}
-
-function pairWith(...tools: ToolDef[]) {
-  return connected((server) => exportTools(server, ...tools));
-}
 
 Deno.test("E-3: listing carries name, description, schemas whole, outputSchema only when present, no annotations", async () => {
   const foreign = rawTool({
