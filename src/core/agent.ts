@@ -5,6 +5,7 @@
  * @module
  */
 
+import { quote } from "./errors.ts";
 import type { EventHandler } from "./events.ts";
 import type { ToolMiddleware } from "./middleware.ts";
 import type { Model } from "./model.ts";
@@ -13,6 +14,7 @@ import { OutputRecorder, outputTool } from "./output.ts";
 import { DEFAULT_MAX_RESULT_BYTES } from "./policy.ts";
 import type { RunResult } from "./run.ts";
 import { snapshotTools, toolChain } from "./chain.ts";
+import { context } from "./tool_build.ts";
 import type { ProgressFn, StandardSchemaWithJSON, ToolDef } from "./tool.ts";
 
 /** How an agent is built. Every field is optional. */
@@ -166,16 +168,11 @@ export class Agent {
       middleware: this.#config.middleware,
       strictInput: this.#config.strictInput,
     });
-    const signal = options.signal ?? new AbortController().signal;
-    const ctx: {
-      signal: AbortSignal;
-      lineage: readonly object[];
-      progress?: ProgressFn;
-    } = {
-      signal,
+    const ctx = context({
+      signal: options.signal,
       lineage: options.lineage ?? [],
-    };
-    if (typeof options.progress === "function") ctx.progress = options.progress;
+      progress: options.progress,
+    });
     return await caller({ id: options.id ?? "", name, args }, ctx);
   }
 }
@@ -188,7 +185,7 @@ function checkTools(tools: readonly ToolDef[]): void {
     }
     if (seen.has(tool.name)) {
       throw new TypeError(
-        `weft: duplicate tool name ${JSON.stringify(tool.name)}`,
+        `weft: duplicate tool name ${quote(tool.name)}`,
       );
     }
     seen.add(tool.name);

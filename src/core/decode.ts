@@ -22,7 +22,7 @@
  */
 
 import type { StandardSchemaV1 } from "@standard-schema/spec";
-import { InvalidInputError } from "./errors.ts";
+import { InvalidInputError, quote } from "./errors.ts";
 import { jsonTypeOf } from "./json.ts";
 import { JsonSyntaxError, scanJson } from "./json_scan.ts";
 
@@ -194,9 +194,9 @@ function walk(
   if (options.types) {
     const expected = expectedType(node, value);
     if (expected !== undefined) {
-      return `field ${
-        JSON.stringify(dotted(path))
-      }: expected ${expected}, got ${jsonTypeOf(value)}`;
+      return `field ${quote(dotted(path))}: expected ${expected}, got ${
+        jsonTypeOf(value)
+      }`;
     }
   }
   if (Array.isArray(value)) {
@@ -232,16 +232,14 @@ function walkObject(
       if (found !== undefined) return found;
     } else if (declared === undefined && closed && options.unknown) {
       return `unknown field ${
-        JSON.stringify(dotted([...path, key]))
+        quote(dotted([...path, key]))
       }: not in the schema`;
     }
   }
   if (options.types && Array.isArray(node.required)) {
     for (const name of node.required) {
       if (typeof name === "string" && !Object.hasOwn(value, name)) {
-        return `missing required field ${
-          JSON.stringify(dotted([...path, name]))
-        }`;
+        return `missing required field ${quote(dotted([...path, name]))}`;
       }
     }
   }
@@ -326,7 +324,5 @@ function validatorReason(
   }
   if (best === undefined) return "the arguments do not satisfy the schema";
   const path = dotted(segmentsOf(best));
-  return path === ""
-    ? best.message
-    : `field ${JSON.stringify(path)}: ${best.message}`;
+  return path === "" ? best.message : `field ${quote(path)}: ${best.message}`;
 }

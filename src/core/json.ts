@@ -196,14 +196,23 @@ export function isPlainJson(value: unknown): boolean {
   }
 }
 
+/**
+ * Whether a number reads back unchanged through a JSON round trip: finite,
+ * not `-0`, and an integer only when it is a safe one. Internal to weft
+ * (the plain-JSON checks of `isPlainJson` and the schema copy).
+ */
+export function isPlainNumber(value: number): boolean {
+  return Number.isFinite(value) && !Object.is(value, -0) &&
+    (!Number.isInteger(value) || Number.isSafeInteger(value));
+}
+
 function plainNode(value: unknown): boolean {
   switch (typeof value) {
     case "string":
     case "boolean":
       return true;
     case "number":
-      return Number.isFinite(value) && !Object.is(value, -0) &&
-        (!Number.isInteger(value) || Number.isSafeInteger(value));
+      return isPlainNumber(value);
     case "object":
       break;
     default:

@@ -8,9 +8,10 @@
  * @module
  */
 
-import { SchemaError } from "./errors.ts";
+import { quote, SchemaError } from "./errors.ts";
 import {
   isPlainJson,
+  isPlainNumber,
   isRawJson,
   parseLossless,
   stringifyExact,
@@ -127,7 +128,7 @@ function root(value: unknown, kind: RootKind): Schema {
   const type = typeof doc.type === "string" ? doc.type : "";
   if (type !== "object") {
     throw new SchemaError(
-      `top-level type must be "object", got ${JSON.stringify(type)}`,
+      `top-level type must be "object", got ${quote(type)}`,
     );
   }
   return new SchemaNode(doc, kind);
@@ -191,10 +192,7 @@ function copyNode(value: unknown): unknown {
     case "boolean":
       return value;
     case "number":
-      if (
-        Number.isFinite(value) && !Object.is(value, -0) &&
-        (!Number.isInteger(value) || Number.isSafeInteger(value))
-      ) return value;
+      if (isPlainNumber(value)) return value;
       throw NOT_PLAIN;
     case "object":
       break;

@@ -13,6 +13,7 @@ import type {
   StandardJSONSchemaV1,
   StandardSchemaV1,
 } from "@standard-schema/spec";
+import { quote } from "./errors.ts";
 import type { ToolMiddleware } from "./middleware.ts";
 import type { Schema } from "./schema.ts";
 import {
@@ -218,12 +219,12 @@ export function tool<I, O = unknown>(def: TypedToolDef<I, O>): ToolDef {
   ) {
     throw new TypeError(
       `weft: Tool ${
-        JSON.stringify(name)
+        quote(name)
       }: input must be a Standard Schema that implements Standard JSON Schema`,
     );
   }
   const inputSchema = objectSchema(
-    () => `weft: Tool ${JSON.stringify(name)}: input`,
+    () => `weft: Tool ${quote(name)}: input`,
     derive(name, "input", () => std.jsonSchema.input(TARGET)),
   );
   let outputSchema: Schema | undefined;
@@ -231,9 +232,7 @@ export function tool<I, O = unknown>(def: TypedToolDef<I, O>): ToolDef {
     const out = output?.["~standard"];
     if (typeof out?.jsonSchema?.output !== "function") {
       throw new TypeError(
-        `weft: Tool ${
-          JSON.stringify(name)
-        }: output must implement Standard JSON Schema`,
+        `weft: Tool ${quote(name)}: output must implement Standard JSON Schema`,
       );
     }
     outputSchema = maybeObjectSchema(
@@ -269,14 +268,14 @@ export function tool<I, O = unknown>(def: TypedToolDef<I, O>): ToolDef {
 export function rawTool(def: RawToolDef): ToolDef {
   const name = checkName("RawTool", def);
   const inputSchema = objectSchema(
-    () => `weft: RawTool ${JSON.stringify(name)}: inputSchema`,
+    () => `weft: RawTool ${quote(name)}: inputSchema`,
     def.inputSchema ?? { type: "object" },
   );
   const outputSchema =
     def.outputSchema === undefined || def.outputSchema === null
       ? undefined
       : objectSchema(
-        () => `weft: RawTool ${JSON.stringify(name)}: outputSchema`,
+        () => `weft: RawTool ${quote(name)}: outputSchema`,
         def.outputSchema,
       );
   const run = def.run;
@@ -284,7 +283,7 @@ export function rawTool(def: RawToolDef): ToolDef {
     if (typeof result !== "string") {
       throw new TypeError(
         `weft: RawTool ${
-          JSON.stringify(name)
+          quote(name)
         } handler returned ${typeof result}, not a string`,
       );
     }

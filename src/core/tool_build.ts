@@ -6,7 +6,7 @@
  * @module
  */
 
-import { SchemaError, ToolOutputError } from "./errors.ts";
+import { quote, SchemaError, ToolOutputError } from "./errors.ts";
 import { stringifyExact } from "./json.ts";
 import { reuseSchema, type Schema } from "./schema.ts";
 import type { ToolMiddleware } from "./middleware.ts";
@@ -31,7 +31,7 @@ export function checkName(
   }
   if (typeof def.run !== "function") {
     throw new TypeError(
-      `weft: ${kind} ${JSON.stringify(def.name)} called without a run function`,
+      `weft: ${kind} ${quote(def.name)} called without a run function`,
     );
   }
   return def.name;
@@ -49,7 +49,7 @@ export function derive(
     const why = err instanceof Error ? err.message : String(err);
     throw new TypeError(
       `weft: Tool ${
-        JSON.stringify(name)
+        quote(name)
       }: ${which} JSON Schema could not be derived: ${why}`,
       { cause: err },
     );

@@ -8,7 +8,7 @@
  */
 
 import { raceAbort } from "./abort.ts";
-import { ModelContractError, ModelStreamError } from "./errors.ts";
+import { ModelContractError, ModelStreamError, quote } from "./errors.ts";
 import type { ReasoningPart, ToolCallPart } from "./messages.ts";
 import type {
   FinishEvent,
@@ -134,7 +134,7 @@ class TurnBuilder {
     }
     if (this.#ids.has(id)) {
       throw new ModelContractError(
-        `duplicate tool call ID ${JSON.stringify(id)}`,
+        `duplicate tool call ID ${quote(id)}`,
       );
     }
     this.#ids.add(id);
