@@ -81,8 +81,20 @@ async function run(
   };
 }
 
+/** `deno` arguments that run cli.ts. */
+const CLI = ["run", "-A", "--quiet", "cli.ts"];
+
+/** The bundled server as an explicit stdio command (after `--`). */
+const SERVER_COMMAND = [
+  Deno.execPath(),
+  "run",
+  "-A",
+  "--quiet",
+  "examples/server.ts",
+];
+
 function cli(...args: string[]): Promise<Ran> {
-  return run(["run", "-A", "--quiet", "cli.ts", ...args]);
+  return run([...CLI, ...args]);
 }
 
 /** Whether any process's command line has `needle` as one of its words. */
@@ -462,15 +474,7 @@ Deno.test("inspect", async (t) => {
     assert.equal(ran.stdout, BUNDLED);
   });
   await t.step("a stdio command after --", async () => {
-    const ran = await cli(
-      "inspect",
-      "--",
-      Deno.execPath(),
-      "run",
-      "-A",
-      "--quiet",
-      "examples/server.ts",
-    );
+    const ran = await cli("inspect", "--", ...SERVER_COMMAND);
     assert.equal(ran.code, ExitCode.ok, ran.stderr);
     assert.equal(ran.stdout, BUNDLED);
   });
@@ -526,11 +530,7 @@ Deno.test("call", async (t) => {
       "lookup_order",
       "{}",
       "--",
-      Deno.execPath(),
-      "run",
-      "-A",
-      "--quiet",
-      "examples/server.ts",
+      ...SERVER_COMMAND,
     );
     assert.equal(ran.code, ExitCode.toolError);
     assert.equal(
@@ -659,16 +659,7 @@ Deno.test("failures", async (t) => {
     },
   );
   await t.step("SIGINT closes the server and exits 130", async () => {
-    const ran = await run([
-      "run",
-      "-A",
-      "--quiet",
-      "cli.ts",
-      "inspect",
-      "--",
-      "sleep",
-      "27.1828",
-    ], {
+    const ran = await run([...CLI, "inspect", "--", "sleep", "27.1828"], {
       signalAfter: 1500,
     });
     assert.equal(ran.code, ExitCode.interrupted, ran.stderr);

@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { HttpRefusalError } from "../src/runtime/errors.ts";
 import { httpHandler } from "../src/runtime/http_handler.ts";
+import { checkRebinding } from "../src/runtime/http_guard.ts";
 import { buildToolServer } from "./fixtures/tool_server.ts";
 import {
   INITIALIZE,
@@ -173,4 +174,40 @@ Deno.test("DNS rebinding: without a Host header the request URL's host is judged
   } finally {
     await listening.close();
   }
+});
+
+Deno.test("checkRebinding names each refusal in our words", () => {
+  const req = (headers: Record<string, string>) =>
+    new Request("http://localhost/mcp", { method: "POST", headers });
+  const cases: [Request, Parameters<typeof checkRebinding>[2], string][] = [
+    [
+      req({ host: "evil.example" }),
+      {},
+      "Host is not a loopback name on a local request",
+    ],
+    [
+      req({ host: "other.example" }),
+      { allowedHosts: ["mcp.example"] },
+      "Host not in allowedHosts",
+    ],
+    [
+      req({ origin: "https://evil.example" }),
+      { allowedOrigins: ["https://app.example"] },
+      "Origin not in allowedOrigins",
+    ],
+    [
+      req({ origin: "http://evil.example" }),
+      {},
+      "Origin is not a loopback origin",
+    ],
+    [req({ origin: "null" }), {}, "Origin is not a URL"],
+  ];
+  for (const [request, options, reason] of cases) {
+    const refusal = checkRebinding(request, undefined, options);
+    assert.equal(refusal?.reason, reason);
+  }
+  assert.equal(
+    checkRebinding(req({ host: "localhost:9" }), undefined, {}),
+    undefined,
+  );
 });

@@ -35,18 +35,6 @@ import {
 
 const timestamp = /-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z$/;
 
-async function readChecks(dir: string): Promise<Check[] | undefined> {
-  try {
-    const doc: unknown = JSON.parse(
-      await Deno.readTextFile(`${dir}/checks.json`),
-    );
-    return Array.isArray(doc) ? doc as Check[] : undefined;
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return undefined;
-    throw e;
-  }
-}
-
 async function readText(path: string): Promise<string | undefined> {
   try {
     return await Deno.readTextFile(path);
@@ -54,6 +42,13 @@ async function readText(path: string): Promise<string | undefined> {
     if (e instanceof Deno.errors.NotFound) return undefined;
     throw e;
   }
+}
+
+async function readChecks(dir: string): Promise<Check[] | undefined> {
+  const text = await readText(`${dir}/checks.json`);
+  if (text === undefined) return undefined;
+  const doc: unknown = JSON.parse(text);
+  return Array.isArray(doc) ? doc as Check[] : undefined;
 }
 
 async function serverResults(
