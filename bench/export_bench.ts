@@ -29,6 +29,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { tool } from "../src/core/tool.ts";
 import { exportTools } from "../src/mcp/export.ts";
+import { interleavedMedians } from "./_medians.ts";
 
 const LIST_SIZE = 1000;
 
@@ -200,86 +201,53 @@ Deno.bench(
   },
 );
 
-function median(samples: number[]): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1
-    ? sorted[mid]
-    : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
-// Each operation timed on its own, the two sides interleaved one for one and
-// alternating which goes first (so load from other processes, and each
-// side's garbage, hits both alike); the median per side is the steady cost.
+// Each operation timed on its own, the two sides interleaved (bench/_medians.ts).
 async function medians(): Promise<void> {
-  const pairs: [
-    string,
-    () => Promise<unknown>,
-    () => Promise<unknown>,
-    number,
-  ][] = [
-    [
-      "tools/call",
-      () =>
+  const results = await interleavedMedians([
+    {
+      label: "tools/call",
+      sdk: () =>
         sdkClient.callTool({
           name: "echo",
           arguments: { text: "hello", times: 2 },
         }),
-      () =>
+      weft: () =>
         weftClient.callTool({
           name: "echo",
           arguments: { text: "hello", times: 2 },
         }),
-      20000,
-    ],
-    [
-      "tools/call structured",
-      () =>
+      n: 20000,
+    },
+    {
+      label: "tools/call structured",
+      sdk: () =>
         sdkClient.callTool({
           name: "lookup_order",
           arguments: { order_id: "1234" },
         }),
-      () =>
+      weft: () =>
         weftClient.callTool({
           name: "lookup_order",
           arguments: { order_id: "1234" },
         }),
-      20000,
-    ],
-    [
-      "tools/list 1000",
-      () => sdkListClient.listTools(),
-      () => weftListClient.listTools(),
-      200,
-    ],
-  ];
+      n: 20000,
+    },
+    {
+      label: "tools/list 1000",
+      sdk: () => sdkListClient.listTools(),
+      weft: () => weftListClient.listTools(),
+      n: 200,
+    },
+  ]);
   console.log(
     "| group | McpServer median | exportTools median | throughput weft/SDK |",
   );
   console.log("| --- | --- | --- | --- |");
-  for (const [group, sdk, weft, n] of pairs) {
-    const sdkTimes: number[] = [];
-    const weftTimes: number[] = [];
-    for (let i = 0; i < n / 10; i++) { // warm-up
-      await sdk();
-      await weft();
-    }
-    for (let i = 0; i < n; i++) {
-      const order = i % 2 === 0 ? [sdk, weft] : [weft, sdk];
-      for (const op of order) {
-        const started = performance.now();
-        await op();
-        (op === sdk ? sdkTimes : weftTimes).push(
-          (performance.now() - started) * 1000,
-        );
-      }
-    }
-    const s = median(sdkTimes);
-    const w = median(weftTimes);
+  for (const { label, sdk, weft } of results) {
     console.log(
-      `| ${group} | ${s.toFixed(1)} µs | ${w.toFixed(1)} µs | ${
-        (s / w).toFixed(2)
-      }× |`,
+      `| ${label} | ${(sdk * 1000).toFixed(1)} µs | ${
+        (weft * 1000).toFixed(1)
+      } µs | ${(sdk / weft).toFixed(2)}× |`,
     );
   }
 }

@@ -18,6 +18,7 @@ import {
   ListToolsRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { importTools } from "../mod.ts";
+import { interleavedMedians } from "./_medians.ts";
 
 const TOOLS = 1000;
 const PAGE = 100;
@@ -173,61 +174,39 @@ if (import.meta.main && Deno.args.includes("--medians")) {
 }
 
 async function medians(): Promise<void> {
-  const pairs: [
-    string,
-    () => Promise<unknown>,
-    () => Promise<unknown>,
-    number,
-  ][] = [
-    ["list (1,000 tools)", sdkListAll, () => importTools(client), 300],
-    [
-      "call",
-      () =>
+  const results = await interleavedMedians([
+    {
+      label: "list (1,000 tools)",
+      sdk: sdkListAll,
+      weft: () => importTools(client),
+      n: 300,
+    },
+    {
+      label: "call",
+      sdk: () =>
         client.callTool({ name: "tool_0", arguments: { q: "weft", limit: 5 } }),
-      () => imported.invoke(args),
-      20000,
-    ],
-    [
-      "call, SDK given a signal too",
-      () =>
+      weft: () => imported.invoke(args),
+      n: 20000,
+    },
+    {
+      label: "call, SDK given a signal too",
+      sdk: () =>
         client.callTool(
           { name: "tool_0", arguments: { q: "weft", limit: 5 } },
           undefined,
           { signal: sdkRunSignal },
         ),
-      () => imported.invoke(args, { signal: bridgeRunSignal }),
-      20000,
-    ],
-  ];
-  for (const [label, sdk, bridge, n] of pairs) {
-    const a: number[] = [];
-    const b: number[] = [];
-    for (let i = 0; i < n / 10; i++) {
-      await sdk();
-      await bridge();
-    }
-    // Alternate which side runs first, so neither always follows the other's garbage.
-    for (let i = 0; i < n; i++) {
-      const order = i % 2 === 0 ? [sdk, bridge] : [bridge, sdk];
-      for (const f of order) {
-        const t = performance.now();
-        await f();
-        (f === sdk ? a : b).push(performance.now() - t);
-      }
-    }
-    const ma = median(a);
-    const mb = median(b);
+      weft: () => imported.invoke(args, { signal: bridgeRunSignal }),
+      n: 20000,
+    },
+  ]);
+  for (const { label, sdk, weft } of results) {
     console.log(
-      `${label}: SDK median ${format(ma)}, bridge median ${format(mb)}, ratio ${
-        (mb / ma).toFixed(2)
-      }x`,
+      `${label}: SDK median ${format(sdk)}, bridge median ${
+        format(weft)
+      }, ratio ${(weft / sdk).toFixed(2)}x`,
     );
   }
-}
-
-function median(xs: number[]): number {
-  const sorted = [...xs].sort((x, y) => x - y);
-  return sorted[Math.floor(sorted.length / 2)];
 }
 
 function format(ms: number): string {

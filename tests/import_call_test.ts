@@ -25,6 +25,7 @@ import {
   RpcFailure,
   type TestServer,
   textResult,
+  withMethod,
 } from "./_helpers/mcp_servers.ts";
 
 async function only(
@@ -43,9 +44,7 @@ Deno.test("I-30: one tools/call per invocation, under the server's name, with th
   assert.deepEqual(s.calls.map((c) => [c.name, c.arguments]), [["search", {
     q: "weft",
   }], ["search", { q: "mcp" }]]);
-  const requests = s.sent.filter((m) =>
-    "method" in m && m.method === "tools/call"
-  );
+  const requests = withMethod(s.sent, "tools/call");
   assert.equal(requests.length, 2);
 });
 
@@ -154,9 +153,7 @@ Deno.test("I-32: aborting the call's signal cancels the remote request (notifica
     return true;
   });
   assert.equal(s.calls[0].signal.aborted, true);
-  const cancelled = s.sent.filter((m) =>
-    "method" in m && m.method === "notifications/cancelled"
-  );
+  const cancelled = withMethod(s.sent, "notifications/cancelled");
   assert.equal(cancelled.length, 1);
 });
 
@@ -186,9 +183,7 @@ Deno.test("I-32: a long-lived signal aborting after calls finished cancels nothi
   run.abort();
   await new Promise((resolve) => setTimeout(resolve, 0));
   assert.equal(
-    s.sent.filter((m) =>
-      "method" in m && m.method === "notifications/cancelled"
-    ).length,
+    withMethod(s.sent, "notifications/cancelled").length,
     0,
   );
 });
@@ -376,9 +371,9 @@ Deno.test("I-38: with no progress listener, progress is not requested: the call 
   await using s = await listedServer({ tools: [entry("t")] });
   const t = await only(s.client);
   assert.equal(await t.invoke("{}"), "called");
-  const call = s.sent.find((m) =>
-    "method" in m && m.method === "tools/call"
-  ) as { params?: { _meta?: unknown } };
+  const call = withMethod(s.sent, "tools/call")[0] as {
+    params?: { _meta?: unknown };
+  };
   assert.equal(call.params?._meta, undefined);
 });
 

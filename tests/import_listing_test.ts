@@ -15,6 +15,7 @@ import {
   listedServer,
   rawPeer,
   type TestServer,
+  withMethod,
 } from "./_helpers/mcp_servers.ts";
 
 Deno.test("I-1: importTools takes a client and an optional options bag; an absent or empty bag changes nothing", async () => {
@@ -143,9 +144,7 @@ Deno.test("I-6: a signal ending mid-list rejects with its reason unchanged, disc
     (err) => err === reason,
   );
   release();
-  const cancelled = s.sent.filter((m) =>
-    "method" in m && m.method === "notifications/cancelled"
-  );
+  const cancelled = withMethod(s.sent, "notifications/cancelled");
   assert.equal(cancelled.length, 1);
 });
 

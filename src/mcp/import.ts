@@ -171,9 +171,15 @@ function importEntry(
   }
   const name = prefix + serverName;
   if (imported.has(name)) return new DuplicateNameError(serverName);
+  // The schema as it came off the wire, adopted rather than copied (ADR
+  // 0065): the entry is the transport's, fresh from its JSON reader (over
+  // the in-memory transport, the server's own object, never frozen or
+  // written). A string is a JSON string value (a double-encoded schema), not
+  // a document to parse: it is refused as "not a JSON object", like every
+  // other non-object.
   let inputSchema: Schema;
   try {
-    inputSchema = parseWireSchema(entry.inputSchema);
+    inputSchema = adoptSchema(entry.inputSchema);
   } catch (err) {
     if (err instanceof SchemaError) return err;
     throw err;
@@ -205,16 +211,6 @@ function importEntry(
     },
     (args, options) => call(args, options.signal, options.progress),
   );
-}
-
-// A schema value as it came off the wire, adopted rather than copied (ADR
-// 0065): the entry is the transport's, fresh from its JSON reader (over the
-// in-memory transport, the server's own object, never frozen or written).
-// A string is a JSON string value (a double-encoded schema), not a document
-// to parse: it is refused as "not a JSON object", like every other
-// non-object.
-function parseWireSchema(value: unknown): Schema {
-  return adoptSchema(value);
 }
 
 function objectOutputSchema(value: unknown): Schema | undefined {

@@ -177,7 +177,7 @@ function call(
  * A call with a progress token runs with a progress sink, closed and
  * drained before the result is answered: no notification follows it.
  */
-export function answer(
+function answer(
   entry: Exported,
   args: unknown,
   extra: CallExtra,

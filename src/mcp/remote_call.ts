@@ -65,35 +65,21 @@ export function remoteCaller(
         arguments: decodeArguments(args, toolName) as Record<string, unknown>,
       },
     };
-    let result: Record<string, unknown>;
     const onprogress = progress === undefined ? undefined : forward(progress);
-    if (signal === undefined || signal === null) {
-      try {
-        result = await client.request(
-          request,
-          ResultSchema,
-          onprogress === undefined
-            ? UNCANCELLABLE
-            : { timeout: NO_SDK_TIMEOUT, onprogress },
-        );
-      } catch (err) {
-        throw new McpTransportError(err);
-      }
-    } else {
-      const link = linkSignal(signal);
-      try {
-        result = await client.request(
-          request,
-          ResultSchema,
-          onprogress === undefined
-            ? { signal: link.signal, timeout: NO_SDK_TIMEOUT }
-            : { signal: link.signal, timeout: NO_SDK_TIMEOUT, onprogress },
-        );
-      } catch (err) {
-        throw new McpTransportError(err);
-      } finally {
-        link.unlink();
-      }
+    const link = signal === undefined || signal === null
+      ? undefined
+      : linkSignal(signal);
+    let result: Record<string, unknown>;
+    try {
+      result = await client.request(
+        request,
+        ResultSchema,
+        requestOptions(link?.signal, onprogress),
+      );
+    } catch (err) {
+      throw new McpTransportError(err);
+    } finally {
+      link?.unlink();
     }
     const text = renderContent(result);
     if (result.isError === true) throw new RemoteToolError(text);
@@ -102,6 +88,22 @@ export function remoteCaller(
 }
 
 const UNCANCELLABLE = Object.freeze({ timeout: NO_SDK_TIMEOUT });
+
+// The request options: the signal and the progress handler only when there
+// are ones (the common call, neither, shares one frozen object).
+function requestOptions(
+  signal: AbortSignal | undefined,
+  onprogress: ((remote: Progress) => void) | undefined,
+): { timeout: number; signal?: AbortSignal; onprogress?: typeof onprogress } {
+  if (signal === undefined) {
+    return onprogress === undefined
+      ? UNCANCELLABLE
+      : { timeout: NO_SDK_TIMEOUT, onprogress };
+  }
+  return onprogress === undefined
+    ? { signal, timeout: NO_SDK_TIMEOUT }
+    : { signal, timeout: NO_SDK_TIMEOUT, onprogress };
+}
 
 /** A remote `notifications/progress` (the SDK strips the token), passed on as given. */
 function forward(progress: ProgressFn): (remote: Progress) => void {

@@ -8,7 +8,7 @@
 import { errorText, ToolError } from "../core/errors.ts";
 
 /** The text of a remote `isError` result that rendered empty. */
-export const emptyRemoteErrorText = "mcp: tool returned an error";
+const emptyRemoteErrorText = "mcp: tool returned an error";
 
 /**
  * The server answered `isError: true`. The message is the result's rendering

@@ -267,3 +267,11 @@ export function textResult(
 ): Record<string, unknown> {
   return { content: [{ type: "text", text }], ...extra };
 }
+
+/** The messages among `messages` whose JSON-RPC method is `method`, in order. */
+export function withMethod(
+  messages: readonly JSONRPCMessage[],
+  method: string,
+): JSONRPCMessage[] {
+  return messages.filter((m) => "method" in m && m.method === method);
+}
