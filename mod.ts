@@ -137,33 +137,33 @@ export { serveAgent } from "./src/mcp/serve.ts";
 // --- end export ---
 
 // --- runtime: stdio and HTTP (runtime) ---
-export { stdioTransport } from "./src/runtime/stdio_transport.ts";
-export type { StdioTransportOptions } from "./src/runtime/stdio_transport.ts";
-export { serveStdio } from "./src/runtime/serve_stdio.ts";
-export type { ServeStdioOptions } from "./src/runtime/serve_stdio.ts";
+export { stdioTransport } from "./src/runtime/process/stdio_transport.ts";
+export type { StdioTransportOptions } from "./src/runtime/process/stdio_transport.ts";
+export { serveStdio } from "./src/runtime/process/serve_stdio.ts";
+export type { ServeStdioOptions } from "./src/runtime/process/serve_stdio.ts";
 export {
   connectStdio,
   DEFAULT_INHERITED_ENV,
   defaultEnvironment,
-} from "./src/runtime/connect_stdio.ts";
-export type { ConnectStdioOptions } from "./src/runtime/connect_stdio.ts";
-export { httpHandler } from "./src/runtime/http_handler.ts";
+} from "./src/runtime/process/connect_stdio.ts";
+export type { ConnectStdioOptions } from "./src/runtime/process/connect_stdio.ts";
+export { httpHandler } from "./src/runtime/http/handler.ts";
 export type {
   HttpHandler,
   HttpHandlerOptions,
   HttpRequestInfo,
-} from "./src/runtime/http_handler.ts";
-export type { RemoteAddress } from "./src/runtime/http_guard.ts";
-export { DEFAULT_SESSION_IDLE_TIMEOUT } from "./src/runtime/http_sessions.ts";
-export { DEFAULT_SESSION_EVENTS } from "./src/runtime/http_event_store.ts";
-export { connectHttp } from "./src/runtime/connect_http.ts";
-export type { ConnectHttpOptions } from "./src/runtime/connect_http.ts";
+} from "./src/runtime/http/handler.ts";
+export type { RemoteAddress } from "./src/runtime/http/guard.ts";
+export { DEFAULT_SESSION_IDLE_TIMEOUT } from "./src/runtime/http/sessions.ts";
+export { DEFAULT_SESSION_EVENTS } from "./src/runtime/http/event_store.ts";
+export { connectHttp } from "./src/runtime/client/connect_http.ts";
+export type { ConnectHttpOptions } from "./src/runtime/client/connect_http.ts";
 export {
   DEFAULT_CLIENT_INFO,
   McpClient,
-} from "./src/runtime/disposable_client.ts";
-export type { ClientLink } from "./src/runtime/disposable_client.ts";
-export { DEFAULT_KILL_GRACE } from "./src/runtime/process_group.ts";
+} from "./src/runtime/client/disposable_client.ts";
+export type { ClientLink } from "./src/runtime/client/disposable_client.ts";
+export { DEFAULT_KILL_GRACE } from "./src/runtime/process/process_group.ts";
 export {
   ConnectionLostError,
   DEFAULT_MAX_BODY_BYTES,

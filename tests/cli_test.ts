@@ -21,7 +21,7 @@ import {
   USAGE,
   UsageError,
 } from "../cli.ts";
-import { httpHandler } from "../src/runtime/http_handler.ts";
+import { httpHandler } from "../src/runtime/http/handler.ts";
 import { withProgress } from "../src/cli/connect.ts";
 import {
   EmptyNameError,

@@ -6,8 +6,8 @@
 
 import assert from "node:assert/strict";
 import { importTools } from "../mod.ts";
-import { connectHttp } from "../src/runtime/connect_http.ts";
-import { connectStdio } from "../src/runtime/connect_stdio.ts";
+import { connectHttp } from "../src/runtime/client/connect_http.ts";
+import { connectStdio } from "../src/runtime/process/connect_stdio.ts";
 import deploy from "../examples/deploy.ts";
 import { FINAL_TEXT, logSkipped, run } from "../examples/client.ts";
 import { hello } from "../examples/hello.ts";

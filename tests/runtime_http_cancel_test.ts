@@ -9,9 +9,9 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
-import { connectHttp } from "../src/runtime/connect_http.ts";
+import { connectHttp } from "../src/runtime/client/connect_http.ts";
 import { ConnectionLostError } from "../src/runtime/errors.ts";
-import { httpHandler } from "../src/runtime/http_handler.ts";
+import { httpHandler } from "../src/runtime/http/handler.ts";
 import {
   INITIALIZE,
   listen,

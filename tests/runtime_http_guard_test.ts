@@ -2,8 +2,8 @@
 
 import assert from "node:assert/strict";
 import { HttpRefusalError } from "../src/runtime/errors.ts";
-import { httpHandler } from "../src/runtime/http_handler.ts";
-import { checkRebinding } from "../src/runtime/http_guard.ts";
+import { httpHandler } from "../src/runtime/http/handler.ts";
+import { checkRebinding } from "../src/runtime/http/guard.ts";
 import { buildToolServer } from "./fixtures/tool_server.ts";
 import {
   INITIALIZE,

@@ -5,13 +5,13 @@
 import assert from "node:assert/strict";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
-import { connectHttp } from "../src/runtime/connect_http.ts";
+import { connectHttp } from "../src/runtime/client/connect_http.ts";
 import { ConnectionLostError } from "../src/runtime/errors.ts";
 import {
   DEFAULT_SESSION_EVENTS,
   SessionEventStore,
-} from "../src/runtime/http_event_store.ts";
-import type { HttpHandlerOptions } from "../src/runtime/http_handler.ts";
+} from "../src/runtime/http/event_store.ts";
+import type { HttpHandlerOptions } from "../src/runtime/http/handler.ts";
 import { listen, type Listening, post } from "./fixtures/http_test_server.ts";
 
 /** One parsed SSE event. */

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import { connectHttp } from "../src/runtime/connect_http.ts";
+import { connectHttp } from "../src/runtime/client/connect_http.ts";
 import { INITIALIZE, listen, post } from "./fixtures/http_test_server.ts";
 import { sleep } from "./fixtures/runtime_server_helpers.ts";
 

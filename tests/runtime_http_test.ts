@@ -7,10 +7,10 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { isRawJson, parseLossless } from "../src/core/json.ts";
-import { connectHttp } from "../src/runtime/connect_http.ts";
-import type { McpClient } from "../src/runtime/disposable_client.ts";
+import { connectHttp } from "../src/runtime/client/connect_http.ts";
+import type { McpClient } from "../src/runtime/client/disposable_client.ts";
 import { HttpRefusalError } from "../src/runtime/errors.ts";
-import { httpHandler } from "../src/runtime/http_handler.ts";
+import { httpHandler } from "../src/runtime/http/handler.ts";
 import { BIG_DIGITS, buildToolServer } from "./fixtures/tool_server.ts";
 import { INITIALIZE, listen, post } from "./fixtures/http_test_server.ts";
 

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { isRawJson, parseLossless } from "../src/core/json.ts";
-import { connectStdio } from "../src/runtime/connect_stdio.ts";
+import { connectStdio } from "../src/runtime/process/connect_stdio.ts";
 import { ServerExitError } from "../src/runtime/errors.ts";
 import { importTools, McpTransportError, type ToolDef } from "../mod.ts";
 import { BIG_DIGITS } from "./fixtures/tool_server.ts";

@@ -1,7 +1,7 @@
 // connectStdio over a real child process: stderr, environment, malformed lines, odd servers.
 
 import assert from "node:assert/strict";
-import { connectStdio } from "../src/runtime/connect_stdio.ts";
+import { connectStdio } from "../src/runtime/process/connect_stdio.ts";
 import {
   ConnectionLostError,
   LineTooLongError,
@@ -128,7 +128,7 @@ Deno.test("by default the server's stderr reaches ours line by line, prefixed wi
   const script = `
     import { connectStdio } from ${
     JSON.stringify(
-      new URL("../src/runtime/connect_stdio.ts", import.meta.url).href,
+      new URL("../src/runtime/process/connect_stdio.ts", import.meta.url).href,
     )
   };
     await connectStdio("sh", { args: ["-c", "echo first >&2; echo second >&2; exit 4"] }).catch(() => {});

@@ -14,8 +14,8 @@ import {
   PeerProtocolError,
   TransportClosedError,
 } from "../src/runtime/errors.ts";
-import { LineSplitStream } from "../src/runtime/line_splitter.ts";
-import { stdioTransport } from "../src/runtime/stdio_transport.ts";
+import { LineSplitStream } from "../src/runtime/process/line_splitter.ts";
+import { stdioTransport } from "../src/runtime/process/stdio_transport.ts";
 import { buildToolServer } from "./fixtures/tool_server.ts";
 
 const encoder = new TextEncoder();

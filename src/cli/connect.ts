@@ -6,8 +6,8 @@
  */
 
 import type { Client } from "@modelcontextprotocol/sdk/client";
-import { connectHttp } from "../runtime/connect_http.ts";
-import { connectStdio } from "../runtime/connect_stdio.ts";
+import { connectHttp } from "../runtime/client/connect_http.ts";
+import { connectStdio } from "../runtime/process/connect_stdio.ts";
 import type { Target } from "./args.ts";
 
 /** A client that owns its connection: closing it ends the child or the session. */

@@ -19,7 +19,7 @@ import {
   ErrorCode,
   type JSONRPCMessage,
 } from "@modelcontextprotocol/sdk/types.js";
-import { ConnectionLostError } from "./errors.ts";
+import { ConnectionLostError } from "../errors.ts";
 import { RawNumberCodec } from "./raw_number_codec.ts";
 import { SseDataRewriter } from "./sse_rewriter.ts";
 

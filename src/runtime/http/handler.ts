@@ -9,7 +9,7 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 // @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { DEFAULT_MAX_BODY_BYTES, HttpRefusalError } from "./errors.ts";
+import { DEFAULT_MAX_BODY_BYTES, HttpRefusalError } from "../errors.ts";
 import {
   checkRebinding,
   forbidden,
@@ -19,15 +19,15 @@ import {
   readJsonBody,
   type RemoteAddress,
   tooLarge,
-} from "./http_guard.ts";
+} from "./guard.ts";
 import {
   cancelRequests,
   discoverRequest,
   DROPPED_REASON,
   requestIds,
-} from "./http_requests.ts";
-import { DEFAULT_SESSION_EVENTS } from "./http_event_store.ts";
-import { DEFAULT_SESSION_IDLE_TIMEOUT, SessionStore } from "./http_sessions.ts";
+} from "./requests.ts";
+import { DEFAULT_SESSION_EVENTS } from "./event_store.ts";
+import { DEFAULT_SESSION_IDLE_TIMEOUT, SessionStore } from "./sessions.ts";
 import { watchResponse } from "./response_watch.ts";
 
 /** Options of {@link httpHandler}. */
@@ -129,7 +129,7 @@ const ALLOW = { allow: "GET, POST, DELETE" };
  * @example
  * ```ts
  * import { Server } from "@modelcontextprotocol/sdk/server/index.js";
- * import { httpHandler } from "./http_handler.ts";
+ * import { httpHandler } from "./handler.ts";
  * const handler = httpHandler(() => new Server({ name: "demo", version: "1" }, { capabilities: {} }));
  * const res = await handler(new Request("http://localhost/mcp", { method: "PUT" }));
  * console.assert(res.status === 405);

@@ -16,9 +16,9 @@ import {
   primes,
   primingRequest,
   SessionEventStore,
-} from "./http_event_store.ts";
-import { jsonRpcError } from "./http_guard.ts";
-import { cancelRequests, DROPPED_REASON, requestIds } from "./http_requests.ts";
+} from "./event_store.ts";
+import { jsonRpcError } from "./guard.ts";
+import { cancelRequests, DROPPED_REASON, requestIds } from "./requests.ts";
 import { type ConnectionInfo, watchResponse } from "./response_watch.ts";
 
 /** The default idle time after which a session expires, in milliseconds: 10 minutes (ADR 0041). */

@@ -13,14 +13,14 @@ import {
   type JSONRPCMessage,
   JSONRPCMessageSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { parseLossless } from "../core/json.ts";
+import { parseLossless } from "../../core/json.ts";
 import {
   DEFAULT_MAX_LINE_BYTES,
   type LineTooLongError,
   MalformedMessageError,
   PeerProtocolError,
   TransportClosedError,
-} from "./errors.ts";
+} from "../errors.ts";
 import { LineSplitStream } from "./line_splitter.ts";
 
 /** Options of {@link stdioTransport}. */

@@ -21,7 +21,7 @@ import {
   McpError,
   type Request as McpRequest,
 } from "@modelcontextprotocol/sdk/types.js";
-import { ConnectionLostError } from "./errors.ts";
+import { ConnectionLostError } from "../errors.ts";
 
 /** The name and version a runtime client introduces itself with by default. */
 export const DEFAULT_CLIENT_INFO: Implementation = {

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { DEFAULT_MAX_LINE_BYTES, LineTooLongError } from "./errors.ts";
+import { DEFAULT_MAX_LINE_BYTES, LineTooLongError } from "../errors.ts";
 
 /** Options of {@link LineSplitStream}. */
 export interface LineSplitOptions {

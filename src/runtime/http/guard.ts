@@ -6,7 +6,7 @@
  * @module
  */
 
-import { parseLossless } from "../core/json.ts";
+import { parseLossless } from "../../core/json.ts";
 
 /** The remote side of a request, as `Deno.serve` passes it (`info.remoteAddr`). */
 export interface RemoteAddress {

@@ -14,8 +14,8 @@ import {
   closeClientOnAbort,
   DEFAULT_CLIENT_INFO,
   McpClient,
-} from "./disposable_client.ts";
-import { ConnectionLostError, ServerExitError } from "./errors.ts";
+} from "../client/disposable_client.ts";
+import { ConnectionLostError, ServerExitError } from "../errors.ts";
 import { LineSplitStream } from "./line_splitter.ts";
 import {
   DEFAULT_KILL_GRACE,

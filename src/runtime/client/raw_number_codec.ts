@@ -8,7 +8,7 @@
  * @module
  */
 
-import { isRawJson, parseLossless } from "../core/json.ts";
+import { isRawJson, parseLossless } from "../../core/json.ts";
 
 interface RawJsonApi {
   rawJSON(text: string): unknown;

@@ -46,7 +46,7 @@ interface Kept {
  *
  * @example
  * ```ts
- * import { SessionEventStore } from "./http_event_store.ts";
+ * import { SessionEventStore } from "./event_store.ts";
  * const store = new SessionEventStore(2);
  * const first = await store.storeEvent("s", { jsonrpc: "2.0", method: "a" });
  * await store.storeEvent("s", { jsonrpc: "2.0", method: "b" });

@@ -16,8 +16,8 @@ import {
   DEFAULT_CLIENT_INFO,
   McpClient,
 } from "./disposable_client.ts";
-import type { ConnectionLostError } from "./errors.ts";
-import { LosslessHttpTransport } from "./http_client_transport.ts";
+import type { ConnectionLostError } from "../errors.ts";
+import { LosslessHttpTransport } from "./http_transport.ts";
 
 /** Options of {@link connectHttp}. */
 export interface ConnectHttpOptions {
