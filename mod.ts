@@ -116,6 +116,24 @@ export {
 export { CANCELED_BEFORE_START } from "./src/core/dispatch.ts";
 // --- end agent loop ---
 
+// --- core: resume of parked calls, streamed runs (agent-resume) ---
+export {
+  approve,
+  deny,
+  NO_DECISION,
+  NO_RESULT_RECORDED,
+  resolve,
+  resolveError,
+} from "./src/core/decisions.ts";
+export type {
+  ApproveDecision,
+  Decision,
+  DenyDecision,
+  ResolveDecision,
+} from "./src/core/decisions.ts";
+export { RunStream } from "./src/core/stream.ts";
+// --- end agent-resume ---
+
 // --- bridge: import (mcp-import) ---
 export type { ImportOptions, ImportResult } from "./src/mcp/import.ts";
 export { importTools } from "./src/mcp/import.ts";

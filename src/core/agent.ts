@@ -5,8 +5,10 @@
  * @module
  */
 
+import type { Decision } from "./decisions.ts";
 import { quote } from "./errors.ts";
 import type { EventHandler } from "./events.ts";
+import type { Message } from "./messages.ts";
 import type { ToolMiddleware } from "./middleware.ts";
 import type { Model } from "./model.ts";
 import { type LoopConfig, runLoop } from "./loop.ts";
@@ -14,6 +16,7 @@ import { OutputRecorder, outputTool } from "./output.ts";
 import { DEFAULT_MAX_RESULT_BYTES } from "./policy.ts";
 import type { RunResult } from "./run.ts";
 import { snapshotTools, toolChain } from "./chain.ts";
+import { RunStream } from "./stream.ts";
 import { context } from "./tool_build.ts";
 import type { ProgressFn, StandardSchemaWithJSON, ToolDef } from "./tool.ts";
 
@@ -59,6 +62,14 @@ export interface GenerateOptions {
   lineage?: readonly object[];
   /** The run id; a random 128-bit hex id when absent. */
   runId?: string;
+  /**
+   * Decisions on the pending calls of the transcript given to `generate`
+   * (`approve`, `deny`, `resolve`, `resolveError`), applied before step 0.
+   * With any decision given, a pending call without one reads
+   * `DENIED: no decision`; a decision on a call that is not pending fails
+   * the run at step 0 with `NotPendingError`.
+   */
+  decisions?: readonly Decision[];
 }
 
 /** Options for one {@linkcode Agent.callTool}. */
@@ -139,12 +150,84 @@ export class Agent {
   }
 
   /**
-   * Runs the agent on `prompt`: a fresh transcript with one user message.
-   * Resolves with the result; rejects with a `RunError` carrying the
-   * failing step, the cause and the partial result.
+   * Runs the agent on `input`: a prompt (a fresh transcript with one user
+   * message), or a transcript to continue, such as a previous
+   * `result.messages` (with a new `userMessage` appended for the next turn
+   * of a conversation, or with `options.decisions` for its parked calls).
+   * The transcript is copied, never changed; a call in it without a result
+   * (and not decided on) reads `no result recorded: the call was
+   * interrupted`. Resolves with the result; rejects with a `RunError`
+   * carrying the failing step, the cause and the partial result, or with a
+   * `TypeError` when `input` is neither a string nor an array of messages.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Agent, userMessage } from "@weft/mcp";
+   * import { say, script } from "@weft/mcp/testing";
+   *
+   * const agent = new Agent(script(say("Hi, Ada."), say("Your name is Ada.")));
+   * const first = await agent.generate("I am Ada.");
+   * const second = await agent.generate([
+   *   ...first.messages,
+   *   userMessage("What is my name?"),
+   * ]);
+   * assert.equal(second.text, "Your name is Ada.");
+   * assert.equal(second.messages.length, 4);
+   * ```
    */
-  generate(prompt: string, options: GenerateOptions = {}): Promise<RunResult> {
-    return runLoop(this.#config, prompt, options);
+  generate(
+    input: string | readonly Message[],
+    options: GenerateOptions = {},
+  ): Promise<RunResult> {
+    return runLoop(this.#config, input, options);
+  }
+
+  /**
+   * Runs the agent like {@linkcode Agent.generate} and returns the run as
+   * it happens: a {@linkcode RunStream}, an async iterable of the run's
+   * events (text deltas as they arrive, tool starts and finishes, steps)
+   * that ends when the run does, with the outcome on `stream.result`.
+   * Leaving the loop early cancels the run. `options.onEvent` still sees
+   * every event.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Agent } from "@weft/mcp";
+   * import { say, script } from "@weft/mcp/testing";
+   *
+   * const agent = new Agent(script(say("Hello!")));
+   * const stream = agent.stream("Say hello.");
+   * const types: string[] = [];
+   * for await (const event of stream) types.push(event.type);
+   * assert.deepEqual(types, [
+   *   "run_start", "step_start", "text_delta", "step_finish", "run_finish",
+   * ]);
+   * assert.equal((await stream.result).text, "Hello!");
+   * ```
+   */
+  stream(
+    input: string | readonly Message[],
+    options: GenerateOptions = {},
+  ): RunStream {
+    const controller = new AbortController();
+    const signal = options.signal === undefined
+      ? controller.signal
+      : AbortSignal.any([options.signal, controller.signal]);
+    const observe = options.onEvent;
+    return new RunStream(
+      (emit) =>
+        runLoop(this.#config, input, {
+          ...options,
+          signal,
+          onEvent: observe === undefined ? emit : (event) => {
+            emit(event);
+            observe(event);
+          },
+        }),
+      (reason) => controller.abort(reason),
+    );
   }
 
   /**

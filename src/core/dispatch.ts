@@ -48,6 +48,8 @@ export interface DispatchOptions {
   readonly runId: string;
   /** The step index, for `CallInfo`. */
   readonly step: number;
+  /** Whether these calls were approved on a resume, for `CallInfo`; default false. */
+  readonly approved?: boolean;
   /** The run's signal: the only thing that cancels calls. */
   readonly signal: AbortSignal;
   /** The agents above each call, this agent last. */
@@ -142,7 +144,7 @@ async function runCall(
     step: options.step,
     callId: call.id,
     name: call.name,
-    approved: false,
+    approved: options.approved === true,
   };
   const ctx: {
     signal: AbortSignal;
@@ -204,7 +206,8 @@ function checkedProgress(
   return out;
 }
 
-function cap(
+/** `text` under the result cap of `tool` (its own, else the agent's). */
+export function cap(
   text: string,
   tool: ToolDef | undefined,
   options: Pick<DispatchOptions, "maxResultBytes">,

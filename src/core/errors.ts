@@ -245,3 +245,47 @@ function safeString(value: unknown): string {
     return Object.prototype.toString.call(value);
   }
 }
+
+/**
+ * A decision names a call that is not pending in the transcript given to
+ * the run: no such call, or it already has a result. The run fails at step
+ * 0. Renders `resolve: call "<id>" is not pending in this run's transcript`.
+ */
+export class NotPendingError extends Error {
+  /** The call id the decision named. */
+  readonly callId: string;
+
+  /** Builds the error for the decision on `callId`. */
+  constructor(callId: string) {
+    super(
+      `resolve: call ${quote(callId)} is not pending in this run's transcript`,
+    );
+    this.name = "NotPendingError";
+    this.callId = callId;
+  }
+}
+
+/**
+ * Two decisions name one pending call. The run fails at step 0. Renders
+ * `resolve: call "<id>" has more than one decision`.
+ */
+export class DuplicateDecisionError extends Error {
+  /** The call id named twice. */
+  readonly callId: string;
+
+  /** Builds the error for the call `callId`. */
+  constructor(callId: string) {
+    super(`resolve: call ${quote(callId)} has more than one decision`);
+    this.name = "DuplicateDecisionError";
+    this.callId = callId;
+  }
+}
+
+/** A run stream was iterated a second time. Renders `weft: run events already consumed`. */
+export class RunConsumedError extends Error {
+  /** Builds the sentinel. */
+  constructor() {
+    super("weft: run events already consumed");
+    this.name = "RunConsumedError";
+  }
+}

@@ -8,6 +8,7 @@
 
 import { MaxStepsError } from "./errors.ts";
 import type { EventHandler } from "./events.ts";
+import type { Decision } from "./decisions.ts";
 import type { ToolResultPart } from "./messages.ts";
 import type { ToolMiddleware } from "./middleware.ts";
 import type { Model, ModelRequest } from "./model.ts";
@@ -18,6 +19,12 @@ import { snapshotTools, toolChain, type ToolSnapshot } from "./chain.ts";
 import { type CallOutcome, executeCalls, refuseCalls } from "./dispatch.ts";
 import type { ToolDef } from "./tool.ts";
 import { type ModelTurn, readTurn } from "./turn.ts";
+import {
+  type OpenedTranscript,
+  openTranscript,
+  type RunInput,
+} from "./_resume.ts";
+import { applyDecisions } from "./_apply.ts";
 
 /** The agent's settings as the loop reads them. */
 export interface LoopConfig {
@@ -61,16 +68,24 @@ export interface LoopOptions {
   readonly lineage?: readonly object[];
   /** The run id; a random 128-bit hex id when absent. */
   readonly runId?: string;
+  /** Decisions on the transcript's pending calls, applied before step 0. */
+  readonly decisions?: readonly Decision[];
 }
 
-/** Runs `prompt` to the end; rejects with a `RunError`. */
+/**
+ * Runs `input` (a prompt, or a transcript to continue) to the end; rejects
+ * with a `RunError`, or with a `TypeError` for input that is not a prompt
+ * or a transcript.
+ */
 export async function runLoop(
   config: LoopConfig,
-  prompt: string,
+  input: RunInput,
   options: LoopOptions = {},
 ): Promise<RunResult> {
   const signal = options.signal ?? new AbortController().signal;
-  const run = new RunState(prompt, {
+  const decisions = options.decisions ?? [];
+  const opened: OpenedTranscript = openTranscript(input, decisions.length > 0);
+  const run = new RunState(opened.messages, {
     runId: options.runId,
     observers: [config.onEvent, options.onEvent],
     signal,
@@ -85,23 +100,39 @@ export async function runLoop(
       agent: config.name,
       ...(info ? { model: info } : {}),
     });
+    if (
+      decisions.length > 0 &&
+      await applyDecisions(config, run, {
+        opened,
+        decisions,
+        lineage,
+        signal,
+      })
+    ) {
+      return finish(run);
+    }
     for (let step = 0; step < config.maxSteps; step++) {
       if (await runStep(config, run, { step, lineage, signal })) {
-        const result = run.result();
-        run.emit({
-          type: "run_finish",
-          runId: run.id,
-          usage: result.usage,
-          steps: result.steps.length,
-          ...(result.pending.length > 0 ? { pending: result.pending } : {}),
-        });
-        return result;
+        return finish(run);
       }
     }
     throw run.fail(config.maxSteps, new MaxStepsError());
   } finally {
     config.outputs?.close(run.id);
   }
+}
+
+/** The successful end: `run_finish`, then the result. */
+function finish(run: RunState): RunResult {
+  const result = run.result();
+  run.emit({
+    type: "run_finish",
+    runId: run.id,
+    usage: result.usage,
+    steps: result.steps.length,
+    ...(result.pending.length > 0 ? { pending: result.pending } : {}),
+  });
+  return result;
 }
 
 interface StepContext {
@@ -210,37 +241,6 @@ function runCalls(
     }),
     timeout: config.timeout,
     maxResultBytes: config.maxResultBytes,
-    events: {
-      start: (call) =>
-        run.emit({
-          type: "tool_start",
-          runId: run.id,
-          seq: run.nextSeq(),
-          callId: call.id,
-          name: call.name,
-          args: call.args,
-        }),
-      finish: (call, content, isError) =>
-        run.emit({
-          type: "tool_finish",
-          runId: run.id,
-          seq: run.nextSeq(),
-          callId: call.id,
-          name: call.name,
-          content,
-          isError,
-        }),
-      progress: run.listening
-        ? (call, update) =>
-          run.emit({
-            type: "tool_progress",
-            runId: run.id,
-            seq: run.nextSeq(),
-            callId: call.id,
-            name: call.name,
-            ...update,
-          })
-        : undefined,
-    },
+    events: run.toolEvents(),
   });
 }

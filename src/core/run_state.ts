@@ -5,13 +5,13 @@
  * @module
  */
 
+import type { ToolEvents } from "./dispatch.ts";
 import type { EventHandler, RunEvent } from "./events.ts";
 import {
   lastAssistantText,
   type Message,
   type Part,
   type ToolResultPart,
-  userMessage,
 } from "./messages.ts";
 import { addUsage, type Usage, ZERO_USAGE } from "./model.ts";
 import { type OutputRecorder, SUBMIT_OUTPUT } from "./output.ts";
@@ -45,10 +45,10 @@ export class RunState {
   #observers: EventHandler[];
   #signal: AbortSignal;
 
-  /** Starts a run on a fresh transcript holding `prompt`. */
-  constructor(prompt: string, options: RunStateOptions) {
+  /** Starts a run on `messages` (the run's own copy of its input transcript). */
+  constructor(messages: Message[], options: RunStateOptions) {
     this.id = options.runId ?? randomRunId();
-    this.messages = [userMessage(prompt)];
+    this.messages = messages;
     this.#observers = options.observers.filter((f) => f !== undefined);
     this.#signal = options.signal;
   }
@@ -73,6 +73,42 @@ export class RunState {
   /** The next per-run tool event sequence number, from 1. */
   nextSeq(): number {
     return ++this.#seq;
+  }
+
+  /** The tool events of this run: start, finish and (when someone listens) progress. */
+  toolEvents(): ToolEvents {
+    return {
+      start: (call) =>
+        this.emit({
+          type: "tool_start",
+          runId: this.id,
+          seq: this.nextSeq(),
+          callId: call.id,
+          name: call.name,
+          args: call.args,
+        }),
+      finish: (call, content, isError) =>
+        this.emit({
+          type: "tool_finish",
+          runId: this.id,
+          seq: this.nextSeq(),
+          callId: call.id,
+          name: call.name,
+          content,
+          isError,
+        }),
+      progress: this.listening
+        ? (call, update) =>
+          this.emit({
+            type: "tool_progress",
+            runId: this.id,
+            seq: this.nextSeq(),
+            callId: call.id,
+            name: call.name,
+            ...update,
+          })
+        : undefined,
+    };
   }
 
   /** Appends the turn's assistant message: reasoning, one text part, calls; none when empty. */

@@ -37,7 +37,7 @@ export interface CallInfo {
   readonly callId: string;
   /** The tool name as called. */
   readonly name: string;
-  /** Whether this call was approved on a resume (always false for now). */
+  /** Whether this call runs because a resume approved it (`approve(id)`). */
   readonly approved: boolean;
 }
 

@@ -1,0 +1,116 @@
+/**
+ * Applying a resume's decisions before step 0: approved calls run (with
+ * `approved` in their call info, step 0, and tool events), denied and
+ * resolved ones get their text without running, undecided ones read
+ * `DENIED: no decision`. The results join the tool message of the step that
+ * made the calls, in call order.
+ *
+ * @module
+ */
+
+import { snapshotTools, toolChain, type ToolSnapshot } from "./chain.ts";
+import { type Decision, deniedText, NO_DECISION } from "./decisions.ts";
+import { type CallOutcome, cap, executeCalls } from "./dispatch.ts";
+import type { ToolCallPart, ToolResultPart } from "./messages.ts";
+import type { LoopConfig } from "./loop.ts";
+import type { PendingCall } from "./run.ts";
+import type { RunState } from "./run_state.ts";
+import {
+  joinResults,
+  matchDecisions,
+  type OpenedTranscript,
+  resultPart,
+} from "./_resume.ts";
+
+/** What applying the decisions needs beside the agent and the run. */
+export interface ApplyOptions {
+  /** The opened transcript: its pending calls and where they sit. */
+  readonly opened: OpenedTranscript;
+  /** The decisions given to the run. */
+  readonly decisions: readonly Decision[];
+  /** The agents above the calls, this agent last. */
+  readonly lineage: readonly object[];
+  /** The run's signal. */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * Applies the decisions to the run's transcript. Resolves true when the run
+ * ends here (an approved call was parked again, or `submit_output` was
+ * approved and recorded); rejects with the run's `RunError` at step 0.
+ */
+export async function applyDecisions(
+  config: LoopConfig,
+  run: RunState,
+  options: ApplyOptions,
+): Promise<boolean> {
+  const { opened, signal } = options;
+  if (signal.aborted) throw run.fail(0, signal.reason);
+  let byId: Map<string, Decision>;
+  let tools: ToolSnapshot;
+  try {
+    byId = matchDecisions(opened.pending, options.decisions);
+    tools = snapshotTools(config.tools, config.toolSource?.());
+  } catch (err) {
+    throw run.fail(0, err);
+  }
+  const approved = opened.pending.filter((call) =>
+    byId.get(call.id)?.type === "approve"
+  );
+  const outcomes = new Map<ToolCallPart, CallOutcome>();
+  if (approved.length > 0) {
+    const done = await executeCalls(approved, {
+      runId: run.id,
+      step: 0,
+      approved: true,
+      signal,
+      lineage: options.lineage,
+      parallelism: config.parallelism,
+      tools,
+      caller: toolChain(tools, {
+        middleware: config.middleware,
+        strictInput: config.strictInput,
+      }),
+      timeout: config.timeout,
+      maxResultBytes: config.maxResultBytes,
+      events: run.toolEvents(),
+    });
+    approved.forEach((call, i) => outcomes.set(call, done[i]));
+  }
+  const results: ToolResultPart[] = [];
+  const ran: ToolResultPart[] = [];
+  const parked: PendingCall[] = [];
+  for (const call of opened.pending) {
+    const outcome = outcomes.get(call);
+    if (outcome?.kind === "parked") {
+      parked.push({ id: call.id, name: call.name, args: call.args });
+    } else if (outcome?.kind === "result") {
+      results.push(outcome.part);
+      ran.push(outcome.part);
+    } else {
+      const [content, isError] = decided(byId.get(call.id));
+      const capped = cap(content, tools.get(call.name), config);
+      results.push(resultPart(call, capped, isError));
+    }
+  }
+  joinResults(run.messages, opened.at, results);
+  run.pending.push(...parked);
+  // Cancellation wins, as it does at the end of a step.
+  if (signal.aborted) throw run.fail(0, signal.reason);
+  if (parked.length > 0) return true;
+  return run.takeSubmissions(config.outputs, ran);
+}
+
+/** The text and error flag of a call answered without running. */
+function decided(decision: Decision | undefined): [string, boolean] {
+  switch (decision?.type) {
+    case "deny":
+      return [deniedText(decision.reason), true];
+    case "resolve":
+      return [decision.content, false];
+    case "resolve_error":
+      return [decision.content, true];
+    default:
+      return [NO_DECISION, true];
+  }
+}
