@@ -509,3 +509,25 @@ Deno.test("cancellation while an approved call runs fails the run at step 0 with
   assert.equal(err.message, "weft: run failed at step 0: stop now");
   assert.equal(model.requests().length, 1);
 });
+
+Deno.test("a parked run resumes from its transcript and decisions sent through JSON (another process, a later request)", async () => {
+  const seen: CallInfo[] = [];
+  const make = (model = script(twoCalls(), say("never"))) =>
+    new Agent(model, { tools: [gated("write_file", seen), plain] });
+  const parked = await parkedRun(make());
+  const stored = JSON.stringify({
+    messages: parked.messages,
+    decisions: [approve("call_1")],
+  });
+  const { messages, decisions } = JSON.parse(stored);
+  const resumed = await make(script(say("Written."))).generate(messages, {
+    decisions,
+  });
+  assert.equal(seen.length, 1);
+  assert.equal(seen[0].approved, true);
+  assert.equal(resumed.text, "Written.");
+  assert.deepEqual(
+    results(resumed.messages).map((r) => r.content),
+    ["wrote a.txt", "contents of b.txt"],
+  );
+});
