@@ -254,3 +254,28 @@ Deno.test("stream: a resume with decisions streams the approved call's events be
   ]);
   assert.equal((await stream.result).text, "ok");
 });
+
+Deno.test("stream: breaking while the model streams aborts the model's signal", async () => {
+  const gate = Promise.withResolvers<void>();
+  const modelSignal = Promise.withResolvers<AbortSignal>();
+  const model: Model = {
+    async *stream(_request, { signal }): AsyncGenerator<ModelEvent> {
+      modelSignal.resolve(signal);
+      yield { type: "text", text: "Hel" };
+      await gate.promise;
+      yield { type: "finish", reason: "stop", usage };
+    },
+  };
+  const stream = new Agent(model).stream("hi");
+  for await (const event of stream) {
+    if (event.type === "text_delta") break;
+  }
+  assert.equal((await modelSignal.promise).aborted, true);
+  await assert.rejects(stream.result, (err: unknown) => {
+    assert.ok(err instanceof RunError);
+    assert.equal(err.step, 0);
+    assert.equal(err.result.messages.length, 1);
+    return true;
+  });
+  gate.resolve();
+});
