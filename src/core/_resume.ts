@@ -14,16 +14,15 @@
  * @module
  */
 
-import type { Decision } from "./decisions.ts";
+import { type Decision, NO_RESULT_RECORDED } from "./decisions.ts";
 import { DuplicateDecisionError, NotPendingError, quote } from "./errors.ts";
-import type {
-  Message,
-  Part,
-  ToolCallPart,
-  ToolResultPart,
+import {
+  type Message,
+  type Part,
+  type ToolCallPart,
+  type ToolResultPart,
+  userMessage,
 } from "./messages.ts";
-import { userMessage } from "./messages.ts";
-import { NO_RESULT_RECORDED } from "./decisions.ts";
 
 /** What a run starts from. */
 export type RunInput = string | readonly Message[];
@@ -120,32 +119,33 @@ export function joinResults(
   results: readonly ToolResultPart[],
 ): void {
   if (results.length === 0) return;
-  const calls = messages[at].content.filter(isCall);
-  const order = new Map(calls.map((call, i) => [call.id, i]));
+  const order = new Map(
+    messages[at].content.filter(isCall).map((call, i) => [call.id, i]),
+  );
   const rank = (part: Part): number =>
-    part.type === "tool_result"
-      ? order.get(part.callId) ?? Number.MAX_SAFE_INTEGER
-      : Number.MAX_SAFE_INTEGER;
-  let target = -1;
-  for (let i = at + 1; i < messages.length; i++) {
-    if (messages[i].role === "assistant") break;
-    if (messages[i].role === "tool") {
-      target = i;
-      break;
-    }
-  }
+    (part.type === "tool_result" ? order.get(part.callId) : undefined) ??
+      Number.MAX_SAFE_INTEGER;
+  // A stable sort: parts that answer no call of this message keep their order, last.
+  const inCallOrder = (parts: readonly Part[]): Part[] =>
+    [...parts].sort((a, b) => rank(a) - rank(b));
+  const target = toolMessageAfter(messages, at);
   if (target < 0) {
-    messages.splice(at + 1, 0, { role: "tool", content: sorted(results) });
-    return;
+    messages.splice(at + 1, 0, { role: "tool", content: inCallOrder(results) });
+  } else {
+    messages[target] = {
+      role: "tool",
+      content: inCallOrder([...messages[target].content, ...results]),
+    };
   }
-  const content = [...messages[target].content, ...results];
-  // A stable sort: parts that answer no call of this message keep their place at the end.
-  content.sort((a, b) => rank(a) - rank(b));
-  messages[target] = { role: "tool", content };
+}
 
-  function sorted(parts: readonly ToolResultPart[]): ToolResultPart[] {
-    return [...parts].sort((a, b) => rank(a) - rank(b));
+/** The first tool message after `at`, before the next assistant message; -1 when none. */
+function toolMessageAfter(messages: readonly Message[], at: number): number {
+  for (let i = at + 1; i < messages.length; i++) {
+    if (messages[i].role === "assistant") return -1;
+    if (messages[i].role === "tool") return i;
   }
+  return -1;
 }
 
 /** A result part for `call`. */
