@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { importTools, renderContent } from "../mod.ts";
-import { base64DecodedLength } from "../src/mcp/render.ts";
+import { base64DecodedLength } from "../src/core/content.ts";
 import { entry, listedServer, rawPeer } from "./_helpers/mcp_servers.ts";
 
 function base64Of(size: number): string {

@@ -8,8 +8,13 @@
 import type { Server } from "@modelcontextprotocol/sdk/server";
 import type { Tool } from "@modelcontextprotocol/sdk/types";
 import { quote } from "../core/errors.ts";
-import type { ProgressFn, ToolDef } from "../core/tool.ts";
-import { valueInvoker } from "../core/tool_build.ts";
+import type {
+  InvokeOptions,
+  ProgressFn,
+  ToolArguments,
+  ToolDef,
+  ToolResult,
+} from "../core/tool.ts";
 import { type CallExtra, type Exported, register } from "./registry.ts";
 
 const DEFAULT_INPUT_SCHEMA: Readonly<Record<string, unknown>> = Object.freeze({
@@ -93,33 +98,43 @@ function checkExportable(
 }
 
 function invoking(tool: ToolDef): Exported {
-  const entry = exported(
+  return exported(
     tool,
-    (args: string, extra: CallExtra, progress?: ProgressFn) =>
-      tool.invoke(args, { signal: extra.signal, progress }),
+    (args: unknown, extra: CallExtra, progress?: ProgressFn) =>
+      resultOf(tool, args, { signal: extra.signal, progress }),
   );
-  // A typed tool takes plain arguments as the object the SDK decoded, not
-  // re-encoded as text and decoded again (ADR 0065).
-  const onValue = valueInvoker(tool);
-  if (onValue === undefined) return entry;
-  return {
-    ...entry,
-    runValue: (
-      args: Record<string, unknown>,
-      extra: CallExtra,
-      progress?: ProgressFn,
-    ) => onValue(args, { signal: extra.signal, progress }),
-  };
+}
+
+/**
+ * The whole result of one call of `tool` on the client's arguments object
+ * (missing: `{}`): the text `invoke` resolves to, with the content items or
+ * structured value `onResult` reported for that same text. A wrapper that
+ * rewrote the text (or a hand-written `ToolDef` that reports nothing)
+ * leaves the text alone.
+ */
+async function resultOf(
+  tool: ToolDef,
+  args: unknown,
+  options: InvokeOptions,
+): Promise<ToolResult> {
+  let whole: ToolResult | undefined;
+  const text = await tool.invoke((args ?? {}) as ToolArguments, {
+    ...options,
+    onResult: (result) => {
+      whole = result;
+    },
+  });
+  return whole !== undefined && whole.text === text ? whole : { text };
 }
 
 /** The registry entry of `tool`, run by `run`. Shared with `serveAgent`. */
 export function exported(
   tool: ToolDef,
   run: (
-    args: string,
+    args: unknown,
     extra: CallExtra,
     progress?: ProgressFn,
-  ) => Promise<string>,
+  ) => Promise<ToolResult>,
 ): Exported {
   return {
     name: tool.name,
@@ -138,6 +153,11 @@ function listingOf(tool: ToolDef): Tool {
   };
   if (tool.outputSchema !== undefined) {
     entry.outputSchema = tool.outputSchema.raw as Tool["outputSchema"];
+  }
+  const annotations = tool.annotations;
+  if (annotations !== undefined && annotations !== null) {
+    entry.annotations = { ...annotations };
+    if (typeof annotations.title === "string") entry.title = annotations.title;
   }
   return entry;
 }
