@@ -159,7 +159,7 @@ export function content(...items: (string | ContentItem)[]): ToolContent {
     if (typeof item === "string") return { type: "text", text: item };
     if (!isRecord(item) || typeof item.type !== "string") {
       throw new TypeError(
-        "weft: content: each item must be a string or a content item ({ type: \"text\" | \"image\" | \"audio\" | \"resource\" | \"resource_link\", … })",
+        'weft: content: each item must be a string or a content item ({ type: "text" | "image" | "audio" | "resource" | "resource_link", … })',
       );
     }
     return item;

@@ -32,8 +32,8 @@ import type {
   TypedToolDef,
 } from "./tool.ts";
 import {
-  isThenable,
   issueReason,
+  isThenable,
   parseArguments,
   validateNow,
 } from "./decode.ts";

@@ -46,7 +46,11 @@ export interface Exported {
    * missing, or an object); resolves to the whole result. `progress` is
    * there when the client asked for progress (ADR 0066).
    */
-  run(args: unknown, extra: CallExtra, progress?: ProgressFn): Promise<ToolResult>;
+  run(
+    args: unknown,
+    extra: CallExtra,
+    progress?: ProgressFn,
+  ): Promise<ToolResult>;
 }
 
 interface Registry {

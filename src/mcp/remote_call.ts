@@ -94,7 +94,10 @@ export function remoteInvoke(
 
 // The whole result: the text, the remote content items as sent (when it
 // sent an array of them) and the structured content (when not null).
-function wholeResult(result: Record<string, unknown>, text: string): ToolResult {
+function wholeResult(
+  result: Record<string, unknown>,
+  text: string,
+): ToolResult {
   const whole: { text: string; content?: ContentItem[]; structured?: unknown } =
     { text };
   if (Array.isArray(result.content)) {
