@@ -20,6 +20,7 @@ import {
   type ToolResult,
 } from "../src/core/tool.ts";
 import { exportTools } from "../src/mcp/export.ts";
+import { serveAgent } from "../src/mcp/serve.ts";
 import { importTools } from "../src/mcp/import.ts";
 import { callTools, say, script } from "../src/testing/script.ts";
 import { callRaw, connected, type Pair } from "./_helpers/export_pair.ts";
@@ -312,4 +313,42 @@ Deno.test("a spread copy of a typed tool exports the same; invoke on an object a
   }
   const sent = await callRaw(copied.client, "order", { id: "7" });
   assert.deepEqual(sent.structuredContent, { id: "7", status: "shipped" });
+});
+
+Deno.test("serveAgent lists its tools' annotations and sends a content result whole, unless middleware rewrote the text", async () => {
+  const chart = rawTool({
+    name: "chart",
+    description: "",
+    annotations: { readOnlyHint: true, title: "Chart" },
+    run: () => content("chart:", image(PNG, "image/png")),
+  });
+  const loud = rawTool({
+    name: "loud",
+    description: "",
+    run: () => content(image(PNG, "image/png")),
+  });
+  const agent = new Agent(script(say("unused")), {
+    name: "helper",
+    tools: [chart, loud],
+    wrapTools: [(next) => async (call, ctx) => {
+      const text = await next(call, ctx);
+      return call.name === "loud" ? text.toUpperCase() : text;
+    }],
+  });
+  await using pair = await connected((server) =>
+    serveAgent(server, agent, "Helps.")
+  );
+  const { tools } = await pair.client.listTools();
+  const listed = tools.find((t) => t.name === "chart")!;
+  assert.deepEqual(listed.annotations, { readOnlyHint: true, title: "Chart" });
+  assert.equal(listed.title, "Chart");
+  assert.equal("annotations" in tools.find((t) => t.name === "loud")!, false);
+
+  assert.deepEqual((await callRaw(pair.client, "chart", {})).content, [
+    { type: "text", text: "chart:" },
+    { type: "image", data: PNG_BASE64, mimeType: "image/png" },
+  ]);
+  assert.deepEqual((await callRaw(pair.client, "loud", {})).content, [
+    { type: "text", text: "[IMAGE IMAGE/PNG, 12 BYTES]" },
+  ]);
 });

@@ -15,7 +15,12 @@ import { DEFAULT_MAX_RESULT_BYTES } from "./policy.ts";
 import type { RunResult } from "./run.ts";
 import { snapshotTools, toolChain } from "./chain.ts";
 import { context } from "./tool_build.ts";
-import type { ProgressFn, StandardSchemaWithJSON, ToolDef } from "./tool.ts";
+import type {
+  ProgressFn,
+  StandardSchemaWithJSON,
+  ToolDef,
+  ToolResult,
+} from "./tool.ts";
 
 /** How an agent is built. Every field is optional. */
 export interface AgentOptions {
@@ -71,6 +76,12 @@ export interface CallToolOptions {
   lineage?: readonly object[];
   /** Receives the handler's progress reports (its context's `progress`); absent: none asked. */
   progress?: ProgressFn;
+  /**
+   * Receives the tool's whole result (`InvokeOptions.onResult`): the text
+   * the tool produced, with the content items or structured value it stands
+   * for. Middleware may still rewrite what `callTool` resolves to.
+   */
+  onResult?: (result: ToolResult) => void;
 }
 
 /**
@@ -167,6 +178,7 @@ export class Agent {
     const caller = toolChain(tools, {
       middleware: this.#config.middleware,
       strictInput: this.#config.strictInput,
+      onResult: options.onResult,
     });
     const ctx = context({
       signal: options.signal,

@@ -93,12 +93,18 @@ export function serveAgent(
     entries.push(
       exported(
         tool,
-        (args: unknown, extra: CallExtra, progress?: ProgressFn) =>
-          agent.callTool(tool.name, argumentText(args), {
+        async (args: unknown, extra: CallExtra, progress?: ProgressFn) => {
+          let whole: ToolResult | undefined;
+          const text = await agent.callTool(tool.name, argumentText(args), {
             signal: extra.signal,
             id: nextId(),
             progress,
-          }).then(textResult),
+            onResult: (result) => whole = result,
+          });
+          // Content travels only with the text it renders to: middleware
+          // that rewrote the text sends its text.
+          return whole !== undefined && whole.text === text ? whole : { text };
+        },
       ),
     );
   }
