@@ -239,7 +239,7 @@ function base64Of(data: Uint8Array | string): string {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { renderContentItems } from "@weft/mcp";
+ * import { renderContentItems } from "./content.ts";
  * assert.equal(
  *   renderContentItems([
  *     { type: "text", text: "one" },

@@ -18,7 +18,6 @@ import { quote } from "./errors.ts";
 import type { ToolMiddleware } from "./middleware.ts";
 import type { Schema } from "./schema.ts";
 import {
-  annotationsOf,
   build,
   checkName,
   derive,
@@ -269,25 +268,34 @@ const TARGET = { target: "draft-2020-12" } as const;
 
 /**
  * Builds a typed tool. The input's JSON Schema is derived once, here, and
- * must be an object schema. `invoke` decodes and validates the arguments
+ * must be an object schema. `invoke` takes the arguments as JSON text or as
+ * an object (the same reading), decodes and validates them
  * (`INVALID_INPUT` texts, see `decodeArguments`), runs the handler and
- * returns its text: a string verbatim, anything else JSON-encoded (a failing
- * encoding rejects with `ToolOutputError`). The `output` schema is recorded
- * as `outputSchema` only when it is an object schema. Throws `TypeError` for
- * an empty name, a missing `run`, or an input that is not an object schema.
- * Go: weft.Tool.
+ * returns its text: a string verbatim, a `content(…)` result as its
+ * one-line-per-item markers, anything else JSON-encoded (a failing encoding
+ * rejects with `ToolOutputError`). The `output` schema is recorded as
+ * `outputSchema` only when it is an object schema; then each result is
+ * checked against it before it is returned (`OutputSchemaError`), as a
+ * validating MCP client would. `annotations` are kept on the tool for the
+ * MCP export. Throws `TypeError` for an empty name, a missing `run`, or an
+ * input that is not an object schema. Go: weft.Tool.
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { z } from "zod";
- * import { tool } from "./tool.ts";
+ * import { tool } from "@weft/mcp";
+ *
  * const add = tool({
  *   name: "add",
  *   description: "Adds two numbers.",
  *   input: z.object({ a: z.number(), b: z.number() }),
+ *   output: z.object({ sum: z.number() }),
+ *   annotations: { readOnlyHint: true },
  *   run: ({ a, b }) => ({ sum: a + b }),
  * });
- * console.assert(await add.invoke('{"a":1,"b":2}') === '{"sum":3}');
+ * assert.equal(await add.invoke('{"a":1,"b":2}'), '{"sum":3}');
+ * assert.equal(await add.invoke({ a: 1, b: 2 }), '{"sum":3}');
  * ```
  */
 export function tool<I, O = unknown>(def: TypedToolDef<I, O>): ToolDef {
@@ -335,18 +343,23 @@ export function tool<I, O = unknown>(def: TypedToolDef<I, O>): ToolDef {
 
 /**
  * Builds a tool over a raw JSON Schema document. Its handler receives the
- * argument text verbatim: no decoding, no `{}` for empty text, no
- * `INVALID_INPUT`, and `strictInput` has no effect. The schemas (text or
- * object) are kept whole; both must be object schemas. Throws `TypeError`
- * for an empty name, a missing `run`, or a schema `parseSchema` refuses.
- * Go: weft.RawTool.
+ * argument text verbatim (an object given to `invoke` as the JSON text
+ * `stringifyExact` writes for it): no decoding, no `{}` for empty text, no
+ * `INVALID_INPUT`, and `strictInput` has no effect. It returns text, or a
+ * `content(…)` result. The schemas (text or object) are kept whole; both
+ * must be object schemas; results are not checked against the output
+ * schema (there is no validator). Throws `TypeError` for an empty name, a
+ * missing `run`, or a schema `parseSchema` refuses. Go: weft.RawTool.
  *
  * @example
  * ```ts
- * import { rawTool } from "./tool.ts";
+ * import assert from "node:assert/strict";
+ * import { rawTool } from "@weft/mcp";
+ *
  * const echo = rawTool({ name: "echo", description: "Echoes.", run: (args) => args });
- * console.assert(await echo.invoke(" {} ") === " {} ");
- * console.assert(JSON.stringify(echo.inputSchema) === '{"type":"object"}');
+ * assert.equal(await echo.invoke(" {} "), " {} ");
+ * assert.equal(await echo.invoke({ q: "x" }), '{"q":"x"}');
+ * assert.equal(JSON.stringify(echo.inputSchema), '{"type":"object"}');
  * ```
  */
 export function rawTool(def: RawToolDef): ToolDef {

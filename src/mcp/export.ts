@@ -25,11 +25,15 @@ const DEFAULT_INPUT_SCHEMA: Readonly<Record<string, unknown>> = Object.freeze({
  * Registers weft tools on an MCP server. Each tool is listed under its own
  * name, description and input schema document — whole, every keyword, as
  * `JSON.stringify(tool.inputSchema)` writes it; a missing one is
- * `{"type":"object"}` — plus its output schema when it has one, and no
- * annotations or title. A call runs `ToolDef.invoke` on the client's
- * arguments (missing or empty: `{}`) with the request's `AbortSignal`: the
- * result text is one text content item, and for a tool with an output schema
- * the text must be a JSON object, sent as `structuredContent` too. Every
+ * `{"type":"object"}` — plus its output schema when it has one, and its
+ * `annotations` when it has any (their `title` also as the tool's `title`).
+ * A call runs `ToolDef.invoke` on the client's arguments object (missing:
+ * `{}`) with the request's `AbortSignal`: a text result is one text content
+ * item, a `content(…)` result its items as they are (when `invoke`'s
+ * `onResult` reported them for the text it resolved to), and for a tool with
+ * an output schema the result must be a JSON object, sent as
+ * `structuredContent` too (a typed tool's result is first checked against
+ * that schema: `OutputSchemaError`). Every
  * failure — undecodable arguments, a handler error, a thrown value — is an
  * `isError` result carrying the text weft's loop would show its own model; no
  * tool failure is ever a JSON-RPC error, and no tool can take the server
@@ -53,18 +57,20 @@ const DEFAULT_INPUT_SCHEMA: Readonly<Record<string, unknown>> = Object.freeze({
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Server } from "@modelcontextprotocol/sdk/server";
- * import { rawTool } from "../core/tool.ts";
- * import { exportTools } from "./export.ts";
+ * import { exportTools, rawTool } from "@weft/mcp";
  *
  * const echo = rawTool({
  *   name: "echo",
  *   description: "Echo the arguments.",
  *   inputSchema: { type: "object" },
+ *   annotations: { title: "Echo", readOnlyHint: true },
  *   run: (args) => args,
  * });
  * const server = new Server({ name: "demo", version: "0" });
  * exportTools(server, echo);
+ * assert.equal(echo.annotations?.readOnlyHint, true);
  * ```
  */
 export function exportTools(server: Server, ...tools: ToolDef[]): void {
