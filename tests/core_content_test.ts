@@ -7,6 +7,7 @@
 
 import assert from "node:assert/strict";
 import { z } from "zod";
+import { Agent } from "../src/core/agent.ts";
 import {
   audio,
   base64DecodedLength,
@@ -19,6 +20,7 @@ import { rawTool, tool, type ToolResult } from "../src/core/tool.ts";
 import { exportTools } from "../src/mcp/export.ts";
 import { importTools } from "../src/mcp/import.ts";
 import { renderContent } from "../src/mcp/render.ts";
+import { say, script } from "../src/testing/script.ts";
 import { connected } from "./_helpers/export_pair.ts";
 
 Deno.test("content: strings become text items; the result is frozen and branded", () => {
@@ -161,4 +163,23 @@ Deno.test("an imported tool invoked with an object keeps a bigint's digits on th
     '{"id":12345678901234567890}',
     '{"id":1,"tag":"x"}',
   ]);
+});
+
+Deno.test("Agent.callTool takes an object too: middleware sees its JSON text, the tool the same result", async () => {
+  const seen: string[] = [];
+  const t = tool({
+    name: "t",
+    description: "",
+    input: z.object({ q: z.string() }),
+    run: ({ q }) => `q=${q}`,
+  });
+  const agent = new Agent(script(say("unused")), {
+    tools: [t],
+    wrapTools: [
+      (next) => (call, ctx) => (seen.push(call.args), next(call, ctx)),
+    ],
+  });
+  assert.equal(await agent.callTool("t", { q: "x" }), "q=x");
+  assert.equal(await agent.callTool("t", '{"q":"x"}'), "q=x");
+  assert.deepEqual(seen, ['{"q":"x"}', '{"q":"x"}']);
 });

@@ -14,10 +14,11 @@ import { OutputRecorder, outputTool } from "./output.ts";
 import { DEFAULT_MAX_RESULT_BYTES } from "./policy.ts";
 import type { RunResult } from "./run.ts";
 import { snapshotTools, toolChain } from "./chain.ts";
-import { context } from "./tool_build.ts";
+import { argumentText, context } from "./tool_build.ts";
 import type {
   ProgressFn,
   StandardSchemaWithJSON,
+  ToolArguments,
   ToolDef,
   ToolResult,
 } from "./tool.ts";
@@ -164,11 +165,13 @@ export class Agent {
    * approval-gated → `ApprovalRequiredError`, decode with strictness of the
    * agent or the tool, handler). No containment, no timeout, no result cap,
    * no events (the handler's progress goes to `options.progress`); the
-   * toolSource is read afresh. Go: `Agent.CallTool`.
+   * toolSource is read afresh. The arguments are JSON text or an object;
+   * middleware sees an object as the JSON text `stringifyExact` writes for
+   * it (`ToolCall.args`). Go: `Agent.CallTool`.
    */
   async callTool(
     name: string,
-    args: string,
+    args: ToolArguments,
     options: CallToolOptions = {},
   ): Promise<string> {
     const tools = snapshotTools(
@@ -185,7 +188,8 @@ export class Agent {
       lineage: options.lineage ?? [],
       progress: options.progress,
     });
-    return await caller({ id: options.id ?? "", name, args }, ctx);
+    const text = typeof args === "string" ? args : argumentText(args);
+    return await caller({ id: options.id ?? "", name, args: text }, ctx);
   }
 }
 
