@@ -30,13 +30,28 @@ export type {
   ProgressFn,
   RawToolDef,
   StandardSchemaWithJSON,
+  ToolAnnotations,
+  ToolArguments,
   ToolContext,
   ToolDef,
   ToolOptions,
   ToolProgress,
+  ToolResult,
   TypedToolDef,
 } from "./src/core/tool.ts";
 export { rawTool, tool } from "./src/core/tool.ts";
+export { audio, content, image } from "./src/core/content.ts";
+export type {
+  AudioContent,
+  ContentAnnotations,
+  ContentItem,
+  EmbeddedResource,
+  ImageContent,
+  ResourceContents,
+  ResourceLink,
+  TextContent,
+  ToolContent,
+} from "./src/core/content.ts";
 export {
   DEFAULT_MAX_RESULT_BYTES,
   failureError,
@@ -147,6 +162,7 @@ export {
 } from "./src/mcp/import_error.ts";
 export { McpTransportError, RemoteToolError } from "./src/mcp/remote_error.ts";
 export { renderContent } from "./src/mcp/render.ts";
+export type { RenderOptions, ResultRendering } from "./src/mcp/render.ts";
 // --- end import ---
 
 // --- bridge: export and serve (mcp-export) ---

@@ -163,7 +163,7 @@ Deno.test("I-22: name = prefix + server name; description verbatim; the call use
   assert.equal(s.calls[0].name, "search");
 });
 
-Deno.test("I-23: title, _meta, icons and every annotation but readOnlyHint are ignored", async () => {
+Deno.test("I-23: only readOnlyHint changes how a tool runs; the annotations are carried, _meta and icons ignored", async () => {
   const extras = {
     title: "Deploy",
     _meta: { "vendor/x": 1 },
@@ -192,12 +192,26 @@ Deno.test("I-23: title, _meta, icons and every annotation but readOnlyHint are i
     false,
   ], [false, false]]);
   for (const t of tools) {
-    assert.deepEqual(Object.keys(t).sort(), Object.keys(bare).sort());
+    assert.deepEqual(
+      Object.keys(t).sort(),
+      [...Object.keys(bare), "annotations"].sort(),
+    );
     assert.equal(t.description, "");
-    for (const key of ["title", "_meta", "icons", "annotations"]) {
+    for (const key of ["title", "_meta", "icons"]) {
       assert.equal(key in t, false, key);
     }
   }
+  // The top-level title (MCP's display name) wins over annotations.title.
+  assert.deepEqual(tools[0].annotations, {
+    ...extras.annotations,
+    title: "Deploy",
+  });
+  assert.deepEqual(tools[1].annotations, {
+    ...extras.annotations,
+    title: "Deploy",
+    readOnlyHint: true,
+  });
+  assert.equal("annotations" in bare, false);
 });
 
 Deno.test("I-24: origin mcp, then sequential, then the policy: a caller's origin wins, sequential and approval only add", async () => {

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { importTools, renderContent } from "../mod.ts";
-import { base64DecodedLength } from "../src/mcp/render.ts";
+import { base64DecodedLength } from "../src/core/content.ts";
 import { entry, listedServer, rawPeer } from "./_helpers/mcp_servers.ts";
 
 function base64Of(size: number): string {
@@ -173,4 +173,84 @@ Deno.test("render: shapes the SDK's own server refuses to send render too (raw p
   );
   const { tools } = await importTools(raw.client);
   assert.equal(await tools[0].invoke("{}"), "[content]\nafter\n[resource ]");
+});
+
+Deno.test("render option: structured JSON (the default), the text items, or both", async () => {
+  const answers = [
+    // A typical structured answer: a summary line and the data.
+    {
+      content: [{ type: "text", text: "2 orders" }],
+      structuredContent: { orders: [1, 2] },
+    },
+    // A server that puts the same JSON in its text item (pretty-printed).
+    {
+      content: [{ type: "text", text: '{ "orders": [1, 2] }' }],
+      structuredContent: { orders: [1, 2] },
+    },
+    // Structured content alone: every mode reads the JSON.
+    { content: [], structuredContent: { orders: [] } },
+    // No structured content: every mode reads the items.
+    {
+      content: [{ type: "text", text: "a" }, {
+        type: "image",
+        mimeType: "image/png",
+        data: "iVBORw0KGgo=",
+      }],
+    },
+  ];
+  let next = 0;
+  await using s = await listedServer({
+    tools: [entry("orders")],
+    call: () => answers[next++ % answers.length],
+  });
+  const read = async (render?: "structured" | "text" | "both") => {
+    const { tools } = await importTools(s.client, { render });
+    next = 0;
+    const texts: string[] = [];
+    for (let i = 0; i < answers.length; i++) {
+      texts.push(await tools[0].invoke({}));
+    }
+    return texts;
+  };
+  const image = "a\n[image image/png, 8 bytes]";
+  assert.deepEqual(await read(), [
+    '{"orders":[1,2]}',
+    '{"orders":[1,2]}',
+    '{"orders":[]}',
+    image,
+  ]);
+  assert.deepEqual(await read("structured"), await read());
+  assert.deepEqual(await read("text"), [
+    "2 orders",
+    '{ "orders": [1, 2] }',
+    '{"orders":[]}',
+    image,
+  ]);
+  assert.deepEqual(await read("both"), [
+    '2 orders\n{"orders":[1,2]}',
+    '{ "orders": [1, 2] }',
+    '{"orders":[]}',
+    image,
+  ]);
+});
+
+Deno.test("render option: an isError result's text follows the same choice", async () => {
+  await using s = await listedServer({
+    tools: [entry("fails")],
+    call: () => ({
+      isError: true,
+      content: [{ type: "text", text: "no such order" }],
+      structuredContent: { code: 404 },
+    }),
+  });
+  const texts: string[] = [];
+  for (const render of ["structured", "text", "both"] as const) {
+    const { tools } = await importTools(s.client, { render });
+    texts.push(await tools[0].invoke({}).catch((e: Error) => e.message));
+  }
+  assert.deepEqual(texts, [
+    '{"code":404}',
+    "no such order",
+    'no such order\n{"code":404}',
+  ]);
 });

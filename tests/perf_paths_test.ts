@@ -13,7 +13,6 @@ import { z } from "zod";
 import type { Client } from "@modelcontextprotocol/sdk/client";
 import { isPlainJson, stringifyExact } from "../src/core/json.ts";
 import { rawTool, tool, type ToolDef } from "../src/core/tool.ts";
-import { valueInvoker } from "../src/core/tool_build.ts";
 import { exportTools } from "../src/mcp/export.ts";
 import { importTools } from "../src/mcp/import.ts";
 import { callRaw, connected, onlyText } from "./_helpers/export_pair.ts";
@@ -158,9 +157,9 @@ function strictTool(): ToolDef {
   });
 }
 
-Deno.test("valueInvoker equals invoke on the object's JSON text, failures included; only tool() defs have one", async () => {
+Deno.test("invoke on an object equals invoke on its JSON text, failures included, and a spread copy agrees", async () => {
   const def = strictTool();
-  const onValue = valueInvoker(def)!;
+  const copy: ToolDef = { ...def };
   const cases: Record<string, unknown>[] = [
     { q: "a", n: 1 },
     { n: 1, q: "b" },
@@ -168,22 +167,19 @@ Deno.test("valueInvoker equals invoke on the object's JSON text, failures includ
     { q: 1 },
     { q: "a", extra: true },
   ];
+  const settle = (p: Promise<string>): Promise<string> =>
+    p.then((text) => text, (err: Error) => `rejected: ${err.message}`);
   for (const args of cases) {
-    const viaText = await def.invoke(JSON.stringify(args)).then(
-      (text) => text,
-      (err: Error) => `rejected: ${err.message}`,
+    const viaText = await settle(def.invoke(JSON.stringify(args)));
+    assert.equal(await settle(def.invoke(args)), viaText, JSON.stringify(args));
+    assert.equal(await settle(copy.invoke(args)), viaText);
+    let reported: string | undefined;
+    const told = await settle(
+      def.invoke(args, { onResult: (whole) => reported = whole.text }),
     );
-    const viaValue = await onValue(args, {}).then(
-      (out) => out.text,
-      (err: Error) => `rejected: ${err.message}`,
-    );
-    assert.equal(viaValue, viaText, JSON.stringify(args));
+    assert.equal(told, viaText);
+    if (!told.startsWith("rejected: ")) assert.equal(reported, told);
   }
-  assert.equal(valueInvoker({ ...def }), undefined);
-  assert.equal(
-    valueInvoker(rawTool({ name: "r", description: "", run: (a) => a })),
-    undefined,
-  );
 });
 
 const when = z.object({ when: z.string(), n: z.number() });

@@ -17,8 +17,14 @@ import { DEFAULT_MAX_RESULT_BYTES } from "./policy.ts";
 import type { RunResult } from "./run.ts";
 import { snapshotTools, toolChain } from "./chain.ts";
 import { RunStream } from "./stream.ts";
-import { context } from "./tool_build.ts";
-import type { ProgressFn, StandardSchemaWithJSON, ToolDef } from "./tool.ts";
+import { argumentText, context } from "./tool_build.ts";
+import type {
+  ProgressFn,
+  StandardSchemaWithJSON,
+  ToolArguments,
+  ToolDef,
+  ToolResult,
+} from "./tool.ts";
 
 /** How an agent is built. Every field is optional. */
 export interface AgentOptions {
@@ -82,6 +88,12 @@ export interface CallToolOptions {
   lineage?: readonly object[];
   /** Receives the handler's progress reports (its context's `progress`); absent: none asked. */
   progress?: ProgressFn;
+  /**
+   * Receives the tool's whole result (`InvokeOptions.onResult`): the text
+   * the tool produced, with the content items or structured value it stands
+   * for. Middleware may still rewrite what `callTool` resolves to.
+   */
+  onResult?: (result: ToolResult) => void;
 }
 
 /**
@@ -236,11 +248,13 @@ export class Agent {
    * approval-gated → `ApprovalRequiredError`, decode with strictness of the
    * agent or the tool, handler). No containment, no timeout, no result cap,
    * no events (the handler's progress goes to `options.progress`); the
-   * toolSource is read afresh. Go: `Agent.CallTool`.
+   * toolSource is read afresh. The arguments are JSON text or an object;
+   * middleware sees an object as the JSON text `stringifyExact` writes for
+   * it (`ToolCall.args`). Go: `Agent.CallTool`.
    */
   async callTool(
     name: string,
-    args: string,
+    args: ToolArguments,
     options: CallToolOptions = {},
   ): Promise<string> {
     const tools = snapshotTools(
@@ -250,13 +264,15 @@ export class Agent {
     const caller = toolChain(tools, {
       middleware: this.#config.middleware,
       strictInput: this.#config.strictInput,
+      onResult: options.onResult,
     });
     const ctx = context({
       signal: options.signal,
       lineage: options.lineage ?? [],
       progress: options.progress,
     });
-    return await caller({ id: options.id ?? "", name, args }, ctx);
+    const text = typeof args === "string" ? args : argumentText(args);
+    return await caller({ id: options.id ?? "", name, args: text }, ctx);
   }
 }
 

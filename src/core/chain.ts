@@ -17,7 +17,7 @@ import {
   type ToolCaller,
   type ToolMiddleware,
 } from "./middleware.ts";
-import type { ToolDef } from "./tool.ts";
+import type { ToolDef, ToolResult } from "./tool.ts";
 
 /** A validated tool snapshot: names in order, looked up by name. */
 export type ToolSnapshot = ReadonlyMap<string, ToolDef>;
@@ -51,6 +51,8 @@ export interface ChainOptions {
   readonly middleware: readonly ToolMiddleware[];
   /** The agent-level strictness, ORed with each tool's own. */
   readonly strictInput: boolean;
+  /** Receives the called tool's whole result (`Agent.callTool`'s option). */
+  readonly onResult?: (result: ToolResult) => void;
 }
 
 /**
@@ -75,6 +77,7 @@ export function toolChain(
       lineage: ctx.lineage,
       strictInput: options.strictInput,
       progress: ctx.progress,
+      onResult: options.onResult,
     });
   };
   return async (call, ctx) => {

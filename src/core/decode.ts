@@ -168,6 +168,21 @@ function settle<T>(
   return result.value;
 }
 
+/**
+ * The first issue of a value a validator refused, worded as the
+ * `INVALID_INPUT` reasons are: the first structural issue against the JSON
+ * Schema in document order, else the validator's own issue earliest in the
+ * document. Internal to weft (a typed tool's output check).
+ */
+export function issueReason(
+  value: unknown,
+  issues: readonly StandardSchemaV1.Issue[],
+  jsonSchema: Readonly<Record<string, unknown>>,
+): string {
+  return walk(value, jsonSchema, [], { types: true, unknown: false }) ??
+    validatorReason(issues, value);
+}
+
 interface WalkOptions {
   /** Report wrong types and missing required fields. */
   readonly types: boolean;

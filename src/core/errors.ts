@@ -157,6 +157,38 @@ export class ToolOutputError extends Error {
   }
 }
 
+/**
+ * A typed tool's result that breaks the output schema it advertises: the
+ * check a validating MCP client would make, made before the result is sent
+ * (or read by the loop). The message is model-visible (docs/errors.md):
+ * `tool "x" result does not match its output schema: <reason>`, where the
+ * reason reads like an `INVALID_INPUT` one (`field "status": expected
+ * string, got number`), or, for a content result,
+ * `tool "x" advertised an output schema, so its result must be JSON; got content`.
+ */
+export class OutputSchemaError extends Error {
+  /** The tool whose result failed the check. */
+  readonly tool: string;
+  /** The first issue found, `""` for a content result. */
+  readonly reason: string;
+
+  /** Builds the error from the tool name and the first issue (`""`: the result was content). */
+  constructor(tool: string, reason: string) {
+    super(
+      reason === ""
+        ? `tool ${
+          quote(tool)
+        } advertised an output schema, so its result must be JSON; got content`
+        : `tool ${
+          quote(tool)
+        } result does not match its output schema: ${reason}`,
+    );
+    this.name = "OutputSchemaError";
+    this.tool = tool;
+    this.reason = reason;
+  }
+}
+
 /** A schema document the core cannot key on. Message starts `weft: ParseSchema: `. */
 export class SchemaError extends Error {
   /** The text after the `weft: ParseSchema: ` prefix, e.g. `empty schema`. */

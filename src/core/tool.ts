@@ -13,18 +13,18 @@ import type {
   StandardJSONSchemaV1,
   StandardSchemaV1,
 } from "@standard-schema/spec";
+import type { ContentItem, ToolContent } from "./content.ts";
 import { quote } from "./errors.ts";
 import type { ToolMiddleware } from "./middleware.ts";
 import type { Schema } from "./schema.ts";
 import {
   build,
   checkName,
-  context,
   derive,
   maybeObjectSchema,
   objectSchema,
-  typedInvokes,
-  valueInvokers,
+  rawBody,
+  typedBody,
 } from "./tool_build.ts";
 
 /** Where a call runs inside the loop. Absent outside the loop (invoke, callTool, MCP). */
@@ -91,6 +91,14 @@ export interface InvokeOptions {
   strictInput?: boolean;
   /** Receives the handler's progress reports (its context's `progress`). */
   progress?: ProgressFn;
+  /**
+   * Receives the call's whole result — the text `invoke` resolves to, plus
+   * the content items or the structured value it stands for — once, just
+   * before `invoke` resolves (never on failure). The MCP export reads
+   * content results through it; a wrapper that rewrites the text makes the
+   * two differ, and then the text wins.
+   */
+  onResult?: (result: ToolResult) => void;
 }
 
 /** Per-tool options. Go: Timeout, MaxResultBytes, RequireApproval, Sequential, StrictInput, WrapTools, Origin. */
@@ -110,6 +118,55 @@ export interface ToolOptions {
   /** Observability label: `""` for own tools, `"mcp"` for imported ones. */
   origin?: string;
 }
+
+/**
+ * What a tool says about itself, for clients and their users: MCP's tool
+ * annotations. Every field is a hint, optional, and untrusted on the
+ * receiving side; none changes how weft runs the tool. The MCP export sends
+ * them (and `title` as the tool's display name); the MCP import runs a tool
+ * marked `readOnlyHint: true` in parallel and every other one sequentially.
+ */
+export interface ToolAnnotations {
+  /** A human-readable display name. */
+  readonly title?: string;
+  /** The tool changes nothing in its environment. */
+  readonly readOnlyHint?: boolean;
+  /** A tool that changes things may destroy something (meaningful when not read-only). */
+  readonly destructiveHint?: boolean;
+  /** Calling again with the same arguments has no further effect (meaningful when not read-only). */
+  readonly idempotentHint?: boolean;
+  /** The tool reaches beyond a closed world (the web, other systems). */
+  readonly openWorldHint?: boolean;
+}
+
+/**
+ * A tool call's whole result, as `InvokeOptions.onResult` receives it: the
+ * text the model reads (what `invoke` resolves to), and what that text
+ * stands for when the result is more than text.
+ */
+export interface ToolResult {
+  /** The text the model reads: a content result's rendering, a value's JSON, or the text itself. */
+  readonly text: string;
+  /**
+   * The content items, when the handler returned `content(…)` (or the
+   * remote server sent them, for an imported tool); `text` is their
+   * rendering. Absent for a plain text result.
+   */
+  readonly content?: readonly ContentItem[];
+  /**
+   * The structured value `text` is the JSON of: a typed tool's non-string
+   * result, or an imported tool's `structuredContent`. Absent otherwise.
+   */
+  readonly structured?: unknown;
+}
+
+/**
+ * A tool's arguments: the model's JSON text, or an object. An object reads
+ * exactly as the JSON text `stringifyExact` writes for it (a `bigint` keeps
+ * its digits, `undefined` fields drop out); plain JSON data is taken as it
+ * is, without writing it out and reading it back.
+ */
+export type ToolArguments = string | Readonly<Record<string, unknown>>;
 
 /** A tool as the agent loop and the bridge see it. Go: *weft.ToolDef. */
 export interface ToolDef {
@@ -135,12 +192,18 @@ export interface ToolDef {
   readonly maxResultBytes?: number;
   /** The tool's own middleware (first is outermost). */
   readonly wrap: readonly ToolMiddleware[];
+  /** What the tool says about itself (MCP annotations); absent when nothing was said. */
+  readonly annotations?: ToolAnnotations;
   /**
-   * Runs the handler on the model's argument JSON text. Resolves to the
-   * result text; rejects with the failure (a `ToolError` for bad input).
-   * No middleware, approval check, timeout, cap or containment. Go: Invoke.
+   * Runs the handler on the arguments — the model's JSON text, or an
+   * object ({@link ToolArguments}: both give the same result). Resolves to
+   * the result text; rejects with the failure (a `ToolError` for bad
+   * input). No middleware, approval check, timeout, cap or containment.
+   * Given `onResult`, hands it the whole result (content items, structured
+   * value) before resolving. A hand-written `ToolDef` must take both
+   * argument forms too (an object reads as its JSON text). Go: Invoke.
    */
-  invoke(args: string, options?: InvokeOptions): Promise<string>;
+  invoke(args: ToolArguments, options?: InvokeOptions): Promise<string>;
 }
 
 /**
@@ -166,8 +229,17 @@ export interface TypedToolDef<I, O = unknown> extends ToolOptions {
   input: StandardSchemaWithJSON<I>;
   /** The result schema; advertised (as `outputSchema`) only when it is an object schema. */
   output?: StandardSchemaWithJSON<O>;
-  /** The handler: a string result is the text verbatim, anything else is JSON-encoded. */
-  run(input: I, ctx: ToolContext): O | string | Promise<O | string>;
+  /** What the tool says about itself: MCP annotations, sent by the export. */
+  annotations?: ToolAnnotations;
+  /**
+   * The handler: a string result is the text verbatim, a `content(…)`
+   * result is its items (rendered to markers for the model), anything else
+   * is JSON-encoded.
+   */
+  run(
+    input: I,
+    ctx: ToolContext,
+  ): O | string | ToolContent | Promise<O | string | ToolContent>;
 }
 
 /** The definition `rawTool` takes. Go: weft.RawTool's arguments. */
@@ -180,33 +252,50 @@ export interface RawToolDef extends ToolOptions {
   inputSchema?: string | Record<string, unknown> | Schema;
   /** The result schema document, if any. Must be an object schema. */
   outputSchema?: string | Record<string, unknown> | Schema;
-  /** The handler: receives the argument text verbatim and returns the result text. */
-  run(args: string, ctx: ToolContext): string | Promise<string>;
+  /** What the tool says about itself: MCP annotations, sent by the export. */
+  annotations?: ToolAnnotations;
+  /**
+   * The handler: receives the argument text verbatim (an object argument
+   * as its JSON text) and returns the result text, or a `content(…)` result.
+   */
+  run(
+    args: string,
+    ctx: ToolContext,
+  ): string | ToolContent | Promise<string | ToolContent>;
 }
 
 const TARGET = { target: "draft-2020-12" } as const;
 
 /**
  * Builds a typed tool. The input's JSON Schema is derived once, here, and
- * must be an object schema. `invoke` decodes and validates the arguments
+ * must be an object schema. `invoke` takes the arguments as JSON text or as
+ * an object (the same reading), decodes and validates them
  * (`INVALID_INPUT` texts, see `decodeArguments`), runs the handler and
- * returns its text: a string verbatim, anything else JSON-encoded (a failing
- * encoding rejects with `ToolOutputError`). The `output` schema is recorded
- * as `outputSchema` only when it is an object schema. Throws `TypeError` for
- * an empty name, a missing `run`, or an input that is not an object schema.
- * Go: weft.Tool.
+ * returns its text: a string verbatim, a `content(…)` result as its
+ * one-line-per-item markers, anything else JSON-encoded (a failing encoding
+ * rejects with `ToolOutputError`). The `output` schema is recorded as
+ * `outputSchema` only when it is an object schema; then each result is
+ * checked against it before it is returned (`OutputSchemaError`), as a
+ * validating MCP client would. `annotations` are kept on the tool for the
+ * MCP export. Throws `TypeError` for an empty name, a missing `run`, or an
+ * input that is not an object schema. Go: weft.Tool.
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { z } from "zod";
- * import { tool } from "./tool.ts";
+ * import { tool } from "@weft/mcp";
+ *
  * const add = tool({
  *   name: "add",
  *   description: "Adds two numbers.",
  *   input: z.object({ a: z.number(), b: z.number() }),
+ *   output: z.object({ sum: z.number() }),
+ *   annotations: { readOnlyHint: true },
  *   run: ({ a, b }) => ({ sum: a + b }),
  * });
- * console.assert(await add.invoke('{"a":1,"b":2}') === '{"sum":3}');
+ * assert.equal(await add.invoke('{"a":1,"b":2}'), '{"sum":3}');
+ * assert.equal(await add.invoke({ a: 1, b: 2 }), '{"sum":3}');
  * ```
  */
 export function tool<I, O = unknown>(def: TypedToolDef<I, O>): ToolDef {
@@ -239,30 +328,38 @@ export function tool<I, O = unknown>(def: TypedToolDef<I, O>): ToolDef {
       derive(name, "output", () => out.jsonSchema.output(TARGET)),
     );
   }
-  const bodies = typedInvokes(def, { name, inputSchema });
-  const built = build(
+  return build(
     def,
     { name, inputSchema, outputSchema },
-    bodies.invoke,
+    typedBody(def, {
+      name,
+      inputSchema,
+      // Checked only when advertised: what a client may validate against.
+      output: outputSchema === undefined ? undefined : output,
+      outputSchema,
+    }),
   );
-  valueInvokers.set(built, bodies.invokeValue);
-  return built;
 }
 
 /**
  * Builds a tool over a raw JSON Schema document. Its handler receives the
- * argument text verbatim: no decoding, no `{}` for empty text, no
- * `INVALID_INPUT`, and `strictInput` has no effect. The schemas (text or
- * object) are kept whole; both must be object schemas. Throws `TypeError`
- * for an empty name, a missing `run`, or a schema `parseSchema` refuses.
- * Go: weft.RawTool.
+ * argument text verbatim (an object given to `invoke` as the JSON text
+ * `stringifyExact` writes for it): no decoding, no `{}` for empty text, no
+ * `INVALID_INPUT`, and `strictInput` has no effect. It returns text, or a
+ * `content(…)` result. The schemas (text or object) are kept whole; both
+ * must be object schemas; results are not checked against the output
+ * schema (there is no validator). Throws `TypeError` for an empty name, a
+ * missing `run`, or a schema `parseSchema` refuses. Go: weft.RawTool.
  *
  * @example
  * ```ts
- * import { rawTool } from "./tool.ts";
+ * import assert from "node:assert/strict";
+ * import { rawTool } from "@weft/mcp";
+ *
  * const echo = rawTool({ name: "echo", description: "Echoes.", run: (args) => args });
- * console.assert(await echo.invoke(" {} ") === " {} ");
- * console.assert(JSON.stringify(echo.inputSchema) === '{"type":"object"}');
+ * assert.equal(await echo.invoke(" {} "), " {} ");
+ * assert.equal(await echo.invoke({ q: "x" }), '{"q":"x"}');
+ * assert.equal(JSON.stringify(echo.inputSchema), '{"type":"object"}');
  * ```
  */
 export function rawTool(def: RawToolDef): ToolDef {
@@ -278,32 +375,9 @@ export function rawTool(def: RawToolDef): ToolDef {
         () => `weft: RawTool ${quote(name)}: outputSchema`,
         def.outputSchema,
       );
-  const run = def.run;
-  const checked = (result: unknown): string => {
-    if (typeof result !== "string") {
-      throw new TypeError(
-        `weft: RawTool ${
-          quote(name)
-        } handler returned ${typeof result}, not a string`,
-      );
-    }
-    return result;
-  };
   return build(
     def,
     { name, inputSchema, outputSchema },
-    // Not an async function: one promise hop fewer per call (the import
-    // bridge's per-call cost, ADR 0065). A synchronous throw still rejects.
-    (args, options) => {
-      let result: unknown;
-      try {
-        result = run.call(def, args, context(options));
-      } catch (err) {
-        return Promise.reject(err);
-      }
-      return typeof result === "string"
-        ? Promise.resolve(result)
-        : Promise.resolve(result).then(checked);
-    },
+    rawBody(def, name),
   );
 }

@@ -6,20 +6,37 @@
  * @module
  */
 
-import { quote, SchemaError, ToolOutputError } from "./errors.ts";
-import { stringifyExact } from "./json.ts";
+import type { StandardSchemaV1 } from "@standard-schema/spec";
+import { isToolContent, renderContentItems } from "./content.ts";
+import {
+  OutputSchemaError,
+  quote,
+  SchemaError,
+  ToolOutputError,
+} from "./errors.ts";
+import { isPlainJson, stringifyExact } from "./json.ts";
 import { reuseSchema, type Schema } from "./schema.ts";
 import type { ToolMiddleware } from "./middleware.ts";
 import type {
   CallInfo,
   InvokeOptions,
   ProgressFn,
+  RawToolDef,
+  StandardSchemaWithJSON,
+  ToolAnnotations,
+  ToolArguments,
   ToolContext,
   ToolDef,
   ToolOptions,
+  ToolResult,
   TypedToolDef,
 } from "./tool.ts";
-import { isThenable, parseArguments, validateNow } from "./decode.ts";
+import {
+  issueReason,
+  isThenable,
+  parseArguments,
+  validateNow,
+} from "./decode.ts";
 
 /** Checks the name and handler `tool`/`rawTool` need; throws `TypeError`. Returns the name. */
 export function checkName(
@@ -117,74 +134,118 @@ function nonNegative(value: number | undefined): number | undefined {
   return typeof value === "number" && value >= 0 ? value : undefined;
 }
 
-/** What a {@link ValueInvoke} resolves to. */
-export interface TypedResult {
-  /** The result text, as `invoke` resolves to it. */
-  readonly text: string;
-  /** The handler's result when it was not a string: `text` is its JSON. */
-  readonly value?: unknown;
-}
-
-/** A typed tool's invoke on an arguments object already decoded from JSON. */
-export type ValueInvoke = (
-  args: Record<string, unknown>,
+/** A tool's invoke body: `ToolDef.invoke` with its options filled in. */
+export type InvokeBody = (
+  args: ToolArguments,
   options: InvokeOptions,
-) => Promise<TypedResult>;
+) => Promise<string>;
 
-/** Each `ToolDef` `tool` built (not a copy of one) and its {@link ValueInvoke}. */
-export const valueInvokers: WeakMap<ToolDef, ValueInvoke> = new WeakMap();
-
-/**
- * The typed tool's invoke on a decoded arguments object, for a `ToolDef`
- * that `tool` built; `undefined` for any other (a raw tool, a spread copy).
- * It equals `invoke(JSON.stringify(args))` when `args` is plain JSON data
- * (`isPlainJson`), minus the text, and also gives the handler's result
- * value: the export bridge's fast path (ADR 0065).
- */
-export function valueInvoker(def: ToolDef): ValueInvoke | undefined {
-  return valueInvokers.get(def);
+/** The text of a whole result, handed to `onResult` first (the caller built it because someone listens). */
+export function reported(
+  onResult: ((result: ToolResult) => void) | undefined,
+  whole: ToolResult,
+): string {
+  onResult?.(whole);
+  return whole.text;
 }
 
 /**
- * A typed tool's two invoke bodies: on the argument text (`ToolDef.invoke`)
- * and on an already-decoded object ({@link ValueInvoke}). Each runs
- * synchronously up to the first value that is a promise (a validator or a
- * handler answering later): no promise hop for what is already known, the
- * export bridge's hot path (ADR 0065). A synchronous throw still rejects.
+ * A typed tool's arguments as the object to validate: text is read with
+ * `parseArguments`; plain JSON data is taken as it is (it reads exactly as
+ * its text would); any other object is read as the text `stringifyExact`
+ * writes for it. Missing arguments are `{}`.
  */
-export function typedInvokes<I, O>(
+function argumentsObject(
+  args: ToolArguments | undefined | null,
+  name: string,
+): Record<string, unknown> {
+  if (typeof args === "string") return parseArguments(args, name);
+  if (args === undefined || args === null) return {};
+  if (typeof args === "object" && !Array.isArray(args) && isPlainJson(args)) {
+    return args as Record<string, unknown>;
+  }
+  return parseArguments(stringifyExact(args) ?? "", name);
+}
+
+/**
+ * A raw tool's argument text: text verbatim; an object as the text
+ * `stringifyExact` writes for it; missing arguments as `{}`.
+ */
+export function argumentText(args: ToolArguments | undefined | null): string {
+  if (typeof args === "string") return args;
+  return stringifyExact(args ?? {}) ?? "{}";
+}
+
+/** What `typedBody` needs beside the definition. */
+export interface TypedShape {
+  /** The tool name. */
+  readonly name: string;
+  /** The parsed input schema (its document words input issues). */
+  readonly inputSchema: Schema;
+  /** The output validator, when the output schema is advertised: results are checked. */
+  readonly output?: StandardSchemaWithJSON<unknown>;
+  /** The advertised output schema (its document words output issues). */
+  readonly outputSchema?: Schema;
+}
+
+/**
+ * A typed tool's invoke body. It runs synchronously up to the first value that
+ * is a promise (a validator or a handler answering later): no promise hop
+ * for what is already known, the export bridge's hot path (ADR 0065). A
+ * synchronous throw still rejects. With an advertised output schema, a
+ * result is checked against it before it is returned
+ * (`OutputSchemaError`).
+ */
+export function typedBody<I, O>(
   def: TypedToolDef<I, O>,
-  shape: { readonly name: string; readonly inputSchema: Schema },
-): {
-  invoke: (args: string, options: InvokeOptions) => Promise<string>;
-  invokeValue: ValueInvoke;
-} {
-  const { name, inputSchema } = shape;
+  shape: TypedShape,
+): InvokeBody {
+  const { name, inputSchema, output, outputSchema } = shape;
   const { run, input } = def;
   const ownStrict = def.strictInput === true;
   const text = (result: unknown): string =>
-    typeof result === "string" ? result : encode(name, result);
-  const both = (result: unknown): TypedResult =>
     typeof result === "string"
-      ? { text: result }
-      : { text: encode(name, result), value: result };
+      ? result
+      : isToolContent(result)
+      ? renderContentItems(result.items)
+      : encode(name, result);
+  const whole = (result: unknown): ToolResult => {
+    if (typeof result === "string") return { text: result };
+    if (isToolContent(result)) {
+      return { text: renderContentItems(result.items), content: result.items };
+    }
+    return { text: encode(name, result), structured: result };
+  };
+  const checked = output === undefined || outputSchema === undefined
+    ? undefined
+    : <R>(result: unknown, finish: (result: unknown) => R): R | Promise<R> => {
+      const verdict = checkOutput(name, result, output, outputSchema.raw);
+      return verdict === undefined
+        ? finish(result)
+        : verdict.then(() => finish(result));
+    };
   const runOn = <R>(
     value: I,
     options: InvokeOptions,
     finish: (result: unknown) => R,
   ): Promise<R> => {
     const result = run.call(def, value, context(options));
+    if (checked === undefined) {
+      return isThenable(result)
+        ? Promise.resolve(result).then(finish)
+        : Promise.resolve(finish(result));
+    }
     return isThenable(result)
-      ? Promise.resolve(result).then(finish)
-      : Promise.resolve(finish(result));
+      ? Promise.resolve(result).then((r) => checked(r, finish))
+      : Promise.resolve(checked(result, finish));
   };
-  const validated = <R>(
-    args: Record<string, unknown>,
-    options: InvokeOptions,
-    finish: (result: unknown) => R,
-  ): Promise<R> => {
+  return (args: ToolArguments, options: InvokeOptions): Promise<string> => {
+    const onResult = options.onResult;
+    const finish = typeof onResult === "function"
+      ? (result: unknown) => reported(onResult, whole(result))
+      : text;
     try {
-      const value = validateNow(args, input, {
+      const value = validateNow(argumentsObject(args, name), input, {
         tool: name,
         jsonSchema: inputSchema.raw,
         strict: ownStrict || options.strictInput === true,
@@ -196,19 +257,122 @@ export function typedInvokes<I, O>(
       return Promise.reject(err);
     }
   };
-  const invokeValue: ValueInvoke = (args, options) =>
-    validated(args, options, both);
-  const invoke = (args: string, options: InvokeOptions): Promise<string> => {
-    let value: Record<string, unknown>;
+}
+
+/**
+ * Checks a typed result against the advertised output schema: throws
+ * `OutputSchemaError` (or returns a promise that rejects with it, for an
+ * asynchronous validator); `undefined` when it passes synchronously. A
+ * string result is checked as the JSON it holds (text that is not JSON is
+ * left to the export's own rule); a content result never passes.
+ */
+function checkOutput(
+  name: string,
+  result: unknown,
+  output: StandardSchemaWithJSON<unknown>,
+  jsonSchema: Readonly<Record<string, unknown>>,
+): Promise<void> | undefined {
+  if (isToolContent(result)) throw new OutputSchemaError(name, "");
+  let value: unknown;
+  if (typeof result === "string") {
     try {
-      value = parseArguments(typeof args === "string" ? args : "", name);
+      value = JSON.parse(result);
+    } catch {
+      return undefined;
+    }
+  } else if (isPlainJson(result)) {
+    value = result;
+  } else {
+    // What a client reads: the JSON the value writes (a Date as its string).
+    value = JSON.parse(encode(name, result));
+  }
+  const outcome = output["~standard"].validate(value);
+  const settle = (verdict: StandardSchemaV1.Result<unknown>): void => {
+    if (verdict.issues !== undefined) {
+      throw new OutputSchemaError(
+        name,
+        issueReason(value, verdict.issues, jsonSchema),
+      );
+    }
+  };
+  if (isThenable(outcome)) return Promise.resolve(outcome).then(settle);
+  settle(outcome);
+  return undefined;
+}
+
+/**
+ * A raw tool's invoke body: the handler gets the argument text (an object as its
+ * JSON text) and returns text or a content result. Not async functions: one
+ * promise hop fewer per call (ADR 0065). A synchronous throw still rejects.
+ */
+export function rawBody(def: RawToolDef, name: string): InvokeBody {
+  const run = def.run;
+  const refuse = (result: unknown): never => {
+    throw new TypeError(
+      `weft: RawTool ${
+        quote(name)
+      } handler returned ${typeof result}, not a string`,
+    );
+  };
+  const text = (result: unknown): string =>
+    typeof result === "string"
+      ? result
+      : isToolContent(result)
+      ? renderContentItems(result.items)
+      : refuse(result);
+  const whole = (result: unknown): ToolResult =>
+    typeof result === "string"
+      ? { text: result }
+      : isToolContent(result)
+      ? { text: renderContentItems(result.items), content: result.items }
+      : refuse(result);
+  return (args: ToolArguments, options: InvokeOptions): Promise<string> => {
+    const onResult = options.onResult;
+    const finish = typeof onResult === "function"
+      ? (result: unknown) => reported(onResult, whole(result))
+      : text;
+    let result: unknown;
+    try {
+      result = run.call(def, argumentText(args), context(options));
     } catch (err) {
       return Promise.reject(err);
     }
-    return validated(value, options, text);
+    if (typeof result === "string") return Promise.resolve(finish(result));
+    return Promise.resolve(result).then(finish);
   };
-  return { invoke, invokeValue };
 }
+
+/**
+ * The annotations worth keeping from `value`: the five MCP fields, each
+ * only when it has its type (a string title, boolean hints); `undefined`
+ * when none is left. Frozen.
+ */
+export function annotationsOf(value: unknown): ToolAnnotations | undefined {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return undefined;
+  }
+  const given = value as Record<string, unknown>;
+  const kept: Record<string, string | boolean> = {};
+  let any = false;
+  if (typeof given.title === "string") {
+    kept.title = given.title;
+    any = true;
+  }
+  for (const hint of HINTS) {
+    if (typeof given[hint] === "boolean") {
+      kept[hint] = given[hint] as boolean;
+      any = true;
+    }
+  }
+  return any ? Object.freeze(kept) as ToolAnnotations : undefined;
+}
+
+const HINTS = [
+  "readOnlyHint",
+  "destructiveHint",
+  "idempotentHint",
+  "openWorldHint",
+] as const;
 
 /** What a constructor settled on: the name and the parsed schemas. */
 export interface Shape {
@@ -221,14 +385,15 @@ export interface Shape {
 }
 
 /**
- * Freezes a `ToolDef` from the options, the shape and the invoke body. A
- * plain object with `invoke` as an own property, so `{ ...def }` copies keep
- * working; negative `timeout`/`maxResultBytes` are ignored, as in Go.
+ * Freezes a `ToolDef` from the options, the shape and the invoke body. A plain
+ * object with `invoke` as an own property, so `{ ...def }` copies behave
+ * the same; negative `timeout`/`maxResultBytes` are ignored, as in
+ * Go; annotations are kept as `annotationsOf` reads them.
  */
 export function build(
-  options: ToolOptions & { description?: string },
+  options: ToolOptions & { description?: string; annotations?: unknown },
   shape: Shape,
-  invoke: (args: string, options: InvokeOptions) => Promise<string>,
+  invoke: InvokeBody,
 ): ToolDef {
   const def: { -readonly [K in keyof ToolDef]: ToolDef[K] } = {
     name: shape.name,
@@ -243,8 +408,11 @@ export function build(
     wrap: options.wrap === undefined || options.wrap === null
       ? NO_WRAP
       : Object.freeze(options.wrap.filter((mw) => typeof mw === "function")),
-    invoke: (args: string, opts?: InvokeOptions) => invoke(args, opts ?? {}),
+    invoke: (args: ToolArguments, opts?: InvokeOptions) =>
+      invoke(args, opts ?? {}),
   };
+  const annotations = annotationsOf(options.annotations);
+  if (annotations !== undefined) def.annotations = annotations;
   if (shape.outputSchema !== undefined) def.outputSchema = shape.outputSchema;
   const timeout = nonNegative(options.timeout);
   if (timeout !== undefined) def.timeout = timeout;

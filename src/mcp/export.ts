@@ -8,8 +8,13 @@
 import type { Server } from "@modelcontextprotocol/sdk/server";
 import type { Tool } from "@modelcontextprotocol/sdk/types";
 import { quote } from "../core/errors.ts";
-import type { ProgressFn, ToolDef } from "../core/tool.ts";
-import { valueInvoker } from "../core/tool_build.ts";
+import type {
+  InvokeOptions,
+  ProgressFn,
+  ToolArguments,
+  ToolDef,
+  ToolResult,
+} from "../core/tool.ts";
 import { type CallExtra, type Exported, register } from "./registry.ts";
 
 const DEFAULT_INPUT_SCHEMA: Readonly<Record<string, unknown>> = Object.freeze({
@@ -20,11 +25,15 @@ const DEFAULT_INPUT_SCHEMA: Readonly<Record<string, unknown>> = Object.freeze({
  * Registers weft tools on an MCP server. Each tool is listed under its own
  * name, description and input schema document — whole, every keyword, as
  * `JSON.stringify(tool.inputSchema)` writes it; a missing one is
- * `{"type":"object"}` — plus its output schema when it has one, and no
- * annotations or title. A call runs `ToolDef.invoke` on the client's
- * arguments (missing or empty: `{}`) with the request's `AbortSignal`: the
- * result text is one text content item, and for a tool with an output schema
- * the text must be a JSON object, sent as `structuredContent` too. Every
+ * `{"type":"object"}` — plus its output schema when it has one, and its
+ * `annotations` when it has any (their `title` also as the tool's `title`).
+ * A call runs `ToolDef.invoke` on the client's arguments object (missing:
+ * `{}`) with the request's `AbortSignal`: a text result is one text content
+ * item, a `content(…)` result its items as they are (when `invoke`'s
+ * `onResult` reported them for the text it resolved to), and for a tool with
+ * an output schema the result must be a JSON object, sent as
+ * `structuredContent` too (a typed tool's result is first checked against
+ * that schema: `OutputSchemaError`). Every
  * failure — undecodable arguments, a handler error, a thrown value — is an
  * `isError` result carrying the text weft's loop would show its own model; no
  * tool failure is ever a JSON-RPC error, and no tool can take the server
@@ -48,18 +57,20 @@ const DEFAULT_INPUT_SCHEMA: Readonly<Record<string, unknown>> = Object.freeze({
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Server } from "@modelcontextprotocol/sdk/server";
- * import { rawTool } from "../core/tool.ts";
- * import { exportTools } from "./export.ts";
+ * import { exportTools, rawTool } from "@weft/mcp";
  *
  * const echo = rawTool({
  *   name: "echo",
  *   description: "Echo the arguments.",
  *   inputSchema: { type: "object" },
+ *   annotations: { title: "Echo", readOnlyHint: true },
  *   run: (args) => args,
  * });
  * const server = new Server({ name: "demo", version: "0" });
  * exportTools(server, echo);
+ * assert.equal(echo.annotations?.readOnlyHint, true);
  * ```
  */
 export function exportTools(server: Server, ...tools: ToolDef[]): void {
@@ -93,33 +104,43 @@ function checkExportable(
 }
 
 function invoking(tool: ToolDef): Exported {
-  const entry = exported(
+  return exported(
     tool,
-    (args: string, extra: CallExtra, progress?: ProgressFn) =>
-      tool.invoke(args, { signal: extra.signal, progress }),
+    (args: unknown, extra: CallExtra, progress?: ProgressFn) =>
+      resultOf(tool, args, { signal: extra.signal, progress }),
   );
-  // A typed tool takes plain arguments as the object the SDK decoded, not
-  // re-encoded as text and decoded again (ADR 0065).
-  const onValue = valueInvoker(tool);
-  if (onValue === undefined) return entry;
-  return {
-    ...entry,
-    runValue: (
-      args: Record<string, unknown>,
-      extra: CallExtra,
-      progress?: ProgressFn,
-    ) => onValue(args, { signal: extra.signal, progress }),
-  };
+}
+
+/**
+ * The whole result of one call of `tool` on the client's arguments object
+ * (missing: `{}`): the text `invoke` resolves to, with the content items or
+ * structured value `onResult` reported for that same text. A wrapper that
+ * rewrote the text (or a hand-written `ToolDef` that reports nothing)
+ * leaves the text alone.
+ */
+async function resultOf(
+  tool: ToolDef,
+  args: unknown,
+  options: InvokeOptions,
+): Promise<ToolResult> {
+  let whole: ToolResult | undefined;
+  const text = await tool.invoke((args ?? {}) as ToolArguments, {
+    ...options,
+    onResult: (result) => {
+      whole = result;
+    },
+  });
+  return whole !== undefined && whole.text === text ? whole : { text };
 }
 
 /** The registry entry of `tool`, run by `run`. Shared with `serveAgent`. */
 export function exported(
   tool: ToolDef,
   run: (
-    args: string,
+    args: unknown,
     extra: CallExtra,
     progress?: ProgressFn,
-  ) => Promise<string>,
+  ) => Promise<ToolResult>,
 ): Exported {
   return {
     name: tool.name,
@@ -138,6 +159,11 @@ function listingOf(tool: ToolDef): Tool {
   };
   if (tool.outputSchema !== undefined) {
     entry.outputSchema = tool.outputSchema.raw as Tool["outputSchema"];
+  }
+  const annotations = tool.annotations;
+  if (annotations !== undefined && annotations !== null) {
+    entry.annotations = { ...annotations };
+    if (typeof annotations.title === "string") entry.title = annotations.title;
   }
   return entry;
 }

@@ -7,8 +7,8 @@
 import type { Client } from "@modelcontextprotocol/sdk/client";
 import { SchemaError } from "../core/errors.ts";
 import { adoptSchema, type Schema } from "../core/schema.ts";
-import type { ToolDef, ToolOptions } from "../core/tool.ts";
-import { build } from "../core/tool_build.ts";
+import type { ToolAnnotations, ToolDef, ToolOptions } from "../core/tool.ts";
+import { annotationsOf, build } from "../core/tool_build.ts";
 import {
   DuplicateNameError,
   EmptyNameError,
@@ -17,7 +17,8 @@ import {
   type SkippedTool,
 } from "./import_error.ts";
 import { listToolEntries } from "./list_tools.ts";
-import { remoteCaller } from "./remote_call.ts";
+import { remoteInvoke } from "./remote_call.ts";
+import type { RenderOptions, ResultRendering } from "./render.ts";
 
 /** Options for one `importTools` call. Go: mcp.Prefix, mcp.Policy and the ctx. */
 export interface ImportOptions {
@@ -33,6 +34,14 @@ export interface ImportOptions {
   policy?: ToolOptions;
   /** The listing's deadline. When it ends, `importTools` rejects with its reason, unchanged. */
   signal?: AbortSignal;
+  /**
+   * What the model reads of a result that carries `structuredContent`:
+   * `"structured"` (the default) its compact JSON; `"text"` the content
+   * items (the JSON only when there are none); `"both"` the items, then the
+   * JSON unless a text item already holds it. A result without structured
+   * content reads as its content items in every mode (see `renderContent`).
+   */
+  render?: ResultRendering;
 }
 
 /** What `importTools` resolves to. */
@@ -64,15 +73,21 @@ export interface ImportResult {
  * argument text parsed losslessly (key order and every digit kept; empty or
  * `null` means `{}`; a non-object is sent as is and the server decides),
  * under the call's signal, so aborting sends `notifications/cancelled`. The
- * result is rendered to text (see `renderContent`). A remote `isError`
+ * result is rendered to text (see `renderContent`, and the `render`
+ * option); `invoke`'s `onResult` also gets the remote content items and
+ * structured content as sent, so exporting the tool again passes an image
+ * on whole. A remote `isError`
  * result is a `RemoteToolError` carrying the rendering verbatim; a failed
  * request is an `McpTransportError` reading `mcp: <error>`. Both are tool
  * errors — data the model sees, never run errors.
  *
  * A tool the server does not mark `readOnlyHint: true` (exactly the boolean)
  * is `sequential`: annotations are untrusted hints, and the conservative
- * reading is the safe one. Other annotations, `title`, `icons` and `_meta`
- * are ignored.
+ * reading is the safe one. The annotations (the five MCP fields, each only
+ * with its type; the title is the top-level `title` when there is one,
+ * MCP's display name) are kept on
+ * `ToolDef.annotations`, so exporting the tool again sends them on;
+ * `icons` and `_meta` are ignored.
  *
  * An entry that cannot be imported — not an object, an empty or non-string
  * name (checked before the prefix), a composed name an earlier entry of this
@@ -129,6 +144,7 @@ export async function importTools(
   const entries = await listToolEntries(client, options.signal);
   const prefix = typeof options.prefix === "string" ? options.prefix : "";
   const policy = options.policy ?? {};
+  const render = { render: options.render };
   const tools: ToolDef[] = [];
   const skipped: SkippedTool[] = [];
   const imported = new Set<string>();
@@ -139,6 +155,7 @@ export async function importTools(
       prefix,
       policy,
       imported,
+      render,
     );
     if (outcome instanceof Error) {
       skipped.push({
@@ -163,6 +180,7 @@ function importEntry(
   prefix: string,
   policy: ToolOptions,
   imported: ReadonlySet<string>,
+  render: RenderOptions,
 ): ToolDef | Error {
   if (!isRecord(entry)) return new NilEntryError();
   const serverName = entry.name;
@@ -184,9 +202,8 @@ function importEntry(
     if (err instanceof SchemaError) return err;
     throw err;
   }
-  const readOnly = isRecord(entry.annotations) &&
-    entry.annotations.readOnlyHint === true;
-  const call = remoteCaller(client, serverName, name);
+  const annotations = annotationsOf(entry.annotations);
+  const readOnly = annotations?.readOnlyHint === true;
   // What rawTool builds, minus what a remote call does not use: the
   // handler's context (only the signal and progress matter, and only when
   // given) and the check that the handler resolved a string (renderContent
@@ -203,14 +220,27 @@ function importEntry(
       timeout: policy.timeout,
       maxResultBytes: policy.maxResultBytes,
       wrap: policy.wrap,
+      annotations: withTitle(annotations, entry.title),
     },
     {
       name,
       inputSchema,
       outputSchema: objectOutputSchema(entry.outputSchema),
     },
-    (args, options) => call(args, options.signal, options.progress),
+    remoteInvoke(client, serverName, name, render),
   );
+}
+
+// The server's annotations, with the tool's top-level `title` as the title:
+// MCP's display name, which takes precedence over `annotations.title`.
+function withTitle(
+  annotations: ToolAnnotations | undefined,
+  title: unknown,
+): ToolAnnotations | undefined {
+  if (typeof title !== "string" || annotations?.title === title) {
+    return annotations;
+  }
+  return Object.freeze({ ...annotations, title });
 }
 
 function objectOutputSchema(value: unknown): Schema | undefined {

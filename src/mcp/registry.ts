@@ -26,9 +26,8 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { isPlainJson, jsonTypeOf, parseLossless } from "../core/json.ts";
 import { failureText } from "../core/policy.ts";
-import type { TypedResult } from "../core/tool_build.ts";
 import { quote } from "../core/errors.ts";
-import type { ProgressFn } from "../core/tool.ts";
+import type { ProgressFn, ToolResult } from "../core/tool.ts";
 import { progressSink } from "./progress.ts";
 
 /** What a `tools/call` handler receives beside the request. */
@@ -43,20 +42,15 @@ export interface Exported {
   /** Whether the result text must be JSON and goes out as `structuredContent` too. */
   readonly structured: boolean;
   /**
-   * Runs one call on the argument JSON text; resolves to the result text.
-   * `progress` is there when the client asked for progress (ADR 0066).
+   * Runs one call on the client's arguments (as the SDK decoded them:
+   * missing, or an object); resolves to the whole result. `progress` is
+   * there when the client asked for progress (ADR 0066).
    */
-  run(args: string, extra: CallExtra, progress?: ProgressFn): Promise<string>;
-  /**
-   * Runs one call on the decoded arguments object, when that reads exactly
-   * as its text would (plain JSON data): `run` without the text round trip.
-   * Only for typed tools (ADR 0065).
-   */
-  runValue?(
-    args: Record<string, unknown>,
+  run(
+    args: unknown,
     extra: CallExtra,
     progress?: ProgressFn,
-  ): Promise<TypedResult>;
+  ): Promise<ToolResult>;
 }
 
 interface Registry {
@@ -198,27 +192,33 @@ async function answerWith(
   extra: CallExtra,
   progress: ProgressFn | undefined,
 ): Promise<CallToolResult> {
-  let text: string;
-  let value: unknown;
+  let result: ToolResult;
   try {
-    if (entry.runValue !== undefined && plainArguments(args)) {
-      ({ text, value } = await entry.runValue(args ?? {}, extra, progress));
-    } else {
-      text = await entry.run(argumentText(args), extra, progress);
-    }
+    result = await entry.run(args, extra, progress);
   } catch (thrown) {
     return errorResult(failureText(entry.name, thrown));
   }
-  if (!entry.structured) return { content: [{ type: "text", text }] };
-  // A typed tool's plain-JSON result object is what its text reads back as:
-  // it goes out as structuredContent without that second read (ADR 0065).
+  const content = contentOf(result);
+  if (!entry.structured) return { content };
+  // A structured value that is plain JSON data is what the text reads back
+  // as: it goes out as structuredContent without that second read (ADR 0065).
+  const value = result.structured;
   if (jsonTypeOf(value) === "object" && isPlainJson(value)) {
     return {
-      content: [{ type: "text", text }],
+      content,
       structuredContent: value as Record<string, unknown>,
     };
   }
-  return structuredResult(entry.name, text);
+  return structuredResult(entry.name, result.text, content);
+}
+
+// The content items to send: a content result's items as they are, else
+// the text as one text item.
+function contentOf(result: ToolResult): CallToolResult["content"] {
+  if (result.content !== undefined) {
+    return result.content.slice() as CallToolResult["content"];
+  }
+  return [{ type: "text", text: result.text }];
 }
 
 /**
@@ -232,19 +232,11 @@ export function argumentText(args: unknown): string {
   return JSON.stringify(args);
 }
 
-// Arguments a typed tool can take as they are: missing, or an object of
-// plain JSON data, which reads back from its JSON text unchanged (what a
-// byte transport's JSON.parse gives). Anything else — a RawJson from a
-// lossless transport, or what an in-memory client passed (a Date, a bigint,
-// undefined) — goes through the text, as before.
-function plainArguments(
-  args: unknown,
-): args is Record<string, unknown> | undefined | null {
-  return args === undefined || args === null ||
-    (typeof args === "object" && !Array.isArray(args) && isPlainJson(args));
-}
-
-function structuredResult(name: string, text: string): CallToolResult {
+function structuredResult(
+  name: string,
+  text: string,
+  content: CallToolResult["content"],
+): CallToolResult {
   let value: unknown;
   try {
     value = parseResult(text);
@@ -265,10 +257,7 @@ function structuredResult(name: string, text: string): CallToolResult {
       } advertised an output schema, so its result must be a JSON object; got ${kind}`,
     );
   }
-  return {
-    content: [{ type: "text", text }],
-    structuredContent: value as Record<string, unknown>,
-  };
+  return { content, structuredContent: value as Record<string, unknown> };
 }
 
 function errorResult(text: string): CallToolResult {

@@ -15,11 +15,18 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { parseArguments } from "../core/decode.ts";
 import { InvalidInputError } from "../core/errors.ts";
-import { parseLossless } from "../core/json.ts";
-import type { ProgressFn, ToolProgress } from "../core/tool.ts";
+import type { ContentItem } from "../core/content.ts";
+import { isPlainJson, parseLossless, stringifyExact } from "../core/json.ts";
+import type {
+  InvokeOptions,
+  ProgressFn,
+  ToolArguments,
+  ToolProgress,
+  ToolResult,
+} from "../core/tool.ts";
 import { linkSignal } from "./linked_signal.ts";
 import { McpTransportError, RemoteToolError } from "./remote_error.ts";
-import { renderContent } from "./render.ts";
+import { renderContent, type RenderOptions } from "./render.ts";
 
 // The SDK times every request out after 60 s unless told otherwise. A tool
 // call is bounded by weft's own policy instead (the tool's timeout, the
@@ -30,18 +37,11 @@ const NO_SDK_TIMEOUT = 2_147_483_647;
 const BLANK = /^[ \t\n\r]*$/;
 
 /**
- * The body of one imported tool's `invoke`: the argument text and the
- * signal `invoke` was given (`undefined` when none was).
- */
-export type RemoteCaller = (
-  args: string,
-  signal: AbortSignal | undefined,
-  progress?: ProgressFn,
-) => Promise<string>;
-
-/**
- * Builds the call of `serverName` on `client`. `toolName` (the composed,
- * prefixed name) is the one error texts name.
+ * Builds the invoke body of `serverName` on `client`: it resolves to the
+ * rendered text and, given `onResult`, hands it the whole result (the text,
+ * the remote content items as sent and the structured content). `toolName`
+ * (the composed, prefixed name) is the one error texts name; `render`
+ * chooses what the text is made of (`renderContent`).
  *
  * Given no signal, the request carries none: nothing can cancel the call,
  * so there is nothing to link (`invoke`'s default context signal never
@@ -52,12 +52,13 @@ export type RemoteCaller = (
  * `notifications/progress` reaches it as `{ progress, total, message }`;
  * given none, nothing is asked (ADR 0066).
  */
-export function remoteCaller(
+export function remoteInvoke(
   client: Client,
   serverName: string,
   toolName: string,
-): RemoteCaller {
-  return async (args, signal, progress) => {
+  render: RenderOptions = {},
+): (args: ToolArguments, options: InvokeOptions) => Promise<string> {
+  return async (args, options) => {
     const request = {
       method: "tools/call" as const,
       params: {
@@ -65,6 +66,7 @@ export function remoteCaller(
         arguments: decodeArguments(args, toolName) as Record<string, unknown>,
       },
     };
+    const { signal, progress } = options;
     const onprogress = progress === undefined ? undefined : forward(progress);
     const link = signal === undefined || signal === null
       ? undefined
@@ -81,10 +83,31 @@ export function remoteCaller(
     } finally {
       link?.unlink();
     }
-    const text = renderContent(result);
+    const text = renderContent(result, render);
     if (result.isError === true) throw new RemoteToolError(text);
+    if (typeof options.onResult === "function") {
+      options.onResult(wholeResult(result, text));
+    }
     return text;
   };
+}
+
+// The whole result: the text, the remote content items as sent (when it
+// sent an array of them) and the structured content (when not null).
+function wholeResult(
+  result: Record<string, unknown>,
+  text: string,
+): ToolResult {
+  const whole: { text: string; content?: ContentItem[]; structured?: unknown } =
+    { text };
+  if (Array.isArray(result.content)) {
+    whole.content = result.content as ContentItem[];
+  }
+  const structured = result.structuredContent;
+  if (structured !== undefined && structured !== null) {
+    whole.structured = structured;
+  }
+  return whole;
 }
 
 const UNCANCELLABLE = Object.freeze({ timeout: NO_SDK_TIMEOUT });
@@ -116,14 +139,20 @@ function forward(progress: ProgressFn): (remote: Progress) => void {
 }
 
 /**
- * The `arguments` value to send: empty text (JSON whitespace) and `null`
- * mean `{}`; anything else is the parsed text, losslessly (key order kept,
+ * The `arguments` value to send: an object of plain JSON data as it is
+ * (any other object as the JSON text `stringifyExact` writes for it); empty
+ * text (JSON whitespace) and `null` mean `{}`; anything else is the parsed text, losslessly (key order kept,
  * integers beyond 2^53 as `JSON.rawJSON` digits), object or not — the
  * server decides what it accepts. Text that is not JSON is refused with the
  * core's `INVALID_INPUT` texts, before anything is sent.
  */
-function decodeArguments(args: string, toolName: string): unknown {
-  if (typeof args !== "string") return {};
+function decodeArguments(args: ToolArguments, toolName: string): unknown {
+  if (typeof args !== "string") {
+    if (args === undefined || args === null) return {};
+    if (isPlainJson(args)) return args;
+    // Any other object reads as the JSON text it writes, losslessly.
+    return parseLossless(stringifyExact(args) ?? "{}");
+  }
   let value: unknown;
   try {
     value = parseLossless(args);

@@ -1,16 +1,38 @@
 /**
  * Rendering a `tools/call` result as the text a model sees: weft's
  * transcript carries text only, so non-text content becomes one-line
- * markers.
+ * markers (the core's `renderContentItems`).
  *
  * @module
  */
+
+import { renderContentItems } from "../core/content.ts";
+
+/**
+ * What the model reads of a result that carries `structuredContent`:
+ *
+ * - `"structured"` (the default): its compact JSON, whatever `content` holds.
+ * - `"text"`: the content items; the JSON only when there are none.
+ * - `"both"`: the content items, then the JSON on a line of its own — left
+ *   out when a text item already holds that JSON.
+ *
+ * A result without structured content reads as its content items in every
+ * mode.
+ */
+export type ResultRendering = "structured" | "text" | "both";
+
+/** Options for {@link renderContent}. */
+export interface RenderOptions {
+  /** Which of the result's channels the text is made of; `"structured"` when absent. */
+  render?: ResultRendering;
+}
 
 /**
  * Renders a `tools/call` result (as it arrived, unvalidated) to text.
  *
  * - `structuredContent` present and not `null`: its compact JSON
- *   (`JSON.stringify`), whatever `content` holds.
+ *   (`JSON.stringify`), whatever `content` holds — or, with `render`, the
+ *   content items, or both ({@link ResultRendering}).
  * - Otherwise one line per `content` item, joined with `"\n"`:
  *   a text item verbatim; an image or audio item as
  *   `[image <mimeType>, <N> bytes]` / `[audio <mimeType>, <N> bytes]`, N the
@@ -23,92 +45,54 @@
  *
  * @example
  * ```ts
- * import { renderContent } from "./render.ts";
+ * import assert from "node:assert/strict";
+ * import { renderContent } from "@weft/mcp";
  * const text = renderContent({
  *   content: [
  *     { type: "text", text: "one" },
  *     { type: "image", mimeType: "image/png", data: "iVBORw0KGgo=" },
  *   ],
  * });
- * console.assert(text === "one\n[image image/png, 8 bytes]");
- * console.assert(renderContent({ structuredContent: { a: 1 } }) === '{"a":1}');
+ * assert.equal(text, "one\n[image image/png, 8 bytes]");
+ * const both = { content: [{ type: "text", text: "1 hit" }], structuredContent: { hits: 1 } };
+ * assert.equal(renderContent(both), '{"hits":1}');
+ * assert.equal(renderContent(both, { render: "text" }), "1 hit");
+ * assert.equal(renderContent(both, { render: "both" }), '1 hit\n{"hits":1}');
  * ```
  */
-export function renderContent(result: unknown): string {
+export function renderContent(
+  result: unknown,
+  options: RenderOptions = {},
+): string {
   if (!isRecord(result)) return "";
   const structured = result.structuredContent;
-  if (structured !== undefined && structured !== null) {
+  const content = Array.isArray(result.content) ? result.content : undefined;
+  if (structured === undefined || structured === null) {
+    return content === undefined ? "" : renderContentItems(content);
+  }
+  const mode = options.render ?? "structured";
+  if (mode === "structured" || content === undefined || content.length === 0) {
     return JSON.stringify(structured);
   }
-  const content = result.content;
-  if (!Array.isArray(content)) return "";
-  if (content.length === 1) return renderItem(content[0]);
-  const lines: string[] = new Array(content.length);
-  for (let i = 0; i < content.length; i++) lines[i] = renderItem(content[i]);
-  return lines.join("\n");
+  const items = renderContentItems(content);
+  if (mode === "text") return items;
+  const json = JSON.stringify(structured);
+  return content.some((item) => holdsJson(item, json))
+    ? items
+    : `${items}\n${json}`;
 }
 
-function renderItem(item: unknown): string {
-  if (!isRecord(item)) return "[content]";
-  switch (item.type) {
-    case "text":
-      return typeof item.text === "string" ? item.text : "[content]";
-    case "image":
-    case "audio":
-      return renderMedia(item.type, item);
-    case "resource": {
-      const resource = item.resource;
-      const uri = isRecord(resource) && typeof resource.uri === "string"
-        ? resource.uri
-        : "";
-      return `[resource ${uri}]`;
-    }
-    case "resource_link":
-      return typeof item.uri === "string"
-        ? `[resource ${item.uri}]`
-        : "[content]";
-    default:
-      return "[content]";
+// Whether a content item is a text item holding `json` (compact or not).
+function holdsJson(item: unknown, json: string): boolean {
+  if (!isRecord(item) || item.type !== "text") return false;
+  const text = item.text;
+  if (typeof text !== "string") return false;
+  if (text === json) return true;
+  try {
+    return JSON.stringify(JSON.parse(text)) === json;
+  } catch {
+    return false;
   }
-}
-
-function renderMedia(kind: string, item: Record<string, unknown>): string {
-  const { mimeType, data } = item;
-  if (typeof mimeType !== "string" || typeof data !== "string") {
-    return "[content]";
-  }
-  return `[${kind} ${mimeType}, ${base64DecodedLength(data)} bytes]`;
-}
-
-const hasWhitespace = /[\t\n\r ]/;
-const allWhitespace = /[\t\n\r ]/g;
-
-/**
- * The number of bytes a base64 text decodes to, from its length and its `=`
- * padding, without decoding. Whitespace (MIME line breaks) is not counted;
- * unpadded text counts the same as padded.
- *
- * @example
- * ```ts
- * import { base64DecodedLength } from "./render.ts";
- * console.assert(base64DecodedLength("QQ==") === 1);
- * console.assert(base64DecodedLength("QUI=") === 2);
- * console.assert(base64DecodedLength("QUJD") === 3);
- * console.assert(base64DecodedLength("QUI") === 2);
- * ```
- */
-export function base64DecodedLength(data: string): number {
-  const text = hasWhitespace.test(data)
-    ? data.replace(allWhitespace, "")
-    : data;
-  let length = text.length;
-  let padding = 0;
-  while (padding < 2 && length > 0 && text.charCodeAt(length - 1) === 0x3d) {
-    length--;
-    padding++;
-  }
-  // Each 4 characters carry 3 bytes; a trailing group of 2 or 3 carries 1 or 2.
-  return Math.floor((length * 3) / 4);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

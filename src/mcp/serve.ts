@@ -10,10 +10,15 @@ import type { Agent } from "../core/agent.ts";
 import { quote } from "../core/errors.ts";
 import { SUBMIT_OUTPUT } from "../core/output.ts";
 import { subagent } from "../core/subagent.ts";
-import type { ProgressFn, ToolDef } from "../core/tool.ts";
+import type { ProgressFn, ToolDef, ToolResult } from "../core/tool.ts";
 import { exported } from "./export.ts";
 import { runReporter } from "./progress.ts";
-import { type CallExtra, type Exported, register } from "./registry.ts";
+import {
+  argumentText,
+  type CallExtra,
+  type Exported,
+  register,
+} from "./registry.ts";
 
 /**
  * Exposes an agent over MCP: one tool named after the agent (a name is
@@ -88,12 +93,18 @@ export function serveAgent(
     entries.push(
       exported(
         tool,
-        (args: string, extra: CallExtra, progress?: ProgressFn) =>
-          agent.callTool(tool.name, args, {
+        async (args: unknown, extra: CallExtra, progress?: ProgressFn) => {
+          let whole: ToolResult | undefined;
+          const text = await agent.callTool(tool.name, argumentText(args), {
             signal: extra.signal,
             id: nextId(),
             progress,
-          }),
+            onResult: (result) => whole = result,
+          });
+          // Content travels only with the text it renders to: middleware
+          // that rewrote the text sends its text.
+          return whole !== undefined && whole.text === text ? whole : { text };
+        },
       ),
     );
   }
@@ -121,14 +132,19 @@ function agentEntry(agent: Agent, description: string): Exported {
   const tool = subagent(agent, description);
   return exported(
     tool,
-    (args: string, extra: CallExtra, progress?: ProgressFn) => {
+    (args: unknown, extra: CallExtra, progress?: ProgressFn) => {
+      const text = argumentText(args);
       if (progress === undefined) {
-        return tool.invoke(args, { signal: extra.signal });
+        return tool.invoke(text, { signal: extra.signal }).then(textResult);
       }
       const observed = subagent(agent, description, {
         onEvent: runReporter(progress),
       });
-      return observed.invoke(args, { signal: extra.signal });
+      return observed.invoke(text, { signal: extra.signal }).then(textResult);
     },
   );
+}
+
+function textResult(text: string): ToolResult {
+  return { text };
 }

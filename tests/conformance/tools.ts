@@ -1,9 +1,9 @@
 /**
  * The weft tools the conformance server exposes: the ones the suite's server
  * scenarios call, by the names and with the behaviour the scenarios ask for
- * (see docs/conformance.md). Tools a scenario would need other content types,
- * logging, sampling or elicitation for are not faked here; those
- * scenarios are in the baseline with their reason.
+ * (see docs/conformance.md). Tools a scenario would need logging, sampling
+ * or elicitation for are not faked here; those scenarios are in the
+ * baseline with their reason.
  *
  * @module
  */
@@ -12,7 +12,10 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { z } from "zod";
 import {
   Agent,
+  audio,
+  content,
   exportTools,
+  image,
   rawTool,
   serveAgent,
   tool,
@@ -92,6 +95,92 @@ export const jsonSchema202012: ToolDef = rawTool({
   run: (args: string) => `received ${args}`,
 });
 
+/** A minimal PNG (1×1 pixel), base64. */
+export const PNG_1X1 =
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+
+/** A minimal WAV: a RIFF header, 8 kHz mono 8-bit, `samples` of silence. */
+export function silentWav(samples = 8): Uint8Array {
+  const bytes = new Uint8Array(44 + samples);
+  const view = new DataView(bytes.buffer);
+  const ascii = (at: number, text: string) => {
+    for (let i = 0; i < text.length; i++) bytes[at + i] = text.charCodeAt(i);
+  };
+  ascii(0, "RIFF");
+  view.setUint32(4, 36 + samples, true);
+  ascii(8, "WAVE");
+  ascii(12, "fmt ");
+  view.setUint32(16, 16, true); // fmt chunk size
+  view.setUint16(20, 1, true); // PCM
+  view.setUint16(22, 1, true); // mono
+  view.setUint32(24, 8000, true); // sample rate
+  view.setUint32(28, 8000, true); // byte rate
+  view.setUint16(32, 1, true); // block align
+  view.setUint16(34, 8, true); // bits per sample
+  ascii(36, "data");
+  view.setUint32(40, samples, true);
+  bytes.fill(128, 44); // 8-bit silence
+  return bytes;
+}
+
+/** `tools-call-image`: one image item. */
+export const imageContent: ToolDef = tool({
+  name: "test_image_content",
+  description: "Returns an image (conformance: tools-call-image).",
+  input: z.object({}),
+  annotations: { readOnlyHint: true },
+  run: () => content(image(PNG_1X1, "image/png")),
+});
+
+/** `tools-call-audio`: one audio item. */
+export const audioContent: ToolDef = tool({
+  name: "test_audio_content",
+  description: "Returns audio (conformance: tools-call-audio).",
+  input: z.object({}),
+  annotations: { readOnlyHint: true },
+  run: () => content(audio(silentWav(), "audio/wav")),
+});
+
+/** `tools-call-embedded-resource`: one embedded text resource. */
+export const embeddedResource: ToolDef = tool({
+  name: "test_embedded_resource",
+  description:
+    "Returns an embedded resource (conformance: tools-call-embedded-resource).",
+  input: z.object({}),
+  annotations: { readOnlyHint: true },
+  run: () =>
+    content({
+      type: "resource",
+      resource: {
+        uri: "test://embedded-resource",
+        mimeType: "text/plain",
+        text: "This is an embedded resource content.",
+      },
+    }),
+});
+
+/** `tools-call-mixed-content`: text, an image and a resource. */
+export const multipleContentTypes: ToolDef = tool({
+  name: "test_multiple_content_types",
+  description:
+    "Returns text, an image and a resource (conformance: tools-call-mixed-content).",
+  input: z.object({}),
+  annotations: { readOnlyHint: true },
+  run: () =>
+    content(
+      "Multiple content types test:",
+      image(PNG_1X1, "image/png"),
+      {
+        type: "resource",
+        resource: {
+          uri: "test://mixed-content-resource",
+          mimeType: "application/json",
+          text: '{"test":"data","value":123}',
+        },
+      },
+    ),
+});
+
 /** The name of the agent `serveAgent` exposes. */
 export const AGENT_NAME = "conformance_agent";
 
@@ -147,12 +236,22 @@ export function conformanceAgent(): Agent {
 
 /**
  * A fresh SDK server carrying the conformance tools: `json_schema_2020_12_tool`,
- * `test_reconnection` and `test_tool_with_progress` through `exportTools`, the agent and its two tools through `serveAgent`.
+ * `test_reconnection`, `test_tool_with_progress` and the four content tools
+ * through `exportTools`, the agent and its two tools through `serveAgent`.
  * No capabilities are declared here: the bridge declares `tools` itself.
  */
 export function conformanceServer(): Server {
   const server = new Server({ name: "weft-conformance", version: "0.1.0" });
-  exportTools(server, jsonSchema202012, reconnection, withProgress);
+  exportTools(
+    server,
+    jsonSchema202012,
+    reconnection,
+    withProgress,
+    imageContent,
+    audioContent,
+    embeddedResource,
+    multipleContentTypes,
+  );
   serveAgent(
     server,
     conformanceAgent(),
