@@ -102,7 +102,11 @@ export class ProviderFinishError extends Error {
 /**
  * The run's failure for a provider error: a `ModelStreamError` whose cause
  * is the provider's own error and whose text names the provider, the HTTP
- * status and whether a retry may help, then the provider's message.
+ * status and whether a retry may help, then the provider's message:
+ * `<provider> answered HTTP <status> (retryable): <message>` for a refused
+ * request, `<provider> stream error (retryable): <message>` for an error
+ * inside a stream (the parenthesis only where the provider says), and
+ * `<provider>: <message>` for anything else (a failed `fetch`).
  */
 export function providerFailure(
   provider: string,
@@ -114,15 +118,15 @@ export function providerFailure(
   const retryable = (err as { isRetryable?: unknown } | null)?.isRetryable;
   const message = providerMessage(err);
   let detail: string;
-  if (typeof status === "number") {
-    const retry = retryable === true
-      ? " (retryable)"
-      : retryable === false
-      ? " (not retryable)"
-      : "";
+  const retry = retryable === true
+    ? " (retryable)"
+    : retryable === false
+    ? " (not retryable)"
+    : "";
+  if (phase === "stream") {
+    detail = `${provider} stream error${retry}: ${message}`;
+  } else if (typeof status === "number") {
     detail = `${provider} answered HTTP ${status}${retry}: ${message}`;
-  } else if (phase === "stream") {
-    detail = `${provider} stream error: ${message}`;
   } else {
     detail = `${provider}: ${message}`;
   }
