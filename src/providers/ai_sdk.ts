@@ -29,9 +29,14 @@ import {
 /**
  * An AI SDK language model, as far as `aiSdkModel` reads it: any object of
  * specification version v2, v3 or v4 with a streaming call. Every provider
- * package's `provider("model-id")` value fits; `doStream` is declared
- * loosely so the model of any copy and version of `@ai-sdk/provider`
- * type-checks.
+ * package's `provider("model-id")` value fits.
+ *
+ * `doStream`'s parameter is typed `never` so that the model of any copy
+ * and any of those versions of `@ai-sdk/provider` type-checks (their call
+ * option types differ in parts weft never sends, such as files).
+ * `aiSdkModel` calls it with v4 call options holding only system, text,
+ * reasoning, tool-call and tool-result parts, which v2 and v3 models read
+ * the same way.
  */
 export interface AiSdkLanguageModel {
   /** `"v2"`, `"v3"` or `"v4"`, checked when the adapter is built. */
@@ -42,9 +47,14 @@ export interface AiSdkLanguageModel {
   readonly modelId: string;
   /** The streaming call of the AI SDK language-model specification. */
   doStream(
-    options: LanguageModelV4CallOptions,
+    options: never,
   ): PromiseLike<{ readonly stream: ReadableStream<unknown> }>;
 }
+
+/** `doStream` as `aiSdkModel` calls it. */
+type DoStream = (
+  options: LanguageModelV4CallOptions,
+) => PromiseLike<{ readonly stream: ReadableStream<unknown> }>;
 
 /** JSON the provider options may hold. */
 export type ProviderOptions = Readonly<
@@ -167,7 +177,8 @@ async function* streamTurn(
   const call = callOptions(request, at);
   let stream: ReadableStream<unknown>;
   try {
-    ({ stream } = await model.doStream(call));
+    const doStream = model.doStream as DoStream;
+    ({ stream } = await doStream.call(model, call));
   } catch (err) {
     if (at.signal.aborted) throw at.signal.reason;
     throw providerFailure(at.provider, err, "request");
