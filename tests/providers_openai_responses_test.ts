@@ -25,7 +25,10 @@ import {
   inMemoryTools,
   stdioTools,
 } from "./_helpers/provider_agent.ts";
-import { CALCULATOR_SCHEMA } from "./fixtures/provider_tools.ts";
+import {
+  CALCULATOR_SCHEMA,
+  GET_WEATHER_SCHEMA,
+} from "./fixtures/provider_tools.ts";
 
 const STATELESS: AiSdkModelOptions = {
   providerOptions: {
@@ -106,6 +109,8 @@ async function recordedToolRun(imported: ImportedTools) {
   const [first, second] = replay.requests;
   assert.equal(first.url, "https://api.openai.com/v1/responses");
   assert.ok(first.text.includes(`"parameters":${CALCULATOR_SCHEMA}`));
+  // Every keyword, and the integer beyond 2^53 as its digits.
+  assert.ok(first.text.includes(`"parameters":${GET_WEATHER_SCHEMA}`));
   assert.deepEqual(first.body.input, [
     // The package sends instructions as a developer message to reasoning models.
     { role: "developer", content: "Use the calculator." },
