@@ -190,6 +190,39 @@ Deno.test("openai-compatible: a 404 for a missing model and a recorded 429 fail 
   );
 });
 
+Deno.test("openai-compatible: a Gemini thought signature on a tool call is kept and sent back", async () => {
+  await using imported = await inMemoryTools();
+  const replay = replayFetch([
+    { body: own("gemini-compatible-thought-signature.sse") },
+    { body: own("compatible-answer.sse") },
+  ]);
+  const gemini = createOpenAICompatible({
+    name: "gemini",
+    baseURL: "http://127.0.0.1:1/v1beta/openai",
+    includeUsage: true,
+    fetch: replay.fetch,
+  });
+  const model = aiSdkModel(gemini.chatModel("gemini-2.5-flash"));
+  const result = await new Agent(model, { tools: imported.tools }).generate(
+    "Paris?",
+  );
+  assert.deepEqual(result.messages[1].content[0], {
+    type: "tool_call",
+    id: "function-call-1",
+    name: "get_weather",
+    args: '{"location":"Paris"}',
+    providerMetadata: {
+      gemini: { thoughtSignature: "CiQBVKhc7oJrN3Q0Y2FzaWduYXR1cmU=" },
+    },
+  });
+  assert.equal(result.steps[0].usage.reasoningTokens, 14);
+  const sent = replay.requests[1].body.messages as Sent[];
+  const calls = sent[1].tool_calls as Record<string, unknown>[];
+  assert.deepEqual(calls[0].extra_content, {
+    google: { thought_signature: "CiQBVKhc7oJrN3Q0Y2FzaWduYXR1cmU=" },
+  });
+});
+
 Deno.test("openai-compatible: aborting mid-stream settles the run promptly", async () => {
   const { model, replay } = localModel([{
     body: chunksToSse(
