@@ -185,6 +185,9 @@ Deno.test("the call options carry the prompt, the tools, the signal and the per-
   const model = aiSdkModel(v4([[STOP_V4]], seen), {
     temperature: 0.5,
     maxOutputTokens: 64,
+    topP: 0.9,
+    stopSequences: ["END"],
+    seed: 7,
     headers: { "x-a": "1" },
     providerOptions: { test: { mode: "fast" } },
     sequentialToolsOptions: { test: { parallel: false } },
@@ -202,6 +205,9 @@ Deno.test("the call options carry the prompt, the tools, the signal and the per-
   assert.equal(options.tools, undefined);
   assert.equal(options.temperature, 0.5);
   assert.equal(options.maxOutputTokens, 64);
+  assert.equal(options.topP, 0.9);
+  assert.deepEqual(options.stopSequences, ["END"]);
+  assert.equal(options.seed, 7);
   assert.deepEqual(options.headers, { "x-a": "1" });
   assert.deepEqual(options.providerOptions, {
     test: { mode: "fast", parallel: false },

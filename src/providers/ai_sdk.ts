@@ -69,6 +69,12 @@ export interface AiSdkModelOptions {
   readonly maxOutputTokens?: number;
   /** The sampling temperature. */
   readonly temperature?: number;
+  /** Nucleus sampling. */
+  readonly topP?: number;
+  /** Texts that end the turn when generated. */
+  readonly stopSequences?: readonly string[];
+  /** The sampling seed, where the provider supports one. */
+  readonly seed?: number;
   /** Extra HTTP headers for every request. */
   readonly headers?: Readonly<Record<string, string>>;
   /**
@@ -202,6 +208,11 @@ function callOptions(
     ...(options.temperature !== undefined
       ? { temperature: options.temperature }
       : {}),
+    ...(options.topP !== undefined ? { topP: options.topP } : {}),
+    ...(options.stopSequences !== undefined
+      ? { stopSequences: [...options.stopSequences] }
+      : {}),
+    ...(options.seed !== undefined ? { seed: options.seed } : {}),
     ...(options.headers !== undefined
       ? { headers: { ...options.headers } }
       : {}),
