@@ -78,7 +78,7 @@ export class RunState {
   /** Appends the turn's assistant message: reasoning, one text part, calls; none when empty. */
   appendAssistant(turn: ModelTurn): void {
     const content: Part[] = [...turn.reasoning];
-    if (turn.text !== "" || turn.textMetadata !== undefined) {
+    if (turn.text !== "") {
       content.push({
         type: "text",
         text: turn.text,

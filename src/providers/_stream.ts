@@ -8,7 +8,8 @@
 import { ModelStreamError } from "../core/errors.ts";
 import type { ModelEvent, ProviderMetadata } from "../core/model.ts";
 import { readFinishReason, readUsage, stopReason } from "./_finish.ts";
-import { providerFailure, ProviderFinishError } from "./errors.ts";
+import { providerFailure } from "./_failure.ts";
+import { ProviderFinishError } from "./errors.ts";
 
 /** One stream part, read loosely: versions v2 to v4 share these fields. */
 interface StreamPart {
@@ -53,8 +54,7 @@ export async function* mapStream(
           text.set(part.id ?? "", part.providerMetadata);
           break;
         case "text-delta": {
-          // v2 to v4 name it `delta`; older parts called it `text`.
-          const delta = part.delta ?? (part as { text?: string }).text ?? "";
+          const delta = part.delta ?? "";
           remember(text, part);
           if (delta !== "") yield { type: "text", text: delta };
           break;
@@ -72,7 +72,7 @@ export async function* mapStream(
           reasoning.set(part.id ?? "", part.providerMetadata);
           break;
         case "reasoning-delta": {
-          const delta = part.delta ?? (part as { text?: string }).text ?? "";
+          const delta = part.delta ?? "";
           remember(reasoning, part);
           if (delta !== "") yield { type: "reasoning", text: delta };
           break;

@@ -20,8 +20,8 @@ import type {
 } from "../core/model.ts";
 import { toPrompt, toTools } from "./_prompt.ts";
 import { mapStream } from "./_stream.ts";
+import { providerFailure } from "./_failure.ts";
 import {
-  providerFailure,
   SUPPORTED_SPECIFICATION_VERSIONS,
   UnsupportedSpecificationError,
 } from "./errors.ts";
