@@ -147,8 +147,11 @@ export function aiSdkModel(
   const provider = String(model.provider);
   const optionsKey = provider.split(".")[0].trim();
   const info: ModelInfo = { provider, name: String(model.modelId) };
-  const sequential = options.sequentialToolsOptions ??
-    SEQUENTIAL_DEFAULTS[optionsKey];
+  const settings: AiSdkModelOptions = { ...options };
+  const sequential = settings.sequentialToolsOptions ??
+    (Object.hasOwn(SEQUENTIAL_DEFAULTS, optionsKey)
+      ? SEQUENTIAL_DEFAULTS[optionsKey]
+      : undefined);
   return {
     info,
     stream(
@@ -159,7 +162,7 @@ export function aiSdkModel(
         signal: streamOptions.signal,
         provider,
         optionsKey,
-        options,
+        options: settings,
         sequential: request.sequentialTools ? sequential : undefined,
       });
     },
@@ -227,11 +230,11 @@ function mergeOptions(
   extra: ProviderOptions | undefined,
 ): SharedV4ProviderOptions | undefined {
   if (base === undefined && extra === undefined) return undefined;
-  const merged: Record<string, Record<string, unknown>> = {};
+  const merged = new Map<string, Record<string, unknown>>();
   for (const source of [base, extra]) {
     for (const [key, value] of Object.entries(source ?? {})) {
-      merged[key] = { ...merged[key], ...value };
+      merged.set(key, { ...merged.get(key), ...value });
     }
   }
-  return merged as SharedV4ProviderOptions;
+  return Object.fromEntries(merged) as SharedV4ProviderOptions;
 }
