@@ -160,6 +160,58 @@ Deno.test("openai responses: the same run over tools imported over stdio", async
   await recordedToolRun(imported);
 });
 
+Deno.test("openai responses: two parallel function calls run, usage with cached and reasoning tokens", async () => {
+  await using imported = await inMemoryTools();
+  const { model, replay } = responsesModel([
+    { body: own("openai-responses-parallel-tools.sse") },
+    { body: own("openai-responses-answer.sse") },
+  ]);
+  const result = await new Agent(model, { tools: imported.tools }).generate(
+    "Paris weather, and 2 times 3?",
+  );
+  assert.equal(result.text, "Paris is 18°C and sunny; 2 × 3 = 6.");
+  assert.deepEqual(
+    result.steps[0].toolCalls.map((c) => [c.id, c.name, c.args]),
+    [
+      ["call_p1", "get_weather", '{"location":"Paris"}'],
+      ["call_p2", "calculator", '{"a":2,"b":3,"op":"multiply"}'],
+    ],
+  );
+  assert.deepEqual(result.steps[0].usage, {
+    inputTokens: 2048,
+    outputTokens: 96,
+    cachedInputTokens: 1536,
+    reasoningTokens: 64,
+  });
+  assert.deepEqual(result.usage, {
+    inputTokens: 2048 + 2200,
+    outputTokens: 96 + 14,
+    cachedInputTokens: 1536 + 2048,
+    reasoningTokens: 64,
+  });
+  const input = replay.requests[1].body.input as InputItem[];
+  assert.deepEqual(input.slice(1), [
+    {
+      type: "function_call",
+      call_id: "call_p1",
+      name: "get_weather",
+      arguments: '{"location":"Paris"}',
+    },
+    {
+      type: "function_call",
+      call_id: "call_p2",
+      name: "calculator",
+      arguments: '{"a":2,"b":3,"op":"multiply"}',
+    },
+    {
+      type: "function_call_output",
+      call_id: "call_p1",
+      output: "Paris: 18°C, sunny",
+    },
+    { type: "function_call_output", call_id: "call_p2", output: "6" },
+  ]);
+});
+
 Deno.test("openai responses: sequential tools ask for no parallel calls", async () => {
   await using imported = await inMemoryTools();
   const { model, replay } = responsesModel(recordedRun().slice(3));
