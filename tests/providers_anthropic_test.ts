@@ -298,6 +298,18 @@ Deno.test("anthropic: an error tool result goes back with is_error", async () =>
   assert.equal(sent[2].content[1].is_error, undefined);
 });
 
+Deno.test("anthropic: a max_tokens stop ends the run as max_tokens, not as a failure", async () => {
+  const { model } = claude([{
+    body: own("anthropic-answer.sse").replace(
+      '"stop_reason":"end_turn"',
+      '"stop_reason":"max_tokens"',
+    ),
+  }]);
+  const result = await new Agent(model).generate("hi");
+  assert.equal(result.stopReason, "max_tokens");
+  assert.equal(result.text, "It is 18°C and sunny in Paris.");
+});
+
 Deno.test("anthropic: a refusal fails the run naming the provider's reason", async () => {
   const { model } = claude([{ body: own("anthropic-refusal.sse") }]);
   const err = await failure(new Agent(model).generate("hi"));
