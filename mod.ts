@@ -90,6 +90,7 @@ export type {
   ModelRequest,
   ModelStreamOptions,
   ModelTool,
+  ProviderMetadata,
   ReasoningEvent,
   StopReason,
   TextEvent,
@@ -210,3 +211,17 @@ export {
   TransportClosedError,
 } from "./src/runtime/errors.ts";
 // --- end runtime ---
+
+// --- providers: AI SDK language models (providers) ---
+export { aiSdkModel } from "./src/providers/ai_sdk.ts";
+export type {
+  AiSdkLanguageModel,
+  AiSdkModelOptions,
+  ProviderOptions,
+} from "./src/providers/ai_sdk.ts";
+export {
+  ProviderFinishError,
+  SUPPORTED_SPECIFICATION_VERSIONS,
+  UnsupportedSpecificationError,
+} from "./src/providers/errors.ts";
+// --- end providers ---

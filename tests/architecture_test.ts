@@ -8,6 +8,8 @@
  *   (erased at runtime; ADR 0002).
  * - `src/core` touches `Deno` only in `src/core/env.ts`.
  * - `src/mcp` never imports `src/runtime`.
+ * - `src/providers` imports only `src/core`, itself and, type-only,
+ *   `@ai-sdk/provider`; nothing else imports `src/providers`.
  * - Nothing under `src/` imports `tests/`, `examples/` or `bench/`.
  */
 
@@ -87,6 +89,18 @@ function violations(file: string, source: string): string[] {
         ? target.startsWith("src/core/")
         : typeOnly && CORE_TYPE_ONLY.has(specifier);
       if (!allowed) found.push(`${file}: src/core imports ${specifier}`);
+    }
+    if (file.startsWith("src/providers/")) {
+      const allowed = target !== undefined
+        ? target.startsWith("src/core/") || target.startsWith("src/providers/")
+        : typeOnly && specifier === "@ai-sdk/provider";
+      if (!allowed) found.push(`${file}: src/providers imports ${specifier}`);
+    }
+    if (
+      target?.startsWith("src/providers/") &&
+      !file.startsWith("src/providers/")
+    ) {
+      found.push(`${file}: imports the provider adapters ${specifier}`);
     }
     if (file.startsWith("src/mcp/") && target?.startsWith("src/runtime/")) {
       found.push(`${file}: src/mcp imports ${specifier}`);
@@ -212,6 +226,30 @@ Deno.test("the checker refuses src importing tests, examples or bench", () => {
   assert.equal(
     violations("src/runtime/r.ts", 'import "../../examples/e.ts";').length,
     1,
+  );
+});
+
+Deno.test("the checker keeps src/providers on the core and type-only AI SDK imports", () => {
+  assert.deepEqual(
+    violations(
+      "src/providers/p.ts",
+      'import type { X } from "@ai-sdk/provider";\nimport { c } from "../core/c.ts";',
+    ),
+    [],
+  );
+  assert.equal(
+    violations("src/providers/p.ts", 'import { X } from "@ai-sdk/provider";')
+      .length,
+    1,
+  );
+  assert.equal(
+    violations("src/providers/p.ts", 'import { m } from "../mcp/m.ts";').length,
+    1,
+  );
+  assert.equal(
+    violations("src/core/x.ts", 'import { p } from "../providers/p.ts";')
+      .length,
+    2,
   );
 });
 

@@ -231,11 +231,22 @@ Deno.test("await using disposes the client and its process", async () => {
 
 Deno.test("a server that never answers is cut by the caller's signal, leaving no process", async () => {
   const stderr: string[] = [];
-  const signal = AbortSignal.timeout(500);
+  // The caller gives up once the child is up and silent (its pid line came),
+  // not after a fixed time: under load the child may take long to start.
+  const controller = new AbortController();
+  const signal = AbortSignal.any([
+    controller.signal,
+    AbortSignal.timeout(30_000), // a child that never starts still ends the test
+  ]);
   const error = await connectStdio(Deno.execPath(), {
     args: fixtureArgs("silent"),
     env: childEnv(),
-    stderr: (line) => stderr.push(line),
+    stderr: (line) => {
+      stderr.push(line);
+      if (line.startsWith("pid ")) {
+        setTimeout(() => controller.abort(new Error("caller gave up")), 100);
+      }
+    },
     signal,
   }).then(() => undefined, (e: unknown) => e);
   assert.equal(error, signal.reason, "the signal's reason, unchanged");

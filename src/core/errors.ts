@@ -215,11 +215,16 @@ export class ModelContractError extends Error {
   }
 }
 
-/** A model's stream failed. Renders `model stream: <cause's message>`. */
+/**
+ * A model's stream failed. Renders `model stream: <text>`, where the text is
+ * the cause's message unless the model gives its own `detail` (a provider
+ * adapter naming the status and the provider's message). A model may throw
+ * this error itself; the loop then reports it as thrown.
+ */
 export class ModelStreamError extends Error {
-  /** Wraps the stream's failure `cause`. */
-  constructor(cause: unknown) {
-    super(`model stream: ${errorText(cause)}`, { cause });
+  /** Wraps the stream's failure `cause`; `detail` replaces the cause's message in the text. */
+  constructor(cause: unknown, options?: { readonly detail?: string }) {
+    super(`model stream: ${options?.detail ?? errorText(cause)}`, { cause });
     this.name = "ModelStreamError";
   }
 }

@@ -6,12 +6,16 @@
  * @module
  */
 
+import type { ProviderMetadata } from "./model.ts";
+
 /** A piece of text. */
 export interface TextPart {
   /** Discriminator. */
   readonly type: "text";
   /** The text. */
   readonly text: string;
+  /** The provider's opaque data for the text, sent back with it. */
+  readonly providerMetadata?: ProviderMetadata;
 }
 
 /** The model's reasoning, kept so providers can verify signed blocks. */
@@ -22,6 +26,8 @@ export interface ReasoningPart {
   readonly text: string;
   /** The provider's signature, when the block was signed. */
   readonly signature?: string;
+  /** The provider's opaque data for the block (encrypted or redacted reasoning), sent back with it. */
+  readonly providerMetadata?: ProviderMetadata;
 }
 
 /** A tool call the model made. */
@@ -34,6 +40,8 @@ export interface ToolCallPart {
   readonly name: string;
   /** The argument JSON text, verbatim. */
   readonly args: string;
+  /** The provider's opaque data for the call (e.g. a thought signature), sent back with it. */
+  readonly providerMetadata?: ProviderMetadata;
 }
 
 /** The outcome of one call, as the model reads it. */

@@ -13,13 +13,31 @@ import type { Schema } from "./schema.ts";
 /** Why a model turn ended. Go: StopEndTurn, StopToolCalls, StopMaxTokens. */
 export type StopReason = "stop" | "tool_calls" | "max_tokens";
 
-/** Tokens one model call (or a whole run, summed) consumed. */
+/**
+ * Tokens one model call (or a whole run, summed) consumed. The optional
+ * counts are present only where the provider reports them.
+ */
 export interface Usage {
-  /** Prompt tokens. */
+  /** Prompt tokens (cached ones included). */
   readonly inputTokens: number;
-  /** Completion tokens. */
+  /** Completion tokens (reasoning ones included). */
   readonly outputTokens: number;
+  /** Prompt tokens read from the provider's cache, when reported. */
+  readonly cachedInputTokens?: number;
+  /** Prompt tokens written to the provider's cache, when reported. */
+  readonly cacheWriteTokens?: number;
+  /** Completion tokens spent on reasoning, when reported. */
+  readonly reasoningTokens?: number;
 }
+
+/**
+ * A provider's opaque data on a transcript part, keyed by provider (e.g.
+ * `{ openai: { itemId, reasoningEncryptedContent } }`): kept on the part and
+ * sent back with it on the next request, never read by the core.
+ */
+export type ProviderMetadata = Readonly<
+  Record<string, Readonly<Record<string, unknown>>>
+>;
 
 /** A tool as the model sees it: the name, the description, the schema document whole. */
 export interface ModelTool {
@@ -49,9 +67,14 @@ export interface TextEvent {
   readonly type: "text";
   /** The delta. */
   readonly text: string;
+  /** The provider's data for the answer text; the last one given is kept on the text part. */
+  readonly providerMetadata?: ProviderMetadata;
 }
 
-/** A piece of the model's reasoning. A non-empty signature closes the reasoning block. */
+/**
+ * A piece of the model's reasoning. A non-empty signature or a
+ * `providerMetadata` closes the reasoning block.
+ */
 export interface ReasoningEvent {
   /** Discriminator. */
   readonly type: "reasoning";
@@ -59,6 +82,8 @@ export interface ReasoningEvent {
   readonly text: string;
   /** The provider's signature over the block, when it closes one. */
   readonly signature?: string;
+  /** The provider's data for the block (e.g. encrypted or redacted reasoning), when it closes one. */
+  readonly providerMetadata?: ProviderMetadata;
 }
 
 /** A whole tool call; it arrives before the finish. */
@@ -71,6 +96,8 @@ export interface ToolCallEvent {
   readonly name: string;
   /** The argument JSON text, verbatim. */
   readonly args: string;
+  /** The provider's data for the call (e.g. a thought signature), kept on the call part. */
+  readonly providerMetadata?: ProviderMetadata;
 }
 
 /** The end of the turn: exactly one per stream, last. */
@@ -133,13 +160,45 @@ export interface Model {
   readonly info?: ModelInfo;
 }
 
-/** Sums two usages element-wise. */
+/**
+ * Sums two usages element-wise. An optional count is present in the sum
+ * when either side reports it.
+ *
+ * @example
+ * ```ts
+ * import { addUsage } from "@weft/mcp";
+ * import assert from "node:assert/strict";
+ * const sum = addUsage(
+ *   { inputTokens: 10, outputTokens: 2, cachedInputTokens: 8 },
+ *   { inputTokens: 5, outputTokens: 1 },
+ * );
+ * assert.deepEqual(sum, { inputTokens: 15, outputTokens: 3, cachedInputTokens: 8 });
+ * ```
+ */
 export function addUsage(a: Usage, b: Usage): Usage {
-  return {
+  const sum: {
+    inputTokens: number;
+    outputTokens: number;
+    cachedInputTokens?: number;
+    cacheWriteTokens?: number;
+    reasoningTokens?: number;
+  } = {
     inputTokens: a.inputTokens + b.inputTokens,
     outputTokens: a.outputTokens + b.outputTokens,
   };
+  for (const key of OPTIONAL_COUNTS) {
+    const x = a[key];
+    const y = b[key];
+    if (x !== undefined || y !== undefined) sum[key] = (x ?? 0) + (y ?? 0);
+  }
+  return sum;
 }
+
+const OPTIONAL_COUNTS = [
+  "cachedInputTokens",
+  "cacheWriteTokens",
+  "reasoningTokens",
+] as const;
 
 /** The zero usage. */
 export const ZERO_USAGE: Usage = Object.freeze({

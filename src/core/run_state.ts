@@ -114,7 +114,15 @@ export class RunState {
   /** Appends the turn's assistant message: reasoning, one text part, calls; none when empty. */
   appendAssistant(turn: ModelTurn): void {
     const content: Part[] = [...turn.reasoning];
-    if (turn.text !== "") content.push({ type: "text", text: turn.text });
+    if (turn.text !== "") {
+      content.push({
+        type: "text",
+        text: turn.text,
+        ...(turn.textMetadata !== undefined
+          ? { providerMetadata: turn.textMetadata }
+          : {}),
+      });
+    }
     content.push(...turn.calls);
     if (content.length > 0) this.messages.push({ role: "assistant", content });
   }

@@ -15,6 +15,7 @@ import type {
   Model,
   ModelEvent,
   ModelRequest,
+  ProviderMetadata,
   StopReason,
   Usage,
 } from "./model.ts";
@@ -23,6 +24,8 @@ import type {
 export interface ModelTurn {
   /** All text deltas, joined. */
   readonly text: string;
+  /** The last provider metadata given with the text, if any. */
+  readonly textMetadata?: ProviderMetadata;
   /** Reasoning blocks, in order. */
   readonly reasoning: readonly ReasoningPart[];
   /** The whole tool calls, in call order. */
@@ -86,6 +89,7 @@ export async function readTurn(
 
 class TurnBuilder {
   #text = "";
+  #textMetadata: ProviderMetadata | undefined;
   #reasoning: ReasoningPart[] = [];
   #open: string | undefined;
   #calls: ToolCallPart[] = [];
@@ -99,24 +103,34 @@ class TurnBuilder {
       case "text":
         if (e.type !== "text") break;
         this.#text += e.text;
+        if (e.providerMetadata !== undefined) {
+          this.#textMetadata = e.providerMetadata;
+          if (e.text === "") return undefined;
+        }
         sink.text(e.text);
         return undefined;
       case "reasoning":
         if (e.type !== "reasoning") break;
         this.#open = (this.#open ?? "") + e.text;
-        if (e.signature) {
+        if (e.signature || e.providerMetadata !== undefined) {
           this.#reasoning.push({
             type: "reasoning",
             text: this.#open,
-            signature: e.signature,
+            ...(e.signature ? { signature: e.signature } : {}),
+            ...(e.providerMetadata !== undefined
+              ? { providerMetadata: e.providerMetadata }
+              : {}),
           });
           this.#open = undefined;
+          if (e.text === "" && e.providerMetadata !== undefined) {
+            return undefined;
+          }
         }
         sink.reasoning(e.text);
         return undefined;
       case "tool_call":
         if (e.type !== "tool_call") break;
-        this.#call(e.id, e.name, e.args);
+        this.#call(e.id, e.name, e.args, e.providerMetadata);
         return undefined;
       case "finish":
         if (e.type !== "finish") break;
@@ -125,7 +139,12 @@ class TurnBuilder {
     throw new ModelContractError(`unexpected event ${type}`);
   }
 
-  #call(id: string, name: string, args: string): void {
+  #call(
+    id: string,
+    name: string,
+    args: string,
+    providerMetadata: ProviderMetadata | undefined,
+  ): void {
     if (typeof id !== "string" || id === "") {
       throw new ModelContractError("tool call with an empty ID");
     }
@@ -143,6 +162,7 @@ class TurnBuilder {
       id,
       name,
       args: typeof args === "string" ? args : "",
+      ...(providerMetadata !== undefined ? { providerMetadata } : {}),
     });
   }
 
@@ -151,18 +171,34 @@ class TurnBuilder {
     if (this.#open !== undefined) {
       reasoning.push({ type: "reasoning", text: this.#open });
     }
-    const usage = finish.usage ?? { inputTokens: 0, outputTokens: 0 };
+    const usage: Partial<Usage> = finish.usage ?? {};
     return {
       text: this.#text,
+      ...(this.#textMetadata !== undefined
+        ? { textMetadata: this.#textMetadata }
+        : {}),
       reasoning,
       calls: this.#calls,
       reason: finish.reason,
       usage: {
         inputTokens: usage.inputTokens ?? 0,
         outputTokens: usage.outputTokens ?? 0,
+        ...optionalCount("cachedInputTokens", usage.cachedInputTokens),
+        ...optionalCount("cacheWriteTokens", usage.cacheWriteTokens),
+        ...optionalCount("reasoningTokens", usage.reasoningTokens),
       },
     };
   }
+}
+
+/** `{ [key]: value }` when `value` is a finite number, else `{}`. */
+function optionalCount(
+  key: "cachedInputTokens" | "cacheWriteTokens" | "reasoningTokens",
+  value: unknown,
+): Partial<Usage> {
+  return typeof value === "number" && Number.isFinite(value)
+    ? { [key]: value }
+    : {};
 }
 
 /** The `<type>` of the contract texts: the event's `type`, else what the value is. */
@@ -175,6 +211,8 @@ function eventType(event: unknown): string {
 
 function streamFailure(err: unknown, signal: AbortSignal): unknown {
   if (signal.aborted) return signal.reason;
+  // A model that words its own failure (a provider adapter) keeps its text.
+  if (err instanceof ModelStreamError) return err;
   return new ModelStreamError(err);
 }
 

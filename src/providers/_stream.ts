@@ -1,0 +1,158 @@
+/**
+ * The response direction of the AI SDK mapping: the stream parts a
+ * language model's `doStream` yields, as weft model events, as they arrive.
+ *
+ * @module
+ */
+
+import { ModelStreamError } from "../core/errors.ts";
+import type { ModelEvent, ProviderMetadata } from "../core/model.ts";
+import { readFinishReason, readUsage, stopReason } from "./_finish.ts";
+import { providerFailure } from "./_failure.ts";
+import { ProviderFinishError } from "./errors.ts";
+
+/** One stream part, read loosely: versions v2 to v4 share these fields. */
+interface StreamPart {
+  readonly type: string;
+  readonly id?: string;
+  readonly delta?: string;
+  readonly providerMetadata?: ProviderMetadata;
+  readonly toolCallId?: string;
+  readonly toolName?: string;
+  readonly input?: unknown;
+  readonly providerExecuted?: boolean;
+  readonly error?: unknown;
+  readonly finishReason?: unknown;
+  readonly usage?: unknown;
+}
+
+/**
+ * Maps the parts of `stream` to model events: text and reasoning deltas as
+ * they come, a closing event carrying a block's provider metadata at its
+ * end, whole tool calls, then the finish. A stream `error` part, or a
+ * finish that is not a clean stop, throws. Cancels the stream when the
+ * consumer stops early.
+ */
+export async function* mapStream(
+  stream: ReadableStream<unknown>,
+  provider: string,
+): AsyncGenerator<ModelEvent> {
+  const reader = stream.getReader();
+  const text = new Map<string, ProviderMetadata | undefined>();
+  const reasoning = new Map<string, ProviderMetadata | undefined>();
+  let finished = false;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) {
+        finished = true;
+        return;
+      }
+      const part = value as StreamPart;
+      switch (part.type) {
+        case "text-start":
+          text.set(part.id ?? "", part.providerMetadata);
+          break;
+        case "text-delta": {
+          const delta = part.delta ?? "";
+          remember(text, part);
+          if (delta !== "") yield { type: "text", text: delta };
+          break;
+        }
+        case "text-end": {
+          remember(text, part);
+          const metadata = text.get(part.id ?? "");
+          text.delete(part.id ?? "");
+          if (metadata !== undefined) {
+            yield { type: "text", text: "", providerMetadata: metadata };
+          }
+          break;
+        }
+        case "reasoning-start":
+          reasoning.set(part.id ?? "", part.providerMetadata);
+          break;
+        case "reasoning-delta": {
+          const delta = part.delta ?? "";
+          remember(reasoning, part);
+          if (delta !== "") yield { type: "reasoning", text: delta };
+          break;
+        }
+        case "reasoning-end": {
+          remember(reasoning, part);
+          const metadata = reasoning.get(part.id ?? "");
+          reasoning.delete(part.id ?? "");
+          if (metadata !== undefined) {
+            const signature = signatureOf(metadata);
+            yield {
+              type: "reasoning",
+              text: "",
+              ...(signature !== undefined ? { signature } : {}),
+              providerMetadata: metadata,
+            };
+          }
+          break;
+        }
+        case "tool-call": {
+          // A tool the provider ran itself (web search, code execution) is
+          // not the agent's to run; its result stays on the provider's side.
+          if (part.providerExecuted === true) break;
+          yield {
+            type: "tool_call",
+            id: part.toolCallId ?? "",
+            name: part.toolName ?? "",
+            args: typeof part.input === "string"
+              ? part.input
+              : JSON.stringify(part.input ?? {}),
+            ...(part.providerMetadata !== undefined
+              ? { providerMetadata: part.providerMetadata }
+              : {}),
+          };
+          break;
+        }
+        case "error":
+          throw providerFailure(provider, part.error, "stream");
+        case "finish": {
+          const finish = readFinishReason(part.finishReason);
+          const reason = stopReason(finish);
+          if (reason === undefined) {
+            throw new ModelStreamError(
+              new ProviderFinishError(provider, {
+                reason: finish.unified,
+                ...(finish.raw !== undefined ? { raw: finish.raw } : {}),
+              }),
+            );
+          }
+          yield { type: "finish", reason, usage: readUsage(part.usage) };
+          break;
+        }
+        default:
+          // stream-start, response-metadata, tool-input-*, sources, files,
+          // raw chunks and pings carry nothing the transcript keeps.
+          break;
+      }
+    }
+  } finally {
+    if (!finished) reader.cancel().catch(() => {});
+    reader.releaseLock();
+  }
+}
+
+/** Keeps the latest metadata a block's part carries (the AI SDK's own rule). */
+function remember(
+  blocks: Map<string, ProviderMetadata | undefined>,
+  part: StreamPart,
+): void {
+  const id = part.id ?? "";
+  if (part.providerMetadata !== undefined) {
+    blocks.set(id, part.providerMetadata);
+  } else if (!blocks.has(id)) blocks.set(id, undefined);
+}
+
+/** A string `signature` in any provider's entry (Anthropic signs its thinking). */
+function signatureOf(metadata: ProviderMetadata): string | undefined {
+  for (const entry of Object.values(metadata)) {
+    const signature = entry?.signature;
+    if (typeof signature === "string" && signature !== "") return signature;
+  }
+  return undefined;
+}

@@ -1,0 +1,51 @@
+/**
+ * The provider tests' MCP side: the tools of `tests/fixtures/provider_tools.ts`
+ * exported on a real SDK server with `exportTools` and imported back with
+ * `importTools`, in memory (the SDK's `InMemoryTransport`) or over stdio
+ * (`connectStdio` to `provider_tools_server.ts`, a child process).
+ */
+
+import { Client } from "@modelcontextprotocol/sdk/client";
+// @ts-types="@modelcontextprotocol/sdk/inMemory"
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import type { ToolDef } from "../../src/core/tool.ts";
+import { importTools } from "../../src/mcp/import.ts";
+import { connectStdio } from "../../src/runtime/process/connect_stdio.ts";
+import { newProviderToolServer } from "../fixtures/provider_tools.ts";
+
+/** Imported tools and the connection they run over. */
+export interface ImportedTools extends AsyncDisposable {
+  readonly tools: ToolDef[];
+}
+
+/** The tools imported from an in-memory server. */
+export async function inMemoryTools(): Promise<ImportedTools> {
+  const server = newProviderToolServer();
+  const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverEnd);
+  const client = new Client({ name: "provider-test", version: "0" });
+  await client.connect(clientEnd);
+  const { tools } = await importTools(client);
+  return {
+    tools,
+    async [Symbol.asyncDispose]() {
+      await client.close();
+    },
+  };
+}
+
+const SERVER = new URL("../fixtures/provider_tools_server.ts", import.meta.url);
+
+/** The tools imported from a child process over stdio. */
+export async function stdioTools(): Promise<ImportedTools> {
+  const client = await connectStdio(Deno.execPath(), {
+    args: ["run", "-A", SERVER.pathname],
+  });
+  const { tools } = await importTools(client);
+  return {
+    tools,
+    async [Symbol.asyncDispose]() {
+      await client[Symbol.asyncDispose]();
+    },
+  };
+}
