@@ -96,7 +96,7 @@ Deno.test("connectServers: three real npm servers usable, a missing command and 
           await byName(servers.tools, "fs_read_text_file").invoke(
             JSON.stringify({ path: `${dir}/note.txt` }),
           ),
-          "weft",
+          '{"content":"weft"}', // structuredContent, as import renders it by default
         );
       },
     );
