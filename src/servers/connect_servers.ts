@@ -68,6 +68,8 @@ export interface ServerStatus {
   readonly name: string;
   /** The command line or URL. */
   readonly target: string;
+  /** The prefix of its tools' names. */
+  readonly prefix: string;
   /** `connected`; `lost` (reconnected on the next call); `failed` (did not connect, or given up); `closed`. */
   readonly state: ServerState;
   /** Its tools as the model sees them (prefixed); empty for a failed server. */
@@ -257,6 +259,7 @@ class ServerSet implements ConnectedServers {
       const status: {
         name: string;
         target: string;
+        prefix: string;
         state: ServerState;
         tools: readonly ToolDef[];
         serverInfo?: Implementation;
@@ -264,6 +267,7 @@ class ServerSet implements ConnectedServers {
       } = {
         name: server.spec.name,
         target: server.target,
+        prefix: server.spec.prefix,
         state: error !== undefined ? "failed" : server.state,
         tools: error !== undefined
           ? []
