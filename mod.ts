@@ -190,6 +190,7 @@ export { connectServers } from "./src/servers/connect_servers.ts";
 export type {
   ConnectedServers,
   ConnectServersOptions,
+  PeerInfo,
   ReconnectOptions,
   ServerState,
   ServerStatus,

@@ -51,7 +51,7 @@ export interface ReconnectOptions {
 
 /** What every server of a set shares. */
 export interface ServerContext {
-  readonly clientInfo?: Implementation;
+  readonly clientInfo?: { readonly name: string; readonly version: string };
   readonly initializeTimeout?: number;
   readonly stderr?:
     | "inherit"

@@ -5,8 +5,6 @@
  * @module
  */
 
-// @ts-types="@modelcontextprotocol/sdk/types"
-import type { Implementation } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolDef } from "../core/tool.ts";
 import type { ServerConnectError } from "../runtime/errors.ts";
 import { parseServersConfig, type ServersConfig } from "./config.ts";
@@ -23,6 +21,14 @@ import {
 } from "./_server.ts";
 
 export type { ReconnectOptions, ServerState } from "./_server.ts";
+
+/** A name and a version: how a client introduces itself, and a server's `serverInfo`. */
+export interface PeerInfo {
+  /** The program's name. */
+  readonly name: string;
+  /** Its version. */
+  readonly version: string;
+}
 
 /** Options of {@link connectServers}. */
 export interface ConnectServersOptions {
@@ -57,7 +63,7 @@ export interface ConnectServersOptions {
    */
   stderr?: "inherit" | "ignore" | ((server: string, line: string) => void);
   /** How the clients introduce themselves. Default `{ name: "weft-mcp", version: "0.1.0" }`. */
-  clientInfo?: Implementation;
+  clientInfo?: PeerInfo;
   /** The fetch HTTP servers are reached with; `globalThis.fetch` when absent. */
   fetch?: typeof globalThis.fetch;
 }
@@ -75,7 +81,7 @@ export interface ServerStatus {
   /** Its tools as the model sees them (prefixed); empty for a failed server. */
   readonly tools: readonly ToolDef[];
   /** Its `serverInfo`, when connected. */
-  readonly serverInfo?: Implementation;
+  readonly serverInfo?: PeerInfo;
   /** Why it failed to connect, for a server that did. */
   readonly error?: ServerConnectError;
 }
@@ -262,7 +268,7 @@ class ServerSet implements ConnectedServers {
         prefix: string;
         state: ServerState;
         tools: readonly ToolDef[];
-        serverInfo?: Implementation;
+        serverInfo?: PeerInfo;
         error?: ServerConnectError;
       } = {
         name: server.spec.name,
@@ -274,7 +280,9 @@ class ServerSet implements ConnectedServers {
           : this.#tools.filter((t) => server.tools.includes(t)),
       };
       const info = server.serverInfo;
-      if (info !== undefined) status.serverInfo = info;
+      if (info !== undefined) {
+        status.serverInfo = { name: info.name, version: info.version };
+      }
       if (error !== undefined) status.error = error;
       return status;
     });
