@@ -10,7 +10,7 @@ import {
   MalformedMessageError,
   ServerConnectError,
 } from "../src/runtime/errors.ts";
-import { serverNameOf } from "../src/runtime/process/_command.ts";
+import { serverNameOf } from "../src/runtime/process/command.ts";
 import {
   callText,
   childEnv,

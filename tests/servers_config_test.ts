@@ -209,3 +209,57 @@ Deno.test("HTTP: a URL nothing listens on fails initialize, named with the URL",
     ),
   );
 });
+
+Deno.test("SSE: a legacy endpoint nothing listens on fails initialize, named with the URL", async () => {
+  const listening = listen();
+  const url = listening.url.replace(/\/mcp$/, "/sse");
+  await listening.close();
+  await using servers = await connectServers({ old: { type: "sse", url } });
+  const failure = servers.error?.failures[0];
+  assert.equal(failure?.phase, "initialize");
+  assert.equal(failure?.server, "old");
+  assert.ok(
+    failure?.message.startsWith(`server "old" (${url}): initialize failed: `),
+    failure?.message,
+  );
+  assert.deepEqual(servers.tools, []);
+});
+
+Deno.test("SSE: a legacy HTTP+SSE server's tools import and run", async () => {
+  const { createServer } = await import("node:http");
+  // @ts-types="@modelcontextprotocol/sdk/server/sse"
+  const { SSEServerTransport } = await import(
+    "@modelcontextprotocol/sdk/server/sse.js"
+  );
+  const { buildToolServer } = await import("./fixtures/tool_server.ts");
+  const transports = new Map<string, InstanceType<typeof SSEServerTransport>>();
+  const http = createServer(async (req, res) => {
+    if (req.method === "GET" && req.url === "/sse") {
+      const transport = new SSEServerTransport("/messages", res);
+      transports.set(transport.sessionId, transport);
+      await buildToolServer().connect(transport);
+      return;
+    }
+    const id = new URL(req.url ?? "", "http://x").searchParams.get("sessionId");
+    const transport = transports.get(id ?? "");
+    if (transport === undefined) {
+      res.writeHead(404).end();
+      return;
+    }
+    await transport.handlePostMessage(req, res);
+  });
+  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+  const { port } = http.address() as { port: number };
+  try {
+    await using servers = await connectServers({
+      old: { type: "sse", url: `http://127.0.0.1:${port}/sse` },
+    });
+    assert.equal(servers.error, undefined, servers.error?.message);
+    const echo = servers.tools.find((t) => t.name === "old_echo");
+    assert.ok(echo);
+    assert.equal(await echo.invoke('{"x":1}'), '{"x":1}');
+  } finally {
+    for (const transport of transports.values()) await transport.close();
+    await new Promise((resolve) => http.close(resolve));
+  }
+});

@@ -31,7 +31,7 @@ import {
   type ConnectPhase,
   ServerConnectError,
 } from "../runtime/errors.ts";
-import { commandLine } from "../runtime/process/_command.ts";
+import { commandLine } from "../runtime/process/command.ts";
 import {
   connectStdio,
   type ConnectStdioOptions,

@@ -26,7 +26,7 @@ import {
   ServerConnectError,
   ServerExitError,
 } from "../errors.ts";
-import { commandLine, resolveCommand, serverNameOf } from "./_command.ts";
+import { commandLine, resolveCommand, serverNameOf } from "./command.ts";
 import { LineSplitStream } from "./line_splitter.ts";
 import {
   DEFAULT_KILL_GRACE,
