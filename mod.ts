@@ -205,9 +205,9 @@ export type {
   StdioServerConfig,
 } from "./src/servers/config.ts";
 export {
-  DuplicateToolError,
   ReconnectLimitError,
   ServersError,
+  ToolNameTakenError,
 } from "./src/servers/errors.ts";
 export type { SkippedServerTool } from "./src/servers/errors.ts";
 // --- end servers ---

@@ -5,9 +5,9 @@
 import assert from "node:assert/strict";
 import {
   connectServers,
-  DuplicateToolError,
   parseServersConfig,
   ServerConfigError,
+  ToolNameTakenError,
 } from "../mod.ts";
 import { fixtureServer } from "./fixtures/npm_servers.ts";
 import { listen } from "./fixtures/http_test_server.ts";
@@ -134,7 +134,7 @@ Deno.test("per-server prefix and policy; a name two servers share is refused by 
   assert.equal(error.skipped.length, 9);
   assert.ok(error.skipped.every((s) => s.server === "b"));
   const echo = error.skipped.find((s) => s.name === "echo");
-  assert.ok(echo?.error instanceof DuplicateToolError);
+  assert.ok(echo?.error instanceof ToolNameTakenError);
   assert.equal(echo.error.message, 'name "echo" is already server "a"\'s tool');
   assert.ok(
     error.message.startsWith(

@@ -219,3 +219,37 @@ Deno.test("reconnect: a server that keeps failing is given up after maxAttempts 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("reconnect: a server that comes back but dies on every call is given up too", async () => {
+  const errors: Error[] = [];
+  await using servers = await connectServers({ fx: fixtureServer() }, {
+    onError: (e) => errors.push(e),
+    reconnect: { maxAttempts: 2, initialDelay: 10 },
+    stderr: "ignore",
+  });
+  const exit = byName(servers.tools, "fx_exit");
+  const causes: unknown[] = [];
+  for (let i = 0; i < 4; i++) {
+    const error = await exit.invoke('{"code":9,"now":true}').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    assert.ok(error instanceof McpTransportError, String(error));
+    const named = error.cause;
+    assert.ok(named instanceof ServerConnectError);
+    assert.equal(named.phase, "call");
+    causes.push(named.cause);
+    await waitUntil(() => servers.servers()[0].state !== "connected", 3000);
+  }
+  // Three calls died with the server (the first, then one per reconnect);
+  // the fourth found it given up.
+  assert.ok(causes.slice(0, 3).every((c) => c instanceof ServerExitError));
+  assert.ok(causes[3] instanceof ReconnectLimitError);
+  assert.deepEqual(servers.servers().map((s) => s.state), ["failed"]);
+  assert.equal(
+    errors.filter((e) =>
+      e instanceof ServerConnectError && e.cause instanceof ReconnectLimitError
+    ).length,
+    1,
+  );
+});

@@ -191,7 +191,9 @@ export class ManagedServer {
       }
       throw error;
     }
-    this.#attempts = 0;
+    // A call that got through ends a run of reconnects (a listing does
+    // not: a server that lists fine but dies on every call keeps counting).
+    if (request.method === "tools/call") this.#attempts = 0;
     // A call during which the server changed its tools returns once the
     // new list is in: the next step sees it.
     if (request.method === "tools/call" && this.#refreshing !== undefined) {

@@ -9,9 +9,9 @@ import type { ToolDef } from "../core/tool.ts";
 import type { ServerConnectError } from "../runtime/errors.ts";
 import { parseServersConfig, type ServersConfig } from "./config.ts";
 import {
-  DuplicateToolError,
   ServersError,
   type SkippedServerTool,
+  ToolNameTakenError,
 } from "./errors.ts";
 import {
   ManagedServer,
@@ -238,7 +238,7 @@ class ServerSet implements ConnectedServers {
           skipped.push({
             server: name,
             name: tool.name.slice(server.spec.prefix.length),
-            error: new DuplicateToolError(tool.name, owner),
+            error: new ToolNameTakenError(tool.name, owner),
           });
           continue;
         }

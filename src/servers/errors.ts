@@ -13,7 +13,7 @@ export interface SkippedServerTool {
   readonly server: string;
   /** The tool's name as the server lists it; `""` when the name itself was the problem. */
   readonly name: string;
-  /** Why: an `importTools` cause, or a {@link DuplicateToolError}. */
+  /** Why: an `importTools` cause, or a {@link ToolNameTakenError}. */
   readonly error: Error;
 }
 
@@ -22,7 +22,7 @@ export interface SkippedServerTool {
  * server in config order loses it. Reads
  * `name "<prefixed name>" is already server "<other>"'s tool`.
  */
-export class DuplicateToolError extends Error {
+export class ToolNameTakenError extends Error {
   /** The prefixed name the two servers share. */
   readonly tool: string;
   /** The server that keeps the name. */
@@ -35,7 +35,7 @@ export class DuplicateToolError extends Error {
         JSON.stringify(owner)
       }'s tool`,
     );
-    this.name = "DuplicateToolError";
+    this.name = "ToolNameTakenError";
     this.tool = tool;
     this.owner = owner;
   }
