@@ -172,8 +172,12 @@ export function endWithHost(proc: SpawnedProcess, grace: number): void {
 function install(): void {
   if (installed) return;
   installed = true;
-  for (const signal of FORWARDED) {
-    Deno.addSignalListener(signal, LISTENERS[signal]);
+  try {
+    for (const signal of FORWARDED) {
+      Deno.addSignalListener(signal, LISTENERS[signal]);
+    }
+  } catch {
+    // No signals here (a worker, a sandbox): close() and exit still apply.
   }
   globalThis.addEventListener("unload", onUnload);
 }
@@ -182,7 +186,11 @@ function uninstall(): void {
   if (!installed) return;
   installed = false;
   for (const signal of FORWARDED) {
-    Deno.removeSignalListener(signal, LISTENERS[signal]);
+    try {
+      Deno.removeSignalListener(signal, LISTENERS[signal]);
+    } catch {
+      // never added
+    }
   }
   globalThis.removeEventListener("unload", onUnload);
 }
