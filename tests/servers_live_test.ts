@@ -14,6 +14,7 @@ import {
   type ToolResultPart,
 } from "../mod.ts";
 import { callTools, say, script } from "../testing.ts";
+import { reconnectDelay } from "../src/servers/_server.ts";
 import { fixtureServer } from "./fixtures/npm_servers.ts";
 import {
   childEnv,
@@ -252,4 +253,22 @@ Deno.test("reconnect: a server that comes back but dies on every call is given u
     ).length,
     1,
   );
+});
+
+Deno.test("the reconnect backoff doubles from initialDelay up to maxDelay, jittered down to half", () => {
+  const policy = { maxAttempts: 8, initialDelay: 250, maxDelay: 10_000 };
+  const low = (n: number) => reconnectDelay(n, policy, () => 0);
+  const high = (n: number) => reconnectDelay(n, policy, () => 0.999999);
+  assert.deepEqual(
+    [1, 2, 3, 4, 5, 6, 7].map(low),
+    [125, 250, 500, 1000, 2000, 4000, 5000],
+  );
+  assert.deepEqual(
+    [1, 2, 3, 6, 7].map((n) => Math.round(high(n))),
+    [250, 500, 1000, 8000, 10_000],
+  );
+  for (let n = 1; n < 12; n++) {
+    const d = reconnectDelay(n, policy);
+    assert.ok(d >= low(n) && d <= 10_000, `attempt ${n}: ${d}`);
+  }
 });

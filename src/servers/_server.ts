@@ -333,15 +333,7 @@ export class ManagedServer {
     let last: unknown = this.#lostCause;
     while (this.#attempts < policy.maxAttempts) {
       const attempt = ++this.#attempts;
-      const ceiling = Math.min(
-        policy.maxDelay,
-        policy.initialDelay * 2 ** (attempt - 1),
-      );
-      // Jittered: between half the ceiling and the ceiling.
-      await delay(
-        ceiling / 2 + Math.random() * ceiling / 2,
-        this.#closing.signal,
-      );
+      await delay(reconnectDelay(attempt, policy), this.#closing.signal);
       if (this.#closed) break;
       try {
         const client = await this.#open(this.#closing.signal);
@@ -405,6 +397,23 @@ class RoutedClient extends Client {
   override getServerCapabilities(): ServerCapabilities | undefined {
     return this.#server.capabilities;
   }
+}
+
+/**
+ * The wait before reconnect attempt `attempt` (from 1): `initialDelay`
+ * doubled each attempt, at most `maxDelay`, jittered down to half by
+ * `random` (a number in [0, 1)).
+ */
+export function reconnectDelay(
+  attempt: number,
+  policy: Required<ReconnectOptions>,
+  random: () => number = Math.random,
+): number {
+  const ceiling = Math.min(
+    policy.maxDelay,
+    policy.initialDelay * 2 ** (attempt - 1),
+  );
+  return ceiling / 2 + random() * (ceiling / 2);
 }
 
 function stderrOf(
