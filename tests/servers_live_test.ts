@@ -216,6 +216,7 @@ Deno.test("reconnect: a server that keeps failing is given up after maxAttempts 
     assert.equal(again.cause, gaveUp);
     assert.equal(errors.length, 3);
     assert.deepEqual(servers.servers().map((s) => s.state), ["failed"]);
+    assert.equal(servers.servers()[0].error, gaveUp);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

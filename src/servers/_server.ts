@@ -105,6 +105,11 @@ export class ManagedServer {
     return this.#skipped;
   }
 
+  /** The error a given-up server's calls fail with. */
+  get gaveUp(): ServerConnectError | undefined {
+    return this.#gaveUp;
+  }
+
   /** Where it stands. */
   get state(): ServerState {
     if (this.#closed) return "closed";

@@ -82,7 +82,7 @@ export interface ServerStatus {
   readonly tools: readonly ToolDef[];
   /** Its `serverInfo`, when connected. */
   readonly serverInfo?: PeerInfo;
-  /** Why it failed to connect, for a server that did. */
+  /** Why it failed: to connect, or (given up) to come back. */
   readonly error?: ServerConnectError;
 }
 
@@ -261,7 +261,8 @@ class ServerSet implements ConnectedServers {
 
   servers(): ServerStatus[] {
     return this.#members.map((server) => {
-      const error = this.#failures.get(server);
+      const failed = this.#failures.get(server);
+      const error = failed ?? server.gaveUp;
       const status: {
         name: string;
         target: string;
@@ -274,8 +275,8 @@ class ServerSet implements ConnectedServers {
         name: server.spec.name,
         target: server.target,
         prefix: server.spec.prefix,
-        state: error !== undefined ? "failed" : server.state,
-        tools: error !== undefined
+        state: failed !== undefined ? "failed" : server.state,
+        tools: failed !== undefined
           ? []
           : this.#tools.filter((t) => server.tools.includes(t)),
       };
