@@ -14,7 +14,7 @@ import {
   type ToolResultPart,
 } from "../mod.ts";
 import { callTools, say, script } from "../testing.ts";
-import { reconnectDelay } from "../src/servers/_server.ts";
+import { reconnectDelay } from "../src/servers/_backoff.ts";
 import { fixtureServer } from "./fixtures/npm_servers.ts";
 import {
   childEnv,

@@ -5,7 +5,6 @@
  * @module
  */
 
-import { Client } from "@modelcontextprotocol/sdk/client";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol";
 // @ts-types="@modelcontextprotocol/sdk/server/zod-compat"
 import type {
@@ -23,8 +22,6 @@ import {
 import type { ToolDef } from "../core/tool.ts";
 import { importTools } from "../mcp/import.ts";
 import type { ImportError } from "../mcp/import_error.ts";
-import { connectHttp } from "../runtime/client/connect_http.ts";
-import { connectSse } from "../runtime/client/connect_sse.ts";
 import type { McpClient } from "../runtime/client/disposable_client.ts";
 import {
   ConnectionLostError,
@@ -32,22 +29,13 @@ import {
   ServerConnectError,
 } from "../runtime/errors.ts";
 import { commandLine } from "../runtime/process/command.ts";
-import {
-  connectStdio,
-  type ConnectStdioOptions,
-} from "../runtime/process/connect_stdio.ts";
+import { delay, reconnectDelay, type ReconnectOptions } from "./_backoff.ts";
+import { connectSpec } from "./_connect.ts";
+import { RoutedClient } from "./_routed_client.ts";
 import type { ServerSpec } from "./config.ts";
 import { ReconnectLimitError } from "./errors.ts";
 
-/** How a lost server is brought back. */
-export interface ReconnectOptions {
-  /** Reconnects in a row, without a call getting through, before the server is given up. Default 5. */
-  maxAttempts?: number;
-  /** The wait before the first reconnect, in ms; it doubles each attempt. Default 250. */
-  initialDelay?: number;
-  /** The longest wait between attempts, in ms. Default 10000. */
-  maxDelay?: number;
-}
+export type { ReconnectOptions } from "./_backoff.ts";
 
 /** What every server of a set shares. */
 export interface ServerContext {
@@ -208,37 +196,16 @@ export class ManagedServer {
   }
 
   async #open(signal: AbortSignal): Promise<McpClient> {
-    const { spec } = this;
     const ctx = this.#ctx;
-    const initializeTimeout = spec.config.initializeTimeout ??
-      ctx.initializeTimeout;
     let client: McpClient;
     try {
-      if (spec.kind === "stdio") {
-        const c = spec.config;
-        client = await connectStdio(c.command, {
-          args: c.args,
-          env: c.env,
-          cwd: c.cwd,
-          name: spec.name,
-          signal,
-          initializeTimeout,
-          clientInfo: ctx.clientInfo,
-          stderr: stderrOf(spec.name, ctx.stderr),
-        });
-      } else {
-        const options = {
-          headers: spec.config.headers,
-          name: spec.name,
-          signal,
-          initializeTimeout,
-          clientInfo: ctx.clientInfo,
-          fetch: ctx.fetch,
-        };
-        client = spec.kind === "sse"
-          ? await connectSse(spec.config.url, options)
-          : await connectHttp(spec.config.url, options);
-      }
+      client = await connectSpec(this.spec, {
+        signal,
+        initializeTimeout: ctx.initializeTimeout,
+        clientInfo: ctx.clientInfo,
+        stderr: ctx.stderr,
+        fetch: ctx.fetch,
+      });
     } catch (error) {
       throw this.#named(error, "initialize");
     }
@@ -375,75 +342,8 @@ export class ManagedServer {
   }
 }
 
-/**
- * The SDK `Client` `importTools` is given: every request goes to the
- * server's current connection, so imported tools outlive a reconnect.
- */
-class RoutedClient extends Client {
-  readonly #server: ManagedServer;
-
-  constructor(server: ManagedServer) {
-    super({ name: "weft-mcp-routed", version: "0" });
-    this.#server = server;
-  }
-
-  override request<T extends AnySchema>(
-    request: ClientRequest | McpRequest,
-    resultSchema: T,
-    options?: RequestOptions,
-  ): Promise<SchemaOutput<T>> {
-    return this.#server.request(request, resultSchema, options);
-  }
-
-  override getServerVersion(): Implementation | undefined {
-    return this.#server.serverInfo;
-  }
-
-  override getServerCapabilities(): ServerCapabilities | undefined {
-    return this.#server.capabilities;
-  }
-}
-
-/**
- * The wait before reconnect attempt `attempt` (from 1): `initialDelay`
- * doubled each attempt, at most `maxDelay`, jittered down to half by
- * `random` (a number in [0, 1)).
- */
-export function reconnectDelay(
-  attempt: number,
-  policy: Required<ReconnectOptions>,
-  random: () => number = Math.random,
-): number {
-  const ceiling = Math.min(
-    policy.maxDelay,
-    policy.initialDelay * 2 ** (attempt - 1),
-  );
-  return ceiling / 2 + random() * (ceiling / 2);
-}
-
-function stderrOf(
-  name: string,
-  stderr: ServerContext["stderr"],
-): ConnectStdioOptions["stderr"] {
-  if (typeof stderr === "function") return (line) => stderr(name, line);
-  return stderr;
-}
-
 // A Streamable HTTP server answers 404 on a session it no longer knows.
 function isSessionGone(error: unknown): boolean {
   return error instanceof Error &&
     (error as { code?: unknown }).code === 404;
-}
-
-function delay(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-  });
 }
