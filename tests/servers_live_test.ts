@@ -198,9 +198,11 @@ Deno.test("reconnect: a server that keeps failing is given up after maxAttempts 
     assert.equal(gaveUp.phase, "call");
     assert.ok(gaveUp.cause instanceof ReconnectLimitError);
     assert.equal(gaveUp.cause.attempts, 2);
+    // On a loaded machine the exit status may come after the 250 ms the
+    // runtime waits for it once stdout closed: then the cause is the close.
     assert.match(
       gaveUp.message,
-      /^server "flaky" \(sh -c .*\): call failed: gave up after 2 reconnect attempt\(s\): server "flaky" .*: initialize failed: server process exited with code 3$/,
+      /^server "flaky" \(sh -c .*\): call failed: gave up after 2 reconnect attempt\(s\): server "flaky" .*: initialize failed: (server process exited with code 3|server closed its stdout)$/,
     );
     // Each failed attempt and the give-up were reported.
     assert.deepEqual(
