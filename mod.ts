@@ -199,6 +199,14 @@ export {
 } from "./src/runtime/client/disposable_client.ts";
 export type { ClientLink } from "./src/runtime/client/disposable_client.ts";
 export { DEFAULT_KILL_GRACE } from "./src/runtime/process/process_group.ts";
+export { connectSse } from "./src/runtime/client/connect_sse.ts";
+export { DEFAULT_INITIALIZE_TIMEOUT } from "./src/runtime/process/connect_stdio.ts";
+export {
+  CommandNotFoundError,
+  InitializeTimeoutError,
+  ServerConnectError,
+} from "./src/runtime/errors.ts";
+export type { ConnectPhase } from "./src/runtime/errors.ts";
 export {
   ConnectionLostError,
   DEFAULT_MAX_BODY_BYTES,
@@ -225,3 +233,29 @@ export {
   UnsupportedSpecificationError,
 } from "./src/providers/errors.ts";
 // --- end providers ---
+// --- servers: many servers from one mcpServers config ---
+export { connectServers } from "./src/servers/connect_servers.ts";
+export type {
+  ConnectedServers,
+  ConnectServersOptions,
+  PeerInfo,
+  ReconnectOptions,
+  ServerState,
+  ServerStatus,
+} from "./src/servers/connect_servers.ts";
+export { parseServersConfig, ServerConfigError } from "./src/servers/config.ts";
+export type {
+  HttpServerConfig,
+  ServerConfig,
+  ServerEntryOptions,
+  ServersConfig,
+  ServerSpec,
+  StdioServerConfig,
+} from "./src/servers/config.ts";
+export {
+  ReconnectLimitError,
+  ServersError,
+  ToolNameTakenError,
+} from "./src/servers/errors.ts";
+export type { SkippedServerTool } from "./src/servers/errors.ts";
+// --- end servers ---

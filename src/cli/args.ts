@@ -10,11 +10,13 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 
 /**
  * Which server a command talks to: the bundled example (no target given),
- * a child process speaking stdio (`-- <command> [args…]`), or a Streamable
- * HTTP endpoint (an `http:` or `https:` URL).
+ * a child process speaking stdio (`-- <command> [args…]`), a Streamable
+ * HTTP endpoint (an `http:` or `https:` URL), or every server of an
+ * `mcpServers` file (`--config <file>`).
  */
 export type Target =
   | { readonly kind: "default" }
+  | { readonly kind: "config"; readonly path: string }
   | {
     readonly kind: "command";
     readonly command: string;
@@ -71,9 +73,20 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
   const after = dash === -1 ? undefined : argv.slice(dash + 1);
   const positionals: string[] = [];
   let timeout = DEFAULT_TIMEOUT_MS;
+  let config: string | undefined;
   for (let i = 0; i < before.length; i++) {
     const arg = before[i];
     if (arg === "-h" || arg === "--help") return { kind: "help" };
+    if (arg === "--config" || arg.startsWith("--config=")) {
+      const value = arg === "--config"
+        ? before[++i]
+        : arg.slice("--config=".length);
+      if (value === undefined || value === "") {
+        throw new UsageError("weft-mcp: --config needs a file");
+      }
+      config = value;
+      continue;
+    }
     if (arg === "--timeout" || arg.startsWith("--timeout=")) {
       const value = arg === "--timeout"
         ? before[++i]
@@ -90,9 +103,17 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
     case "help":
       return { kind: "help" };
     case "inspect":
-      return { kind: "inspect", target: targetOf(rest, after), timeout };
-    case "call":
-      return parseCall(rest, after, timeout);
+      return {
+        kind: "inspect",
+        target: withConfig(targetOf(rest, after), config),
+        timeout,
+      };
+    case "call": {
+      const call = parseCall(rest, after, timeout);
+      return call.kind === "call"
+        ? { ...call, target: withConfig(call.target, config) }
+        : call;
+    }
     default:
       throw new UsageError(`weft-mcp: unknown command ${JSON.stringify(name)}`);
   }
@@ -121,6 +142,17 @@ function parseCall(
     target: targetOf(urls, after),
     timeout,
   };
+}
+
+// --config is the target; it goes with no other.
+function withConfig(target: Target, config: string | undefined): Target {
+  if (config === undefined) return target;
+  if (target.kind !== "default") {
+    throw new UsageError(
+      "weft-mcp: give either --config <file> or a target, not both",
+    );
+  }
+  return { kind: "config", path: config };
 }
 
 function targetOf(

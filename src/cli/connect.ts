@@ -68,6 +68,8 @@ export function targetLabel(
   switch (target.kind) {
     case "url":
       return target.url.href;
+    case "config":
+      return target.path;
     case "command":
       return [target.command, ...target.args].map(shellWord).join(" ");
     case "default":
@@ -94,6 +96,10 @@ export function connectTarget(
   switch (target.kind) {
     case "url":
       return connectHttp(target.url, { signal });
+    case "config":
+      return Promise.reject(
+        new TypeError("a config target connects through connectServers"),
+      );
     case "command":
       return connectStdio(target.command, { args: [...target.args], signal });
     case "default":

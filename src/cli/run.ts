@@ -27,6 +27,8 @@ import {
   withProgress,
 } from "./connect.ts";
 import { formatInspection } from "./format.ts";
+import { runConfig } from "./_config_session.ts";
+import { ServerConnectError } from "../runtime/errors.ts";
 import { ExitCode, USAGE } from "./usage.ts";
 
 /** Where `runCli` writes; each call gets whole text, newlines included. */
@@ -113,6 +115,16 @@ class Session {
   }
 
   async run(): Promise<number> {
+    const target = this.#command.target;
+    if (target.kind === "config") {
+      return await runConfig({
+        path: target.path,
+        signal: this.#signal,
+        stdout: (text) => this.#output.stdout(text),
+        stderr: (text) => this.#output.stderr(text),
+        fail: (error, doing, what) => this.#fail(error, doing, what),
+      }, this.#command.kind === "call" ? this.#command : undefined);
+    }
     let client: OwnedClient;
     try {
       client = await withProgress(this.#connect(this.#command.target), {
@@ -211,6 +223,10 @@ class Session {
     if (this.#options.signal?.aborted) {
       this.#output.stderr(`weft-mcp: interrupted while ${doing}\n`);
       return ExitCode.interrupted;
+    }
+    if (error instanceof ServerConnectError) {
+      this.#output.stderr(`weft-mcp: ${error.message}\n`);
+      return ExitCode.failure;
     }
     const text = errorText(error);
     this.#output.stderr(

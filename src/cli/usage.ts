@@ -25,11 +25,17 @@ weft-mcp: see an MCP server's tools as a weft model sees them, or call one.
 Usage:
   weft-mcp inspect [options] [<url> | -- <command> [args...]]
   weft-mcp call [options] <tool> ['<json>'] [<url> | -- <command> [args...]]
+  weft-mcp inspect [options] --config <file>
+  weft-mcp call [options] <server>.<tool> ['<json>'] --config <file>
   weft-mcp help
 
 Targets:
   <url>                  a Streamable HTTP endpoint (http:// or https://)
   -- <command> [args...] a server process speaking stdio (spawned, then closed)
+  --config <file>        every server of an mcpServers JSON file (as Claude
+                         Desktop, Cursor and VS Code read it), connected at
+                         once; tools named as the model sees them
+                         (<server>_<tool>), failed servers named
   (none)                 the bundled example server, examples/server.ts
 
 Commands:
@@ -43,8 +49,10 @@ Commands:
 
 Options:
   --timeout <ms>   give up after <ms> milliseconds (default 30000)
+  --config <file>  the mcpServers file to use as the target
   -h, --help       print this text
 
 Exit codes: 0 done, 1 the tool failed (its text is printed), 2 connection,
-listing or call failure, or timeout, 64 usage error, 130 interrupted.
+listing or call failure (with --config: any server failed), or timeout,
+64 usage error, 130 interrupted.
 `;

@@ -45,16 +45,19 @@ export class LineTooLongError extends Error {
 export class MalformedMessageError extends Error {
   /** Which JSON-RPC failure this is. */
   readonly kind: "parse" | "invalid";
+  /** The line's first 80 characters (invalid UTF-8 replaced), when known. */
+  readonly excerpt?: string;
 
-  /** Builds the error from the failure's kind, a reason and the underlying cause. */
+  /** Builds the error from the failure's kind, a reason, the underlying cause and the line's first characters. */
   constructor(
     kind: "parse" | "invalid",
     reason: string,
-    options?: ErrorOptions,
+    options?: ErrorOptions & { excerpt?: string },
   ) {
     super(`malformed line: ${reason}`, options);
     this.name = "MalformedMessageError";
     this.kind = kind;
+    if (options?.excerpt !== undefined) this.excerpt = options.excerpt;
   }
 }
 
@@ -144,5 +147,107 @@ export class HttpRefusalError extends Error {
     super(`HTTP request refused (${status}): ${reason}`);
     this.name = "HttpRefusalError";
     this.status = status;
+  }
+}
+
+/**
+ * The steps of bringing a server up, in order: starting its process
+ * (`spawn`, stdio only), the MCP handshake (`initialize`), listing its tools
+ * (`list`, by `connectServers`), and a later call that found the server
+ * gone (`call`).
+ */
+export type ConnectPhase = "spawn" | "initialize" | "list" | "call";
+
+/**
+ * A server's command is not a program we can run: it is not on the `PATH`
+ * the server gets, or the path names no executable file. Reads
+ * `command not found: <command>`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { CommandNotFoundError } from "@weft/mcp";
+ * assert.equal(new CommandNotFoundError("npx").message, "command not found: npx");
+ * ```
+ */
+export class CommandNotFoundError extends Error {
+  /** The command as given. */
+  readonly command: string;
+
+  /** Builds the error for `command`. */
+  constructor(command: string, options?: ErrorOptions) {
+    super(`command not found: ${command}`, options);
+    this.name = "CommandNotFoundError";
+    this.command = command;
+  }
+}
+
+/**
+ * A server did not answer `initialize` in time. Reads
+ * `no answer to initialize within <ms> ms (initializeTimeout)`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { InitializeTimeoutError } from "@weft/mcp";
+ * assert.equal(
+ *   new InitializeTimeoutError(500).message,
+ *   "no answer to initialize within 500 ms (initializeTimeout)",
+ * );
+ * ```
+ */
+export class InitializeTimeoutError extends Error {
+  /** The limit that ran out, in milliseconds. */
+  readonly timeout: number;
+
+  /** Builds the error for the limit `timeout` (ms). */
+  constructor(timeout: number) {
+    super(`no answer to initialize within ${timeout} ms (initializeTimeout)`);
+    this.name = "InitializeTimeoutError";
+    this.timeout = timeout;
+  }
+}
+
+/**
+ * A server could not be brought up, or was lost: which server (`server`,
+ * its name), what was run or reached (`target`: the command line or the
+ * URL), in which phase, and why (`cause`). Reads
+ * `server "<name>" (<target>): <phase> failed: <cause>`, e.g.
+ * `server "files" (npx -y @modelcontextprotocol/server-filesystem /tmp): spawn failed: command not found: npx`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { CommandNotFoundError, ServerConnectError } from "@weft/mcp";
+ * const error = new ServerConnectError("files", "npx -y pkg", "spawn", new CommandNotFoundError("npx"));
+ * assert.equal(error.message, 'server "files" (npx -y pkg): spawn failed: command not found: npx');
+ * assert.ok(error.cause instanceof CommandNotFoundError);
+ * ```
+ */
+export class ServerConnectError extends Error {
+  /** The server's name (the config key, or a connector's `name` option). */
+  readonly server: string;
+  /** The command line or URL. */
+  readonly target: string;
+  /** The phase that failed. */
+  readonly phase: ConnectPhase;
+
+  /** Builds the error; `cause` is what failed (its message is quoted). */
+  constructor(
+    server: string,
+    target: string,
+    phase: ConnectPhase,
+    cause: unknown,
+  ) {
+    super(
+      `server ${JSON.stringify(server)} (${target}): ${phase} failed: ${
+        cause instanceof Error ? cause.message : String(cause)
+      }`,
+      { cause },
+    );
+    this.name = "ServerConnectError";
+    this.server = server;
+    this.target = target;
+    this.phase = phase;
   }
 }

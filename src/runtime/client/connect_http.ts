@@ -16,7 +16,11 @@ import {
   DEFAULT_CLIENT_INFO,
   McpClient,
 } from "./disposable_client.ts";
-import type { ConnectionLostError } from "../errors.ts";
+import {
+  type ConnectionLostError,
+  InitializeTimeoutError,
+  ServerConnectError,
+} from "../errors.ts";
 import { LosslessHttpTransport } from "./http_transport.ts";
 
 /** Options of {@link connectHttp}. */
@@ -33,6 +37,13 @@ export interface ConnectHttpOptions {
   fetch?: FetchLike;
   /** Installed as the client's `onerror` before the handshake. */
   onerror?: (error: Error) => void;
+  /** The server's name in errors. Default: the URL's host. */
+  name?: string;
+  /**
+   * Milliseconds the server has to answer `initialize`; then the connect
+   * rejects with a `ServerConnectError` (phase `initialize`). Default 30000.
+   */
+  initializeTimeout?: number;
 }
 
 /**
@@ -55,6 +66,11 @@ export interface ConnectHttpOptions {
  *   cleanly after an event id (SEP-1699 resumability) is resumed by the SDK
  *   with `Last-Event-ID`; if that resumption fails, the call fails the same
  *   way at once (ADR 0049).
+ *
+ * A handshake that fails rejects with the signal's reason when the signal
+ * ended it, else with a `ServerConnectError` naming the server, the URL and
+ * the phase (`initialize`): the server refused, could not be reached, or
+ * did not answer within `initializeTimeout`.
  *
  * @example
  * ```ts ignore
@@ -80,11 +96,29 @@ export async function connectHttp(
     link,
   );
   if (options.onerror !== undefined) client.onerror = options.onerror;
+  const limit = options.initializeTimeout ?? 30_000;
+  const handshake = new AbortController();
+  const timer = setTimeout(
+    () => handshake.abort(new InitializeTimeoutError(limit)),
+    limit,
+  );
+  const onAbort = () => handshake.abort(signal?.reason);
+  signal?.addEventListener("abort", onAbort, { once: true });
   try {
-    await client.connect(transport, { signal });
+    await client.connect(transport, { signal: handshake.signal });
   } catch (error) {
     await client.close();
-    throw error;
+    if (signal?.aborted) throw signal.reason;
+    const href = new URL(url).href;
+    throw new ServerConnectError(
+      options.name ?? new URL(url).host,
+      href,
+      "initialize",
+      handshake.signal.aborted ? handshake.signal.reason : error,
+    );
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", onAbort);
   }
   link.closeOnAbort(signal, client);
   return client;

@@ -15,10 +15,22 @@ import {
   DEFAULT_CLIENT_INFO,
   McpClient,
 } from "../client/disposable_client.ts";
-import { ConnectionLostError, ServerExitError } from "../errors.ts";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CommandNotFoundError,
+  ConnectionLostError,
+  InitializeTimeoutError,
+  MalformedMessageError,
+  ServerConnectError,
+  ServerExitError,
+} from "../errors.ts";
+import { commandLine, resolveCommand, serverNameOf } from "./command.ts";
 import { LineSplitStream } from "./line_splitter.ts";
 import {
   DEFAULT_KILL_GRACE,
+  endWithHost,
   settleWithin,
   type SpawnedProcess,
   spawnProcess,
@@ -40,8 +52,21 @@ export interface ConnectStdioOptions {
   /** Aborting ends the connection (and the process); during the handshake, rejects with its reason. */
   signal?: AbortSignal;
   /**
+   * The server's name in its stderr lines (`[<name>] …`) and in errors.
+   * Default: the package or script the command runs, not the launcher —
+   * `server-filesystem` for `npx -y @modelcontextprotocol/server-filesystem`,
+   * `pkg` for `deno run -A npm:@scope/pkg@1.0.0` — else the program's name.
+   */
+  name?: string;
+  /**
+   * Milliseconds the server has to answer `initialize`; then the connect
+   * rejects with a {@link ServerConnectError} (phase `initialize`, cause
+   * an `InitializeTimeoutError`). Default 30000.
+   */
+  initializeTimeout?: number;
+  /**
    * Where the server's stderr goes. Default: to our stderr line by line,
-   * each line prefixed `[<command name>] `. A function gets each line
+   * each line prefixed `[<name>] `. A function gets each line
    * (without the newline; lines over 64 KiB come in pieces). `"inherit"`
    * hands the server our stderr as is; `"ignore"` discards it.
    */
@@ -83,6 +108,9 @@ export const DEFAULT_INHERITED_ENV: readonly string[] =
     ]
     : ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"];
 
+/** The default of `initializeTimeout`: 30 s. */
+export const DEFAULT_INITIALIZE_TIMEOUT = 30_000;
+
 /** How long a closed stdout waits for the exit status, so calls name the real cause. */
 const EXIT_STATUS_WAIT = 250;
 /** Stderr lines are cut into pieces of this many bytes. */
@@ -104,7 +132,21 @@ const STDERR_LINE_BYTES = 64 * 1024;
  * {@link ServerExitError} (`server process exited with code 1`), and a
  * server that closes its stdout but lives on with a `ConnectionLostError` —
  * never a hang. A handshake that fails (the command is missing, the server
- * exits, the signal aborts) rejects and leaves no process behind.
+ * exits, the signal aborts) rejects and leaves no process behind: with the
+ * signal's reason when the signal ended it, else with a
+ * {@link ServerConnectError} naming the server, the command line and the
+ * phase — `spawn` (`command not found: <command>`) or `initialize` (the
+ * server exited, closed its stdout, or did not answer within
+ * `initializeTimeout`).
+ *
+ * A line the server writes to stdout that is not JSON-RPC (a stray log
+ * line) is dropped, reported on stderr through the `stderr` sink with its
+ * first bytes and a hint, and passed to `onerror`.
+ *
+ * While the server runs, a SIGINT or SIGTERM to this process is forwarded
+ * to the server's group before this process ends as it would have, and the
+ * host's exit sends the group SIGTERM (see docs/runtime.md: nothing covers
+ * a SIGKILL of the host).
  *
  * The environment is explicit: the server gets only the variables in
  * {@link DEFAULT_INHERITED_ENV} that are set here, plus `env`. Its stderr is
@@ -123,35 +165,120 @@ export async function connectStdio(
 ): Promise<McpClient> {
   const signal = options.signal;
   signal?.throwIfAborted();
-  const stderr = options.stderr ?? prefixedStderr(command);
-  const proc = spawnProcess({
-    command,
-    args: options.args ?? [],
-    env: { ...defaultEnvironment(), ...options.env },
-    cwd: options.cwd,
-    stderr: typeof stderr === "function"
-      ? "piped"
-      : stderr === "ignore"
-      ? "null"
-      : "inherit",
-  });
-  const connection = new StdioConnection(proc, options, stderr);
+  const args = options.args ?? [];
+  const name = options.name ?? serverNameOf(command, args);
+  const target = commandLine(command, args);
+  const stderr = options.stderr ?? prefixedStderr(name);
+  const env = { ...defaultEnvironment(), ...options.env };
+  let proc: SpawnedProcess;
+  try {
+    proc = spawnProcess({
+      command: resolveCommand(command, env.PATH, options.cwd),
+      args,
+      env,
+      cwd: options.cwd,
+      stderr: typeof stderr === "function"
+        ? "piped"
+        : stderr === "ignore"
+        ? "null"
+        : "inherit",
+    });
+  } catch (error) {
+    const cause = error instanceof Deno.errors.NotFound
+      ? new CommandNotFoundError(command, { cause: error })
+      : error;
+    throw new ServerConnectError(name, target, "spawn", cause);
+  }
+  const grace = options.killGrace ?? DEFAULT_KILL_GRACE;
+  endWithHost(proc, grace);
+  const report = typeof stderr === "function"
+    ? stderr
+    : (line: string) => console.error(`[${name}] ${line}`);
+  const connection = new StdioConnection(proc, grace, stderr);
   const client = new McpClient(
     options.clientInfo ?? DEFAULT_CLIENT_INFO,
     { capabilities: options.capabilities ?? {} },
     connection,
   );
   if (options.onerror !== undefined) client.onerror = options.onerror;
+  const limit = options.initializeTimeout ?? DEFAULT_INITIALIZE_TIMEOUT;
+  const handshake = new AbortController();
+  const timer = setTimeout(
+    () => handshake.abort(new InitializeTimeoutError(limit)),
+    limit,
+  );
+  const onAbort = () => handshake.abort(signal?.reason);
+  signal?.addEventListener("abort", onAbort, { once: true });
   try {
-    await client.connect(connection.transport(options.maxLineBytes), {
-      signal,
-    });
+    await client.connect(
+      new StrayLineReporter(
+        connection.transport(options.maxLineBytes),
+        report,
+      ),
+      { signal: handshake.signal },
+    );
   } catch (error) {
     await client.close();
-    throw error;
+    if (signal?.aborted) throw signal.reason;
+    const cause = handshake.signal.aborted ? handshake.signal.reason : error;
+    throw new ServerConnectError(name, target, "initialize", cause);
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", onAbort);
   }
   connection.closeOnAbort(signal, client);
   return client;
+}
+
+/** The hint after a stray stdout line. */
+const STRAY_HINT =
+  "a stdio server must write only JSON-RPC messages to stdout; log to stderr instead";
+
+/**
+ * Passes everything through, and reports a line that is not JSON-RPC on
+ * stderr (the SDK installs its own `onerror` on the transport at connect, so
+ * the report is made here, before it).
+ */
+class StrayLineReporter implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  readonly #inner: Transport;
+
+  constructor(inner: Transport, report: (line: string) => void) {
+    this.#inner = inner;
+    inner.onclose = () => this.onclose?.();
+    inner.onmessage = (message) => this.onmessage?.(message);
+    inner.onerror = (error) => {
+      if (error instanceof MalformedMessageError) {
+        report(strayLineText(error));
+      }
+      this.onerror?.(error);
+    };
+  }
+
+  start(): Promise<void> {
+    return this.#inner.start();
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return this.#inner.send(message);
+  }
+
+  close(): Promise<void> {
+    return this.#inner.close();
+  }
+}
+
+/**
+ * The stderr report of a stray stdout line:
+ * `stdout line is not JSON-RPC, ignored: "<first 80 characters>" (<hint>)`.
+ */
+export function strayLineText(error: MalformedMessageError): string {
+  const excerpt = error.excerpt === undefined
+    ? error.message
+    : JSON.stringify(error.excerpt);
+  return `stdout line is not JSON-RPC, ignored: ${excerpt} (${STRAY_HINT})`;
 }
 
 /** The inherited part of a server's environment: the variables of {@link DEFAULT_INHERITED_ENV} that are set. */
@@ -181,11 +308,11 @@ class StdioConnection {
 
   constructor(
     proc: SpawnedProcess,
-    options: ConnectStdioOptions,
+    grace: number,
     stderr: ConnectStdioOptions["stderr"],
   ) {
     this.#proc = proc;
-    this.#grace = options.killGrace ?? DEFAULT_KILL_GRACE;
+    this.#grace = grace;
     proc.status.then((status) => {
       this.#lost ??= new ServerExitError(
         status.signal === null ? status.code : null,
@@ -278,7 +405,6 @@ async function forwardLines(
   }
 }
 
-function prefixedStderr(command: string): (line: string) => void {
-  const name = command.split(/[\\/]/).pop() || command;
+function prefixedStderr(name: string): (line: string) => void {
   return (line) => console.error(`[${name}] ${line}`);
 }

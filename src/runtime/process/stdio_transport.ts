@@ -168,7 +168,7 @@ class StdioTransport implements Transport {
     try {
       text = this.#decoder.decode(bytes);
     } catch (cause) {
-      this.#malformed("parse", "invalid UTF-8", null, cause);
+      this.#malformed("parse", "invalid UTF-8", null, cause, excerpt(bytes));
       return;
     }
     if (text.trim() === "") return;
@@ -176,12 +176,12 @@ class StdioTransport implements Transport {
     try {
       value = parseLossless(text);
     } catch (cause) {
-      this.#malformed("parse", "invalid JSON", null, cause);
+      this.#malformed("parse", "invalid JSON", null, cause, excerpt(bytes));
       return;
     }
     const checked = JSONRPCMessageSchema.safeParse(value);
     if (!checked.success) {
-      this.#invalid(value, checked.error);
+      this.#invalid(value, checked.error, excerpt(bytes));
       return;
     }
     try {
@@ -191,7 +191,7 @@ class StdioTransport implements Transport {
     }
   }
 
-  #invalid(value: unknown, cause: unknown): void {
+  #invalid(value: unknown, cause: unknown, text: string): void {
     if (
       isRecord(value) && !("method" in value) &&
       ("result" in value || "error" in value)
@@ -206,13 +206,14 @@ class StdioTransport implements Transport {
         this.onerror?.(
           new MalformedMessageError("invalid", "response is not JSON-RPC 2.0", {
             cause,
+            excerpt: text,
           }),
         );
       }
       return;
     }
     const id = isRecord(value) && isUsableId(value.id) ? value.id : null;
-    this.#malformed("invalid", "not a JSON-RPC 2.0 message", id, cause);
+    this.#malformed("invalid", "not a JSON-RPC 2.0 message", id, cause, text);
   }
 
   #malformed(
@@ -220,8 +221,11 @@ class StdioTransport implements Transport {
     reason: string,
     id: string | number | null,
     cause: unknown,
+    text: string,
   ): void {
-    this.#report(new MalformedMessageError(kind, reason, { cause }));
+    this.#report(
+      new MalformedMessageError(kind, reason, { cause, excerpt: text }),
+    );
     if (kind === "parse") this.#answer(-32700, "Parse error", id);
     else this.#answer(-32600, "Invalid Request", id);
   }
@@ -243,6 +247,14 @@ class StdioTransport implements Transport {
   #report(error: unknown): void {
     this.onerror?.(error instanceof Error ? error : new Error(String(error)));
   }
+}
+
+const LENIENT = new TextDecoder();
+
+// A line's first 80 characters, for reports.
+function excerpt(bytes: Uint8Array): string {
+  const text = LENIENT.decode(bytes.subarray(0, 320));
+  return text.length > 80 ? text.slice(0, 80) + "…" : text;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -1,0 +1,76 @@
+/**
+ * Opening one configured server: the runtime connector its entry names.
+ *
+ * @module
+ */
+
+import { connectHttp } from "../runtime/client/connect_http.ts";
+import { connectSse } from "../runtime/client/connect_sse.ts";
+import type { McpClient } from "../runtime/client/disposable_client.ts";
+import {
+  connectStdio,
+  type ConnectStdioOptions,
+} from "../runtime/process/connect_stdio.ts";
+import type { ServerSpec } from "./config.ts";
+
+/** What every connection of a set shares. */
+export interface ConnectSpecOptions {
+  /** Ends the attempt (and, once connected, the connection). */
+  readonly signal: AbortSignal;
+  /** Milliseconds to answer `initialize`. */
+  readonly initializeTimeout?: number;
+  /** How the client introduces itself. */
+  readonly clientInfo?: { readonly name: string; readonly version: string };
+  /** Where a stdio server's stderr goes; a function gets the server's name too. */
+  readonly stderr?:
+    | "inherit"
+    | "ignore"
+    | ((server: string, line: string) => void);
+  /** The fetch for HTTP servers. */
+  readonly fetch?: typeof globalThis.fetch;
+}
+
+/**
+ * Connects the server `spec` describes: `connectStdio` for a command,
+ * `connectHttp` for a URL, `connectSse` for `type: "sse"`. Rejects as they
+ * do.
+ */
+export function connectSpec(
+  spec: ServerSpec,
+  options: ConnectSpecOptions,
+): Promise<McpClient> {
+  const initializeTimeout = spec.config.initializeTimeout ??
+    options.initializeTimeout;
+  if (spec.kind === "stdio") {
+    const c = spec.config;
+    return connectStdio(c.command, {
+      args: c.args,
+      env: c.env,
+      cwd: c.cwd,
+      name: spec.name,
+      signal: options.signal,
+      initializeTimeout,
+      clientInfo: options.clientInfo,
+      stderr: stderrOf(spec.name, options.stderr),
+    });
+  }
+  const http = {
+    headers: spec.config.headers,
+    name: spec.name,
+    signal: options.signal,
+    initializeTimeout,
+    clientInfo: options.clientInfo,
+    fetch: options.fetch,
+  };
+  return spec.kind === "sse"
+    ? connectSse(spec.config.url, http)
+    : connectHttp(spec.config.url, http);
+}
+
+function stderrOf(
+  name: string,
+  stderr: ConnectSpecOptions["stderr"],
+): ConnectStdioOptions["stderr"] {
+  if (typeof stderr === "function") return (line) => stderr(name, line);
+  return stderr;
+}

@@ -1,0 +1,349 @@
+/**
+ * One server of a `connectServers` set: its connection, its imported tools,
+ * their refresh on `notifications/tools/list_changed`, and its reconnects.
+ *
+ * @module
+ */
+
+import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol";
+// @ts-types="@modelcontextprotocol/sdk/server/zod-compat"
+import type {
+  AnySchema,
+  SchemaOutput,
+} from "@modelcontextprotocol/sdk/server/zod-compat.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import {
+  type ClientRequest,
+  type Implementation,
+  type Request as McpRequest,
+  type ServerCapabilities,
+  ToolListChangedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { ToolDef } from "../core/tool.ts";
+import { importTools } from "../mcp/import.ts";
+import type { ImportError } from "../mcp/import_error.ts";
+import type { McpClient } from "../runtime/client/disposable_client.ts";
+import {
+  ConnectionLostError,
+  type ConnectPhase,
+  ServerConnectError,
+} from "../runtime/errors.ts";
+import { commandLine } from "../runtime/process/command.ts";
+import { delay, reconnectDelay, type ReconnectOptions } from "./_backoff.ts";
+import { connectSpec } from "./_connect.ts";
+import { RoutedClient } from "./_routed_client.ts";
+import type { ServerSpec } from "./config.ts";
+import { ReconnectLimitError } from "./errors.ts";
+
+export type { ReconnectOptions } from "./_backoff.ts";
+
+/** What every server of a set shares. */
+export interface ServerContext {
+  readonly clientInfo?: { readonly name: string; readonly version: string };
+  readonly initializeTimeout?: number;
+  readonly stderr?:
+    | "inherit"
+    | "ignore"
+    | ((server: string, line: string) => void);
+  readonly reconnect: Required<ReconnectOptions> | false;
+  readonly fetch?: typeof globalThis.fetch;
+  /** A failure after connect: a refresh, a reconnect, a give-up. */
+  report(error: Error): void;
+  /** The server's tool list changed. */
+  changed(): void;
+}
+
+/** Where a server stands. */
+export type ServerState = "connected" | "lost" | "failed" | "closed";
+
+/** A server of a set. */
+export class ManagedServer {
+  readonly spec: ServerSpec;
+  readonly target: string;
+  readonly #ctx: ServerContext;
+  readonly #routed: RoutedClient;
+  readonly #closing = new AbortController();
+  #client?: McpClient;
+  #lostCause?: Error;
+  #tools: readonly ToolDef[] = [];
+  #skipped?: ImportError;
+  #attempts = 0;
+  #gaveUp?: ServerConnectError;
+  #reconnecting?: Promise<McpClient>;
+  #refreshing?: Promise<void>;
+  #again = false;
+  #closed = false;
+
+  constructor(spec: ServerSpec, ctx: ServerContext) {
+    this.spec = spec;
+    this.#ctx = ctx;
+    this.target = spec.kind === "stdio"
+      ? commandLine(spec.config.command, spec.config.args ?? [])
+      : new URL(spec.config.url).href;
+    this.#routed = new RoutedClient(this);
+  }
+
+  /** The server's imported tools (last good list). */
+  get tools(): readonly ToolDef[] {
+    return this.#tools;
+  }
+
+  /** The tools the last listing skipped. */
+  get skipped(): ImportError | undefined {
+    return this.#skipped;
+  }
+
+  /** The error a given-up server's calls fail with. */
+  get gaveUp(): ServerConnectError | undefined {
+    return this.#gaveUp;
+  }
+
+  /** Where it stands. */
+  get state(): ServerState {
+    if (this.#closed) return "closed";
+    if (this.#gaveUp !== undefined) return "failed";
+    if (this.#client === undefined || this.#lostCause !== undefined) {
+      return "lost";
+    }
+    return "connected";
+  }
+
+  /** The `serverInfo` of the current connection. */
+  get serverInfo(): Implementation | undefined {
+    return this.#client?.getServerVersion();
+  }
+
+  /** The capabilities of the current connection. */
+  get capabilities(): ServerCapabilities | undefined {
+    return this.#client?.getServerCapabilities();
+  }
+
+  /**
+   * Connects and lists, under `signal`. Rejects with a
+   * `ServerConnectError` naming the phase; leaves nothing running then.
+   */
+  async start(deadline: AbortSignal): Promise<void> {
+    // The deadline bounds the start only: a connector closes its client
+    // when its signal aborts, so it gets a child detached once started.
+    const attempt = new AbortController();
+    const onAbort = () => attempt.abort(deadline.reason);
+    if (deadline.aborted) onAbort();
+    else deadline.addEventListener("abort", onAbort, { once: true });
+    try {
+      this.#client = await this.#open(attempt.signal);
+      try {
+        await this.#list(attempt.signal);
+      } catch (error) {
+        const client = this.#client;
+        this.#client = undefined;
+        await client.close().catch(() => {});
+        throw error;
+      }
+    } finally {
+      deadline.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /** Ends the connection (and the process); idempotent. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#closing.abort(new Error("the servers were closed"));
+    await this.#reconnecting?.catch(() => {});
+    const client = this.#client;
+    this.#client = undefined;
+    await client?.close().catch(() => {});
+  }
+
+  /** A request over the current connection, reconnecting first when it was lost. */
+  async request<T extends AnySchema>(
+    request: ClientRequest | McpRequest,
+    resultSchema: T,
+    options?: RequestOptions,
+  ): Promise<SchemaOutput<T>> {
+    const client = await this.#ready();
+    let result: SchemaOutput<T>;
+    try {
+      result = await client.request(request, resultSchema, options);
+    } catch (error) {
+      if (error instanceof ConnectionLostError) {
+        this.#lost(client, error);
+        throw new ServerConnectError(
+          this.spec.name,
+          this.target,
+          "call",
+          error,
+        );
+      }
+      if (isSessionGone(error)) {
+        // The server forgot the session: the request never ran; a new
+        // session runs it.
+        this.#lost(client, error as Error);
+        const fresh = await this.#ready();
+        return await fresh.request(request, resultSchema, options);
+      }
+      throw error;
+    }
+    // A call that got through ends a run of reconnects (a listing does
+    // not: a server that lists fine but dies on every call keeps counting).
+    if (request.method === "tools/call") this.#attempts = 0;
+    // A call during which the server changed its tools returns once the
+    // new list is in: the next step sees it.
+    if (request.method === "tools/call" && this.#refreshing !== undefined) {
+      await this.#refreshing;
+    }
+    return result;
+  }
+
+  async #open(signal: AbortSignal): Promise<McpClient> {
+    const ctx = this.#ctx;
+    let client: McpClient;
+    try {
+      client = await connectSpec(this.spec, {
+        signal,
+        initializeTimeout: ctx.initializeTimeout,
+        clientInfo: ctx.clientInfo,
+        stderr: ctx.stderr,
+        fetch: ctx.fetch,
+      });
+    } catch (error) {
+      throw this.#named(error, "initialize");
+    }
+    this.#lostCause = undefined;
+    client.onclose = () => {
+      if (this.#client === client && !this.#closed) {
+        this.#lostCause ??= new ConnectionLostError("the connection closed");
+      }
+    };
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      if (this.#client === client) this.refresh();
+    });
+    return client;
+  }
+
+  // Lists into #tools; throws a ServerConnectError (phase list).
+  async #list(signal: AbortSignal): Promise<void> {
+    try {
+      const result = await importTools(this.#routed, {
+        prefix: this.spec.prefix,
+        policy: this.spec.config.policy,
+        signal,
+      });
+      this.#tools = result.tools;
+      this.#skipped = result.skipped;
+    } catch (error) {
+      if (error instanceof ServerConnectError) throw error;
+      throw new ServerConnectError(this.spec.name, this.target, "list", error);
+    }
+  }
+
+  /**
+   * Lists again (coalesced: a change during a refresh runs one more); a
+   * failure keeps the last good list and is reported.
+   */
+  refresh(): Promise<void> {
+    if (this.#refreshing !== undefined) {
+      this.#again = true;
+      return this.#refreshing;
+    }
+    const run = async (): Promise<void> => {
+      do {
+        this.#again = false;
+        const before = this.#tools;
+        try {
+          await this.#list(this.#closing.signal);
+        } catch (error) {
+          if (this.#closed) return;
+          this.#ctx.report(error as Error);
+          continue;
+        }
+        if (this.#skipped !== undefined) this.#ctx.report(this.#skipped);
+        if (before !== this.#tools) this.#ctx.changed();
+      } while (this.#again && !this.#closed);
+    };
+    this.#refreshing = run().finally(() => {
+      this.#refreshing = undefined;
+    });
+    return this.#refreshing;
+  }
+
+  #lost(client: McpClient, cause: Error): void {
+    if (this.#client === client) this.#lostCause ??= cause;
+  }
+
+  async #ready(): Promise<McpClient> {
+    if (this.#closed) {
+      throw new ServerConnectError(
+        this.spec.name,
+        this.target,
+        "call",
+        new Error("the servers were closed"),
+      );
+    }
+    if (this.#gaveUp !== undefined) throw this.#gaveUp;
+    const client = this.#client;
+    if (client !== undefined && this.#lostCause === undefined) return client;
+    const { reconnect } = this.#ctx;
+    if (reconnect === false) {
+      throw new ServerConnectError(
+        this.spec.name,
+        this.target,
+        "call",
+        this.#lostCause ?? new Error("not connected"),
+      );
+    }
+    this.#reconnecting ??= this.#reconnect(reconnect).finally(() => {
+      this.#reconnecting = undefined;
+    });
+    return await this.#reconnecting;
+  }
+
+  async #reconnect(policy: Required<ReconnectOptions>): Promise<McpClient> {
+    const old = this.#client;
+    this.#client = undefined;
+    await old?.close().catch(() => {});
+    let last: unknown = this.#lostCause;
+    while (this.#attempts < policy.maxAttempts) {
+      const attempt = ++this.#attempts;
+      await delay(reconnectDelay(attempt, policy), this.#closing.signal);
+      if (this.#closed) break;
+      try {
+        const client = await this.#open(this.#closing.signal);
+        this.#client = client;
+        void this.refresh();
+        return client;
+      } catch (error) {
+        last = error;
+        if (this.#closed) break;
+        this.#ctx.report(error as Error);
+      }
+    }
+    if (this.#closed) {
+      throw new ServerConnectError(
+        this.spec.name,
+        this.target,
+        "call",
+        new Error("the servers were closed"),
+      );
+    }
+    this.#gaveUp = new ServerConnectError(
+      this.spec.name,
+      this.target,
+      "call",
+      new ReconnectLimitError(this.#attempts, last),
+    );
+    this.#ctx.report(this.#gaveUp);
+    throw this.#gaveUp;
+  }
+
+  #named(error: unknown, phase: ConnectPhase): ServerConnectError {
+    if (error instanceof ServerConnectError) return error;
+    return new ServerConnectError(this.spec.name, this.target, phase, error);
+  }
+}
+
+// A Streamable HTTP server answers 404 on a session it no longer knows.
+function isSessionGone(error: unknown): boolean {
+  return error instanceof Error &&
+    (error as { code?: unknown }).code === 404;
+}

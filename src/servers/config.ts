@@ -1,0 +1,326 @@
+/**
+ * The `mcpServers` configuration every MCP host reads (Claude Desktop,
+ * Cursor, VS Code, Windsurf), checked field by field.
+ *
+ * @module
+ */
+
+import type { ToolOptions } from "../core/tool.ts";
+
+/** Fields every server entry may carry beside its connection. */
+export interface ServerEntryOptions {
+  /**
+   * Prepended to each of the server's tool names. Default `<name>_` (the
+   * config key and an underscore); `""` for none.
+   */
+  prefix?: string;
+  /** Tool options for every tool of this server (`importTools`' `policy`), e.g. `{ requireApproval: true }`. */
+  policy?: ToolOptions;
+  /** A host's switch (Cline, Roo): a disabled server is not started. */
+  disabled?: boolean;
+  /** Milliseconds the server has to answer `initialize`. Default: the `connectServers` option, else 30000. */
+  initializeTimeout?: number;
+}
+
+/** A server process speaking MCP on its stdin and stdout. */
+export interface StdioServerConfig extends ServerEntryOptions {
+  /** `"stdio"`, or absent. */
+  type?: "stdio";
+  /** The program: `npx`, `uvx`, `deno`, a path. */
+  command: string;
+  /** Its arguments. */
+  args?: string[];
+  /** Variables set for it, on top of the few inherited ones (`DEFAULT_INHERITED_ENV`). */
+  env?: Record<string, string>;
+  /** Its working directory; ours when absent. */
+  cwd?: string;
+}
+
+/** A Streamable HTTP endpoint (or a legacy HTTP+SSE one, `type: "sse"`). */
+export interface HttpServerConfig extends ServerEntryOptions {
+  /** `"http"` or `"streamable-http"` (the same), `"sse"` for the legacy transport; absent means `"http"`. */
+  type?: "http" | "streamable-http" | "sse";
+  /** The endpoint. */
+  url: string;
+  /** Headers sent with every request (an `Authorization` header, say). */
+  headers?: Record<string, string>;
+}
+
+/** One entry of `mcpServers`. */
+export type ServerConfig = StdioServerConfig | HttpServerConfig;
+
+/**
+ * The `mcpServers` object (server name → entry), or a whole document
+ * holding it under `mcpServers` (or VS Code's `servers`).
+ */
+export type ServersConfig =
+  | Readonly<Record<string, ServerConfig>>
+  | { readonly mcpServers: Readonly<Record<string, ServerConfig>> }
+  | { readonly servers: Readonly<Record<string, ServerConfig>> };
+
+/** One checked entry, in config order. */
+export type ServerSpec =
+  & { readonly name: string; readonly prefix: string }
+  & (
+    | {
+      readonly kind: "stdio";
+      readonly config: StdioServerConfig;
+    }
+    | {
+      readonly kind: "http" | "sse";
+      readonly config: HttpServerConfig;
+    }
+  );
+
+/**
+ * A configuration `connectServers` refuses, before starting anything. The
+ * message names the server and the field:
+ * `mcpServers "files": "args" must be an array of strings`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { ServerConfigError } from "@weft/mcp";
+ * const error = new ServerConfigError("files", "args", "must be an array of strings");
+ * assert.equal(error.message, 'mcpServers "files": "args" must be an array of strings');
+ * ```
+ */
+export class ServerConfigError extends Error {
+  /** The server's name; `""` when the document itself is wrong. */
+  readonly server: string;
+  /** The field; `""` for the entry as a whole. */
+  readonly field: string;
+
+  /** Builds the error for `server`'s `field`. */
+  constructor(server: string, field: string, problem: string) {
+    super(
+      server === ""
+        ? `mcpServers: ${problem}`
+        : `mcpServers ${JSON.stringify(server)}: ${
+          field === "" ? "" : `${JSON.stringify(field)} `
+        }${problem}`,
+    );
+    this.name = "ServerConfigError";
+    this.server = server;
+    this.field = field;
+  }
+}
+
+const STDIO_FIELDS = new Set([
+  "type",
+  "command",
+  "args",
+  "env",
+  "cwd",
+  "prefix",
+  "policy",
+  "disabled",
+  "initializeTimeout",
+  // Host-specific fields other hosts ignore, accepted and not used.
+  "envFile",
+  "autoApprove",
+  "alwaysAllow",
+  "timeout",
+  "description",
+]);
+const HTTP_FIELDS = new Set([
+  "type",
+  "url",
+  "headers",
+  "prefix",
+  "policy",
+  "disabled",
+  "initializeTimeout",
+  "autoApprove",
+  "alwaysAllow",
+  "timeout",
+  "description",
+]);
+
+/**
+ * Checks a configuration and returns its enabled servers in order. Throws a
+ * {@link ServerConfigError} naming the first server and field that is
+ * wrong: a missing or empty `command` or `url`, a `type` other than
+ * `stdio`, `http`, `streamable-http` or `sse`, `args` that are not strings,
+ * an `env` or `headers` value that is not a string, a `url` that is not
+ * http(s), an unknown field (a typo such as `"arg"` would otherwise be
+ * ignored silently).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { parseServersConfig } from "@weft/mcp";
+ * const specs = parseServersConfig({
+ *   mcpServers: {
+ *     memory: { command: "npx", args: ["-y", "@modelcontextprotocol/server-memory"] },
+ *     docs: { type: "http", url: "https://example.com/mcp", prefix: "" },
+ *   },
+ * });
+ * assert.deepEqual(specs.map((s) => [s.name, s.kind, s.prefix]), [
+ *   ["memory", "stdio", "memory_"],
+ *   ["docs", "http", ""],
+ * ]);
+ * ```
+ */
+export function parseServersConfig(config: unknown): ServerSpec[] {
+  const servers = serversOf(config);
+  const specs: ServerSpec[] = [];
+  for (const [name, entry] of Object.entries(servers)) {
+    if (name === "") {
+      throw new ServerConfigError("", "", "a server name must not be empty");
+    }
+    if (!isRecord(entry)) {
+      throw new ServerConfigError(name, "", "must be an object");
+    }
+    const spec = checkEntry(name, entry);
+    if (entry.disabled !== true) specs.push(spec);
+  }
+  return specs;
+}
+
+function serversOf(config: unknown): Record<string, unknown> {
+  if (!isRecord(config)) {
+    throw new ServerConfigError(
+      "",
+      "",
+      "the configuration must be an object (the mcpServers object, or a document holding it)",
+    );
+  }
+  for (const key of ["mcpServers", "servers"]) {
+    const inner = config[key];
+    if (inner !== undefined && !looksLikeEntry(inner)) {
+      if (!isRecord(inner)) {
+        throw new ServerConfigError("", "", `"${key}" must be an object`);
+      }
+      return inner;
+    }
+  }
+  return config;
+}
+
+// A server named "servers" is still a server: it has a command or a url.
+function looksLikeEntry(value: unknown): boolean {
+  return isRecord(value) && ("command" in value || "url" in value);
+}
+
+function checkEntry(name: string, entry: Record<string, unknown>): ServerSpec {
+  const type = entry.type;
+  if (
+    type !== undefined && type !== "stdio" && type !== "http" &&
+    type !== "streamable-http" && type !== "sse"
+  ) {
+    throw new ServerConfigError(
+      name,
+      "type",
+      `must be "stdio", "http", "streamable-http" or "sse", got ${
+        JSON.stringify(type)
+      }`,
+    );
+  }
+  const stdio = type === "stdio" || (type === undefined && "command" in entry);
+  if (!stdio && !("url" in entry)) {
+    throw new ServerConfigError(
+      name,
+      "",
+      type === undefined
+        ? 'needs "command" (a server process) or "url" (an HTTP endpoint)'
+        : `of type ${JSON.stringify(type)} needs "url"`,
+    );
+  }
+  const allowed = stdio ? STDIO_FIELDS : HTTP_FIELDS;
+  for (const key of Object.keys(entry)) {
+    if (!allowed.has(key)) {
+      throw new ServerConfigError(
+        name,
+        key,
+        `is not a field of ${stdio ? "a stdio" : "an HTTP"} server (${
+          [...allowed].slice(0, stdio ? 9 : 7).join(", ")
+        })`,
+      );
+    }
+  }
+  const prefix = entry.prefix === undefined ? `${name}_` : entry.prefix;
+  if (typeof prefix !== "string") {
+    throw new ServerConfigError(name, "prefix", "must be a string");
+  }
+  if (entry.policy !== undefined && !isRecord(entry.policy)) {
+    throw new ServerConfigError(name, "policy", "must be an object");
+  }
+  if (entry.disabled !== undefined && typeof entry.disabled !== "boolean") {
+    throw new ServerConfigError(name, "disabled", "must be a boolean");
+  }
+  const limit = entry.initializeTimeout;
+  if (
+    limit !== undefined &&
+    (typeof limit !== "number" || !Number.isFinite(limit) || limit <= 0)
+  ) {
+    throw new ServerConfigError(
+      name,
+      "initializeTimeout",
+      "must be a positive number of milliseconds",
+    );
+  }
+  if (stdio) {
+    if (typeof entry.command !== "string" || entry.command.trim() === "") {
+      throw new ServerConfigError(
+        name,
+        "command",
+        "must be a non-empty string",
+      );
+    }
+    if (
+      entry.args !== undefined &&
+      (!Array.isArray(entry.args) ||
+        !entry.args.every((a) => typeof a === "string"))
+    ) {
+      throw new ServerConfigError(name, "args", "must be an array of strings");
+    }
+    checkStrings(name, "env", entry.env);
+    if (entry.cwd !== undefined && typeof entry.cwd !== "string") {
+      throw new ServerConfigError(name, "cwd", "must be a string");
+    }
+    return {
+      name,
+      prefix,
+      kind: "stdio",
+      config: entry as unknown as StdioServerConfig,
+    };
+  }
+  const url = entry.url;
+  if (
+    typeof url !== "string" || !/^https?:\/\//i.test(url) || !URL.canParse(url)
+  ) {
+    throw new ServerConfigError(
+      name,
+      "url",
+      `must be an http:// or https:// URL, got ${JSON.stringify(url)}`,
+    );
+  }
+  checkStrings(name, "headers", entry.headers);
+  return {
+    name,
+    prefix,
+    kind: type === "sse" ? "sse" : "http",
+    config: entry as unknown as HttpServerConfig,
+  };
+}
+
+function checkStrings(name: string, field: string, value: unknown): void {
+  if (value === undefined) return;
+  if (!isRecord(value)) {
+    throw new ServerConfigError(name, field, "must be an object of strings");
+  }
+  for (const [key, item] of Object.entries(value)) {
+    if (typeof item !== "string") {
+      throw new ServerConfigError(
+        name,
+        field,
+        `value ${JSON.stringify(key)} must be a string, got ${typeof item}`,
+      );
+    }
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

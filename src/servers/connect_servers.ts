@@ -1,0 +1,302 @@
+/**
+ * `connectServers`: every server of an `mcpServers` configuration, connected
+ * at once, as one live tool list for an agent.
+ *
+ * @module
+ */
+
+import type { ToolDef } from "../core/tool.ts";
+import type { ServerConnectError } from "../runtime/errors.ts";
+import { parseServersConfig, type ServersConfig } from "./config.ts";
+import {
+  ServersError,
+  type SkippedServerTool,
+  ToolNameTakenError,
+} from "./errors.ts";
+import {
+  ManagedServer,
+  type ReconnectOptions,
+  type ServerContext,
+  type ServerState,
+} from "./_server.ts";
+
+export type { ReconnectOptions, ServerState } from "./_server.ts";
+
+/** A name and a version: how a client introduces itself, and a server's `serverInfo`. */
+export interface PeerInfo {
+  /** The program's name. */
+  readonly name: string;
+  /** Its version. */
+  readonly version: string;
+}
+
+/** Options of {@link connectServers}. */
+export interface ConnectServersOptions {
+  /**
+   * The deadline for connecting every server and listing its tools. A
+   * server not up when it ends is reported as failed (in the phase it was
+   * in, the signal's reason as the cause); the others are kept.
+   */
+  signal?: AbortSignal;
+  /**
+   * Milliseconds each server has to answer `initialize` (a server's own
+   * `initializeTimeout` wins). Default 30000.
+   */
+  initializeTimeout?: number;
+  /**
+   * How a lost server is brought back on the next call: `maxAttempts`
+   * reconnects in a row (default 5) without a call getting through, waiting
+   * `initialDelay` ms (default 250) doubled each attempt, up to `maxDelay`
+   * (default 10000), each wait jittered down to half. `false`: never; a
+   * lost server's calls fail.
+   */
+  reconnect?: ReconnectOptions | false;
+  /**
+   * Failures after `connectServers` resolved: a refresh that failed (the
+   * last good list is kept), tools a refresh skipped, a failed reconnect,
+   * a server given up. Default: the message on stderr.
+   */
+  onError?: (error: Error) => void;
+  /**
+   * Where stdio servers' stderr goes. Default: ours, each line prefixed
+   * `[<server name>] `. A function gets the server's name and each line.
+   */
+  stderr?: "inherit" | "ignore" | ((server: string, line: string) => void);
+  /** How the clients introduce themselves. Default `{ name: "weft-mcp", version: "0.1.0" }`. */
+  clientInfo?: PeerInfo;
+  /** The fetch HTTP servers are reached with; `globalThis.fetch` when absent. */
+  fetch?: typeof globalThis.fetch;
+}
+
+/** One server of a {@link ConnectedServers} set, as it stands now. */
+export interface ServerStatus {
+  /** The config key. */
+  readonly name: string;
+  /** The command line or URL. */
+  readonly target: string;
+  /** The prefix of its tools' names. */
+  readonly prefix: string;
+  /** `connected`; `lost` (reconnected on the next call); `failed` (did not connect, or given up); `closed`. */
+  readonly state: ServerState;
+  /** Its tools as the model sees them (prefixed); empty for a failed server. */
+  readonly tools: readonly ToolDef[];
+  /** Its `serverInfo`, when connected. */
+  readonly serverInfo?: PeerInfo;
+  /** Why it failed: to connect, or (given up) to come back. */
+  readonly error?: ServerConnectError;
+}
+
+/** What {@link connectServers} resolves to. `await using` closes every server. */
+export interface ConnectedServers extends AsyncDisposable {
+  /** Every server's tools, in config order, then listing order: the list as it is now. */
+  readonly tools: readonly ToolDef[];
+  /**
+   * The same list as a tool source: `new Agent(model, { toolSource })`
+   * reads it each step, so tools a server adds or removes
+   * (`notifications/tools/list_changed`) reach the next step.
+   */
+  readonly toolSource: () => readonly ToolDef[];
+  /**
+   * `undefined` when every server connected and every tool imported; else
+   * one {@link ServersError} naming each failed server (phase and cause)
+   * and each skipped tool. The rest are usable either way.
+   */
+  readonly error: ServersError | undefined;
+  /** Each server, in config order. */
+  servers(): ServerStatus[];
+  /** Ends every connection and process. Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * Connects every server of an `mcpServers` configuration — the object
+ * Claude Desktop, Cursor and VS Code read, or the whole document holding
+ * it — concurrently, under one deadline, and imports their tools: each
+ * named `<server>_<tool>` by default (a server's `prefix`, `""` for none),
+ * each under its server's `policy`.
+ *
+ * A server that fails to spawn, to initialize or to list is named in
+ * `error` with its phase and cause, and so is each tool that could not be
+ * imported (a bad schema, or a prefixed name an earlier server already
+ * has); everything else is usable. A configuration that is wrong is
+ * refused before anything starts, with a `ServerConfigError` naming the
+ * server and the field.
+ *
+ * The tools stay current: a server's `notifications/tools/list_changed`
+ * lists it again (a call during which the list changed returns once the
+ * new list is in); a failed refresh keeps the last good list and goes to
+ * `onError`. A server that goes away — its process exits, its HTTP session
+ * is forgotten — is reconnected on the next call (see `reconnect`); the
+ * call in flight when it died fails with a `ServerConnectError` (phase
+ * `call`), which the model reads as the tool's error.
+ *
+ * `close()` or `await using` ends every server, and every process with its
+ * descendants; a SIGINT or SIGTERM to this process ends them too.
+ *
+ * @example
+ * ```ts ignore
+ * import { Agent, connectServers } from "@weft/mcp";
+ * await using servers = await connectServers({
+ *   mcpServers: {
+ *     memory: { command: "npx", args: ["-y", "@modelcontextprotocol/server-memory"] },
+ *     docs: { type: "http", url: "https://example.com/mcp", policy: { requireApproval: true } },
+ *   },
+ * }, { signal: AbortSignal.timeout(30_000) });
+ * if (servers.error) console.warn(servers.error.message);
+ * const agent = new Agent(model, { toolSource: servers.toolSource });
+ * ```
+ */
+export async function connectServers(
+  config: ServersConfig,
+  options: ConnectServersOptions = {},
+): Promise<ConnectedServers> {
+  const specs = parseServersConfig(config);
+  options.signal?.throwIfAborted();
+  const set = new ServerSet(options);
+  const servers = specs.map((spec) => new ManagedServer(spec, set.context));
+  set.attach(servers);
+  const deadline = options.signal ?? new AbortController().signal;
+  const outcomes = await Promise.allSettled(
+    servers.map((server) => server.start(deadline)),
+  );
+  const failures = new Map<ManagedServer, ServerConnectError>();
+  outcomes.forEach((outcome, i) => {
+    if (outcome.status === "rejected") {
+      failures.set(servers[i], outcome.reason as ServerConnectError);
+    }
+  });
+  set.settle(failures);
+  return set;
+}
+
+class ServerSet implements ConnectedServers {
+  #members: ManagedServer[] = [];
+  readonly context: ServerContext;
+  #failures = new Map<ManagedServer, ServerConnectError>();
+  #tools: readonly ToolDef[] = [];
+  #error?: ServersError;
+  #closing?: Promise<void>;
+
+  constructor(options: ConnectServersOptions) {
+    const reconnect = options.reconnect === false ? false : {
+      maxAttempts: options.reconnect?.maxAttempts ?? 5,
+      initialDelay: options.reconnect?.initialDelay ?? 250,
+      maxDelay: options.reconnect?.maxDelay ?? 10_000,
+    };
+    const onError = options.onError ??
+      ((error: Error) => console.error(`weft-mcp: ${error.message}`));
+    this.context = {
+      clientInfo: options.clientInfo,
+      initializeTimeout: options.initializeTimeout,
+      stderr: options.stderr,
+      reconnect,
+      fetch: options.fetch,
+      report: (error) => {
+        try {
+          onError(error);
+        } catch {
+          // A failing hook must not break a refresh.
+        }
+      },
+      changed: () => {
+        if (this.#closing === undefined) this.#tools = this.#merge().tools;
+      },
+    };
+  }
+
+  attach(servers: ManagedServer[]): void {
+    this.#members = servers;
+  }
+
+  settle(failures: Map<ManagedServer, ServerConnectError>): void {
+    this.#failures = failures;
+    const { tools, skipped } = this.#merge();
+    this.#tools = tools;
+    const failed = this.#members.flatMap((s) => {
+      const f = failures.get(s);
+      return f === undefined ? [] : [f];
+    });
+    if (failed.length > 0 || skipped.length > 0) {
+      this.#error = new ServersError(failed, skipped);
+    }
+  }
+
+  // Every connected server's tools; a name an earlier server has is skipped.
+  #merge(): { tools: ToolDef[]; skipped: SkippedServerTool[] } {
+    const tools: ToolDef[] = [];
+    const skipped: SkippedServerTool[] = [];
+    const owners = new Map<string, string>();
+    for (const server of this.#members) {
+      if (this.#failures.has(server)) continue;
+      const name = server.spec.name;
+      for (const entry of server.skipped?.skipped ?? []) {
+        skipped.push({ server: name, name: entry.name, error: entry.error });
+      }
+      for (const tool of server.tools) {
+        const owner = owners.get(tool.name);
+        if (owner !== undefined) {
+          skipped.push({
+            server: name,
+            name: tool.name.slice(server.spec.prefix.length),
+            error: new ToolNameTakenError(tool.name, owner),
+          });
+          continue;
+        }
+        owners.set(tool.name, name);
+        tools.push(tool);
+      }
+    }
+    return { tools, skipped };
+  }
+
+  get tools(): readonly ToolDef[] {
+    return this.#tools;
+  }
+
+  readonly toolSource = (): readonly ToolDef[] => this.#tools;
+
+  get error(): ServersError | undefined {
+    return this.#error;
+  }
+
+  servers(): ServerStatus[] {
+    return this.#members.map((server) => {
+      const failed = this.#failures.get(server);
+      const error = failed ?? server.gaveUp;
+      const status: {
+        name: string;
+        target: string;
+        prefix: string;
+        state: ServerState;
+        tools: readonly ToolDef[];
+        serverInfo?: PeerInfo;
+        error?: ServerConnectError;
+      } = {
+        name: server.spec.name,
+        target: server.target,
+        prefix: server.spec.prefix,
+        state: failed !== undefined ? "failed" : server.state,
+        tools: failed !== undefined
+          ? []
+          : this.#tools.filter((t) => server.tools.includes(t)),
+      };
+      const info = server.serverInfo;
+      if (info !== undefined) {
+        status.serverInfo = { name: info.name, version: info.version };
+      }
+      if (error !== undefined) status.error = error;
+      return status;
+    });
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= Promise.all(this.#members.map((s) => s.close())).then(
+      () => {},
+    );
+    return this.#closing;
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * What `connectServers` reports: the servers that failed and the tools that
+ * were left out, in one error beside the tools that work.
+ *
+ * @module
+ */
+
+import type { ServerConnectError } from "../runtime/errors.ts";
+
+/** One tool `connectServers` left out, and from which server. */
+export interface SkippedServerTool {
+  /** The server's name (its config key). */
+  readonly server: string;
+  /** The tool's name as the server lists it; `""` when the name itself was the problem. */
+  readonly name: string;
+  /** Why: an `importTools` cause, or a {@link ToolNameTakenError}. */
+  readonly error: Error;
+}
+
+/**
+ * Another server already has a tool under this (prefixed) name: the later
+ * server in config order loses it. Reads
+ * `name "<prefixed name>" is already server "<other>"'s tool`.
+ */
+export class ToolNameTakenError extends Error {
+  /** The prefixed name the two servers share. */
+  readonly tool: string;
+  /** The server that keeps the name. */
+  readonly owner: string;
+
+  /** Builds the error for the name `tool`, kept by server `owner`. */
+  constructor(tool: string, owner: string) {
+    super(
+      `name ${JSON.stringify(tool)} is already server ${
+        JSON.stringify(owner)
+      }'s tool`,
+    );
+    this.name = "ToolNameTakenError";
+    this.tool = tool;
+    this.owner = owner;
+  }
+}
+
+/**
+ * A server kept failing: it was reconnected `attempts` times in a row
+ * without a call getting through, and is no longer retried. Reads
+ * `gave up after <n> reconnect attempt(s): <last cause>`.
+ */
+export class ReconnectLimitError extends Error {
+  /** How many attempts were made. */
+  readonly attempts: number;
+
+  /** Builds the error from the attempt count and the last failure. */
+  constructor(attempts: number, cause: unknown) {
+    super(
+      `gave up after ${attempts} reconnect attempt(s): ${
+        cause instanceof Error ? cause.message : String(cause)
+      }`,
+      { cause },
+    );
+    this.name = "ReconnectLimitError";
+    this.attempts = attempts;
+  }
+}
+
+/**
+ * The servers that failed and the tools that were skipped, in one report
+ * beside the tools that work (the `ImportError` shape: it travels with the
+ * result, never instead of it). `.failures` holds one `ServerConnectError`
+ * per failed server (its `server`, `target`, `phase` and `cause`),
+ * `.skipped` each skipped tool, `.errors` both, failures first.
+ *
+ * The message lists every failure, then every skipped tool:
+ * `mcp: 1 server(s) failed, 1 tool(s) not imported: server "ghost" (no-such-server): spawn failed: command not found: no-such-server; server "files", tool "x": …`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { CommandNotFoundError, ServerConnectError, ServersError } from "@weft/mcp";
+ * const failed = new ServerConnectError("ghost", "no-such-server", "spawn", new CommandNotFoundError("no-such-server"));
+ * const error = new ServersError([failed], []);
+ * assert.equal(
+ *   error.message,
+ *   'mcp: 1 server(s) failed: server "ghost" (no-such-server): spawn failed: command not found: no-such-server',
+ * );
+ * assert.equal(error.failures[0].phase, "spawn");
+ * ```
+ */
+export class ServersError extends AggregateError {
+  /** One error per server that failed, in config order. */
+  readonly failures: readonly ServerConnectError[];
+  /** The tools left out, in config order, then listing order. */
+  readonly skipped: readonly SkippedServerTool[];
+
+  /** Builds the report (at least one failure or skipped tool). */
+  constructor(
+    failures: readonly ServerConnectError[],
+    skipped: readonly SkippedServerTool[],
+  ) {
+    super(
+      [...failures, ...skipped.map((s) => s.error)],
+      renderServersError(failures, skipped),
+    );
+    this.name = "ServersError";
+    this.failures = failures.slice();
+    this.skipped = skipped.slice();
+  }
+}
+
+function renderServersError(
+  failures: readonly ServerConnectError[],
+  skipped: readonly SkippedServerTool[],
+): string {
+  const counts: string[] = [];
+  if (failures.length > 0) counts.push(`${failures.length} server(s) failed`);
+  if (skipped.length > 0) counts.push(`${skipped.length} tool(s) not imported`);
+  const parts = [
+    ...failures.map((f) => f.message),
+    ...skipped.map((s) =>
+      `server ${JSON.stringify(s.server)}, ${
+        s.name === "" ? "an entry" : `tool ${JSON.stringify(s.name)}`
+      }: ${s.error.message}`
+    ),
+  ];
+  return `mcp: ${counts.join(", ")}: ${parts.join("; ")}`;
+}
