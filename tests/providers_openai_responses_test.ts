@@ -10,6 +10,7 @@ import { createOpenAI } from "@ai-sdk/openai";
 import { Agent } from "../src/core/agent.ts";
 import { ModelStreamError } from "../src/core/errors.ts";
 import type { RunEvent } from "../src/core/events.ts";
+import { userMessage } from "../src/core/messages.ts";
 import { RunError } from "../src/core/run.ts";
 import { aiSdkModel, type AiSdkModelOptions } from "../src/providers/ai_sdk.ts";
 import {
@@ -209,6 +210,32 @@ Deno.test("openai responses: two parallel function calls run, usage with cached 
       output: "Paris: 18°C, sunny",
     },
     { type: "function_call_output", call_id: "call_p2", output: "6" },
+  ]);
+});
+
+Deno.test("openai responses: a continued conversation sends the answer's message item back by its id", async () => {
+  // Stored responses (the default) on a model without reasoning: the package
+  // refers to an earlier output item by the id its text part's provider
+  // metadata carries.
+  const replay = replayFetch([
+    { body: own("openai-responses-answer.sse") },
+    { body: own("openai-responses-answer.sse") },
+  ]);
+  const openai = createOpenAI({ apiKey: "test-key", fetch: replay.fetch });
+  const agent = new Agent(aiSdkModel(openai.responses("gpt-4.1")));
+  const first = await agent.generate("Paris weather, and 2 times 3?");
+  const answer = first.messages[1].content[0];
+  assert.equal(answer.type, "text");
+  assert.deepEqual(answer.providerMetadata?.openai?.itemId, "msg_p");
+  await agent.generate([...first.messages, userMessage("And in Rome?")]);
+  const input = replay.requests[1].body.input as InputItem[];
+  assert.deepEqual(input, [
+    {
+      role: "user",
+      content: [{ type: "input_text", text: "Paris weather, and 2 times 3?" }],
+    },
+    { type: "item_reference", id: "msg_p" },
+    { role: "user", content: [{ type: "input_text", text: "And in Rome?" }] },
   ]);
 });
 
