@@ -20,13 +20,13 @@ import { Agent } from "../src/core/agent.ts";
 import { ModelContractError, ModelStreamError } from "../src/core/errors.ts";
 import type { Message } from "../src/core/messages.ts";
 import { addUsage } from "../src/core/model.ts";
-import { RunError } from "../src/core/run.ts";
 import { aiSdkModel } from "../src/providers/ai_sdk.ts";
 import {
   ProviderFinishError,
   UnsupportedSpecificationError,
 } from "../src/providers/errors.ts";
 import { raw, script, withUsage } from "../src/testing/script.ts";
+import { failure } from "./_helpers/provider_agent.ts";
 
 const STOP_V4 = {
   type: "finish",
@@ -59,15 +59,6 @@ function v4(
       return Promise.resolve({ stream: ReadableStream.from(parts) });
     },
   };
-}
-
-async function failure(promise: Promise<unknown>): Promise<RunError> {
-  const err = await promise.then(
-    () => assert.fail("the run should have failed"),
-    (e: unknown) => e,
-  );
-  assert.ok(err instanceof RunError, String(err));
-  return err;
 }
 
 Deno.test("aiSdkModel accepts a v2 model: string finish reasons and flat usage", async () => {

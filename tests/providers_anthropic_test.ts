@@ -10,7 +10,6 @@ import { Agent } from "../src/core/agent.ts";
 import { ModelStreamError } from "../src/core/errors.ts";
 import { userMessage } from "../src/core/messages.ts";
 import type { ModelEvent } from "../src/core/model.ts";
-import { RunError } from "../src/core/run.ts";
 import { aiSdkModel, type AiSdkModelOptions } from "../src/providers/ai_sdk.ts";
 import { ProviderFinishError } from "../src/providers/errors.ts";
 import {
@@ -21,6 +20,7 @@ import {
   shared,
 } from "./_helpers/provider_replay.ts";
 import {
+  failure,
   type ImportedTools,
   inMemoryTools,
   stdioTools,
@@ -37,15 +37,6 @@ function claude(replays: Replay[], options?: AiSdkModelOptions) {
     replay,
     model: aiSdkModel(anthropic("claude-sonnet-4-5"), options),
   };
-}
-
-async function failure(promise: Promise<unknown>): Promise<RunError> {
-  const err = await promise.then(
-    () => assert.fail("the run should have failed"),
-    (e: unknown) => e,
-  );
-  assert.ok(err instanceof RunError, String(err));
-  return err;
 }
 
 async function toolRoundTrip(imported: ImportedTools) {

@@ -9,7 +9,6 @@ import { createOpenAI } from "@ai-sdk/openai";
 import { Agent } from "../src/core/agent.ts";
 import { ModelStreamError } from "../src/core/errors.ts";
 import type { RunEvent } from "../src/core/events.ts";
-import { RunError } from "../src/core/run.ts";
 import { aiSdkModel } from "../src/providers/ai_sdk.ts";
 import type { AiSdkModelOptions } from "../src/providers/ai_sdk.ts";
 import { ProviderFinishError } from "../src/providers/errors.ts";
@@ -20,6 +19,7 @@ import {
   shared,
 } from "./_helpers/provider_replay.ts";
 import {
+  failure,
   type ImportedTools,
   inMemoryTools,
   stdioTools,
@@ -30,15 +30,6 @@ function chatModel(replays: Replay[], options?: AiSdkModelOptions) {
   const replay = replayFetch(replays);
   const openai = createOpenAI({ apiKey: "test-key", fetch: replay.fetch });
   return { replay, model: aiSdkModel(openai.chat("gpt-4o"), options) };
-}
-
-async function failure(promise: Promise<unknown>): Promise<RunError> {
-  const err = await promise.then(
-    () => assert.fail("the run should have failed"),
-    (e: unknown) => e,
-  );
-  assert.ok(err instanceof RunError, String(err));
-  return err;
 }
 
 Deno.test("openai chat: a recorded text answer streams as deltas and reports usage", async () => {

@@ -8,7 +8,6 @@
 import assert from "node:assert/strict";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { Agent } from "../src/core/agent.ts";
-import { RunError } from "../src/core/run.ts";
 import { aiSdkModel, type AiSdkModelOptions } from "../src/providers/ai_sdk.ts";
 import {
   chunksToSse,
@@ -18,6 +17,7 @@ import {
   shared,
 } from "./_helpers/provider_replay.ts";
 import {
+  failure,
   type ImportedTools,
   inMemoryTools,
   stdioTools,
@@ -32,15 +32,6 @@ function localModel(replays: Replay[], options?: AiSdkModelOptions) {
     fetch: replay.fetch,
   });
   return { replay, model: aiSdkModel(ollama.chatModel("qwen3:8b"), options) };
-}
-
-async function failure(promise: Promise<unknown>): Promise<RunError> {
-  const err = await promise.then(
-    () => assert.fail("the run should have failed"),
-    (e: unknown) => e,
-  );
-  assert.ok(err instanceof RunError, String(err));
-  return err;
 }
 
 type Sent = { role: string; content: unknown; [key: string]: unknown };

@@ -11,7 +11,6 @@ import { Agent } from "../src/core/agent.ts";
 import { ModelStreamError } from "../src/core/errors.ts";
 import type { RunEvent } from "../src/core/events.ts";
 import { userMessage } from "../src/core/messages.ts";
-import { RunError } from "../src/core/run.ts";
 import { aiSdkModel, type AiSdkModelOptions } from "../src/providers/ai_sdk.ts";
 import {
   chunksToSse,
@@ -22,6 +21,7 @@ import {
   splitChunks,
 } from "./_helpers/provider_replay.ts";
 import {
+  failure,
   type ImportedTools,
   inMemoryTools,
   stdioTools,
@@ -51,15 +51,6 @@ function recordedRun(): Replay[] {
     shared("openai-responses-tool-run.chunks.txt"),
     "response.created",
   ).map((chunks) => ({ body: chunksToSse(chunks) }));
-}
-
-async function failure(promise: Promise<unknown>): Promise<RunError> {
-  const err = await promise.then(
-    () => assert.fail("the run should have failed"),
-    (e: unknown) => e,
-  );
-  assert.ok(err instanceof RunError, String(err));
-  return err;
 }
 
 type InputItem = Record<string, unknown>;

@@ -2,12 +2,15 @@
  * The provider tests' MCP side: the tools of `tests/fixtures/provider_tools.ts`
  * exported on a real SDK server with `exportTools` and imported back with
  * `importTools`, in memory (the SDK's `InMemoryTransport`) or over stdio
- * (`connectStdio` to `provider_tools_server.ts`, a child process).
+ * (`connectStdio` to `provider_tools_server.ts`, a child process). And
+ * `failure`, the `RunError` a run that must fail rejects with.
  */
 
+import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/inMemory"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { RunError } from "../../src/core/run.ts";
 import type { ToolDef } from "../../src/core/tool.ts";
 import { importTools } from "../../src/mcp/import.ts";
 import { connectStdio } from "../../src/runtime/process/connect_stdio.ts";
@@ -48,4 +51,14 @@ export async function stdioTools(): Promise<ImportedTools> {
       await client[Symbol.asyncDispose]();
     },
   };
+}
+
+/** The `RunError` `promise` rejects with; fails the test when it resolves or rejects with anything else. */
+export async function failure(promise: Promise<unknown>): Promise<RunError> {
+  const err = await promise.then(
+    () => assert.fail("the run should have failed"),
+    (e: unknown) => e,
+  );
+  assert.ok(err instanceof RunError, String(err));
+  return err;
 }
