@@ -20,6 +20,7 @@ import {
   shared,
 } from "./_helpers/provider_replay.ts";
 import {
+  abortMidStream,
   failure,
   type ImportedTools,
   inMemoryTools,
@@ -359,11 +360,5 @@ Deno.test("anthropic: aborting mid-stream settles the run promptly", async () =>
     body: shared("anthropic-tool-use.sse"),
     stallAfter: 900,
   }]);
-  const controller = new AbortController();
-  const run = new Agent(model).generate("hi", { signal: controller.signal });
-  await replay.stalled(0);
-  controller.abort(new Error("stop"));
-  const err = await failure(run);
-  assert.equal((err.cause as Error).message, "stop");
-  assert.equal(replay.requests[0].signal?.aborted, true);
+  await abortMidStream(model, replay);
 });

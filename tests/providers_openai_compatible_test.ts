@@ -17,6 +17,7 @@ import {
   shared,
 } from "./_helpers/provider_replay.ts";
 import {
+  abortMidStream,
   failure,
   type ImportedTools,
   inMemoryTools,
@@ -221,12 +222,5 @@ Deno.test("openai-compatible: aborting mid-stream settles the run promptly", asy
     ),
     stallAfter: 3000,
   }]);
-  const controller = new AbortController();
-  const run = new Agent(model).generate("x", { signal: controller.signal });
-  await replay.stalled(0);
-  const reason = new Error("bye");
-  controller.abort(reason);
-  const err = await failure(run);
-  assert.equal(err.cause, reason);
-  assert.equal(replay.requests[0].signal?.aborted, true);
+  await abortMidStream(model, replay);
 });

@@ -21,6 +21,7 @@ import {
   splitChunks,
 } from "./_helpers/provider_replay.ts";
 import {
+  abortMidStream,
   failure,
   type ImportedTools,
   inMemoryTools,
@@ -293,12 +294,5 @@ Deno.test("openai responses: aborting mid-stream settles the run promptly", asyn
     body: recordedRun()[0].body,
     stallAfter: 4000,
   }]);
-  const controller = new AbortController();
-  const run = new Agent(model).generate("hi", { signal: controller.signal });
-  await replay.stalled(0);
-  const reason = new Error("cancelled");
-  controller.abort(reason);
-  const err = await failure(run);
-  assert.equal(err.cause, reason);
-  assert.equal(replay.requests[0].signal?.aborted, true);
+  await abortMidStream(model, replay);
 });

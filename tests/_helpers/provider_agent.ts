@@ -3,18 +3,23 @@
  * exported on a real SDK server with `exportTools` and imported back with
  * `importTools`, in memory (the SDK's `InMemoryTransport`) or over stdio
  * (`connectStdio` to `provider_tools_server.ts`, a child process). And
- * `failure`, the `RunError` a run that must fail rejects with.
+ * `failure`, the `RunError` a run that must fail rejects with, and
+ * `abortMidStream`, the abort check every provider runs.
  */
 
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/inMemory"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { Agent } from "../../src/core/agent.ts";
+import type { RunEvent } from "../../src/core/events.ts";
+import type { Model } from "../../src/core/model.ts";
 import { RunError } from "../../src/core/run.ts";
 import type { ToolDef } from "../../src/core/tool.ts";
 import { importTools } from "../../src/mcp/import.ts";
 import { connectStdio } from "../../src/runtime/process/connect_stdio.ts";
 import { newProviderToolServer } from "../fixtures/provider_tools.ts";
+import type { ReplayFetch } from "./provider_replay.ts";
 
 /** Imported tools and the connection they run over. */
 export interface ImportedTools extends AsyncDisposable {
@@ -61,4 +66,27 @@ export async function failure(promise: Promise<unknown>): Promise<RunError> {
   );
   assert.ok(err instanceof RunError, String(err));
   return err;
+}
+
+/**
+ * Runs `model` until its first response stalls (`stallAfter`), aborts the
+ * run, and checks that the run fails with the signal's reason as its cause
+ * and that the abort reached the provider's `fetch`.
+ */
+export async function abortMidStream(
+  model: Model,
+  replay: ReplayFetch,
+  onEvent?: (event: RunEvent) => void,
+): Promise<void> {
+  const controller = new AbortController();
+  const run = new Agent(model).generate("hi", {
+    signal: controller.signal,
+    onEvent,
+  });
+  await replay.stalled(0);
+  const reason = new Error("user cancelled");
+  controller.abort(reason);
+  const err = await failure(run);
+  assert.equal(err.cause, reason);
+  assert.equal(replay.requests[0].signal?.aborted, true);
 }
