@@ -275,6 +275,40 @@ Deno.test("openai chat: an error inside the stream fails the run, it does not fi
   assert.equal(err.result.text, "");
 });
 
+Deno.test("openai chat: a connection lost mid-stream fails the run naming the provider", async () => {
+  const sse = shared("openai-chat-text.sse");
+  const lost = new TypeError("error reading a body from connection");
+  let sent = false;
+  const fetchThenDrop = (): Promise<Response> =>
+    Promise.resolve(
+      new Response(
+        new ReadableStream<Uint8Array>({
+          pull(controller) {
+            // The first read gets half the events, the next one fails.
+            if (sent) return controller.error(lost);
+            sent = true;
+            controller.enqueue(
+              new TextEncoder().encode(sse.slice(0, sse.length / 2)),
+            );
+          },
+        }),
+        { headers: { "content-type": "text/event-stream" } },
+      ),
+    );
+  const openai = createOpenAI({ apiKey: "test-key", fetch: fetchThenDrop });
+  const model = aiSdkModel(openai.chat("gpt-4o"));
+  const err = await failure(new Agent(model).generate("hi"));
+  assert.equal(
+    err.message,
+    "weft: run failed at step 0: model stream: openai.chat stream error (not retryable): Failed to process successful response: error reading a body from connection",
+  );
+  assert.ok(err.cause instanceof ModelStreamError);
+  // The provider's own error is the cause; what broke is its cause.
+  const provider = err.cause.cause as Error;
+  assert.equal(provider.name, "AI_APICallError");
+  assert.equal(provider.cause, lost);
+});
+
 Deno.test("openai chat: a content-filter finish fails the run naming the provider's reason", async () => {
   const { model } = chatModel([{
     body: own("openai-chat-content-filter.sse"),

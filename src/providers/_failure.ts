@@ -41,9 +41,19 @@ export function providerFailure(
   return new ModelStreamError(err, { detail });
 }
 
-/** The provider's message: an Error's message, else a `message` field (also under `error`), else JSON. */
+/**
+ * The provider's message: an Error's message (then its cause's, when the
+ * message does not already say it: the AI SDK words a body that failed
+ * mid-stream as "Failed to process successful response"), else a
+ * `message` field (also under `error`), else JSON.
+ */
 function providerMessage(err: unknown): string {
-  if (err instanceof Error) return err.message;
+  if (err instanceof Error) {
+    const cause = err.cause instanceof Error ? err.cause.message : "";
+    return cause !== "" && !err.message.includes(cause)
+      ? `${err.message}: ${cause}`
+      : err.message;
+  }
   if (err !== null && typeof err === "object") {
     const direct = (err as { message?: unknown }).message;
     if (typeof direct === "string") return direct;

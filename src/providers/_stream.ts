@@ -43,7 +43,14 @@ export async function* mapStream(
   let finished = false;
   try {
     for (;;) {
-      const { done, value } = await reader.read();
+      let read: ReadableStreamReadResult<unknown>;
+      try {
+        read = await reader.read();
+      } catch (err) {
+        // The body failed under the provider's parser (a dropped connection).
+        throw providerFailure(provider, err, "stream");
+      }
+      const { done, value } = read;
       if (done) {
         finished = true;
         return;
