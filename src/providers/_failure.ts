@@ -13,7 +13,8 @@ import { errorText, ModelStreamError } from "../core/errors.ts";
  * status and whether a retry may help, then the provider's message:
  * `<provider> answered HTTP <status> (retryable): <message>` for a refused
  * request, `<provider> stream error (retryable): <message>` for an error
- * inside a stream (the parenthesis only where the provider says), and
+ * inside a stream or a body that failed mid-stream (the parenthesis only
+ * where the provider says), and
  * `<provider>: <message>` for anything else (a failed `fetch`).
  */
 export function providerFailure(
