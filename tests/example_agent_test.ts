@@ -10,8 +10,8 @@
 import assert from "node:assert/strict";
 import { modelFromEnv, USAGE } from "../examples/agent.ts";
 import { own } from "./_helpers/provider_replay.ts";
+import { runExample } from "./_helpers/run_example.ts";
 
-const ROOT = new URL("../", import.meta.url).pathname;
 const EXAMPLE = new URL("../examples/agent.ts", import.meta.url).pathname;
 
 /** The environment a reader's shell would have, without any provider variable. */
@@ -24,22 +24,8 @@ function baseEnv(): Record<string, string> {
   return env;
 }
 
-async function runExample(env: Record<string, string>, args: string[] = []) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", EXAMPLE, ...args],
-    cwd: ROOT,
-    env: { ...baseEnv(), ...env },
-    clearEnv: true,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder();
-  return {
-    code: out.code,
-    stdout: text.decode(out.stdout),
-    stderr: text.decode(out.stderr),
-  };
+function runAgent(env: Record<string, string>, args: string[] = []) {
+  return runExample(EXAMPLE, args, { ...baseEnv(), ...env });
 }
 
 Deno.test("examples/agent.ts answers through a replayed OpenAI-compatible server and the example MCP server", async () => {
@@ -61,7 +47,7 @@ Deno.test("examples/agent.ts answers through a replayed OpenAI-compatible server
       headers: { "content-type": "text/event-stream" },
     });
   });
-  const ran = await runExample({
+  const ran = await runAgent({
     OPENAI_BASE_URL: `http://127.0.0.1:${server.addr.port}/v1`,
     WEFT_MODEL: "qwen3:8b",
   }, ["Where", "is", "order", "1234?"]);
@@ -91,7 +77,7 @@ Deno.test("examples/agent.ts answers through a replayed OpenAI-compatible server
 });
 
 Deno.test("examples/agent.ts with no provider configured says what to set and exits 2", async () => {
-  const ran = await runExample({});
+  const ran = await runAgent({});
   assert.equal(ran.code, 2);
   assert.equal(ran.stdout, "");
   assert.equal(ran.stderr, `no provider is configured.\n\n${USAGE}\n`);

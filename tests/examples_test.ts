@@ -13,31 +13,10 @@ import { FINAL_TEXT, logSkipped, run } from "../examples/client.ts";
 import { hello } from "../examples/hello.ts";
 import { serveHttp } from "../examples/server.ts";
 import { entry, listedServer } from "./_helpers/mcp_servers.ts";
+import { runExample } from "./_helpers/run_example.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const SERVER = new URL("../examples/server.ts", import.meta.url).pathname;
-
-interface Ran {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-async function runExample(path: string, args: string[] = []): Promise<Ran> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", path, ...args],
-    cwd: ROOT,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder();
-  return {
-    code: out.code,
-    stdout: text.decode(out.stdout),
-    stderr: text.decode(out.stderr),
-  };
-}
 
 type DeployFetch = (
   req: Request,

@@ -17,16 +17,16 @@ import type {
   LanguageModelV4StreamPart,
 } from "@ai-sdk/provider";
 import { Agent } from "../src/core/agent.ts";
-import { ModelStreamError } from "../src/core/errors.ts";
+import { ModelContractError, ModelStreamError } from "../src/core/errors.ts";
 import type { Message } from "../src/core/messages.ts";
 import { addUsage } from "../src/core/model.ts";
-import { RunError } from "../src/core/run.ts";
 import { aiSdkModel } from "../src/providers/ai_sdk.ts";
 import {
   ProviderFinishError,
   UnsupportedSpecificationError,
 } from "../src/providers/errors.ts";
 import { raw, script, withUsage } from "../src/testing/script.ts";
+import { failure } from "./_helpers/provider_agent.ts";
 
 const STOP_V4 = {
   type: "finish",
@@ -59,15 +59,6 @@ function v4(
       return Promise.resolve({ stream: ReadableStream.from(parts) });
     },
   };
-}
-
-async function failure(promise: Promise<unknown>): Promise<RunError> {
-  const err = await promise.then(
-    () => assert.fail("the run should have failed"),
-    (e: unknown) => e,
-  );
-  assert.ok(err instanceof RunError, String(err));
-  return err;
 }
 
 Deno.test("aiSdkModel accepts a v2 model: string finish reasons and flat usage", async () => {
@@ -215,6 +206,47 @@ Deno.test("the call options carry the prompt, the tools, the signal and the per-
   assert.ok(options.abortSignal instanceof AbortSignal);
   controller.abort();
   assert.equal(options.abortSignal.aborted, true);
+});
+
+Deno.test("the per-agent options are copied when the adapter is built", async () => {
+  const seen: LanguageModelV4CallOptions[] = [];
+  const options = { temperature: 0.5, maxOutputTokens: 64 };
+  const model = aiSdkModel(v4([[STOP_V4]], seen), options);
+  options.temperature = 1.5;
+  options.maxOutputTokens = 4096;
+  await new Agent(model).generate("hello");
+  assert.equal(seen[0].temperature, 0.5);
+  assert.equal(seen[0].maxOutputTokens, 64);
+});
+
+Deno.test("a run that stops reading a turn early cancels the provider's stream", async () => {
+  // An event after the finish breaks the model contract: the loop stops
+  // reading, and the provider's response body must not stay open.
+  const cancelled = Promise.withResolvers<unknown>();
+  const parts: LanguageModelV4StreamPart[] = [
+    { type: "text-delta", id: "t", delta: "hi" },
+    STOP_V4,
+    { type: "text-delta", id: "t", delta: "late" },
+  ];
+  const model = {
+    specificationVersion: "v4",
+    provider: "test.chat",
+    modelId: "m",
+    doStream: () =>
+      Promise.resolve({
+        stream: new ReadableStream<LanguageModelV4StreamPart>({
+          pull(controller) {
+            const part = parts.shift();
+            // After the parts the body stays open, as a live connection does.
+            if (part !== undefined) controller.enqueue(part);
+          },
+          cancel: (reason) => cancelled.resolve(reason),
+        }),
+      }),
+  };
+  const err = await failure(new Agent(aiSdkModel(model)).generate("x"));
+  assert.ok(err.cause instanceof ModelContractError, String(err.cause));
+  await cancelled.promise;
 });
 
 Deno.test("block metadata: the latest given is kept, a signature closes reasoning, empty closers are not deltas", async () => {

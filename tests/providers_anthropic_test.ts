@@ -10,7 +10,6 @@ import { Agent } from "../src/core/agent.ts";
 import { ModelStreamError } from "../src/core/errors.ts";
 import { userMessage } from "../src/core/messages.ts";
 import type { ModelEvent } from "../src/core/model.ts";
-import { RunError } from "../src/core/run.ts";
 import { aiSdkModel, type AiSdkModelOptions } from "../src/providers/ai_sdk.ts";
 import { ProviderFinishError } from "../src/providers/errors.ts";
 import {
@@ -21,6 +20,8 @@ import {
   shared,
 } from "./_helpers/provider_replay.ts";
 import {
+  abortMidStream,
+  failure,
   type ImportedTools,
   inMemoryTools,
   stdioTools,
@@ -37,15 +38,6 @@ function claude(replays: Replay[], options?: AiSdkModelOptions) {
     replay,
     model: aiSdkModel(anthropic("claude-sonnet-4-5"), options),
   };
-}
-
-async function failure(promise: Promise<unknown>): Promise<RunError> {
-  const err = await promise.then(
-    () => assert.fail("the run should have failed"),
-    (e: unknown) => e,
-  );
-  assert.ok(err instanceof RunError, String(err));
-  return err;
 }
 
 async function toolRoundTrip(imported: ImportedTools) {
@@ -368,11 +360,5 @@ Deno.test("anthropic: aborting mid-stream settles the run promptly", async () =>
     body: shared("anthropic-tool-use.sse"),
     stallAfter: 900,
   }]);
-  const controller = new AbortController();
-  const run = new Agent(model).generate("hi", { signal: controller.signal });
-  await replay.stalled(0);
-  controller.abort(new Error("stop"));
-  const err = await failure(run);
-  assert.equal((err.cause as Error).message, "stop");
-  assert.equal(replay.requests[0].signal?.aborted, true);
+  await abortMidStream(model, replay);
 });

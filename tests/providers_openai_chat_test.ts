@@ -9,7 +9,6 @@ import { createOpenAI } from "@ai-sdk/openai";
 import { Agent } from "../src/core/agent.ts";
 import { ModelStreamError } from "../src/core/errors.ts";
 import type { RunEvent } from "../src/core/events.ts";
-import { RunError } from "../src/core/run.ts";
 import { aiSdkModel } from "../src/providers/ai_sdk.ts";
 import type { AiSdkModelOptions } from "../src/providers/ai_sdk.ts";
 import { ProviderFinishError } from "../src/providers/errors.ts";
@@ -20,6 +19,8 @@ import {
   shared,
 } from "./_helpers/provider_replay.ts";
 import {
+  abortMidStream,
+  failure,
   type ImportedTools,
   inMemoryTools,
   stdioTools,
@@ -30,15 +31,6 @@ function chatModel(replays: Replay[], options?: AiSdkModelOptions) {
   const replay = replayFetch(replays);
   const openai = createOpenAI({ apiKey: "test-key", fetch: replay.fetch });
   return { replay, model: aiSdkModel(openai.chat("gpt-4o"), options) };
-}
-
-async function failure(promise: Promise<unknown>): Promise<RunError> {
-  const err = await promise.then(
-    () => assert.fail("the run should have failed"),
-    (e: unknown) => e,
-  );
-  assert.ok(err instanceof RunError, String(err));
-  return err;
 }
 
 Deno.test("openai chat: a recorded text answer streams as deltas and reports usage", async () => {
@@ -283,6 +275,40 @@ Deno.test("openai chat: an error inside the stream fails the run, it does not fi
   assert.equal(err.result.text, "");
 });
 
+Deno.test("openai chat: a connection lost mid-stream fails the run naming the provider", async () => {
+  const sse = shared("openai-chat-text.sse");
+  const lost = new TypeError("error reading a body from connection");
+  let sent = false;
+  const fetchThenDrop = (): Promise<Response> =>
+    Promise.resolve(
+      new Response(
+        new ReadableStream<Uint8Array>({
+          pull(controller) {
+            // The first read gets half the events, the next one fails.
+            if (sent) return controller.error(lost);
+            sent = true;
+            controller.enqueue(
+              new TextEncoder().encode(sse.slice(0, sse.length / 2)),
+            );
+          },
+        }),
+        { headers: { "content-type": "text/event-stream" } },
+      ),
+    );
+  const openai = createOpenAI({ apiKey: "test-key", fetch: fetchThenDrop });
+  const model = aiSdkModel(openai.chat("gpt-4o"));
+  const err = await failure(new Agent(model).generate("hi"));
+  assert.equal(
+    err.message,
+    "weft: run failed at step 0: model stream: openai.chat stream error (not retryable): Failed to process successful response: error reading a body from connection",
+  );
+  assert.ok(err.cause instanceof ModelStreamError);
+  // The provider's own error is the cause; what broke is its cause.
+  const provider = err.cause.cause as Error;
+  assert.equal(provider.name, "AI_APICallError");
+  assert.equal(provider.cause, lost);
+});
+
 Deno.test("openai chat: a content-filter finish fails the run naming the provider's reason", async () => {
   const { model } = chatModel([{
     body: own("openai-chat-content-filter.sse"),
@@ -303,19 +329,9 @@ Deno.test("openai chat: aborting mid-stream settles the run promptly and reaches
     body: shared("openai-chat-text.sse"),
     stallAfter: 1500,
   }]);
-  const controller = new AbortController();
   const deltas: string[] = [];
-  const run = new Agent(model).generate("hi", {
-    signal: controller.signal,
-    onEvent: (e) => {
-      if (e.type === "text_delta") deltas.push(e.text);
-    },
+  await abortMidStream(model, replay, (e) => {
+    if (e.type === "text_delta") deltas.push(e.text);
   });
-  await replay.stalled(0);
-  const reason = new Error("user cancelled");
-  controller.abort(reason);
-  const err = await failure(run);
-  assert.equal(err.cause, reason);
   assert.ok(deltas.length > 0, "no delta arrived before the stall");
-  assert.equal(replay.requests[0].signal?.aborted, true);
 });

@@ -8,7 +8,6 @@
 import assert from "node:assert/strict";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { Agent } from "../src/core/agent.ts";
-import { RunError } from "../src/core/run.ts";
 import { aiSdkModel, type AiSdkModelOptions } from "../src/providers/ai_sdk.ts";
 import {
   chunksToSse,
@@ -18,6 +17,8 @@ import {
   shared,
 } from "./_helpers/provider_replay.ts";
 import {
+  abortMidStream,
+  failure,
   type ImportedTools,
   inMemoryTools,
   stdioTools,
@@ -32,15 +33,6 @@ function localModel(replays: Replay[], options?: AiSdkModelOptions) {
     fetch: replay.fetch,
   });
   return { replay, model: aiSdkModel(ollama.chatModel("qwen3:8b"), options) };
-}
-
-async function failure(promise: Promise<unknown>): Promise<RunError> {
-  const err = await promise.then(
-    () => assert.fail("the run should have failed"),
-    (e: unknown) => e,
-  );
-  assert.ok(err instanceof RunError, String(err));
-  return err;
 }
 
 type Sent = { role: string; content: unknown; [key: string]: unknown };
@@ -230,12 +222,5 @@ Deno.test("openai-compatible: aborting mid-stream settles the run promptly", asy
     ),
     stallAfter: 3000,
   }]);
-  const controller = new AbortController();
-  const run = new Agent(model).generate("x", { signal: controller.signal });
-  await replay.stalled(0);
-  const reason = new Error("bye");
-  controller.abort(reason);
-  const err = await failure(run);
-  assert.equal(err.cause, reason);
-  assert.equal(replay.requests[0].signal?.aborted, true);
+  await abortMidStream(model, replay);
 });

@@ -10,7 +10,7 @@ import { createOpenAI } from "@ai-sdk/openai";
 import { Agent } from "../src/core/agent.ts";
 import { ModelStreamError } from "../src/core/errors.ts";
 import type { RunEvent } from "../src/core/events.ts";
-import { RunError } from "../src/core/run.ts";
+import { userMessage } from "../src/core/messages.ts";
 import { aiSdkModel, type AiSdkModelOptions } from "../src/providers/ai_sdk.ts";
 import {
   chunksToSse,
@@ -21,6 +21,8 @@ import {
   splitChunks,
 } from "./_helpers/provider_replay.ts";
 import {
+  abortMidStream,
+  failure,
   type ImportedTools,
   inMemoryTools,
   stdioTools,
@@ -50,15 +52,6 @@ function recordedRun(): Replay[] {
     shared("openai-responses-tool-run.chunks.txt"),
     "response.created",
   ).map((chunks) => ({ body: chunksToSse(chunks) }));
-}
-
-async function failure(promise: Promise<unknown>): Promise<RunError> {
-  const err = await promise.then(
-    () => assert.fail("the run should have failed"),
-    (e: unknown) => e,
-  );
-  assert.ok(err instanceof RunError, String(err));
-  return err;
 }
 
 type InputItem = Record<string, unknown>;
@@ -212,6 +205,32 @@ Deno.test("openai responses: two parallel function calls run, usage with cached 
   ]);
 });
 
+Deno.test("openai responses: a continued conversation sends the answer's message item back by its id", async () => {
+  // Stored responses (the default) on a model without reasoning: the package
+  // refers to an earlier output item by the id its text part's provider
+  // metadata carries.
+  const replay = replayFetch([
+    { body: own("openai-responses-answer.sse") },
+    { body: own("openai-responses-answer.sse") },
+  ]);
+  const openai = createOpenAI({ apiKey: "test-key", fetch: replay.fetch });
+  const agent = new Agent(aiSdkModel(openai.responses("gpt-4.1")));
+  const first = await agent.generate("Paris weather, and 2 times 3?");
+  const answer = first.messages[1].content[0];
+  assert.equal(answer.type, "text");
+  assert.deepEqual(answer.providerMetadata?.openai?.itemId, "msg_p");
+  await agent.generate([...first.messages, userMessage("And in Rome?")]);
+  const input = replay.requests[1].body.input as InputItem[];
+  assert.deepEqual(input, [
+    {
+      role: "user",
+      content: [{ type: "input_text", text: "Paris weather, and 2 times 3?" }],
+    },
+    { type: "item_reference", id: "msg_p" },
+    { role: "user", content: [{ type: "input_text", text: "And in Rome?" }] },
+  ]);
+});
+
 Deno.test("openai responses: sequential tools ask for no parallel calls", async () => {
   await using imported = await inMemoryTools();
   const { model, replay } = responsesModel(recordedRun().slice(3));
@@ -275,12 +294,5 @@ Deno.test("openai responses: aborting mid-stream settles the run promptly", asyn
     body: recordedRun()[0].body,
     stallAfter: 4000,
   }]);
-  const controller = new AbortController();
-  const run = new Agent(model).generate("hi", { signal: controller.signal });
-  await replay.stalled(0);
-  const reason = new Error("cancelled");
-  controller.abort(reason);
-  const err = await failure(run);
-  assert.equal(err.cause, reason);
-  assert.equal(replay.requests[0].signal?.aborted, true);
+  await abortMidStream(model, replay);
 });

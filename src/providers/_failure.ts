@@ -13,7 +13,8 @@ import { errorText, ModelStreamError } from "../core/errors.ts";
  * status and whether a retry may help, then the provider's message:
  * `<provider> answered HTTP <status> (retryable): <message>` for a refused
  * request, `<provider> stream error (retryable): <message>` for an error
- * inside a stream (the parenthesis only where the provider says), and
+ * inside a stream or a body that failed mid-stream (the parenthesis only
+ * where the provider says), and
  * `<provider>: <message>` for anything else (a failed `fetch`).
  */
 export function providerFailure(
@@ -41,9 +42,19 @@ export function providerFailure(
   return new ModelStreamError(err, { detail });
 }
 
-/** The provider's message: an Error's message, else a `message` field (also under `error`), else JSON. */
+/**
+ * The provider's message: an Error's message (then its cause's, when the
+ * message does not already say it: the AI SDK words a body that failed
+ * mid-stream as "Failed to process successful response"), else a
+ * `message` field (also under `error`), else JSON.
+ */
 function providerMessage(err: unknown): string {
-  if (err instanceof Error) return err.message;
+  if (err instanceof Error) {
+    const cause = err.cause instanceof Error ? err.cause.message : "";
+    return cause !== "" && !err.message.includes(cause)
+      ? `${err.message}: ${cause}`
+      : err.message;
+  }
   if (err !== null && typeof err === "object") {
     const direct = (err as { message?: unknown }).message;
     if (typeof direct === "string") return direct;

@@ -43,7 +43,14 @@ export async function* mapStream(
   let finished = false;
   try {
     for (;;) {
-      const { done, value } = await reader.read();
+      let read: ReadableStreamReadResult<unknown>;
+      try {
+        read = await reader.read();
+      } catch (err) {
+        // The body failed under the provider's parser (a dropped connection).
+        throw providerFailure(provider, err, "stream");
+      }
+      const { done, value } = read;
       if (done) {
         finished = true;
         return;
@@ -60,9 +67,7 @@ export async function* mapStream(
           break;
         }
         case "text-end": {
-          remember(text, part);
-          const metadata = text.get(part.id ?? "");
-          text.delete(part.id ?? "");
+          const metadata = closeBlock(text, part);
           if (metadata !== undefined) {
             yield { type: "text", text: "", providerMetadata: metadata };
           }
@@ -78,9 +83,7 @@ export async function* mapStream(
           break;
         }
         case "reasoning-end": {
-          remember(reasoning, part);
-          const metadata = reasoning.get(part.id ?? "");
-          reasoning.delete(part.id ?? "");
+          const metadata = closeBlock(reasoning, part);
           if (metadata !== undefined) {
             const signature = signatureOf(metadata);
             yield {
@@ -146,6 +149,18 @@ function remember(
   if (part.providerMetadata !== undefined) {
     blocks.set(id, part.providerMetadata);
   } else if (!blocks.has(id)) blocks.set(id, undefined);
+}
+
+/** Ends a block: its latest metadata (the end part's own, if any), forgotten here. */
+function closeBlock(
+  blocks: Map<string, ProviderMetadata | undefined>,
+  part: StreamPart,
+): ProviderMetadata | undefined {
+  remember(blocks, part);
+  const id = part.id ?? "";
+  const metadata = blocks.get(id);
+  blocks.delete(id);
+  return metadata;
 }
 
 /** A string `signature` in any provider's entry (Anthropic signs its thinking). */

@@ -1,0 +1,38 @@
+/**
+ * Runs an example the way a reader runs it: a child `deno run -A` from the
+ * repository root, no stdin, its output collected.
+ */
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+
+/** What a finished example left behind. */
+export interface Ran {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/**
+ * Runs `path` with `args`. Given `env`, the child sees only that
+ * environment; otherwise it inherits this one.
+ */
+export async function runExample(
+  path: string,
+  args: string[] = [],
+  env?: Record<string, string>,
+): Promise<Ran> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--quiet", path, ...args],
+    cwd: ROOT,
+    ...(env !== undefined ? { env, clearEnv: true } : {}),
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder();
+  return {
+    code: out.code,
+    stdout: text.decode(out.stdout),
+    stderr: text.decode(out.stderr),
+  };
+}
