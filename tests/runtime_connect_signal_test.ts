@@ -43,7 +43,10 @@ async function timeChild(
 }
 
 function assertPrompt(t: { afterDispose: number; total: number }): void {
-  assert.ok(t.afterDispose < 1000, `exited ${t.afterDispose} ms after dispose`);
+  assert.ok(
+    t.afterDispose < 15_000,
+    `exited ${t.afterDispose} ms after dispose`,
+  );
   assert.ok(
     t.total < TIMEOUT / 2,
     `ran ${t.total} ms of a ${TIMEOUT} ms timeout`,
