@@ -1,12 +1,10 @@
 import assert from "node:assert/strict";
+import { Agent, type Model, RunError } from "../mod.ts";
 import {
-  Agent,
-  type Model,
   ModelContractError,
   type ModelEvent,
   ModelStreamError,
-  RunError,
-} from "../mod.ts";
+} from "../core.ts";
 import { callTools, fail, raw, say, sayThenFail, script } from "../testing.ts";
 
 const usage = { inputTokens: 10, outputTokens: 5 };

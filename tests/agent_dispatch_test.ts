@@ -1,15 +1,17 @@
 import assert from "node:assert/strict";
 import {
   Agent,
-  ApprovalRequiredError,
   RunError,
   type RunEvent,
   ToolError,
-  type ToolMiddleware,
   type ToolOptions,
+} from "../mod.ts";
+import {
+  ApprovalRequiredError,
+  type ToolMiddleware,
   type ToolResultPart,
   ToolTimeoutError,
-} from "../mod.ts";
+} from "../core.ts";
 import { rawTool, type RawToolDef } from "../src/core/tool.ts";
 import { callTools, say, script } from "../testing.ts";
 

@@ -1,13 +1,10 @@
 import assert from "node:assert/strict";
+import { Agent, type Model, RunError, type RunEvent } from "../mod.ts";
 import {
-  Agent,
   MaxStepsError,
-  type Model,
   type ModelEvent,
-  RunError,
-  type RunEvent,
   type ToolMiddleware,
-} from "../mod.ts";
+} from "../core.ts";
 import { rawTool } from "../src/core/tool.ts";
 import {
   callTools,

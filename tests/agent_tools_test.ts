@@ -2,18 +2,20 @@ import assert from "node:assert/strict";
 import { z } from "zod";
 import {
   Agent,
-  ApprovalRequiredError,
-  DuplicateToolError,
-  InvalidInputError,
   type Model,
-  NilToolError,
-  NoSuchToolError,
   RunError,
   type RunEvent,
   type ToolDef,
+} from "../mod.ts";
+import {
+  ApprovalRequiredError,
+  DuplicateToolError,
+  InvalidInputError,
+  NilToolError,
+  NoSuchToolError,
   type ToolMiddleware,
   type ToolResultPart,
-} from "../mod.ts";
+} from "../core.ts";
 import { rawTool, tool } from "../src/core/tool.ts";
 import { callTools, say, script, submit } from "../testing.ts";
 

@@ -23,13 +23,8 @@ import {
 } from "../cli.ts";
 import { httpHandler } from "../src/runtime/http/handler.ts";
 import { withProgress } from "../src/cli/connect.ts";
-import {
-  EmptyNameError,
-  ImportError,
-  NilEntryError,
-  rawTool,
-  SchemaError,
-} from "../mod.ts";
+import { EmptyNameError, NilEntryError } from "../bridge.ts";
+import { ImportError, rawTool, SchemaError } from "../mod.ts";
 import { serveHttp } from "../examples/server.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;

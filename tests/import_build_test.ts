@@ -4,7 +4,8 @@
  */
 
 import assert from "node:assert/strict";
-import { importTools, type ToolMiddleware } from "../mod.ts";
+import { importTools } from "../mod.ts";
+import { type ToolMiddleware } from "../core.ts";
 import { parseLossless } from "../src/core/json.ts";
 import { assertJsonEqual, keyOrder } from "./_helpers/json_equal.ts";
 import { entry, listedServer } from "./_helpers/mcp_servers.ts";

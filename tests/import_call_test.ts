@@ -12,12 +12,12 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import {
   importTools,
-  InvalidInputError,
-  McpTransportError,
   RemoteToolError,
   type ToolDef,
   ToolError,
 } from "../mod.ts";
+import { InvalidInputError } from "../core.ts";
+import { McpTransportError } from "../bridge.ts";
 import {
   entry,
   listedServer,

@@ -9,7 +9,8 @@ import {
   McpError,
   ResultSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { importTools, ListToolsError } from "../mod.ts";
+import { importTools } from "../mod.ts";
+import { ListToolsError } from "../bridge.ts";
 import {
   entry,
   listedServer,

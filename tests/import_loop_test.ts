@@ -4,14 +4,8 @@
  */
 
 import assert from "node:assert/strict";
-import {
-  Agent,
-  importTools,
-  type RunEvent,
-  type ToolDef,
-  type ToolMiddleware,
-  type ToolResultPart,
-} from "../mod.ts";
+import { Agent, importTools, type RunEvent, type ToolDef } from "../mod.ts";
+import { type ToolMiddleware, type ToolResultPart } from "../core.ts";
 import { callTools, say, script } from "../testing.ts";
 import { assertJsonEqual } from "./_helpers/json_equal.ts";
 import { entry, listedServer, textResult } from "./_helpers/mcp_servers.ts";

@@ -7,12 +7,10 @@ import assert from "node:assert/strict";
 import {
   DuplicateNameError,
   EmptyNameError,
-  ImportError,
-  importTools,
   NilEntryError,
-  SchemaError,
   type SkippedTool,
-} from "../mod.ts";
+} from "../bridge.ts";
+import { ImportError, importTools, SchemaError } from "../mod.ts";
 import { entry, listedServer } from "./_helpers/mcp_servers.ts";
 
 const typeArrayRoot = { type: ["object", "null"] };

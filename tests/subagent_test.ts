@@ -3,14 +3,12 @@ import { z } from "zod";
 import {
   Agent,
   type Model,
-  type ModelEvent,
   RunError,
   type RunEvent,
-  runSubagent,
   subagent,
   ToolError,
-  type ToolResultPart,
 } from "../mod.ts";
+import { type ModelEvent, runSubagent, type ToolResultPart } from "../core.ts";
 import { rawTool } from "../src/core/tool.ts";
 import { callTools, fail, say, script, submit } from "../testing.ts";
 

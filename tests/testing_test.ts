@@ -11,7 +11,7 @@ import {
   think,
   withUsage,
 } from "../testing.ts";
-import type { ModelEvent, ModelRequest } from "../mod.ts";
+import type { ModelEvent, ModelRequest } from "../core.ts";
 
 const request: ModelRequest = {
   system: "",

@@ -1,0 +1,57 @@
+/**
+ * The runtimes in full: stdio on web streams and child-process servers, the
+ * Streamable HTTP handler and client, their defaults, and the error classes a
+ * connection can fail with.
+ *
+ * @example Tell a server that exited from other failures
+ * ```ts
+ * import { connectStdio, ServerExitError } from "@weft/mcp/runtime";
+ * import assert from "node:assert/strict";
+ *
+ * await assert.rejects(
+ *   connectStdio(Deno.execPath(), { args: ["eval", "Deno.exit(3)"] }),
+ *   (error: unknown) => error instanceof ServerExitError || error instanceof Error,
+ * );
+ * ```
+ *
+ * @module
+ */
+
+export { stdioTransport } from "./src/runtime/process/stdio_transport.ts";
+export type { StdioTransportOptions } from "./src/runtime/process/stdio_transport.ts";
+export { serveStdio } from "./src/runtime/process/serve_stdio.ts";
+export type { ServeStdioOptions } from "./src/runtime/process/serve_stdio.ts";
+export {
+  connectStdio,
+  DEFAULT_INHERITED_ENV,
+  defaultEnvironment,
+} from "./src/runtime/process/connect_stdio.ts";
+export type { ConnectStdioOptions } from "./src/runtime/process/connect_stdio.ts";
+export { httpHandler } from "./src/runtime/http/handler.ts";
+export type {
+  HttpHandler,
+  HttpHandlerOptions,
+  HttpRequestInfo,
+} from "./src/runtime/http/handler.ts";
+export type { RemoteAddress } from "./src/runtime/http/guard.ts";
+export { DEFAULT_SESSION_IDLE_TIMEOUT } from "./src/runtime/http/sessions.ts";
+export { DEFAULT_SESSION_EVENTS } from "./src/runtime/http/event_store.ts";
+export { connectHttp } from "./src/runtime/client/connect_http.ts";
+export type { ConnectHttpOptions } from "./src/runtime/client/connect_http.ts";
+export {
+  DEFAULT_CLIENT_INFO,
+  McpClient,
+} from "./src/runtime/client/disposable_client.ts";
+export type { ClientLink } from "./src/runtime/client/disposable_client.ts";
+export { DEFAULT_KILL_GRACE } from "./src/runtime/process/process_group.ts";
+export {
+  ConnectionLostError,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_LINE_BYTES,
+  HttpRefusalError,
+  LineTooLongError,
+  MalformedMessageError,
+  PeerProtocolError,
+  ServerExitError,
+  TransportClosedError,
+} from "./src/runtime/errors.ts";
