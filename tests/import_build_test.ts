@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { importTools } from "../mod.ts";
-import { type ToolMiddleware } from "../core.ts";
+import type { ToolMiddleware } from "../core.ts";
 import { parseLossless } from "../src/core/json.ts";
 import { assertJsonEqual, keyOrder } from "./_helpers/json_equal.ts";
 import { entry, listedServer } from "./_helpers/mcp_servers.ts";

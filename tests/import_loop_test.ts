@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { Agent, importTools, type RunEvent, type ToolDef } from "../mod.ts";
-import { type ToolMiddleware, type ToolResultPart } from "../core.ts";
+import type { ToolMiddleware, ToolResultPart } from "../core.ts";
 import { callTools, say, script } from "../testing.ts";
 import { assertJsonEqual } from "./_helpers/json_equal.ts";
 import { entry, listedServer, textResult } from "./_helpers/mcp_servers.ts";
