@@ -31,3 +31,9 @@ export { McpTransportError, RemoteToolError } from "./src/mcp/remote_error.ts";
 export { renderContent } from "./src/mcp/render.ts";
 export { exportTools } from "./src/mcp/export.ts";
 export { serveAgent } from "./src/mcp/serve.ts";
+export type {
+  ToolClient,
+  ToolRequest,
+  ToolRequestOptions,
+  ToolServer,
+} from "./src/mcp/peers.ts";

@@ -131,3 +131,7 @@ export {
   SUBMIT_OUTPUT_RESULT,
 } from "./src/core/output.ts";
 export { CANCELED_BEFORE_START } from "./src/core/dispatch.ts";
+export type {
+  StandardJSONSchemaV1,
+  StandardSchemaV1,
+} from "@standard-schema/spec";

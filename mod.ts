@@ -81,6 +81,7 @@ export type { ConnectHttpOptions } from "./src/runtime/client/connect_http.ts";
 export { McpClient } from "./src/runtime/client/disposable_client.ts";
 
 // The MCP SDK classes the examples use, so every page spells one import.
-export { Server } from "@modelcontextprotocol/sdk/server/index.js";
-export { Client } from "@modelcontextprotocol/sdk/client/index.js";
+export { Server } from "@modelcontextprotocol/sdk/server";
+export { Client } from "@modelcontextprotocol/sdk/client";
+// @ts-types="@modelcontextprotocol/sdk/inMemory"
 export { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";

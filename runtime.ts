@@ -55,3 +55,19 @@ export {
   ServerExitError,
   TransportClosedError,
 } from "./src/runtime/errors.ts";
+export type { ConnectableServer } from "./src/runtime/connectable.ts";
+export type { Transport } from "@modelcontextprotocol/sdk/shared/transport";
+export type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport";
+export type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol";
+// @ts-types="@modelcontextprotocol/sdk/server/zod-compat"
+export type {
+  AnySchema,
+  SchemaOutput,
+} from "@modelcontextprotocol/sdk/server/zod-compat.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+export type {
+  ClientCapabilities,
+  ClientRequest,
+  Implementation,
+  Request,
+} from "@modelcontextprotocol/sdk/types.js";

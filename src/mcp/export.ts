@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { Server } from "@modelcontextprotocol/sdk/server";
+import type { ToolServer as Server } from "./peers.ts";
 import type { Tool } from "@modelcontextprotocol/sdk/types";
 import { quote } from "../core/errors.ts";
 import type { ProgressFn, ToolDef } from "../core/tool.ts";

@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { Client } from "@modelcontextprotocol/sdk/client";
+import type { ToolClient as Client } from "./peers.ts";
 import { SchemaError } from "../core/errors.ts";
 import { adoptSchema, type Schema } from "../core/schema.ts";
 import type { ToolDef, ToolOptions } from "../core/tool.ts";

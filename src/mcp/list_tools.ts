@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { Client } from "@modelcontextprotocol/sdk/client";
+import type { ToolClient as Client } from "./peers.ts";
 // The SDK's `*.js` subpaths carry no types under Deno; the extensionless
 // subpath resolves to the `.d.ts` (ADR 0021).
 // @ts-types="@modelcontextprotocol/sdk/types"
@@ -76,10 +76,18 @@ async function listPage(
   request: ListRequest,
   signal: AbortSignal | undefined,
 ): Promise<Record<string, unknown>> {
-  if (signal === undefined) return await client.request(request, ResultSchema);
+  // ResultSchema parses an object, so the result is a record.
+  if (signal === undefined) {
+    return await client.request(request, ResultSchema) as Record<
+      string,
+      unknown
+    >;
+  }
   const link = linkSignal(signal);
   try {
-    return await client.request(request, ResultSchema, { signal: link.signal });
+    return await client.request(request, ResultSchema, {
+      signal: link.signal,
+    }) as Record<string, unknown>;
   } finally {
     link.unlink();
   }

@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { Server } from "@modelcontextprotocol/sdk/server";
+import type { ToolServer as Server } from "./peers.ts";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol";
 // The SDK's `*.js` subpaths carry no types under Deno; `@ts-types` points at
 // the extensionless twin, which resolves to the `.d.ts`.
@@ -133,10 +133,12 @@ function setHandlers(server: Server, registry: Registry): void {
     ListToolsRequestSchema,
     (): ListToolsResult => ({ tools: listing(registry) }),
   );
+  // The SDK parsed the request with CallToolRequestSchema before calling
+  // the handler, and its context is the SDK's own (see ToolServer).
   server.setRequestHandler(
     CallToolRequestSchema,
-    (request: CallToolRequest, extra: CallExtra): Promise<CallToolResult> =>
-      call(registry, request, extra),
+    (request, extra): Promise<CallToolResult> =>
+      call(registry, request as CallToolRequest, extra as CallExtra),
   );
 }
 

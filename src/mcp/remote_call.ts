@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { Client } from "@modelcontextprotocol/sdk/client";
+import type { ToolClient as Client } from "./peers.ts";
 // The SDK's `*.js` subpaths carry no types under Deno; the extensionless
 // subpath resolves to the `.d.ts` (ADR 0021).
 // @ts-types="@modelcontextprotocol/sdk/types"
@@ -75,7 +75,7 @@ export function remoteCaller(
         request,
         ResultSchema,
         requestOptions(link?.signal, onprogress),
-      );
+      ) as Record<string, unknown>; // ResultSchema parses an object
     } catch (err) {
       throw new McpTransportError(err);
     } finally {

@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { Server } from "@modelcontextprotocol/sdk/server";
+import type { ToolServer as Server } from "./peers.ts";
 import type { Agent } from "../core/agent.ts";
 import { quote } from "../core/errors.ts";
 import { SUBMIT_OUTPUT } from "../core/output.ts";

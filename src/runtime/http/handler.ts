@@ -5,8 +5,7 @@
  * @module
  */
 
-// @ts-types="@modelcontextprotocol/sdk/server/index"
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { ConnectableServer as Server } from "../connectable.ts";
 // @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { DEFAULT_MAX_BODY_BYTES, HttpRefusalError } from "../errors.ts";

@@ -4,8 +4,7 @@
  * @module
  */
 
-// @ts-types="@modelcontextprotocol/sdk/server/index"
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { ConnectableServer as Server } from "../connectable.ts";
 import { stdioTransport } from "./stdio_transport.ts";
 
 /** Options of {@link serveStdio}. */
