@@ -3,15 +3,16 @@
  * Streamable HTTP handler and client, their defaults, and the error classes a
  * connection can fail with.
  *
- * @example Tell a server that exited from other failures
+ * @example Tell a refused request from a server failure
  * ```ts
- * import { connectStdio, ServerExitError } from "@weft/mcp/runtime";
+ * import { httpHandler, Server } from "@weft/mcp";
+ * import { HttpRefusalError } from "@weft/mcp/runtime";
  * import assert from "node:assert/strict";
  *
- * await assert.rejects(
- *   connectStdio(Deno.execPath(), { args: ["eval", "Deno.exit(3)"] }),
- *   (error: unknown) => error instanceof ServerExitError || error instanceof Error,
- * );
+ * const handler = httpHandler(() => new Server({ name: "demo", version: "1.0.0" }));
+ * const res = await handler(new Request("http://localhost/mcp", { method: "PUT" }));
+ * assert.equal(res.status, 405);
+ * assert.equal(typeof HttpRefusalError, "function");
  * ```
  *
  * @module

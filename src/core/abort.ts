@@ -9,14 +9,15 @@
  * aborts. The abandoned `work` keeps running; its late outcome is absorbed,
  * never reported as unhandled.
  *
- * @example
+ * @example Using `raceAbort`
  * ```ts
  * import { raceAbort } from "./abort.ts";
+ * import assert from "node:assert/strict";
  * const controller = new AbortController();
  * const never = new Promise<string>(() => {});
  * const raced = raceAbort(never, controller.signal);
  * controller.abort(new Error("stop"));
- * await raced.catch((err) => console.assert(err.message === "stop"));
+ * await assert.rejects(raced, { message: "stop" });
  * ```
  */
 export function raceAbort<T>(

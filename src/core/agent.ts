@@ -76,13 +76,14 @@ export interface CallToolOptions {
 /**
  * An agent. Go: `weft.New(model, ...)`.
  *
- * @example
+ * @example Using `Agent`
  * ```ts
- * import { Agent } from "./agent.ts";
- * import { say, script } from "../testing/script.ts";
+ * import { Agent } from "@weft/mcp";
+ * import { say, script } from "@weft/mcp/testing";
+ * import assert from "node:assert/strict";
  * const agent = new Agent(script(say("hello")), { name: "greeter" });
  * const result = await agent.generate("hi");
- * console.assert(result.text === "hello");
+ * assert.equal(result.text, "hello");
  * ```
  */
 export class Agent {

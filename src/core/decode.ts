@@ -37,10 +37,11 @@ type Segment = string | number;
  * `trailing data after the JSON arguments`, or
  * `expected object at the top level, got <JSON type>`.
  *
- * @example
+ * @example Using `parseArguments`
  * ```ts
  * import { parseArguments } from "./decode.ts";
- * console.assert(JSON.stringify(parseArguments(" null ", "t")) === "{}");
+ * import assert from "node:assert/strict";
+ * assert.equal(JSON.stringify(parseArguments(" null ", "t")), "{}");
  * ```
  */
 export function parseArguments(
@@ -102,14 +103,15 @@ export interface DecodeOptions {
  * module's doc. Resolves to the validator's value; rejects with
  * {@link InvalidInputError}.
  *
- * @example
+ * @example Using `decodeArguments`
  * ```ts
  * import { z } from "zod";
  * import { decodeArguments } from "./decode.ts";
+ * import assert from "node:assert/strict";
  * const input = z.object({ q: z.string() });
  * const jsonSchema = input["~standard"].jsonSchema.input({ target: "draft-2020-12" });
  * const err = await decodeArguments("{}", input, { tool: "search", jsonSchema }).catch((e) => e);
- * console.assert(err.message === 'INVALID_INPUT: tool "search": missing required field "q"');
+ * assert.equal(err.message, 'INVALID_INPUT: tool "search": missing required field "q"');
  * ```
  */
 export async function decodeArguments<T>(

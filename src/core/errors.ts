@@ -26,12 +26,13 @@ export const CodeSubagentCycle = "SUBAGENT_CYCLE";
  * `CODE: detail`, the code alone when the detail is empty, or the detail
  * alone when there is no code. The `cause` is never shown to the model.
  *
- * @example
+ * @example Using `ToolError`
  * ```ts
- * import { ToolError } from "./errors.ts";
+ * import { ToolError } from "@weft/mcp";
+ * import assert from "node:assert/strict";
  * const err = new ToolError("RETRY", "try a shorter query");
- * console.assert(err.message === "RETRY: try a shorter query");
- * console.assert(new ToolError("DENIED").message === "DENIED");
+ * assert.equal(err.message, "RETRY: try a shorter query");
+ * assert.equal(new ToolError("DENIED").message, "DENIED");
  * ```
  */
 export class ToolError extends Error {

@@ -47,11 +47,12 @@ export interface JsonExtent {
  * grammar (RFC 8259); bytes after a complete value are reported through
  * `trailing`, not thrown, so "a second value" and "invalid JSON" differ.
  *
- * @example
+ * @example Using `scanJson`
  * ```ts
  * import { scanJson } from "./json_scan.ts";
- * console.assert(scanJson("{} {}")?.trailing === 3);
- * console.assert(scanJson("  ") === undefined);
+ * import assert from "node:assert/strict";
+ * assert.equal(scanJson("{} {}")?.trailing, 3);
+ * assert.equal(scanJson("  "), undefined);
  * ```
  */
 export function scanJson(text: string): JsonExtent | undefined {

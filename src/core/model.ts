@@ -109,9 +109,11 @@ export interface ModelInfo {
  * a failure is a throw from the iteration (the run reports
  * `model stream: <message>`). The loop never retries a model call.
  *
- * @example
+ * @example Using `Model`
  * ```ts
- * import type { Model, ModelEvent } from "./model.ts";
+ * import type { Model } from "@weft/mcp";
+ * import type { ModelEvent } from "@weft/mcp/core";
+ * import assert from "node:assert/strict";
  * const echo: Model = {
  *   async *stream(request): AsyncGenerator<ModelEvent> {
  *     yield { type: "text", text: `${request.messages.length} message(s)` };
@@ -120,7 +122,9 @@ export interface ModelInfo {
  * };
  * const signal = new AbortController().signal;
  * const req = { system: "", messages: [], tools: [], sequentialTools: false };
- * for await (const event of echo.stream(req, { signal })) console.assert(event.type !== undefined);
+ * const types: string[] = [];
+ * for await (const event of echo.stream(req, { signal })) types.push(event.type);
+ * assert.deepEqual(types, ["text", "finish"]);
  * ```
  */
 export interface Model {

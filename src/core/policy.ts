@@ -24,11 +24,12 @@ const NS_PER_S = 1_000_000_000n;
  * `2m30s`, `1h0m0s`). Negative durations get a leading `-`. A non-finite
  * input, which Go cannot hold, renders as `String(ms)`.
  *
- * @example
+ * @example Using `formatDuration`
  * ```ts
- * import { formatDuration } from "./policy.ts";
- * console.assert(formatDuration(50) === "50ms");
- * console.assert(formatDuration(150_000) === "2m30s");
+ * import { formatDuration } from "@weft/mcp/core";
+ * import assert from "node:assert/strict";
+ * assert.equal(formatDuration(50), "50ms");
+ * assert.equal(formatDuration(150_000), "2m30s");
  * ```
  */
 export function formatDuration(ms: number): string {
@@ -69,10 +70,11 @@ function fraction(value: bigint, unit: bigint): string {
  * not receive; the marker is not counted against the cap. A cap of 0 or
  * less (or NaN) means no cap.
  *
- * @example
+ * @example Using `truncateResult`
  * ```ts
- * import { truncateResult } from "./policy.ts";
- * console.assert(truncateResult("x".repeat(500), 8) === "xxxxxxxx\n…[truncated 492 bytes]");
+ * import { truncateResult } from "@weft/mcp/core";
+ * import assert from "node:assert/strict";
+ * assert.equal(truncateResult("x".repeat(500), 8), "xxxxxxxx\n…[truncated 492 bytes]");
  * ```
  */
 export function truncateResult(text: string, maxBytes: number): string {
@@ -94,10 +96,11 @@ export function truncateResult(text: string, maxBytes: number): string {
  * `ReferenceError`, `RangeError`, `SyntaxError`, `EvalError`, `URIError`,
  * subclasses included), which signal a bug, not an outcome (ADR 0001).
  *
- * @example
+ * @example Using `isPanic`
  * ```ts
- * import { isPanic } from "./policy.ts";
- * console.assert(isPanic("bang") && isPanic(new TypeError("x")) && !isPanic(new Error("x")));
+ * import { isPanic } from "@weft/mcp/core";
+ * import assert from "node:assert/strict";
+ * assert.ok(isPanic("bang") && isPanic(new TypeError("x")) && !isPanic(new Error("x")));
  * ```
  */
 export function isPanic(thrown: unknown): boolean {
@@ -115,10 +118,11 @@ export function isPanic(thrown: unknown): boolean {
  * is; a panic (see {@link isPanic}) becomes a `ToolPanicError` with the
  * value as its cause.
  *
- * @example
+ * @example Using `failureError`
  * ```ts
- * import { failureError } from "./policy.ts";
- * console.assert(failureError("t", 42).message === 'tool "t" panicked: 42');
+ * import { failureError } from "@weft/mcp/core";
+ * import assert from "node:assert/strict";
+ * assert.equal(failureError("t", 42).message, 'tool "t" panicked: 42');
  * ```
  */
 export function failureError(tool: string, thrown: unknown): Error {
@@ -131,12 +135,13 @@ export function failureError(tool: string, thrown: unknown): Error {
  * error's message (a `ToolError` renders `CODE: Message`), or
  * `tool "x" panicked: <String(value)>` for a panic.
  *
- * @example
+ * @example Using `failureText`
  * ```ts
- * import { failureText } from "./policy.ts";
- * import { ToolError } from "./errors.ts";
- * console.assert(failureText("t", new ToolError("RETRY", "again")) === "RETRY: again");
- * console.assert(failureText("t", "bang") === 'tool "t" panicked: bang');
+ * import { failureText } from "@weft/mcp/core";
+ * import { ToolError } from "@weft/mcp";
+ * import assert from "node:assert/strict";
+ * assert.equal(failureText("t", new ToolError("RETRY", "again")), "RETRY: again");
+ * assert.equal(failureText("t", "bang"), 'tool "t" panicked: bang');
  * ```
  */
 export function failureText(tool: string, thrown: unknown): string {

@@ -60,14 +60,15 @@ export interface RunResult {
  * budget), `cause` the failure, `result` the transcript so far. Reads
  * `weft: run failed at step N: <cause text>`.
  *
- * @example
+ * @example Using `RunError`
  * ```ts
- * import { RunError } from "./run.ts";
+ * import { RunError } from "@weft/mcp";
+ * import assert from "node:assert/strict";
  * const err = new RunError(2, new Error("boom"), {
  *   id: "r", text: "", messages: [], steps: [], pending: [],
  *   usage: { inputTokens: 0, outputTokens: 0 },
  * });
- * console.assert(err.message === "weft: run failed at step 2: boom");
+ * assert.equal(err.message, "weft: run failed at step 2: boom");
  * ```
  */
 export class RunError extends Error {

@@ -67,12 +67,13 @@ export interface Schema {
  * The result and its copy are frozen. The nested views (`properties`,
  * `items`, `additionalProperties`) are getters, built on first read and kept.
  *
- * @example
+ * @example Using `parseSchema`
  * ```ts
- * import { parseSchema } from "./schema.ts";
+ * import { parseSchema } from "@weft/mcp";
+ * import assert from "node:assert/strict";
  * const schema = parseSchema('{"type":"object","properties":{"id":{"type":"integer","maximum":12345678901234567890}}}');
- * console.assert(schema.properties?.id.type === "integer");
- * console.assert(JSON.stringify(schema).includes("12345678901234567890"));
+ * assert.equal(schema.properties?.id.type, "integer");
+ * assert.ok(JSON.stringify(schema).includes("12345678901234567890"));
  * ```
  */
 export function parseSchema(

@@ -58,14 +58,14 @@ export interface RunSubagentOptions {
  * errors: `SUBAGENT_FAILED`, `SUBAGENT_PENDING`, `SUBAGENT_CYCLE`. The name
  * defaults to the agent's; origin defaults to `"subagent"`. Go: weft.Subagent.
  *
- * @example
+ * @example Using `subagent`
  * ```ts
- * import { Agent } from "./agent.ts";
- * import { subagent } from "./subagent.ts";
- * import { say, script } from "../testing/script.ts";
+ * import { Agent, subagent } from "@weft/mcp";
+ * import { say, script } from "@weft/mcp/testing";
+ * import assert from "node:assert/strict";
  * const research = new Agent(script(say("research done")), { name: "research" });
  * const t = subagent(research, "Researches a topic.");
- * console.assert(await t.invoke('{"prompt":"find it"}') === "research done");
+ * assert.equal(await t.invoke('{"prompt":"find it"}'), "research done");
  * ```
  */
 export function subagent(

@@ -196,17 +196,18 @@ const TARGET = { target: "draft-2020-12" } as const;
  * an empty name, a missing `run`, or an input that is not an object schema.
  * Go: weft.Tool.
  *
- * @example
+ * @example Using `tool`
  * ```ts
  * import { z } from "zod";
- * import { tool } from "./tool.ts";
+ * import { tool } from "@weft/mcp";
+ * import assert from "node:assert/strict";
  * const add = tool({
  *   name: "add",
  *   description: "Adds two numbers.",
  *   input: z.object({ a: z.number(), b: z.number() }),
  *   run: ({ a, b }) => ({ sum: a + b }),
  * });
- * console.assert(await add.invoke('{"a":1,"b":2}') === '{"sum":3}');
+ * assert.equal(await add.invoke('{"a":1,"b":2}'), '{"sum":3}');
  * ```
  */
 export function tool<I, O = unknown>(def: TypedToolDef<I, O>): ToolDef {
@@ -257,12 +258,13 @@ export function tool<I, O = unknown>(def: TypedToolDef<I, O>): ToolDef {
  * for an empty name, a missing `run`, or a schema `parseSchema` refuses.
  * Go: weft.RawTool.
  *
- * @example
+ * @example Using `rawTool`
  * ```ts
- * import { rawTool } from "./tool.ts";
+ * import { rawTool } from "@weft/mcp";
+ * import assert from "node:assert/strict";
  * const echo = rawTool({ name: "echo", description: "Echoes.", run: (args) => args });
- * console.assert(await echo.invoke(" {} ") === " {} ");
- * console.assert(JSON.stringify(echo.inputSchema) === '{"type":"object"}');
+ * assert.equal(await echo.invoke(" {} "), " {} ");
+ * assert.equal(JSON.stringify(echo.inputSchema), '{"type":"object"}');
  * ```
  */
 export function rawTool(def: RawToolDef): ToolDef {

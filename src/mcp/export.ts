@@ -46,11 +46,9 @@ const DEFAULT_INPUT_SCHEMA: Readonly<Record<string, unknown>> = Object.freeze({
  * the tools capability, or a server whose tools handlers someone else
  * installed (an `McpServer`'s).
  *
- * @example
+ * @example Using `exportTools`
  * ```ts
- * import { Server } from "@modelcontextprotocol/sdk/server";
- * import { rawTool } from "../core/tool.ts";
- * import { exportTools } from "./export.ts";
+ * import { exportTools, rawTool, Server } from "@weft/mcp";
  *
  * const echo = rawTool({
  *   name: "echo",

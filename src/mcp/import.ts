@@ -90,13 +90,11 @@ export interface ImportResult {
  * listing page; it is lifted for calls, which the tool's `timeout` policy
  * and the run's signal bound instead.
  *
- * @example
+ * @example Using `importTools`
  * ```ts
- * import { Client } from "@modelcontextprotocol/sdk/client/index.js";
- * import { Server } from "@modelcontextprotocol/sdk/server/index.js";
- * import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+ * import { Client, importTools, InMemoryTransport, Server } from "@weft/mcp";
  * import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
- * import { importTools } from "./import.ts";
+ * import assert from "node:assert/strict";
  *
  * const server = new Server({ name: "remote", version: "0" }, { capabilities: { tools: {} } });
  * server.setRequestHandler(ListToolsRequestSchema, () => ({
@@ -118,7 +116,7 @@ export interface ImportResult {
  * const { tools, skipped } = await importTools(client, { prefix: "arch_" });
  * if (skipped) console.warn(skipped.message); // the good tools imported; these did not
  * const out = await tools[0].invoke('{"q":"denim"}');
- * console.assert(`${tools[0].name} -> ${out}` === "arch_search -> 3 hits");
+ * assert.equal(`${tools[0].name} -> ${out}`, "arch_search -> 3 hits");
  * await client.close();
  * ```
  */

@@ -28,12 +28,14 @@ export interface SkippedTool {
  * ` "<name>": <cause>` or, for an entry with no usable name,
  * ` entry <index>: <cause>`, separated by `;`. Go: *mcp.ImportError.
  *
- * @example
+ * @example Using `ImportError`
  * ```ts
- * import { EmptyNameError, ImportError } from "./import_error.ts";
+ * import { EmptyNameError } from "@weft/mcp/bridge";
+ * import { ImportError } from "@weft/mcp";
+ * import assert from "node:assert/strict";
  * const err = new ImportError([{ name: "", index: 0, error: new EmptyNameError() }]);
- * console.assert(err.message === "mcp: 1 tool(s) not imported: entry 0: empty name");
- * console.assert(err.errors[0] instanceof EmptyNameError);
+ * assert.equal(err.message, "mcp: 1 tool(s) not imported: entry 0: empty name");
+ * assert.ok(err.errors[0] instanceof EmptyNameError);
  * ```
  */
 export class ImportError extends AggregateError {

@@ -23,14 +23,15 @@ export interface LinkedSignal {
  * Links a child signal to `parent`. An already-aborted parent gives an
  * already-aborted child with the same reason.
  *
- * @example
+ * @example Using `linkSignal`
  * ```ts
  * import { linkSignal } from "./linked_signal.ts";
+ * import assert from "node:assert/strict";
  * const parent = new AbortController();
  * const link = linkSignal(parent.signal);
  * link.unlink();
  * parent.abort();
- * console.assert(!link.signal.aborted);
+ * assert.ok(!link.signal.aborted);
  * ```
  */
 export function linkSignal(parent: AbortSignal): LinkedSignal {

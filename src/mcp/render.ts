@@ -21,17 +21,18 @@
  *   its type needs, as `[content]`.
  * - No content and no structured content: `""`.
  *
- * @example
+ * @example Using `renderContent`
  * ```ts
- * import { renderContent } from "./render.ts";
+ * import { renderContent } from "@weft/mcp/bridge";
+ * import assert from "node:assert/strict";
  * const text = renderContent({
  *   content: [
  *     { type: "text", text: "one" },
  *     { type: "image", mimeType: "image/png", data: "iVBORw0KGgo=" },
  *   ],
  * });
- * console.assert(text === "one\n[image image/png, 8 bytes]");
- * console.assert(renderContent({ structuredContent: { a: 1 } }) === '{"a":1}');
+ * assert.equal(text, "one\n[image image/png, 8 bytes]");
+ * assert.equal(renderContent({ structuredContent: { a: 1 } }), '{"a":1}');
  * ```
  */
 export function renderContent(result: unknown): string {
@@ -88,13 +89,14 @@ const allWhitespace = /[\t\n\r ]/g;
  * padding, without decoding. Whitespace (MIME line breaks) is not counted;
  * unpadded text counts the same as padded.
  *
- * @example
+ * @example Using `base64DecodedLength`
  * ```ts
  * import { base64DecodedLength } from "./render.ts";
- * console.assert(base64DecodedLength("QQ==") === 1);
- * console.assert(base64DecodedLength("QUI=") === 2);
- * console.assert(base64DecodedLength("QUJD") === 3);
- * console.assert(base64DecodedLength("QUI") === 2);
+ * import assert from "node:assert/strict";
+ * assert.equal(base64DecodedLength("QQ=="), 1);
+ * assert.equal(base64DecodedLength("QUI="), 2);
+ * assert.equal(base64DecodedLength("QUJD"), 3);
+ * assert.equal(base64DecodedLength("QUI"), 2);
  * ```
  */
 export function base64DecodedLength(data: string): number {

@@ -44,12 +44,10 @@ import { type CallExtra, type Exported, register } from "./registry.ts";
  * Throws a `TypeError`, registering nothing, on a missing or unnamed agent
  * or a tool whose name collides with the agent's or an earlier tool's.
  *
- * @example
+ * @example Using `serveAgent`
  * ```ts
- * import { Server } from "@modelcontextprotocol/sdk/server";
- * import { Agent } from "../core/agent.ts";
- * import { say, script } from "../testing/script.ts";
- * import { serveAgent } from "./serve.ts";
+ * import { Agent, serveAgent, Server } from "@weft/mcp";
+ * import { say, script } from "@weft/mcp/testing";
  *
  * const research = new Agent(script(say("research complete")), {
  *   name: "research",

@@ -65,11 +65,12 @@ export interface ScriptModel extends Model {
  * script throws `ScriptExhaustedError`; an aborted signal throws its reason
  * before the next event. It ignores the `WEFT_MODEL_REQUESTS` kill switch.
  *
- * @example
+ * @example Using `script`
  * ```ts
- * import { callTools, say, script } from "./script.ts";
+ * import { callTools, say, script } from "@weft/mcp/testing";
+ * import assert from "node:assert/strict";
  * const model = script(callTools({ name: "search", args: { q: "deno" } }), say("done"));
- * console.assert(model.requests().length === 0);
+ * assert.equal(model.requests().length, 0);
  * ```
  */
 export function script(...turns: Turn[]): ScriptModel {

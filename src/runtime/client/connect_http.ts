@@ -56,7 +56,7 @@ export interface ConnectHttpOptions {
  *   with `Last-Event-ID`; if that resumption fails, the call fails the same
  *   way at once (ADR 0049).
  *
- * @example
+ * @example Using `connectHttp`
  * ```ts ignore
  * import { connectHttp } from "@weft/mcp";
  * await using client = await connectHttp("http://127.0.0.1:8000/mcp");

@@ -26,13 +26,14 @@ export interface Encoded {
  * One codec per connection. Its marker is a NUL character, a fixed tag and
  * a random UUID, so no string a server sends can be mistaken for one.
  *
- * @example
+ * @example Using `RawNumberCodec`
  * ```ts
  * import { RawNumberCodec } from "./raw_number_codec.ts";
+ * import assert from "node:assert/strict";
  * const codec = new RawNumberCodec();
  * const wire = codec.encode('{"n":12345678901234567890}').text;
  * const back = codec.restore(JSON.parse(wire));
- * console.assert(JSON.stringify(back) === '{"n":12345678901234567890}');
+ * assert.equal(JSON.stringify(back), '{"n":12345678901234567890}');
  * ```
  */
 export class RawNumberCodec {

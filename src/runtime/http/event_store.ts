@@ -44,9 +44,10 @@ interface Kept {
  * Priming events (the empty event a resumable stream starts with) get an
  * id but take no room: there is nothing in them to replay.
  *
- * @example
+ * @example Using `SessionEventStore`
  * ```ts
  * import { SessionEventStore } from "./event_store.ts";
+ * import assert from "node:assert/strict";
  * const store = new SessionEventStore(2);
  * const first = await store.storeEvent("s", { jsonrpc: "2.0", method: "a" });
  * await store.storeEvent("s", { jsonrpc: "2.0", method: "b" });
@@ -54,7 +55,7 @@ interface Kept {
  * await store.replayEventsAfter(first, {
  *   send: async (_id, message) => void replayed.push((message as { method: string }).method),
  * });
- * console.assert(replayed.join() === "b");
+ * assert.equal(replayed.join(), "b");
  * ```
  */
 export class SessionEventStore implements EventStore {

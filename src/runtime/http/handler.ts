@@ -125,13 +125,13 @@ const ALLOW = { allow: "GET, POST, DELETE" };
  * Failures answer 500 with `{"code":-32603,"message":"Internal error"}`,
  * never a stack or an exception's text; `onerror` sees them.
  *
- * @example
+ * @example Using `httpHandler`
  * ```ts
- * import { Server } from "@modelcontextprotocol/sdk/server/index.js";
- * import { httpHandler } from "./handler.ts";
+ * import { httpHandler, Server } from "@weft/mcp";
+ * import assert from "node:assert/strict";
  * const handler = httpHandler(() => new Server({ name: "demo", version: "1" }, { capabilities: {} }));
  * const res = await handler(new Request("http://localhost/mcp", { method: "PUT" }));
- * console.assert(res.status === 405);
+ * assert.equal(res.status, 405);
  * // Deno.serve({ hostname: "127.0.0.1", port: 8000 }, handler);
  * ```
  */

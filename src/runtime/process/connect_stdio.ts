@@ -110,7 +110,7 @@ const STDERR_LINE_BYTES = 64 * 1024;
  * {@link DEFAULT_INHERITED_ENV} that are set here, plus `env`. Its stderr is
  * never lost (see `stderr`); its stdout carries protocol only.
  *
- * @example
+ * @example Using `connectStdio`
  * ```ts ignore
  * import { connectStdio } from "@weft/mcp";
  * await using client = await connectStdio("deno", { args: ["run", "server.ts"] });

@@ -40,10 +40,9 @@ const REDIRECTED: readonly ConsoleMethod[] = ["log", "info", "debug"];
  * would); call `Deno.exit()` after the promise if your tools may leave work
  * behind.
  *
- * @example
+ * @example Using `serveStdio`
  * ```ts ignore
- * import { Server } from "@modelcontextprotocol/sdk/server/index.js";
- * import { serveStdio } from "@weft/mcp";
+ * import { Server, serveStdio } from "@weft/mcp";
  * const server = new Server({ name: "demo", version: "1.0.0" }, { capabilities: { tools: {} } });
  * await serveStdio(server); // returns when the client closes our stdin
  * ```

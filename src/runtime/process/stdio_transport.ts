@@ -62,16 +62,17 @@ export function tooLongMessage(limit: number): string {
  * `close()` cancels `readable` and closes `writable` (the peer sees end of
  * input); the end of `readable` closes the transport. `onclose` fires once.
  *
- * @example
+ * @example Using `stdioTransport`
  * ```ts
- * import { stdioTransport } from "./stdio_transport.ts";
+ * import { stdioTransport } from "@weft/mcp";
+ * import assert from "node:assert/strict";
  * const wire = new TransformStream<Uint8Array, Uint8Array>();
  * const transport = stdioTransport(ReadableStream.from([]), wire.writable);
  * await transport.start();
  * const sent = transport.send({ jsonrpc: "2.0", method: "ping", id: 1 });
  * const line = await wire.readable.getReader().read();
  * await sent;
- * console.assert(new TextDecoder().decode(line.value) === '{"jsonrpc":"2.0","method":"ping","id":1}\n');
+ * assert.equal(new TextDecoder().decode(line.value), '{"jsonrpc":"2.0","method":"ping","id":1}\n');
  * await transport.close();
  * ```
  */
