@@ -400,7 +400,7 @@ Deno.test("a call that cannot get a slot because the run was cancelled reads run
     .generate("go", { signal: controller.signal })
     .then(() => assert.fail("should fail"), (e: unknown) => e);
   assert.ok(err instanceof RunError);
-  assert.equal(err.message, "weft: run failed at step 0: user hit stop");
+  assert.equal(err.message, "weft: run failed at step 1: user hit stop");
   assert.deepEqual(started, ["1"]);
   assert.deepEqual(contents(results(err.result.messages)), [
     "user hit stop",

@@ -114,8 +114,8 @@ Deno.test("SchemaError renders weft: ParseSchema: detail", () => {
 
 Deno.test("the run-level errors render their texts", () => {
   assert.equal(
-    new ModelContractError("stream ended without ModelFinish").message,
-    "weft: model violated the stream contract: stream ended without ModelFinish",
+    new ModelContractError("stream ended without a finish event").message,
+    "weft: model violated the stream contract: stream ended without a finish event",
   );
   assert.equal(
     new ModelStreamError(new Error("provider down")).message,

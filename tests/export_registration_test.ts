@@ -26,20 +26,22 @@ function text(
   return rawTool({ name, description, run: () => answer });
 }
 
-const NIL = "weft/mcp: AddTools called with a nil tool";
-const DUPLICATE = 'weft/mcp: AddTools: duplicate tool name "a"';
+const NIL = (got: string) =>
+  `exportTools(server, ...tools): a tool is ${got}; pass tools built with tool() or rawTool()`;
+const DUPLICATE = 'exportTools: duplicate tool name "a"';
 const GATED =
-  'weft/mcp: AddTools: tool "refund" requires approval and MCP has no approval channel; expose it through Serve, whose dispatch answers gated calls with the approval error';
+  'exportTools: tool "refund" requires approval and MCP has no approval channel; expose it through serveAgent, whose dispatch answers gated calls with the approval error';
 
 Deno.test("E-1: a nil tool throws the pinned TypeError", () => {
   const server = new Server({ name: "demo", version: "0" });
   assert.throws(
     () => exportTools(server, null as unknown as ToolDef),
-    (err: unknown) => err instanceof TypeError && err.message === NIL,
+    (err: unknown) => err instanceof TypeError && err.message === NIL("null"),
   );
   assert.throws(
     () => exportTools(server, text("a", "x"), undefined as unknown as ToolDef),
-    (err: unknown) => err instanceof TypeError && err.message === NIL,
+    (err: unknown) =>
+      err instanceof TypeError && err.message === NIL("undefined"),
   );
 });
 
@@ -124,7 +126,7 @@ Deno.test("capability: a connected server without it throws a clear TypeError an
     (err: unknown) =>
       err instanceof TypeError &&
       err.message ===
-        "weft/mcp: exportTools: the server is already connected and does not declare the tools capability; pass capabilities: { tools: {} } to the Server, or register tools before connect" &&
+        "exportTools: the server is already connected and does not declare the tools capability; pass capabilities: { tools: {} } to the Server, or register tools before connect" &&
       err.cause instanceof Error,
   );
   // Still refused on a second try: the failed call left no half-made registry.
@@ -160,7 +162,7 @@ Deno.test("handlers: a server whose tools handlers an McpServer installed is ref
     (err: unknown) =>
       err instanceof TypeError &&
       err.message ===
-        "weft/mcp: exportTools: the server already has a tools/list handler the bridge did not install (an McpServer's, or your own); the bridge keeps one tool registry per server",
+        "exportTools: the server already has a tools/list handler the bridge did not install (an McpServer's, or your own); the bridge keeps one tool registry per server",
   );
 });
 

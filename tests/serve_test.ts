@@ -50,14 +50,15 @@ Deno.test("S-1: a nil agent, an unnamed agent and a collision throw the pinned T
     () => serveAgent(server, null as unknown as Agent, "d"),
     (err: unknown) =>
       err instanceof TypeError &&
-      err.message === "weft/mcp: Serve called with a nil agent",
+      err.message ===
+        "serveAgent(server, agent, description): agent is required",
   );
   assert.throws(
     () => serveAgent(server, new Agent(script()), "d"),
     (err: unknown) =>
       err instanceof TypeError &&
       err.message ===
-        "weft/mcp: Serve: the agent has no name; set one with the Agent's name option — the exposed tool is named after the agent",
+        "serveAgent: the agent has no name; set one with the Agent's name option — the exposed tool is named after the agent",
   );
   assert.throws(
     () =>
@@ -69,7 +70,7 @@ Deno.test("S-1: a nil agent, an unnamed agent and a collision throw the pinned T
     (err: unknown) =>
       err instanceof TypeError &&
       err.message ===
-        'weft/mcp: Serve: tool "note" collides with the agent tool or an earlier tool',
+        'serveAgent: tool "note" collides with the agent tool or an earlier tool',
   );
 });
 
@@ -513,7 +514,7 @@ Deno.test("serveAgent shares exportTools' registry rules: a connected server wit
     (err: unknown) =>
       err instanceof TypeError &&
       err.message ===
-        "weft/mcp: serveAgent: the server is already connected and does not declare the tools capability; pass capabilities: { tools: {} } to the Server, or register tools before connect",
+        "serveAgent: the server is already connected and does not declare the tools capability; pass capabilities: { tools: {} } to the Server, or register tools before connect",
   );
 });
 

@@ -63,7 +63,8 @@ Deno.test("the tool name defaults to the agent's, options.name overrides, no nam
     () => subagent(undefined as unknown as Agent, "d", { name: "research" }),
     (err: unknown) =>
       err instanceof TypeError &&
-      err.message === 'weft: Subagent "research" called with a nil agent',
+      err.message ===
+        'subagent(agent, description): agent is required (tool "research")',
   );
   assert.equal(subagent(new Agent(script()), "d", { name: "x" }).name, "x");
 });

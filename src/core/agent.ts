@@ -105,7 +105,9 @@ export class Agent {
       model === null || model === undefined ||
       typeof model.stream !== "function"
     ) {
-      throw new TypeError("weft: new Agent called with a nil Model");
+      throw new TypeError(
+        "new Agent(model): model is required: pass a Model (an object with a stream method)",
+      );
     }
     const tools = [...(options.tools ?? [])];
     let outputs: OutputRecorder | undefined;
@@ -180,9 +182,11 @@ export class Agent {
 
 function checkTools(tools: readonly ToolDef[]): void {
   const seen = new Set<string>();
-  for (const tool of tools) {
+  for (const [i, tool] of tools.entries()) {
     if (tool === null || tool === undefined) {
-      throw new TypeError("weft: nil tool passed to new Agent");
+      throw new TypeError(
+        `new Agent(model, { tools }): tools[${i}] is ${tool}; pass a tool built with tool() or rawTool()`,
+      );
     }
     if (seen.has(tool.name)) {
       throw new TypeError(

@@ -173,7 +173,7 @@ export class SchemaError extends Error {
 
 /** A model broke the stream contract. Renders `weft: model violated the stream contract: <detail>`. */
 export class ModelContractError extends Error {
-  /** The violation, e.g. `stream ended without ModelFinish`. */
+  /** The violation, e.g. `stream ended without a finish event`. */
   readonly detail: string;
 
   /** Builds the error from the violation's detail. */

@@ -58,7 +58,8 @@ export interface RunResult {
 /**
  * A failed run. `step` is the step that failed (`maxSteps` for an exhausted
  * budget), `cause` the failure, `result` the transcript so far. Reads
- * `weft: run failed at step N: <cause text>`.
+ * `weft: run failed at step N: <cause text>`, counting steps from 1 (`step`
+ * is the 0-based index, so the text says `step + 1`).
  *
  * @example Using `RunError`
  * ```ts
@@ -68,18 +69,25 @@ export interface RunResult {
  *   id: "r", text: "", messages: [], steps: [], pending: [],
  *   usage: { inputTokens: 0, outputTokens: 0 },
  * });
- * assert.equal(err.message, "weft: run failed at step 2: boom");
+ * assert.equal(err.message, "weft: run failed at step 3: boom");
  * ```
  */
 export class RunError extends Error {
-  /** The failing step. */
+  /** The failing step's 0-based index (the message counts from 1). */
   readonly step: number;
   /** The partial result. */
   readonly result: RunResult;
 
   /** Builds the error for `step`, its `cause`, and the partial `result`. */
   constructor(step: number, cause: unknown, result: RunResult) {
-    super(`weft: run failed at step ${step}: ${errorText(cause)}`, { cause });
+    // Steps count from 1 in the text, as progress does; the cause's own
+    // "weft: " prefix is not repeated.
+    super(
+      `weft: run failed at step ${step + 1}: ${
+        errorText(cause).replace(/^weft: /, "")
+      }`,
+      { cause },
+    );
     this.name = "RunError";
     this.step = step;
     this.result = result;

@@ -75,7 +75,9 @@ export function subagent(
 ): ToolDef {
   if (agent === null || agent === undefined) {
     throw new TypeError(
-      `weft: Subagent ${quote(options.name ?? "")} called with a nil agent`,
+      `subagent(agent, description): agent is required (tool ${
+        quote(options.name ?? "")
+      })`,
     );
   }
   const { name: given, onEvent, ...toolOptions } = options;

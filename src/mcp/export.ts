@@ -73,19 +73,21 @@ function checkExportable(
   seen: Set<string>,
 ): asserts tool is ToolDef {
   if (tool === null || tool === undefined) {
-    throw new TypeError("weft/mcp: AddTools called with a nil tool");
+    throw new TypeError(
+      `exportTools(server, ...tools): a tool is ${tool}; pass tools built with tool() or rawTool()`,
+    );
   }
   if (seen.has(tool.name)) {
     throw new TypeError(
-      `weft/mcp: AddTools: duplicate tool name ${quote(tool.name)}`,
+      `exportTools: duplicate tool name ${quote(tool.name)}`,
     );
   }
   seen.add(tool.name);
   if (tool.requiresApproval) {
     throw new TypeError(
-      `weft/mcp: AddTools: tool ${
+      `exportTools: tool ${
         quote(tool.name)
-      } requires approval and MCP has no approval channel; expose it through Serve, whose dispatch answers gated calls with the approval error`,
+      } requires approval and MCP has no approval channel; expose it through serveAgent, whose dispatch answers gated calls with the approval error`,
     );
   }
 }

@@ -94,7 +94,7 @@ function ensureRegistry(server: Server, caller: string): Registry {
       server.assertCanSetRequestHandler(method);
     } catch (cause) {
       throw new TypeError(
-        `weft/mcp: ${caller}: the server already has a ${method} handler the bridge did not install (an McpServer's, or your own); the bridge keeps one tool registry per server`,
+        `${caller}: the server already has a ${method} handler the bridge did not install (an McpServer's, or your own); the bridge keeps one tool registry per server`,
         { cause },
       );
     }
@@ -119,7 +119,7 @@ function installHandlers(
     // connect the capability can no longer change, and the caller must.
     if (server.transport !== undefined) {
       throw new TypeError(
-        `weft/mcp: ${caller}: the server is already connected and does not declare the tools capability; pass capabilities: { tools: {} } to the Server, or register tools before connect`,
+        `${caller}: the server is already connected and does not declare the tools capability; pass capabilities: { tools: {} } to the Server, or register tools before connect`,
         { cause },
       );
     }

@@ -63,11 +63,13 @@ export function serveAgent(
   description: string,
 ): void {
   if (agent === null || agent === undefined) {
-    throw new TypeError("weft/mcp: Serve called with a nil agent");
+    throw new TypeError(
+      "serveAgent(server, agent, description): agent is required",
+    );
   }
   if (agent.name === "") {
     throw new TypeError(
-      "weft/mcp: Serve: the agent has no name; set one with the Agent's name option — the exposed tool is named after the agent",
+      "serveAgent: the agent has no name; set one with the Agent's name option — the exposed tool is named after the agent",
     );
   }
   const entries: Exported[] = [agentEntry(agent, description)];
@@ -77,7 +79,7 @@ export function serveAgent(
   for (const tool of exposedTools(agent)) {
     if (seen.has(tool.name)) {
       throw new TypeError(
-        `weft/mcp: Serve: tool ${
+        `serveAgent: tool ${
           quote(tool.name)
         } collides with the agent tool or an earlier tool`,
       );
