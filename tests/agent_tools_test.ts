@@ -139,7 +139,7 @@ Deno.test("a toolSource snapshot with a missing entry fails the run with NilTool
   assert.ok(err.cause instanceof NilToolError);
   assert.equal(
     err.message,
-    "weft: run failed at step 1: nil tool in tool source snapshot: entry 1",
+    "weft: run failed at step 1: toolSource returned null or undefined at entry 1",
   );
 });
 

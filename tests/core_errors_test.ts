@@ -131,7 +131,7 @@ Deno.test("the run-level errors render their texts", () => {
   );
   assert.equal(
     new NilToolError(2).message,
-    "weft: nil tool in tool source snapshot: entry 2",
+    "weft: toolSource returned null or undefined at entry 2",
   );
 });
 

@@ -74,7 +74,7 @@ export interface CallToolOptions {
 }
 
 /**
- * An agent. Go: `weft.New(model, ...)`.
+ * An agent.
  *
  * @example Using `Agent`
  * ```ts
@@ -156,7 +156,7 @@ export class Agent {
    * approval-gated → `ApprovalRequiredError`, decode with strictness of the
    * agent or the tool, handler). No containment, no timeout, no result cap,
    * no events (the handler's progress goes to `options.progress`); the
-   * toolSource is read afresh. Go: `Agent.CallTool`.
+   * toolSource is read afresh.
    */
   async callTool(
     name: string,

@@ -3,7 +3,7 @@
  * validated input value, or an `INVALID_INPUT` tool error whose text the
  * model reads (contract §2).
  *
- * Which issue wins when there are several (ADR 0003):
+ * Which issue wins when there are several:
  *
  * 1. The text itself: invalid JSON, a second value, a non-object top level.
  * 2. Then the Standard Schema validates. When it accepts, the input is the
@@ -129,7 +129,7 @@ export async function decodeArguments<T>(
  * (zod does): the value, or a synchronous throw. Internal to weft: the
  * typed tool's invoke saves two promise hops per call with it, and the
  * export bridge hands it the client's arguments object when that is plain
- * JSON data, which reads exactly as its text would (ADR 0065).
+ * JSON data, which reads exactly as its text would.
  */
 export function validateNow<T>(
   value: Record<string, unknown>,

@@ -130,7 +130,7 @@ export class ToolTimeoutError extends Error {
   /** The timeout, in milliseconds. */
   readonly timeout: number;
 
-  /** Builds the error from the tool name, the timeout in ms and its Go rendering. */
+  /** Builds the error from the tool name, the timeout in ms and its rendering (`formatDuration`). */
   constructor(tool: string, timeout: number, rendered: string) {
     super(`tool ${quote(tool)} timed out after ${rendered}`);
     this.name = "ToolTimeoutError";
@@ -141,8 +141,8 @@ export class ToolTimeoutError extends Error {
 
 /**
  * A typed tool's result could not be JSON-encoded (a cycle, a throwing
- * `toJSON`). Renders `marshal output of tool "x": <cause's message>`, the Go
- * original's text; it carries no code.
+ * `toJSON`). Renders `marshal output of tool "x": <cause's message>`; it
+ * carries no code.
  */
 export class ToolOutputError extends Error {
   /** The tool whose result failed to encode. */
@@ -222,13 +222,15 @@ export class NilToolError extends Error {
 
   /** Builds the error for the entry at `index`. */
   constructor(index: number) {
-    super(`weft: nil tool in tool source snapshot: entry ${index}`);
+    super(
+      `weft: toolSource returned null or undefined at entry ${index}`,
+    );
     this.name = "NilToolError";
     this.index = index;
   }
 }
 
-/** Quotes a name the way weft's texts do (Go's `%q`; JSON for printable text). */
+/** Quotes a name the way weft's texts do (JSON string syntax for printable text). */
 export function quote(text: string): string {
   return JSON.stringify(text);
 }

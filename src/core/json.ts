@@ -181,7 +181,7 @@ function exactBigInt(_key: string, value: unknown): unknown {
  * a hole in an array, a class instance or a cycle. Internal to weft (not
  * exported from `mod.ts`): the import bridge adopts such a schema instead of
  * copying it, and the export bridge hands such arguments to a typed tool
- * without writing them as text first (ADR 0065).
+ * without writing them as text first.
  *
  * @example Using `isPlainJson`
  * ```ts

@@ -2,7 +2,7 @@
  * A scanner for JSON text that finds where the first value ends without
  * building it, so "a second value" (trailing data) and "invalid JSON at
  * offset N" can be told apart, which `JSON.parse` alone cannot do. Its
- * reasons follow the wording of Go's encoding/json, which models have seen.
+ * reasons keep the wording weft's models have always seen.
  *
  * @module
  */

@@ -10,7 +10,7 @@
 import type { Message } from "./messages.ts";
 import type { Schema } from "./schema.ts";
 
-/** Why a model turn ended. Go: StopEndTurn, StopToolCalls, StopMaxTokens. */
+/** Why a model turn ended. */
 export type StopReason = "stop" | "tool_calls" | "max_tokens";
 
 /** Tokens one model call (or a whole run, summed) consumed. */

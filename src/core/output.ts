@@ -11,7 +11,7 @@ import { type StandardSchemaWithJSON, tool, type ToolDef } from "./tool.ts";
 /** The reserved name of the structured-output tool. */
 export const SUBMIT_OUTPUT = "submit_output";
 
-/** The pinned description of `submit_output` (ADR 0008 of the Go original). */
+/** The pinned description of `submit_output`. */
 export const SUBMIT_OUTPUT_DESCRIPTION =
   "Submit your final answer. Call this exactly once, when you are done: the run ends with it.";
 

@@ -1,7 +1,7 @@
 /**
- * Run-policy helpers the agent loop applies around a tool call: the Go
+ * Run-policy helpers the agent loop applies around a tool call: the
  * duration rendering of timeouts, the result cap with its truncation marker,
- * and the rule that tells a handler error from a panic (ADR 0001).
+ * and the rule that tells a handler error from a panic.
  *
  * @module
  */
@@ -16,13 +16,13 @@ const NS_PER_MS = 1_000_000n;
 const NS_PER_S = 1_000_000_000n;
 
 /**
- * Renders a duration given in milliseconds (possibly fractional) the way Go's
- * `time.Duration.String` does, at nanosecond precision (rounded): `0s`; below
+ * Renders a duration given in milliseconds (possibly fractional) in the
+ * compact duration format weft's texts use, at nanosecond precision (rounded): `0s`; below
  * a second the smallest fitting unit with its fraction trimmed (`500ns`,
  * `1.5µs` with U+00B5, `20ms`, `1.5ms`); from a second on `[Nh][Nm]N[.f]s`,
  * smaller units always printed once a larger one is (`1.5s`, `1m0s`,
  * `2m30s`, `1h0m0s`). Negative durations get a leading `-`. A non-finite
- * input, which Go cannot hold, renders as `String(ms)`.
+ * input renders as `String(ms)`.
  *
  * @example Using `formatDuration`
  * ```ts
@@ -94,7 +94,7 @@ export function truncateResult(text: string, maxBytes: number): string {
  * Whether a thrown value is a panic rather than a handler error: anything
  * that is not an `Error`, and the engine's own error classes (`TypeError`,
  * `ReferenceError`, `RangeError`, `SyntaxError`, `EvalError`, `URIError`,
- * subclasses included), which signal a bug, not an outcome (ADR 0001).
+ * subclasses included), which signal a bug, not an outcome.
  *
  * @example Using `isPanic`
  * ```ts

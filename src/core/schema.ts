@@ -87,7 +87,7 @@ export function parseSchema(
 }
 
 /**
- * Internal to weft (not exported from `mod.ts`; mcp-import, ADR 0065): a
+ * Internal to weft (not exported from `mod.ts`; mcp-import): a
  * schema over a document the caller hands over and never changes — an
  * entry's schema fresh from a transport. A document of plain JSON data
  * (what `JSON.parse` gives) is adopted as is: `raw` is `doc` itself, not

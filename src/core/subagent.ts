@@ -56,7 +56,7 @@ export interface RunSubagentOptions {
  * the child's final text, or, for an agent with `output`, the raw argument
  * text of its last successful `submit_output` call. Failures are tool
  * errors: `SUBAGENT_FAILED`, `SUBAGENT_PENDING`, `SUBAGENT_CYCLE`. The name
- * defaults to the agent's; origin defaults to `"subagent"`. Go: weft.Subagent.
+ * defaults to the agent's; origin defaults to `"subagent"`.
  *
  * @example Using `subagent`
  * ```ts

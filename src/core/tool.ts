@@ -45,7 +45,7 @@ export interface CallInfo {
  * One progress report from a running tool. Every field is optional; the
  * loop copies a finite `progress`/`total` and a string `message` into its
  * `tool_progress` event, and the MCP export sends them as
- * `notifications/progress` (ADR 0066).
+ * `notifications/progress`.
  */
 export interface ToolProgress {
   /** How far the work has got, on the tool's own scale. */
@@ -93,7 +93,7 @@ export interface InvokeOptions {
   progress?: ProgressFn;
 }
 
-/** Per-tool options. Go: Timeout, MaxResultBytes, RequireApproval, Sequential, StrictInput, WrapTools, Origin. */
+/** Per-tool options. */
 export interface ToolOptions {
   /** Per-call deadline in ms, applied by the loop. `0` lifts the agent's default. */
   timeout?: number;
@@ -111,7 +111,7 @@ export interface ToolOptions {
   origin?: string;
 }
 
-/** A tool as the agent loop and the bridge see it. Go: *weft.ToolDef. */
+/** A tool as the agent loop and the bridge see it. */
 export interface ToolDef {
   /** The name the model calls. */
   readonly name: string;
@@ -138,7 +138,7 @@ export interface ToolDef {
   /**
    * Runs the handler on the model's argument JSON text. Resolves to the
    * result text; rejects with the failure (a `ToolError` for bad input).
-   * No middleware, approval check, timeout, cap or containment. Go: Invoke.
+   * No middleware, approval check, timeout, cap or containment.
    */
   invoke(args: string, options?: InvokeOptions): Promise<string>;
 }
@@ -156,7 +156,7 @@ export interface StandardSchemaWithJSON<T = unknown> {
     & StandardJSONSchemaV1.Props<unknown, T>;
 }
 
-/** The definition `tool` takes. Go: weft.Tool's arguments. */
+/** The definition `tool` takes. */
 export interface TypedToolDef<I, O = unknown> extends ToolOptions {
   /** The name the model calls; must not be empty. */
   name: string;
@@ -170,7 +170,7 @@ export interface TypedToolDef<I, O = unknown> extends ToolOptions {
   run(input: I, ctx: ToolContext): O | string | Promise<O | string>;
 }
 
-/** The definition `rawTool` takes. Go: weft.RawTool's arguments. */
+/** The definition `rawTool` takes. */
 export interface RawToolDef extends ToolOptions {
   /** The name the model calls; must not be empty. */
   name: string;
@@ -194,7 +194,6 @@ const TARGET = { target: "draft-2020-12" } as const;
  * encoding rejects with `ToolOutputError`). The `output` schema is recorded
  * as `outputSchema` only when it is an object schema. Throws `TypeError` for
  * an empty name, a missing `run`, or an input that is not an object schema.
- * Go: weft.Tool.
  *
  * @example Using `tool`
  * ```ts
@@ -256,7 +255,6 @@ export function tool<I, O = unknown>(def: TypedToolDef<I, O>): ToolDef {
  * `INVALID_INPUT`, and `strictInput` has no effect. The schemas (text or
  * object) are kept whole; both must be object schemas. Throws `TypeError`
  * for an empty name, a missing `run`, or a schema `parseSchema` refuses.
- * Go: weft.RawTool.
  *
  * @example Using `rawTool`
  * ```ts
@@ -295,7 +293,7 @@ export function rawTool(def: RawToolDef): ToolDef {
     def,
     { name, inputSchema, outputSchema },
     // Not an async function: one promise hop fewer per call (the import
-    // bridge's per-call cost, ADR 0065). A synchronous throw still rejects.
+    // bridge's per-call cost). A synchronous throw still rejects.
     (args, options) => {
       let result: unknown;
       try {

@@ -139,7 +139,7 @@ export const valueInvokers: WeakMap<ToolDef, ValueInvoke> = new WeakMap();
  * that `tool` built; `undefined` for any other (a raw tool, a spread copy).
  * It equals `invoke(JSON.stringify(args))` when `args` is plain JSON data
  * (`isPlainJson`), minus the text, and also gives the handler's result
- * value: the export bridge's fast path (ADR 0065).
+ * value: the export bridge's fast path.
  */
 export function valueInvoker(def: ToolDef): ValueInvoke | undefined {
   return valueInvokers.get(def);
@@ -150,7 +150,7 @@ export function valueInvoker(def: ToolDef): ValueInvoke | undefined {
  * and on an already-decoded object ({@link ValueInvoke}). Each runs
  * synchronously up to the first value that is a promise (a validator or a
  * handler answering later): no promise hop for what is already known, the
- * export bridge's hot path (ADR 0065). A synchronous throw still rejects.
+ * export bridge's hot path. A synchronous throw still rejects.
  */
 export function typedInvokes<I, O>(
   def: TypedToolDef<I, O>,
@@ -223,7 +223,7 @@ export interface Shape {
 /**
  * Freezes a `ToolDef` from the options, the shape and the invoke body. A
  * plain object with `invoke` as an own property, so `{ ...def }` copies keep
- * working; negative `timeout`/`maxResultBytes` are ignored, as in Go.
+ * working; negative `timeout`/`maxResultBytes` are ignored.
  */
 export function build(
   options: ToolOptions & { description?: string },

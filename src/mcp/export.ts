@@ -1,6 +1,6 @@
 /**
  * Export: weft tools registered on an MCP server (the SDK's low-level
- * `Server`). Go: `mcp.AddTools`.
+ * `Server`).
  *
  * @module
  */
@@ -40,7 +40,7 @@ const DEFAULT_INPUT_SCHEMA: Readonly<Record<string, unknown>> = Object.freeze({
  * server sends `notifications/tools/list_changed`.
  *
  * Throws a `TypeError`, registering nothing, on a missing tool
- * (`weft/mcp: AddTools called with a nil tool`), a name repeated within the
+ * (`exportTools(server, ...tools): a tool is null; …`), a name repeated within the
  * call, an approval-gated tool (MCP has no approval channel, and running it
  * unapproved would be a silent policy bypass), a connected server without
  * the tools capability, or a server whose tools handlers someone else
@@ -99,7 +99,7 @@ function invoking(tool: ToolDef): Exported {
       tool.invoke(args, { signal: extra.signal, progress }),
   );
   // A typed tool takes plain arguments as the object the SDK decoded, not
-  // re-encoded as text and decoded again (ADR 0065).
+  // re-encoded as text and decoded again.
   const onValue = valueInvoker(tool);
   if (onValue === undefined) return entry;
   return {

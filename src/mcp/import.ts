@@ -19,7 +19,7 @@ import {
 import { listToolEntries } from "./list_tools.ts";
 import { remoteCaller } from "./remote_call.ts";
 
-/** Options for one `importTools` call. Go: mcp.Prefix, mcp.Policy and the ctx. */
+/** Options for one `importTools` call. */
 export interface ImportOptions {
   /** Prepended to every imported name: `"gh_"` turns `search` into `gh_search`; calls keep `search`. */
   prefix?: string;
@@ -45,7 +45,7 @@ export interface ImportResult {
 
 /**
  * Lists the tools of a connected MCP session (every page) and returns each
- * as a weft tool. Go: mcp.Tools.
+ * as a weft tool.
  *
  * Each imported tool is a `rawTool`: named prefix + the server's name, with
  * the server's description verbatim (`""` when missing or not a string) and
@@ -188,7 +188,7 @@ function importEntry(
   // What rawTool builds, minus what a remote call does not use: the
   // handler's context (only the signal and progress matter, and only when
   // given) and the check that the handler resolved a string (renderContent
-  // always does), with the promise hop it costs every call (ADR 0065).
+  // always does), with the promise hop it costs every call.
   return build(
     {
       description: typeof entry.description === "string"

@@ -8,7 +8,7 @@
 
 import { quote } from "../core/errors.ts";
 
-/** One tool `importTools` left out. Go: mcp.SkippedTool. */
+/** One tool `importTools` left out. */
 export interface SkippedTool {
   /** The server-side, unprefixed name; `""` when the name itself was the problem or the entry was not an object. */
   readonly name: string;
@@ -26,7 +26,7 @@ export interface SkippedTool {
  *
  * The message is `mcp: <N> tool(s) not imported:` followed, per entry, by
  * ` "<name>": <cause>` or, for an entry with no usable name,
- * ` entry <index>: <cause>`, separated by `;`. Go: *mcp.ImportError.
+ * ` entry <index>: <cause>`, separated by `;`.
  *
  * @example Using `ImportError`
  * ```ts

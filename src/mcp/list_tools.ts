@@ -6,7 +6,7 @@
 
 import type { ToolClient as Client } from "./peers.ts";
 // The SDK's `*.js` subpaths carry no types under Deno; the extensionless
-// subpath resolves to the `.d.ts` (ADR 0021).
+// subpath resolves to the `.d.ts`.
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { ResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { quote } from "../core/errors.ts";

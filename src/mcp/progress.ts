@@ -2,8 +2,8 @@
  * Progress over MCP. When a `tools/call` carries `_meta.progressToken`, the
  * registry gives the call a {@link ProgressSink}: the tool's `ctx.progress`
  * reports go out as `notifications/progress`, in order, with a strictly
- * increasing `progress`, all before the call's result (ADR 0066). The agent
- * tool feeds the same sink with its child run's cadence (ADR 0033).
+ * increasing `progress`, all before the call's result. The agent
+ * tool feeds the same sink with its child run's cadence.
  *
  * @module
  */

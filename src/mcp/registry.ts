@@ -44,13 +44,13 @@ export interface Exported {
   readonly structured: boolean;
   /**
    * Runs one call on the argument JSON text; resolves to the result text.
-   * `progress` is there when the client asked for progress (ADR 0066).
+   * `progress` is there when the client asked for progress.
    */
   run(args: string, extra: CallExtra, progress?: ProgressFn): Promise<string>;
   /**
    * Runs one call on the decoded arguments object, when that reads exactly
    * as its text would (plain JSON data): `run` without the text round trip.
-   * Only for typed tools (ADR 0065).
+   * Only for typed tools.
    */
   runValue?(
     args: Record<string, unknown>,
@@ -213,7 +213,7 @@ async function answerWith(
   }
   if (!entry.structured) return { content: [{ type: "text", text }] };
   // A typed tool's plain-JSON result object is what its text reads back as:
-  // it goes out as structuredContent without that second read (ADR 0065).
+  // it goes out as structuredContent without that second read.
   if (jsonTypeOf(value) === "object" && isPlainJson(value)) {
     return {
       content: [{ type: "text", text }],

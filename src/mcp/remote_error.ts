@@ -13,7 +13,7 @@ const emptyRemoteErrorText = "mcp: tool returned an error";
 /**
  * The server answered `isError: true`. The message is the result's rendering
  * verbatim (no code, no prefix), or `mcp: tool returned an error` when it
- * renders empty. `code` is `""`. Go: mcp.ErrToolError.
+ * renders empty. `code` is `""`.
  *
  * @example Using `RemoteToolError`
  * ```ts

@@ -1,6 +1,6 @@
 /**
  * Serve: a whole agent on an MCP server — one tool named after it, plus its
- * registered tools under its tool chain. Go: `mcp.Serve`.
+ * registered tools under its tool chain.
  *
  * @module
  */
@@ -115,7 +115,7 @@ function exposedTools(agent: Agent): ToolDef[] {
  * The agent tool: `subagent(agent, description)`. A call that asks for
  * progress runs a subagent tool built for it, observing the child run: its
  * finished calls and steps, and its tools' own progress, go to the call's
- * progress sink (ADR 0033, ADR 0066).
+ * progress sink.
  */
 function agentEntry(agent: Agent, description: string): Exported {
   const tool = subagent(agent, description);

@@ -7,10 +7,10 @@
  * @module
  */
 
-/** The default cap on one stdio line, in bytes: 16 MiB (ADR 0040). */
+/** The default cap on one stdio line, in bytes: 16 MiB. */
 export const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
 
-/** The default cap on one HTTP request body, in bytes: 4 MiB (ADR 0040). */
+/** The default cap on one HTTP request body, in bytes: 4 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 /**

@@ -1,7 +1,7 @@
 /**
  * Scripted models: a `Model` that plays one turn per model call, in order,
  * and records every request it receives. The loop cannot tell it from a
- * real model. Go: wefttest.
+ * real model.
  *
  * @module
  */

@@ -43,10 +43,10 @@ export interface ConnectHttpOptions {
  *
  * Three things are added to the SDK's transport, through its `fetch` hook:
  * - Integers beyond 2^53 keep their digits in both directions (the SDK
- *   parses responses with `JSON.parse`; ADR 0047).
+ *   parses responses with `JSON.parse`).
  * - A call cancelled through its `signal` also drops its HTTP request, so
  *   a stateless server — where the `notifications/cancelled` lands on a
- *   fresh server — stops the tool too (ADR 0044). The call rejects with the
+ *   fresh server — stops the tool too. The call rejects with the
  *   signal's reason, unchanged.
  * - A call whose response stream ends without its answer (the server died,
  *   the connection broke) fails at once with a `ConnectionLostError`
@@ -54,7 +54,7 @@ export interface ConnectHttpOptions {
  *   waiting for the SDK's 60-second timeout. A stream the server closed
  *   cleanly after an event id (SEP-1699 resumability) is resumed by the SDK
  *   with `Last-Event-ID`; if that resumption fails, the call fails the same
- *   way at once (ADR 0049).
+ *   way at once.
  *
  * @example Using `connectHttp`
  * ```ts ignore

@@ -225,7 +225,7 @@ export class LosslessHttpTransport implements Transport {
       if (pending.length === 0) return false;
       // A stream the server closed cleanly after giving an event id is
       // resumed by the SDK (SEP-1699); a broken one, or one without ids, is
-      // lost (ADR 0049).
+      // lost.
       if (!broken && rewriter.lastEventId !== "") {
         this.#resuming.set(rewriter.lastEventId, pending);
         return false;

@@ -3,7 +3,7 @@
  * client transport parses with `JSON.parse`. Before it does, each number
  * the lossless reader keeps as digits is rewritten as a string holding a
  * private marker and the digits; after, the marker strings become
- * `JSON.rawJSON` values again (ADR 0047).
+ * `JSON.rawJSON` values again.
  *
  * @module
  */

@@ -24,7 +24,7 @@ import {
 
 /**
  * The default number of SSE events one session keeps for replay: 100
- * (ADR 0041). Older events are dropped first.
+ * . Older events are dropped first.
  */
 export const DEFAULT_SESSION_EVENTS = 100;
 
@@ -161,7 +161,7 @@ export function negotiatedVersion(initialize: unknown): string {
  * `negotiated`: when that revision reads priming events and the request's
  * `MCP-Protocol-Version` is absent or an older supported one, a copy
  * naming `negotiated` — so the SDK, which decides on the header alone,
- * primes the stream and offers handlers `closeSSEStream` (ADR 0041). A
+ * primes the stream and offers handlers `closeSSEStream`. A
  * header naming an unsupported version is left for the SDK to refuse.
  * Only for POSTs whose body was already read (`parsedBody`): the copy has
  * no body.
@@ -176,7 +176,7 @@ export function primingRequest(req: Request, negotiated: string): Request {
   const headers = new Headers(req.headers);
   headers.set("mcp-protocol-version", negotiated);
   // No signal: the SDK's transport reads none, and touching `req.signal`
-  // under Deno.serve prints its legacy-abort warning (ADR 0044).
+  // under Deno.serve prints its legacy-abort warning.
   return new Request(req.url, { method: req.method, headers });
 }
 

@@ -37,7 +37,7 @@ export interface HttpHandlerOptions {
    * sessions — `Mcp-Session-Id`, the GET SSE stream, DELETE, idle expiry.
    */
   sessions?: boolean;
-  /** Idle time after which a session expires, in ms. Default 10 minutes (ADR 0041). */
+  /** Idle time after which a session expires, in ms. Default 10 minutes. */
   sessionIdleTimeout?: number;
   /**
    * Session mode: the SSE events each session keeps so a client that lost a
@@ -61,7 +61,7 @@ export interface HttpHandlerOptions {
   allowedOrigins?: string[];
   /** `false` turns the DNS-rebinding rule off entirely. Default true. */
   dnsRebindingProtection?: boolean;
-  /** The largest request body accepted, in bytes. Default 4 MiB (ADR 0040). */
+  /** The largest request body accepted, in bytes. Default 4 MiB. */
   maxBodyBytes?: number;
   /**
    * Sees every refusal (an `HttpRefusalError`) and internal failure. Default:
@@ -97,7 +97,7 @@ const ALLOW = { allow: "GET, POST, DELETE" };
  * `WebStandardStreamableHTTPServerTransport`.
  *
  * Before a request reaches a server:
- * - The DNS-rebinding rule (ADR 0048): requests from a loopback peer (or of
+ * - The DNS-rebinding rule: requests from a loopback peer (or of
  *   unknown origin, when no `info` is passed) must name a loopback Host —
  *   `localhost`, `127.0.0.1`, `[::1]`, any port — unless `allowedHosts` is
  *   given; an Origin header, when present, must be a loopback origin unless
@@ -108,16 +108,16 @@ const ALLOW = { allow: "GET, POST, DELETE" };
  *   their digits; responses write them back): 400 with -32700 when not JSON.
  * - A `server/discover` request (the 2026 protocol's probe) gets 400 with a
  *   JSON-RPC -32601 error naming its id, the answer on which those clients
- *   fall back to `initialize` (ADR 0046).
+ *   fall back to `initialize`.
  *
  * An abandoned call stops: when the client drops the HTTP request, the
  * server sees `notifications/cancelled` for its requests (reason
  * `the HTTP request was dropped`), so the tool's signal aborts. In
  * stateless mode a `notifications/cancelled` the client POSTs separately
  * lands on a fresh server and cannot be matched to the call (ids are per
- * client and collide across clients): only the drop stops it (ADR 0044).
+ * client and collide across clients): only the drop stops it.
  *
- * In session mode streams are resumable (SEP-1699, ADR 0041): each session
+ * In session mode streams are resumable: each session
  * keeps its newest `sessionEvents` SSE events, streams start with a priming
  * event (`retry: 1000`) for clients that negotiated 2025-11-25 or later,
  * and a GET with `Last-Event-ID` is sent what that stream missed.

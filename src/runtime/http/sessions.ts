@@ -20,7 +20,7 @@ import { jsonRpcError } from "./guard.ts";
 import { cancelRequests, DROPPED_REASON, requestIds } from "./requests.ts";
 import { type ConnectionInfo, watchResponse } from "./response_watch.ts";
 
-/** The default idle time after which a session expires, in milliseconds: 10 minutes (ADR 0041). */
+/** The default idle time after which a session expires, in milliseconds: 10 minutes. */
 export const DEFAULT_SESSION_IDLE_TIMEOUT = 10 * 60 * 1000;
 
 /** The `retry` field of a resumable stream's priming event, in ms: how long a client waits before reconnecting. */

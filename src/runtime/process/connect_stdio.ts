@@ -32,7 +32,7 @@ export interface ConnectStdioOptions {
   args?: string[];
   /**
    * Variables set for the server, on top of the inherited few in
-   * {@link DEFAULT_INHERITED_ENV} (nothing else is inherited; ADR 0043).
+   * {@link DEFAULT_INHERITED_ENV} (nothing else is inherited).
    */
   env?: Record<string, string>;
   /** The server's working directory; ours when absent. */
@@ -46,7 +46,7 @@ export interface ConnectStdioOptions {
    * hands the server our stderr as is; `"ignore"` discards it.
    */
   stderr?: "inherit" | "ignore" | ((line: string) => void);
-  /** Milliseconds between SIGTERM and SIGKILL when the connection ends. Default 2000 (ADR 0042). */
+  /** Milliseconds between SIGTERM and SIGKILL when the connection ends. Default 2000. */
   killGrace?: number;
   /** The longest line read from the server, in bytes. Default 16 MiB. */
   maxLineBytes?: number;

@@ -17,7 +17,7 @@ export interface ServeStdioOptions {
    * While serving, `console.log`, `console.info` and `console.debug` write
    * to stderr (as `console.error` does), so a stray log line cannot corrupt
    * the protocol stream; they are restored when serving ends. Default true;
-   * `false` leaves the console alone (ADR 0045).
+   * `false` leaves the console alone.
    */
   redirectConsole?: boolean;
 }

@@ -7,7 +7,7 @@
 
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport";
 // The SDK's `*.js` subpaths carry no types under Deno; the extensionless
-// subpath resolves to the `.d.ts` (ADR 0021).
+// subpath resolves to the `.d.ts`.
 // @ts-types="@modelcontextprotocol/sdk/types"
 import {
   type JSONRPCMessage,
@@ -27,7 +27,7 @@ import { LineSplitStream } from "./line_splitter.ts";
 export interface StdioTransportOptions {
   /**
    * The longest line read, in bytes (newline excluded). Default 16 MiB
-   * (`DEFAULT_MAX_LINE_BYTES`, ADR 0040). A longer line is dropped, answered
+   * (`DEFAULT_MAX_LINE_BYTES`). A longer line is dropped, answered
    * with -32600 and reported through `onerror` as a `LineTooLongError`.
    */
   maxLineBytes?: number;
