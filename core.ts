@@ -135,3 +135,9 @@ export type {
   StandardJSONSchemaV1,
   StandardSchemaV1,
 } from "@standard-schema/spec";
+export { withJsonSchema } from "./src/core/schema_input.ts";
+export type {
+  JsonSchemaInput,
+  SchemaInput,
+  SchemaWithConverter,
+} from "./src/core/schema_input.ts";

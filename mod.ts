@@ -49,6 +49,7 @@
 // Tools: build them from a schema library or a raw JSON Schema document.
 export { rawTool, tool } from "./src/core/tool.ts";
 export { parseSchema } from "./src/core/schema.ts";
+export { withJsonSchema } from "./src/core/schema_input.ts";
 export type { ToolContext, ToolDef, ToolOptions } from "./src/core/tool.ts";
 export { SchemaError, ToolError } from "./src/core/errors.ts";
 

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { z } from "zod";
 import { ToolError, ToolOutputError } from "../src/core/errors.ts";
 import type { ToolMiddleware } from "../src/core/middleware.ts";
+import { ACCEPTED_SCHEMAS } from "../src/core/schema_input.ts";
 import {
   rawTool,
   type StandardSchemaWithJSON,
@@ -47,7 +48,13 @@ Deno.test("tool refuses an input that is not a Standard JSON Schema", () => {
   const def = { name: "x", description: "", input: noJson, run: () => "" };
   assert.equal(
     typeError(() => tool(def as unknown as Parameters<typeof tool>[0])).message,
-    'weft: Tool "x": input must be a Standard Schema that implements Standard JSON Schema',
+    `weft: Tool "x": input must be ${ACCEPTED_SCHEMAS}; this v schema has no JSON Schema of its own: pass withJsonSchema(schema, converter) from @weft/mcp`,
+  );
+  const notASchema = { ...def, input: "string" };
+  assert.equal(
+    typeError(() => tool(notASchema as unknown as Parameters<typeof tool>[0]))
+      .message,
+    `weft: Tool "x": input must be ${ACCEPTED_SCHEMAS}`,
   );
 });
 
@@ -97,10 +104,14 @@ Deno.test("tool refuses an output that is not a Standard JSON Schema", () => {
       output,
       run: () => "",
     };
-    assert.equal(
+    assert.match(
       typeError(() => tool(def as unknown as Parameters<typeof tool>[0]))
         .message,
-      'weft: Tool "x": output must implement Standard JSON Schema',
+      new RegExp(
+        `^weft: Tool "x": output must be ${
+          ACCEPTED_SCHEMAS.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+        }`,
+      ),
     );
   }
 });

@@ -9,11 +9,14 @@
  * @module
  */
 
-import type {
-  StandardJSONSchemaV1,
-  StandardSchemaV1,
-} from "@standard-schema/spec";
 import { quote } from "./errors.ts";
+import {
+  ACCEPTED_SCHEMAS,
+  missingJsonSchema,
+  type SchemaInput,
+  standardize,
+  type StandardSchemaWithJSON,
+} from "./schema_input.ts";
 import type { ToolMiddleware } from "./middleware.ts";
 import type { Schema } from "./schema.ts";
 import {
@@ -143,18 +146,7 @@ export interface ToolDef {
   invoke(args: string, options?: InvokeOptions): Promise<string>;
 }
 
-/**
- * A Standard Schema (`~standard.validate`) that also implements Standard JSON
- * Schema (`~standard.jsonSchema`), validating to values of type `T`. Zod 4.2+
- * schemas are; so are arktype's, and valibot's with its adapter. The input
- * type is left open, so schemas with defaults or transforms fit.
- */
-export interface StandardSchemaWithJSON<T = unknown> {
-  /** The Standard Schema and Standard JSON Schema properties. */
-  readonly "~standard":
-    & StandardSchemaV1.Props<unknown, T>
-    & StandardJSONSchemaV1.Props<unknown, T>;
-}
+export type { StandardSchemaWithJSON } from "./schema_input.ts";
 
 /** The definition `tool` takes. */
 export interface TypedToolDef<I, O = unknown> extends ToolOptions {
@@ -162,10 +154,10 @@ export interface TypedToolDef<I, O = unknown> extends ToolOptions {
   name: string;
   /** The model-facing description. */
   description: string;
-  /** The argument schema: validates the arguments, and its JSON Schema is advertised. */
-  input: StandardSchemaWithJSON<I>;
-  /** The result schema; advertised (as `outputSchema`) only when it is an object schema. */
-  output?: StandardSchemaWithJSON<O>;
+  /** The argument schema: validates the arguments, and its JSON Schema is advertised. Any `SchemaInput` form. */
+  input: SchemaInput<I>;
+  /** The result schema; advertised (as `outputSchema`) only when it is an object schema. Any `SchemaInput` form. */
+  output?: SchemaInput<O>;
   /** The handler: a string result is the text verbatim, anything else is JSON-encoded. */
   run(input: I, ctx: ToolContext): O | string | Promise<O | string>;
 }
@@ -211,35 +203,20 @@ const TARGET = { target: "draft-2020-12" } as const;
  */
 export function tool<I, O = unknown>(def: TypedToolDef<I, O>): ToolDef {
   const name = checkName("Tool", def);
-  const { input, output } = def;
-  const std = input?.["~standard"];
-  if (
-    typeof std?.validate !== "function" ||
-    typeof std.jsonSchema?.input !== "function"
-  ) {
-    throw new TypeError(
-      `weft: Tool ${
-        quote(name)
-      }: input must be a Standard Schema that implements Standard JSON Schema`,
-    );
-  }
+  const input = accepted<I>(name, "input", def.input);
+  const std = input["~standard"];
   const inputSchema = objectSchema(
     () => `weft: Tool ${quote(name)}: input`,
     derive(name, "input", () => std.jsonSchema.input(TARGET)),
   );
   let outputSchema: Schema | undefined;
-  if (output !== undefined) {
-    const out = output?.["~standard"];
-    if (typeof out?.jsonSchema?.output !== "function") {
-      throw new TypeError(
-        `weft: Tool ${quote(name)}: output must implement Standard JSON Schema`,
-      );
-    }
+  if (def.output !== undefined) {
+    const out = accepted<O>(name, "output", def.output)["~standard"];
     outputSchema = maybeObjectSchema(
       derive(name, "output", () => out.jsonSchema.output(TARGET)),
     );
   }
-  const bodies = typedInvokes(def, { name, inputSchema });
+  const bodies = typedInvokes({ ...def, input }, { name, inputSchema });
   const built = build(
     def,
     { name, inputSchema, outputSchema },
@@ -247,6 +224,31 @@ export function tool<I, O = unknown>(def: TypedToolDef<I, O>): ToolDef {
   );
   valueInvokers.set(built, bodies.invokeValue);
   return built;
+}
+
+// The schema as a Standard Schema with Standard JSON Schema, or a TypeError
+// that says what is accepted (and, for a schema missing only its JSON Schema,
+// how to pair it with its library's converter).
+function accepted<T>(
+  name: string,
+  which: "input" | "output",
+  schema: unknown,
+): StandardSchemaWithJSON<T> {
+  const std = standardize<T>(schema);
+  if (std !== undefined) return std;
+  const vendor = missingJsonSchema(schema);
+  const hint = vendor === undefined
+    ? ""
+    : `; this ${
+      vendor === "" ? "Standard Schema" : `${vendor} schema`
+    } has no JSON Schema of its own: pass withJsonSchema(schema, converter) from @weft/mcp${
+      vendor === "zod"
+        ? " (zod before 4.2: withJsonSchema(schema, z.toJSONSchema))"
+        : ""
+    }`;
+  throw new TypeError(
+    `weft: Tool ${quote(name)}: ${which} must be ${ACCEPTED_SCHEMAS}${hint}`,
+  );
 }
 
 /**

@@ -20,6 +20,7 @@ import type {
   TypedToolDef,
 } from "./tool.ts";
 import { isThenable, parseArguments, validateNow } from "./decode.ts";
+import type { StandardSchemaV1 } from "@standard-schema/spec";
 
 /** Checks the name and handler `tool`/`rawTool` need; throws `TypeError`. Returns the name. */
 export function checkName(
@@ -153,7 +154,7 @@ export function valueInvoker(def: ToolDef): ValueInvoke | undefined {
  * export bridge's hot path. A synchronous throw still rejects.
  */
 export function typedInvokes<I, O>(
-  def: TypedToolDef<I, O>,
+  def: TypedToolDef<I, O> & { readonly input: StandardSchemaV1<unknown, I> },
   shape: { readonly name: string; readonly inputSchema: Schema },
 ): {
   invoke: (args: string, options: InvokeOptions) => Promise<string>;
