@@ -534,3 +534,27 @@ Deno.test("rawTool records the options", () => {
   assert.equal(t.timeout, 50);
   assert.equal(t.description, "d");
 });
+
+Deno.test("tool takes a plain JSON Schema: types and required are checked without a validate function", async () => {
+  const lookup = tool({
+    name: "lookup",
+    description: "",
+    input: {
+      jsonSchema: {
+        type: "object",
+        properties: { id: { type: "integer" } },
+        required: ["id"],
+      },
+    },
+    run: (args) => JSON.stringify(args),
+  });
+  assert.deepEqual(lookup.inputSchema.raw.required, ["id"]);
+  assert.equal(await lookup.invoke('{"id":3}'), '{"id":3}');
+  await assert.rejects(
+    lookup.invoke('{"id":"3"}'),
+    (err: unknown) =>
+      err instanceof ToolError &&
+      err.message ===
+        'INVALID_INPUT: tool "lookup": field "id": expected integer, got string',
+  );
+});

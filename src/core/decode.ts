@@ -170,6 +170,18 @@ function settle<T>(
   return result.value;
 }
 
+/**
+ * The first structural issue of `value` against a JSON Schema document (a
+ * wrong type or a missing required field, in document order), or
+ * `undefined`: the check a plain JSON Schema tool input gets.
+ */
+export function structuralIssue(
+  value: unknown,
+  jsonSchema: Readonly<Record<string, unknown>>,
+): string | undefined {
+  return walk(value, jsonSchema as Node, [], { types: true, unknown: false });
+}
+
 interface WalkOptions {
   /** Report wrong types and missing required fields. */
   readonly types: boolean;

@@ -20,6 +20,7 @@ import type {
   StandardJSONSchemaV1,
   StandardSchemaV1,
 } from "@standard-schema/spec";
+import { structuralIssue } from "./decode.ts";
 import { errorText } from "./errors.ts";
 
 /**
@@ -128,7 +129,7 @@ export const ACCEPTED_SCHEMAS =
 export function standardize<T>(
   value: unknown,
 ): StandardSchemaWithJSON<T> | undefined {
-  if (value === null || typeof value !== "object") return undefined;
+  if (!isObjectLike(value)) return undefined;
   const std = (value as { "~standard"?: unknown })["~standard"];
   if (std !== undefined) return fromStandard<T>(value, std);
   const { jsonSchema, validate } = value as Partial<JsonSchemaInput<T>>;
@@ -141,7 +142,7 @@ export function standardize<T>(
 
 /** Whether a Standard Schema lacks only the JSON Schema (zod before 4.2, valibot). */
 export function missingJsonSchema(value: unknown): string | undefined {
-  if (value === null || typeof value !== "object") return undefined;
+  if (!isObjectLike(value)) return undefined;
   const std =
     (value as { "~standard"?: { vendor?: unknown; validate?: unknown } })[
       "~standard"
@@ -180,6 +181,8 @@ function fromJsonSchema<T>(
 ): StandardSchemaWithJSON<T> {
   const read = (): Record<string, unknown> => document;
   const check = (value: unknown): StandardSchemaV1.Result<T> => {
+    const issue = structuralIssue(value, document);
+    if (issue !== undefined) return { issues: [{ message: issue }] };
     if (validate === undefined) return { value: value as T };
     try {
       return { value: validate(value) };
@@ -206,6 +209,12 @@ function asDocument(doc: unknown): Record<string, unknown> {
     );
   }
   return doc;
+}
+
+// Schemas may be callable (arktype's types are functions).
+function isObjectLike(value: unknown): value is object {
+  return value !== null &&
+    (typeof value === "object" || typeof value === "function");
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
