@@ -9,7 +9,7 @@ import { z } from "zod";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { ToolError } from "../src/core/errors.ts";
 import { rawTool, tool, type ToolDef } from "../src/core/tool.ts";
-import { argumentText } from "../src/mcp/registry.ts";
+import { argumentText } from "../src/mcp/_registry.ts";
 import { callRaw, onlyText } from "./_helpers/export_pair.ts";
 import {
   echo,

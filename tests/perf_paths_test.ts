@@ -13,7 +13,7 @@ import { z } from "zod";
 import type { Client } from "@modelcontextprotocol/sdk/client";
 import { isPlainJson, stringifyExact } from "../src/core/json.ts";
 import { rawTool, tool, type ToolDef } from "../src/core/tool.ts";
-import { valueInvoker } from "../src/core/tool_build.ts";
+import { valueInvoker } from "../src/core/_tool_build.ts";
 import { exportTools } from "../src/mcp/export.ts";
 import { importTools } from "../src/mcp/import.ts";
 import { callRaw, connected, onlyText } from "./_helpers/export_pair.ts";

@@ -9,12 +9,12 @@ import { quote } from "./errors.ts";
 import type { EventHandler } from "./events.ts";
 import type { ToolMiddleware } from "./middleware.ts";
 import type { Model } from "./model.ts";
-import { type LoopConfig, runLoop } from "./loop.ts";
+import { type LoopConfig, runLoop } from "./_loop.ts";
 import { OutputRecorder, outputTool } from "./output.ts";
 import { DEFAULT_MAX_RESULT_BYTES } from "./policy.ts";
 import type { RunResult } from "./run.ts";
-import { snapshotTools, toolChain } from "./chain.ts";
-import { context } from "./tool_build.ts";
+import { snapshotTools, toolChain } from "./_chain.ts";
+import { context } from "./_tool_build.ts";
 import type { ProgressFn, StandardSchemaWithJSON, ToolDef } from "./tool.ts";
 
 /** How an agent is built. Every field is optional. */

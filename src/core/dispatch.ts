@@ -12,7 +12,7 @@ import { errorText, ToolTimeoutError } from "./errors.ts";
 import type { ToolCallPart, ToolResultPart } from "./messages.ts";
 import type { ToolCaller } from "./middleware.ts";
 import { failureText, formatDuration, truncateResult } from "./policy.ts";
-import { isApprovalRequired, type ToolSnapshot } from "./chain.ts";
+import { isApprovalRequired, type ToolSnapshot } from "./_chain.ts";
 import type { CallInfo, ProgressFn, ToolDef, ToolProgress } from "./tool.ts";
 
 /** The result text of a call that could not get a slot before the run was cancelled. */

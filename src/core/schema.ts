@@ -16,8 +16,8 @@ import {
   parseLossless,
   stringifyExact,
 } from "./json.ts";
-import { JsonSyntaxError, scanJson } from "./json_scan.ts";
-import { ADOPTED, COPIED, type RootKind, SchemaNode } from "./schema_view.ts";
+import { JsonSyntaxError, scanJson } from "./_json_scan.ts";
+import { ADOPTED, COPIED, type RootKind, SchemaNode } from "./_schema_view.ts";
 
 /**
  * A parsed tool schema. The structured view is lenient (a keyword is read
@@ -87,7 +87,7 @@ export function parseSchema(
 }
 
 /**
- * Internal to weft (not exported from `mod.ts`; mcp-import): a
+ * For the bridge (reached through `bridge.ts`, not exported publicly): a
  * schema over a document the caller hands over and never changes — an
  * entry's schema fresh from a transport. A document of plain JSON data
  * (what `JSON.parse` gives) is adopted as is: `raw` is `doc` itself, not
@@ -105,7 +105,7 @@ export function adoptSchema(doc: unknown): Schema {
 }
 
 /**
- * Internal to weft (mcp-import): `schema` itself when it is a root that
+ * For the core's tool builders and the bridge: `schema` itself when it is a root that
  * {@link parseSchema} or {@link adoptSchema} built, else
  * `parseSchema(schema)`. `rawTool` reads its schemas through this, so an
  * imported tool's adopted schema is not copied again.

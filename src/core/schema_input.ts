@@ -20,7 +20,7 @@ import type {
   StandardJSONSchemaV1,
   StandardSchemaV1,
 } from "@standard-schema/spec";
-import { structuralIssue } from "./decode.ts";
+import { structuralIssue } from "./_decode.ts";
 import { errorText } from "./errors.ts";
 
 /**

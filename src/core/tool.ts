@@ -28,7 +28,7 @@ import {
   objectSchema,
   typedInvokes,
   valueInvokers,
-} from "./tool_build.ts";
+} from "./_tool_build.ts";
 
 /** Where a call runs inside the loop. Absent outside the loop (invoke, callTool, MCP). */
 export interface CallInfo {

@@ -9,8 +9,8 @@ import type { ToolServer as Server } from "./peers.ts";
 import type { Tool } from "@modelcontextprotocol/sdk/types";
 import { quote } from "../core/errors.ts";
 import type { ProgressFn, ToolDef } from "../core/tool.ts";
-import { valueInvoker } from "../core/tool_build.ts";
-import { type CallExtra, type Exported, register } from "./registry.ts";
+import { valueInvoker } from "../core/bridge.ts";
+import { type CallExtra, type Exported, register } from "./_registry.ts";
 
 const DEFAULT_INPUT_SCHEMA: Readonly<Record<string, unknown>> = Object.freeze({
   type: "object",

@@ -6,9 +6,10 @@
 
 import type { ToolClient as Client } from "./peers.ts";
 import { SchemaError } from "../core/errors.ts";
-import { adoptSchema, type Schema } from "../core/schema.ts";
+import type { Schema } from "../core/schema.ts";
+import { adoptSchema } from "../core/bridge.ts";
 import type { ToolDef, ToolOptions } from "../core/tool.ts";
-import { build } from "../core/tool_build.ts";
+import { build } from "../core/bridge.ts";
 import {
   DuplicateNameError,
   EmptyNameError,
@@ -16,8 +17,8 @@ import {
   NilEntryError,
   type SkippedTool,
 } from "./import_error.ts";
-import { listToolEntries } from "./list_tools.ts";
-import { remoteCaller } from "./remote_call.ts";
+import { listToolEntries } from "./_list_tools.ts";
+import { remoteCaller } from "./_remote_call.ts";
 
 /** Options for one `importTools` call. */
 export interface ImportOptions {

@@ -12,8 +12,8 @@ import { SUBMIT_OUTPUT } from "../core/output.ts";
 import { subagent } from "../core/subagent.ts";
 import type { ProgressFn, ToolDef } from "../core/tool.ts";
 import { exported } from "./export.ts";
-import { runReporter } from "./progress.ts";
-import { type CallExtra, type Exported, register } from "./registry.ts";
+import { runReporter } from "./_progress.ts";
+import { type CallExtra, type Exported, register } from "./_registry.ts";
 
 /**
  * Exposes an agent over MCP: one tool named after the agent (a name is

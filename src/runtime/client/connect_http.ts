@@ -17,7 +17,7 @@ import {
   McpClient,
 } from "./disposable_client.ts";
 import type { ConnectionLostError } from "../errors.ts";
-import { LosslessHttpTransport } from "./http_transport.ts";
+import { LosslessHttpTransport } from "./_http_transport.ts";
 
 /** Options of {@link connectHttp}. */
 export interface ConnectHttpOptions {

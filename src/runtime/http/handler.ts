@@ -24,10 +24,10 @@ import {
   discoverRequest,
   DROPPED_REASON,
   requestIds,
-} from "./requests.ts";
+} from "./_requests.ts";
 import { DEFAULT_SESSION_EVENTS } from "./event_store.ts";
 import { DEFAULT_SESSION_IDLE_TIMEOUT, SessionStore } from "./sessions.ts";
-import { watchResponse } from "./response_watch.ts";
+import { watchResponse } from "./_response_watch.ts";
 
 /** Options of {@link httpHandler}. */
 export interface HttpHandlerOptions {

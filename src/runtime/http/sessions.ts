@@ -17,8 +17,8 @@ import {
   SessionEventStore,
 } from "./event_store.ts";
 import { jsonRpcError } from "./guard.ts";
-import { cancelRequests, DROPPED_REASON, requestIds } from "./requests.ts";
-import { type ConnectionInfo, watchResponse } from "./response_watch.ts";
+import { cancelRequests, DROPPED_REASON, requestIds } from "./_requests.ts";
+import { type ConnectionInfo, watchResponse } from "./_response_watch.ts";
 
 /** The default idle time after which a session expires, in milliseconds: 10 minutes. */
 export const DEFAULT_SESSION_IDLE_TIMEOUT = 10 * 60 * 1000;

@@ -16,7 +16,7 @@ import {
   McpClient,
 } from "../client/disposable_client.ts";
 import { ConnectionLostError, ServerExitError } from "../errors.ts";
-import { LineSplitStream } from "./line_splitter.ts";
+import { LineSplitStream } from "./_line_splitter.ts";
 import {
   DEFAULT_KILL_GRACE,
   settleWithin,

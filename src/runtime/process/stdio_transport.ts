@@ -21,7 +21,7 @@ import {
   PeerProtocolError,
   TransportClosedError,
 } from "../errors.ts";
-import { LineSplitStream } from "./line_splitter.ts";
+import { LineSplitStream } from "./_line_splitter.ts";
 
 /** Options of {@link stdioTransport}. */
 export interface StdioTransportOptions {

@@ -26,10 +26,10 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { isPlainJson, jsonTypeOf, parseLossless } from "../core/json.ts";
 import { failureText } from "../core/policy.ts";
-import type { TypedResult } from "../core/tool_build.ts";
+import type { TypedResult } from "../core/bridge.ts";
 import { quote } from "../core/errors.ts";
 import type { ProgressFn } from "../core/tool.ts";
-import { progressSink } from "./progress.ts";
+import { progressSink } from "./_progress.ts";
 
 /** What a `tools/call` handler receives beside the request. */
 export type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;

@@ -49,7 +49,7 @@ export interface JsonExtent {
  *
  * @example Using `scanJson`
  * ```ts
- * import { scanJson } from "./json_scan.ts";
+ * import { scanJson } from "./_json_scan.ts";
  * import assert from "node:assert/strict";
  * assert.equal(scanJson("{} {}")?.trailing, 3);
  * assert.equal(scanJson("  "), undefined);

@@ -28,7 +28,7 @@ export interface Encoded {
  *
  * @example Using `RawNumberCodec`
  * ```ts
- * import { RawNumberCodec } from "./raw_number_codec.ts";
+ * import { RawNumberCodec } from "./_raw_number_codec.ts";
  * import assert from "node:assert/strict";
  * const codec = new RawNumberCodec();
  * const wire = codec.encode('{"n":12345678901234567890}').text;

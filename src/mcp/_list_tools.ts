@@ -11,7 +11,7 @@ import type { ToolClient as Client } from "./peers.ts";
 import { ResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { quote } from "../core/errors.ts";
 import { ListToolsError } from "./import_error.ts";
-import { linkSignal } from "./linked_signal.ts";
+import { linkSignal } from "../core/abort.ts";
 
 /**
  * Lists every page, following `nextCursor` until it is absent, `null` or

@@ -13,11 +13,11 @@ import {
   type Progress,
   ResultSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { parseArguments } from "../core/decode.ts";
+import { parseArguments } from "../core/bridge.ts";
 import { InvalidInputError } from "../core/errors.ts";
 import { parseLossless } from "../core/json.ts";
 import type { ProgressFn, ToolProgress } from "../core/tool.ts";
-import { linkSignal } from "./linked_signal.ts";
+import { linkSignal } from "../core/abort.ts";
 import { McpTransportError, RemoteToolError } from "./remote_error.ts";
 import { renderContent } from "./render.ts";
 

@@ -16,7 +16,7 @@
  *
  * @example Using `SseDataRewriter`
  * ```ts
- * import { SseDataRewriter } from "./sse_rewriter.ts";
+ * import { SseDataRewriter } from "./_sse_rewriter.ts";
  * import assert from "node:assert/strict";
  * const events = ReadableStream.from(["id: 1\ndata: a\ndata: b\n\n"])
  *   .pipeThrough(new SseDataRewriter((data) => data.toUpperCase()));

@@ -20,8 +20,8 @@ import {
   type JSONRPCMessage,
 } from "@modelcontextprotocol/sdk/types.js";
 import { ConnectionLostError } from "../errors.ts";
-import { RawNumberCodec } from "./raw_number_codec.ts";
-import { SseDataRewriter } from "./sse_rewriter.ts";
+import { RawNumberCodec } from "./_raw_number_codec.ts";
+import { SseDataRewriter } from "./_sse_rewriter.ts";
 
 type RequestId = string | number;
 

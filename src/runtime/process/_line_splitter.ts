@@ -32,7 +32,7 @@ const CR = 0x0d;
  *
  * @example Using `LineSplitStream`
  * ```ts
- * import { LineSplitStream } from "./line_splitter.ts";
+ * import { LineSplitStream } from "./_line_splitter.ts";
  * import assert from "node:assert/strict";
  * const bytes = new TextEncoder().encode("a\r\nbb\nccc");
  * const lines = ReadableStream.from([bytes]).pipeThrough(new LineSplitStream());

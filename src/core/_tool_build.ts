@@ -1,7 +1,8 @@
 /**
  * The parts `tool` and `rawTool` share: the construction checks, schema
  * derivation, result encoding, the handler's context and the frozen def.
- * Internal to the core; the public constructors are in `tool.ts`.
+ * Internal to the core; the public constructors are in `tool.ts`, and the
+ * bridge reaches `build` and the value path through `bridge.ts`.
  *
  * @module
  */
@@ -19,7 +20,7 @@ import type {
   ToolOptions,
   TypedToolDef,
 } from "./tool.ts";
-import { isThenable, parseArguments, validateNow } from "./decode.ts";
+import { isThenable, parseArguments, validateNow } from "./_decode.ts";
 import type { StandardSchemaV1 } from "@standard-schema/spec";
 
 /** Checks the name and handler `tool`/`rawTool` need; throws `TypeError`. Returns the name. */

@@ -24,7 +24,7 @@
 import type { StandardSchemaV1 } from "@standard-schema/spec";
 import { InvalidInputError, quote } from "./errors.ts";
 import { jsonTypeOf } from "./json.ts";
-import { JsonSyntaxError, scanJson } from "./json_scan.ts";
+import { JsonSyntaxError, scanJson } from "./_json_scan.ts";
 
 type Node = Readonly<Record<string, unknown>>;
 type Segment = string | number;
@@ -39,7 +39,7 @@ type Segment = string | number;
  *
  * @example Using `parseArguments`
  * ```ts
- * import { parseArguments } from "./decode.ts";
+ * import { parseArguments } from "./_decode.ts";
  * import assert from "node:assert/strict";
  * assert.equal(JSON.stringify(parseArguments(" null ", "t")), "{}");
  * ```
@@ -106,7 +106,7 @@ export interface DecodeOptions {
  * @example Using `decodeArguments`
  * ```ts
  * import { z } from "zod";
- * import { decodeArguments } from "./decode.ts";
+ * import { decodeArguments } from "./_decode.ts";
  * import assert from "node:assert/strict";
  * const input = z.object({ q: z.string() });
  * const jsonSchema = input["~standard"].jsonSchema.input({ target: "draft-2020-12" });

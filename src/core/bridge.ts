@@ -1,0 +1,14 @@
+/**
+ * What the MCP bridge (`src/mcp`) builds on, beyond the public tool API:
+ * assembling a `ToolDef` from a name, schemas and an invoke body (imported
+ * tools), the typed tools' value path (exported tools), decoding argument
+ * text losslessly, and adopting a schema document off the wire without
+ * copying it. The one door from another folder into the core's internals;
+ * the architecture test refuses the others.
+ *
+ * @module
+ */
+
+export { build, type TypedResult, valueInvoker } from "./_tool_build.ts";
+export { parseArguments } from "./_decode.ts";
+export { adoptSchema } from "./schema.ts";
