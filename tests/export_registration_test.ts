@@ -32,7 +32,7 @@ const DUPLICATE = 'exportTools: duplicate tool name "a"';
 const GATED =
   'exportTools: tool "refund" requires approval and MCP has no approval channel; expose it through serveAgent, whose dispatch answers gated calls with the approval error';
 
-Deno.test("E-1: a nil tool throws the pinned TypeError", () => {
+Deno.test("a nil tool throws the pinned TypeError", () => {
   const server = new Server({ name: "demo", version: "0" });
   assert.throws(
     () => exportTools(server, null as unknown as ToolDef),
@@ -45,7 +45,7 @@ Deno.test("E-1: a nil tool throws the pinned TypeError", () => {
   );
 });
 
-Deno.test("E-1: a name repeated within one call throws the pinned TypeError", () => {
+Deno.test("a name repeated within one call throws the pinned TypeError", () => {
   const server = new Server({ name: "demo", version: "0" });
   assert.throws(
     () => exportTools(server, text("a", "1"), text("b", "2"), text("a", "3")),
@@ -53,7 +53,7 @@ Deno.test("E-1: a name repeated within one call throws the pinned TypeError", ()
   );
 });
 
-Deno.test("E-1: an approval-gated tool throws the pinned TypeError", () => {
+Deno.test("an approval-gated tool throws the pinned TypeError", () => {
   const server = new Server({ name: "demo", version: "0" });
   const refund = rawTool({
     name: "refund",
@@ -67,7 +67,7 @@ Deno.test("E-1: an approval-gated tool throws the pinned TypeError", () => {
   );
 });
 
-Deno.test("E-1: a throw mid-list registers nothing of that call (atomic, ADR 0030)", async () => {
+Deno.test("a throw mid-list registers nothing of that call (atomic, ADR 0030)", async () => {
   await using pair = await connected((server) => {
     exportTools(server, text("kept", "old"));
     assert.throws(() =>
@@ -87,7 +87,7 @@ Deno.test("E-1: a throw mid-list registers nothing of that call (atomic, ADR 003
   assert.equal(onlyText(await callRaw(pair.client, "kept")), "old");
 });
 
-Deno.test("E-2: a name registered by an earlier call is replaced silently, keeping its place", async () => {
+Deno.test("a name registered by an earlier call is replaced silently, keeping its place", async () => {
   await using pair = await connected((server) => {
     exportTools(server, text("a", "first a", "old"), text("b", "b"));
     exportTools(server, text("a", "second a", "new"));

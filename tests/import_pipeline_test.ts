@@ -17,7 +17,7 @@ const typeArrayRoot = { type: ["object", "null"] };
 const topLevelEmpty =
   'weft: ParseSchema: top-level type must be "object", got ""';
 
-Deno.test("I-9: a null entry is skipped as nil entry in the tool list, with no name", async () => {
+Deno.test("a null entry is skipped as nil entry in the tool list, with no name", async () => {
   await using s = await listedServer({ tools: [entry("a"), null, entry("b")] });
   const { tools, skipped } = await importTools(s.client);
   assert.deepEqual(tools.map((t) => t.name), ["a", "b"]);
@@ -30,7 +30,7 @@ Deno.test("I-9: a null entry is skipped as nil entry in the tool list, with no n
   assert.ok(skipped?.skipped[0].error instanceof NilEntryError);
 });
 
-Deno.test("I-9: any entry that is not an object (number, string, boolean, array) counts as a nil entry", async () => {
+Deno.test("any entry that is not an object (number, string, boolean, array) counts as a nil entry", async () => {
   await using s = await listedServer({
     tools: [5, "search", true, [entry("x")], entry("ok")],
   });
@@ -43,7 +43,7 @@ Deno.test("I-9: any entry that is not an object (number, string, boolean, array)
   );
 });
 
-Deno.test("I-10: an empty name is skipped as empty name, reported by index", async () => {
+Deno.test("an empty name is skipped as empty name, reported by index", async () => {
   await using s = await listedServer({ tools: [entry(""), entry("search")] });
   const { tools, skipped } = await importTools(s.client);
   assert.deepEqual(tools.map((t) => t.name), ["search"]);
@@ -55,7 +55,7 @@ Deno.test("I-10: an empty name is skipped as empty name, reported by index", asy
   assert.ok(skipped?.skipped[0].error instanceof EmptyNameError);
 });
 
-Deno.test("I-10: the empty-name check reads the server's name, before the prefix", async () => {
+Deno.test("the empty-name check reads the server's name, before the prefix", async () => {
   await using s = await listedServer({ tools: [entry(""), entry("search")] });
   const { tools, skipped } = await importTools(s.client, { prefix: "gh_" });
   assert.deepEqual(tools.map((t) => t.name), ["gh_search"]);
@@ -65,7 +65,7 @@ Deno.test("I-10: the empty-name check reads the server's name, before the prefix
   );
 });
 
-Deno.test("I-10: a non-string or missing name counts as empty; a whitespace name is imported", async () => {
+Deno.test("a non-string or missing name counts as empty; a whitespace name is imported", async () => {
   await using s = await listedServer({
     tools: [
       { inputSchema: { type: "object" } },
@@ -83,7 +83,7 @@ Deno.test("I-10: a non-string or missing name counts as empty; a whitespace name
   );
 });
 
-Deno.test("I-11: a repeated name is skipped as a duplicate; the first occurrence stands", async () => {
+Deno.test("a repeated name is skipped as a duplicate; the first occurrence stands", async () => {
   await using s = await listedServer({
     tools: [
       entry("search", { description: "first" }),
@@ -108,7 +108,7 @@ Deno.test("I-11: a repeated name is skipped as a duplicate; the first occurrence
   ]);
 });
 
-Deno.test("I-11: the duplicate check uses the composed name and reports the server's name", async () => {
+Deno.test("the duplicate check uses the composed name and reports the server's name", async () => {
   await using s = await listedServer({
     tools: [entry("search"), entry("search")],
   });
@@ -120,7 +120,7 @@ Deno.test("I-11: the duplicate check uses the composed name and reports the serv
   );
 });
 
-Deno.test("I-11: a skipped first entry claims nothing: a later valid entry with that name imports", async () => {
+Deno.test("a skipped first entry claims nothing: a later valid entry with that name imports", async () => {
   await using s = await listedServer({
     tools: [
       entry("search", { inputSchema: typeArrayRoot }),
@@ -140,7 +140,7 @@ Deno.test("I-11: a skipped first entry claims nothing: a later valid entry with 
   assert.equal(skipped?.skipped[0].index, 0);
 });
 
-Deno.test("I-12: an input schema parseSchema refuses skips the tool with the ParseSchema error", async () => {
+Deno.test("an input schema parseSchema refuses skips the tool with the ParseSchema error", async () => {
   const cases: [string, Record<string, unknown>, string][] = [
     ["nullable_root", { inputSchema: typeArrayRoot }, topLevelEmpty],
     ["omitted", { inputSchema: undefined }, "weft: ParseSchema: empty schema"],
@@ -188,7 +188,7 @@ Deno.test("I-12: an input schema parseSchema refuses skips the tool with the Par
   );
 });
 
-Deno.test("I-13: every other entry is imported", async () => {
+Deno.test("every other entry is imported", async () => {
   await using s = await listedServer({
     tools: [
       entry("plain"),
@@ -202,7 +202,7 @@ Deno.test("I-13: every other entry is imported", async () => {
   assert.equal(skipped, undefined);
 });
 
-Deno.test("I-14: a skipped tool between two good ones: both import, in order, and stay callable", async () => {
+Deno.test("a skipped tool between two good ones: both import, in order, and stay callable", async () => {
   await using s = await listedServer({
     tools: [
       entry("first"),
@@ -221,7 +221,7 @@ Deno.test("I-14: a skipped tool between two good ones: both import, in order, an
   assert.equal(s.calls[0].name, "last");
 });
 
-Deno.test("I-14: everything skipped gives an empty list beside the report; a clean server gives no report", async () => {
+Deno.test("everything skipped gives an empty list beside the report; a clean server gives no report", async () => {
   {
     await using s = await listedServer({ tools: [null, entry("")] });
     const { tools, skipped } = await importTools(s.client);
@@ -235,7 +235,7 @@ Deno.test("I-14: everything skipped gives an empty list beside the report; a cle
   }
 });
 
-Deno.test("I-15: SkippedTool carries the server-side name, the listing index and the cause", async () => {
+Deno.test("SkippedTool carries the server-side name, the listing index and the cause", async () => {
   await using s = await listedServer({
     tools: [entry("ok"), entry("bad", { inputSchema: { type: "string" } })],
   });
@@ -247,7 +247,7 @@ Deno.test("I-15: SkippedTool carries the server-side name, the listing index and
   assert.deepEqual(Object.keys(only ?? {}).sort(), ["error", "index", "name"]);
 });
 
-Deno.test("I-16: the report's text, byte for byte, with no trailing semicolon", async () => {
+Deno.test("the report's text, byte for byte, with no trailing semicolon", async () => {
   {
     await using s = await listedServer({
       tools: [entry("nullable_root", { inputSchema: typeArrayRoot })],
@@ -281,7 +281,7 @@ Deno.test("I-16: the report's text, byte for byte, with no trailing semicolon", 
   }
 });
 
-Deno.test("I-17: ImportError is an AggregateError whose errors are the causes, reachable by instanceof", async () => {
+Deno.test("ImportError is an AggregateError whose errors are the causes, reachable by instanceof", async () => {
   await using s = await listedServer({
     tools: [
       null,
@@ -307,7 +307,7 @@ Deno.test("I-17: ImportError is an AggregateError whose errors are the causes, r
   assert.equal(skipped.errors.some((e) => e instanceof SchemaError), true);
 });
 
-Deno.test("I-18: the caller idiom: log the report and go on; a listing failure is the rejection", async () => {
+Deno.test("the caller idiom: log the report and go on; a listing failure is the rejection", async () => {
   const logged: string[] = [];
   async function load(client: Parameters<typeof importTools>[0]) {
     try {
@@ -337,7 +337,7 @@ Deno.test("I-18: the caller idiom: log the report and go on; a listing failure i
   ]);
 });
 
-Deno.test("P-1: a non-boolean readOnlyHint imports the tool, sequential (Go fails the whole listing)", async () => {
+Deno.test("a non-boolean readOnlyHint imports the tool, sequential (Go fails the whole listing)", async () => {
   const hints = ["true", 1, {}, null, [true]];
   await using s = await listedServer({
     tools: [
