@@ -420,7 +420,7 @@ wipe
   output schema: none
 
 skipped 3 tools:
-  "bad": weft: ParseSchema: top-level type must be "object", got "array"
+  "bad": weft: parseSchema: top-level type must be "object", got "array"
   entry 3: empty name
   entry 4: nil entry in the tool list
 `,
@@ -563,7 +563,7 @@ search
   output schema: none
 
 skipped 1 tool:
-  "broken": weft: ParseSchema: top-level type must be "object", got "array"
+  "broken": weft: parseSchema: top-level type must be "object", got "array"
 `,
         );
       },
@@ -575,7 +575,7 @@ skipped 1 tool:
         assert.equal(ran.code, ExitCode.failure);
         assert.equal(
           ran.stderr,
-          'weft-mcp: tool "broken" was not imported: weft: ParseSchema: top-level type must be "object", got "array"\n',
+          'weft-mcp: tool "broken" was not imported: weft: parseSchema: top-level type must be "object", got "array"\n',
         );
       },
     );

@@ -106,9 +106,9 @@ Deno.test('ToolOutputError renders marshal output of tool "x": cause', () => {
   assert.ok(!(err instanceof ToolError));
 });
 
-Deno.test("SchemaError renders weft: ParseSchema: detail", () => {
+Deno.test("SchemaError renders weft: parseSchema: detail", () => {
   const err = new SchemaError("empty schema");
-  assert.equal(err.message, "weft: ParseSchema: empty schema");
+  assert.equal(err.message, "weft: parseSchema: empty schema");
   assert.equal(err.detail, "empty schema");
 });
 

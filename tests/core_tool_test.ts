@@ -26,7 +26,7 @@ Deno.test("tool refuses an empty name", () => {
   const err = typeError(() =>
     tool({ name: "", description: "", input: Query, run: () => "" })
   );
-  assert.equal(err.message, "weft: Tool called with an empty name");
+  assert.equal(err.message, "weft: tool called with an empty name");
 });
 
 Deno.test("tool refuses a missing run function", () => {
@@ -37,7 +37,7 @@ Deno.test("tool refuses a missing run function", () => {
   } as unknown as Parameters<typeof tool>[0];
   assert.equal(
     typeError(() => tool(def)).message,
-    'weft: Tool "x" called without a run function',
+    'weft: tool "x" called without a run function',
   );
 });
 
@@ -48,13 +48,13 @@ Deno.test("tool refuses an input that is not a Standard JSON Schema", () => {
   const def = { name: "x", description: "", input: noJson, run: () => "" };
   assert.equal(
     typeError(() => tool(def as unknown as Parameters<typeof tool>[0])).message,
-    `weft: Tool "x": input must be ${ACCEPTED_SCHEMAS}; this v schema has no JSON Schema of its own: pass withJsonSchema(schema, converter) from @weft/mcp`,
+    `weft: tool "x": input must be ${ACCEPTED_SCHEMAS}; this v schema has no JSON Schema of its own: pass withJsonSchema(schema, converter) from @weft/mcp`,
   );
   const notASchema = { ...def, input: "string" };
   assert.equal(
     typeError(() => tool(notASchema as unknown as Parameters<typeof tool>[0]))
       .message,
-    `weft: Tool "x": input must be ${ACCEPTED_SCHEMAS}`,
+    `weft: tool "x": input must be ${ACCEPTED_SCHEMAS}`,
   );
 });
 
@@ -64,7 +64,7 @@ Deno.test("tool refuses an input that is not an object schema", () => {
   );
   assert.equal(
     err.message,
-    'weft: Tool "x": input must be an object schema: top-level type must be "object", got "string"',
+    'weft: tool "x": input must be an object schema: top-level type must be "object", got "string"',
   );
 });
 
@@ -79,7 +79,7 @@ Deno.test("tool refuses an input whose JSON Schema cannot be derived", () => {
   );
   assert.ok(
     err.message.startsWith(
-      'weft: Tool "x": input JSON Schema could not be derived: ',
+      'weft: tool "x": input JSON Schema could not be derived: ',
     ),
     err.message,
   );
@@ -108,7 +108,7 @@ Deno.test("tool refuses an output that is not a Standard JSON Schema", () => {
       typeError(() => tool(def as unknown as Parameters<typeof tool>[0]))
         .message,
       new RegExp(
-        `^weft: Tool "x": output must be ${
+        `^weft: tool "x": output must be ${
           ACCEPTED_SCHEMAS.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
         }`,
       ),
@@ -145,7 +145,7 @@ Deno.test("tool refuses an output whose JSON Schema cannot be derived", async (t
       );
       assert.equal(
         err.message,
-        'weft: Tool "x": output JSON Schema could not be derived: dates have no JSON Schema here',
+        'weft: tool "x": output JSON Schema could not be derived: dates have no JSON Schema here',
       );
       assert.equal(err.cause, why);
     },
@@ -162,7 +162,7 @@ Deno.test("tool refuses an output whose JSON Schema cannot be derived", async (t
     );
     assert.equal(
       err.message,
-      'weft: Tool "x": output JSON Schema could not be derived: BigInt cannot be represented in JSON Schema',
+      'weft: tool "x": output JSON Schema could not be derived: BigInt cannot be represented in JSON Schema',
     );
     assert.ok(err.cause instanceof Error);
   });
@@ -406,7 +406,7 @@ Deno.test("rawTool refuses an empty name", () => {
   assert.equal(
     typeError(() => rawTool({ name: "", description: "", run: () => "" }))
       .message,
-    "weft: RawTool called with an empty name",
+    "weft: rawTool called with an empty name",
   );
 });
 
@@ -416,7 +416,7 @@ Deno.test("rawTool refuses a missing run function", () => {
   >[0];
   assert.equal(
     typeError(() => rawTool(def)).message,
-    'weft: RawTool "r" called without a run function',
+    'weft: rawTool "r" called without a run function',
   );
 });
 
@@ -431,13 +431,13 @@ Deno.test("rawTool refuses an input schema parseSchema refuses", () => {
       })
     )
       .message,
-    'weft: RawTool "r": inputSchema must be an object schema: top-level type must be "object", got "array"',
+    'weft: rawTool "r": inputSchema must be an object schema: top-level type must be "object", got "array"',
   );
   assert.equal(
     typeError(() =>
       rawTool({ name: "r", description: "", inputSchema: "{", run: () => "" })
     ).message,
-    'weft: RawTool "r": inputSchema must be an object schema: unexpected end of input',
+    'weft: rawTool "r": inputSchema must be an object schema: unexpected end of input',
   );
 });
 
@@ -452,7 +452,7 @@ Deno.test("rawTool refuses an output schema parseSchema refuses", () => {
   );
   assert.equal(
     err.message,
-    'weft: RawTool "r": outputSchema must be an object schema: top-level type must be "object", got "string"',
+    'weft: rawTool "r": outputSchema must be an object schema: top-level type must be "object", got "string"',
   );
 });
 
@@ -516,7 +516,7 @@ Deno.test("rawTool rejects a handler result that is not a string", async () => {
   assert.ok(err instanceof TypeError);
   assert.equal(
     err.message,
-    'weft: RawTool "r" handler returned number, not a string',
+    'weft: rawTool "r" handler returned number, not a string',
   );
 });
 

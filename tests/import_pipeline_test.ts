@@ -15,7 +15,7 @@ import { entry, listedServer } from "./_helpers/mcp_servers.ts";
 
 const typeArrayRoot = { type: ["object", "null"] };
 const topLevelEmpty =
-  'weft: ParseSchema: top-level type must be "object", got ""';
+  'weft: parseSchema: top-level type must be "object", got ""';
 
 Deno.test("a null entry is skipped as nil entry in the tool list, with no name", async () => {
   await using s = await listedServer({ tools: [entry("a"), null, entry("b")] });
@@ -140,25 +140,25 @@ Deno.test("a skipped first entry claims nothing: a later valid entry with that n
   assert.equal(skipped?.skipped[0].index, 0);
 });
 
-Deno.test("an input schema parseSchema refuses skips the tool with the ParseSchema error", async () => {
+Deno.test("an input schema parseSchema refuses skips the tool with the parseSchema error", async () => {
   const cases: [string, Record<string, unknown>, string][] = [
     ["nullable_root", { inputSchema: typeArrayRoot }, topLevelEmpty],
-    ["omitted", { inputSchema: undefined }, "weft: ParseSchema: empty schema"],
-    ["null", { inputSchema: null }, "weft: ParseSchema: empty schema"],
+    ["omitted", { inputSchema: undefined }, "weft: parseSchema: empty schema"],
+    ["null", { inputSchema: null }, "weft: parseSchema: empty schema"],
     [
       "array",
       { inputSchema: ["object"] },
-      "weft: ParseSchema: the document is not a JSON object",
+      "weft: parseSchema: the document is not a JSON object",
     ],
     [
       "string",
       { inputSchema: '{"type":"object"}' },
-      "weft: ParseSchema: the document is not a JSON object",
+      "weft: parseSchema: the document is not a JSON object",
     ],
     [
       "number",
       { inputSchema: 7 },
-      "weft: ParseSchema: the document is not a JSON object",
+      "weft: parseSchema: the document is not a JSON object",
     ],
     ["ref_root", {
       inputSchema: { $ref: "#/$defs/a", $defs: { a: { type: "object" } } },
@@ -166,7 +166,7 @@ Deno.test("an input schema parseSchema refuses skips the tool with the ParseSche
     [
       "string_root",
       { inputSchema: { type: "string" } },
-      'weft: ParseSchema: top-level type must be "object", got "string"',
+      'weft: parseSchema: top-level type must be "object", got "string"',
     ],
     ["no_type", { inputSchema: { properties: {} } }, topLevelEmpty],
   ];
@@ -255,7 +255,7 @@ Deno.test("the report's text, byte for byte, with no trailing semicolon", async 
     const { skipped } = await importTools(s.client);
     assert.equal(
       skipped?.message,
-      'mcp: 1 tool(s) not imported: "nullable_root": weft: ParseSchema: top-level type must be "object", got ""',
+      'mcp: 1 tool(s) not imported: "nullable_root": weft: parseSchema: top-level type must be "object", got ""',
     );
   }
   {

@@ -50,7 +50,7 @@ export function derive(
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
     throw new TypeError(
-      `weft: Tool ${
+      `weft: tool ${
         quote(name)
       }: ${which} JSON Schema could not be derived: ${why}`,
       { cause: err },

@@ -158,14 +158,14 @@ export class ToolOutputError extends Error {
   }
 }
 
-/** A schema document the core cannot key on. Message starts `weft: ParseSchema: `. */
+/** A schema document the core cannot key on. Message starts `weft: parseSchema: `. */
 export class SchemaError extends Error {
-  /** The text after the `weft: ParseSchema: ` prefix, e.g. `empty schema`. */
+  /** The text after the `weft: parseSchema: ` prefix, e.g. `empty schema`. */
   readonly detail: string;
 
-  /** Builds the error from the detail after the `weft: ParseSchema: ` prefix. */
+  /** Builds the error from the detail after the `weft: parseSchema: ` prefix. */
   constructor(detail: string, options?: ErrorOptions) {
-    super(`weft: ParseSchema: ${detail}`, options);
+    super(`weft: parseSchema: ${detail}`, options);
     this.name = "SchemaError";
     this.detail = detail;
   }

@@ -55,7 +55,7 @@ export interface Schema {
  *
  * It accepts any single JSON object whose top-level `type` is the string
  * `"object"`, whatever else it holds. It throws {@link SchemaError} for what
- * no provider accepts, with these texts after `weft: ParseSchema: `:
+ * no provider accepts, with these texts after `weft: parseSchema: `:
  * `empty schema` (empty or whitespace text, `undefined`, `null`: an omitted
  * schema, or JSON `null` over the wire),
  * the parser's message for invalid JSON (`unexpected end of input` when

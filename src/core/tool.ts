@@ -202,11 +202,11 @@ const TARGET = { target: "draft-2020-12" } as const;
  * ```
  */
 export function tool<I, O = unknown>(def: TypedToolDef<I, O>): ToolDef {
-  const name = checkName("Tool", def);
+  const name = checkName("tool", def);
   const input = accepted<I>(name, "input", def.input);
   const std = input["~standard"];
   const inputSchema = objectSchema(
-    () => `weft: Tool ${quote(name)}: input`,
+    () => `weft: tool ${quote(name)}: input`,
     derive(name, "input", () => std.jsonSchema.input(TARGET)),
   );
   let outputSchema: Schema | undefined;
@@ -247,7 +247,7 @@ function accepted<T>(
         : ""
     }`;
   throw new TypeError(
-    `weft: Tool ${quote(name)}: ${which} must be ${ACCEPTED_SCHEMAS}${hint}`,
+    `weft: tool ${quote(name)}: ${which} must be ${ACCEPTED_SCHEMAS}${hint}`,
   );
 }
 
@@ -268,23 +268,23 @@ function accepted<T>(
  * ```
  */
 export function rawTool(def: RawToolDef): ToolDef {
-  const name = checkName("RawTool", def);
+  const name = checkName("rawTool", def);
   const inputSchema = objectSchema(
-    () => `weft: RawTool ${quote(name)}: inputSchema`,
+    () => `weft: rawTool ${quote(name)}: inputSchema`,
     def.inputSchema ?? { type: "object" },
   );
   const outputSchema =
     def.outputSchema === undefined || def.outputSchema === null
       ? undefined
       : objectSchema(
-        () => `weft: RawTool ${quote(name)}: outputSchema`,
+        () => `weft: rawTool ${quote(name)}: outputSchema`,
         def.outputSchema,
       );
   const run = def.run;
   const checked = (result: unknown): string => {
     if (typeof result !== "string") {
       throw new TypeError(
-        `weft: RawTool ${
+        `weft: rawTool ${
           quote(name)
         } handler returned ${typeof result}, not a string`,
       );
