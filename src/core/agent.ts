@@ -17,7 +17,25 @@ import { snapshotTools, toolChain } from "./_chain.ts";
 import { context } from "./_tool_build.ts";
 import type { ProgressFn, StandardSchemaWithJSON, ToolDef } from "./tool.ts";
 
-/** How an agent is built. Every field is optional. */
+/**
+ * How an agent is built. Every field is optional.
+ *
+ * @example A named agent with a step budget
+ * ```ts
+ * import { Agent, type AgentOptions } from "@weft/mcp";
+ * import { say, script } from "@weft/mcp/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const options: AgentOptions = {
+ *   name: "helper",
+ *   instructions: "Answer in one word.",
+ *   maxSteps: 3,
+ * };
+ * const agent = new Agent(script(say("hi")), options);
+ * assert.equal(agent.name, "helper");
+ * assert.equal((await agent.generate("hello")).text, "hi");
+ * ```
+ */
 export interface AgentOptions {
   /** The agent's name: the subagent tool's default name, `serveAgent`'s tool name. */
   name?: string;

@@ -158,7 +158,20 @@ export class ToolOutputError extends Error {
   }
 }
 
-/** A schema document the core cannot key on. Message starts `weft: parseSchema: `. */
+/**
+ * A schema document the core cannot key on. Message starts `weft: parseSchema: `.
+ *
+ * @example Tell a refused schema by its class
+ * ```ts
+ * import { parseSchema, SchemaError } from "@weft/mcp";
+ * import assert from "node:assert/strict";
+ *
+ * assert.throws(
+ *   () => parseSchema(""),
+ *   (err: unknown) => err instanceof SchemaError && err.detail === "empty schema",
+ * );
+ * ```
+ */
 export class SchemaError extends Error {
   /** The text after the `weft: parseSchema: ` prefix, e.g. `empty schema`. */
   readonly detail: string;

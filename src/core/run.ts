@@ -35,7 +35,21 @@ export interface StepRecord {
   readonly results: readonly ToolResultPart[];
 }
 
-/** A finished run (or, on `RunError.result`, the part that ran). */
+/**
+ * A finished run (or, on `RunError.result`, the part that ran).
+ *
+ * @example Read a run's answer and transcript
+ * ```ts
+ * import { Agent } from "@weft/mcp";
+ * import { say, script } from "@weft/mcp/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const result = await new Agent(script(say("done"))).generate("go");
+ * assert.equal(result.text, "done");
+ * assert.equal(result.steps.length, 1);
+ * assert.equal(result.messages[0].role, "user");
+ * ```
+ */
 export interface RunResult {
   /** The run id. */
   readonly id: string;

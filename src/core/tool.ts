@@ -62,7 +62,30 @@ export interface ToolProgress {
 /** Receives a tool's progress reports. Synchronous; never throws into the tool. */
 export type ProgressFn = (update: ToolProgress) => void;
 
-/** What a handler receives beside its input. */
+/**
+ * What a handler receives beside its input.
+ *
+ * @example Report progress and watch the signal
+ * ```ts
+ * import { rawTool } from "@weft/mcp";
+ * import assert from "node:assert/strict";
+ *
+ * const reports: number[] = [];
+ * const slow = rawTool({
+ *   name: "slow",
+ *   description: "Reports its progress.",
+ *   run: (_args, ctx) => {
+ *     ctx.progress?.({ progress: 1, total: 1 });
+ *     return ctx.signal.aborted ? "stopped" : "done";
+ *   },
+ * });
+ * const text = await slow.invoke("{}", {
+ *   progress: (update) => reports.push(update.progress ?? 0),
+ * });
+ * assert.equal(text, "done");
+ * assert.deepEqual(reports, [1]);
+ * ```
+ */
 export interface ToolContext {
   /** Aborts when the run, the call's timeout, or the MCP request ends. */
   readonly signal: AbortSignal;
@@ -96,7 +119,27 @@ export interface InvokeOptions {
   progress?: ProgressFn;
 }
 
-/** Per-tool options. */
+/**
+ * Per-tool options.
+ *
+ * @example A gated tool that never runs beside another
+ * ```ts
+ * import { rawTool } from "@weft/mcp";
+ * import assert from "node:assert/strict";
+ *
+ * const write = rawTool({
+ *   name: "write_file",
+ *   description: "Writes a file.",
+ *   run: () => "written",
+ *   sequential: true,
+ *   requireApproval: true,
+ *   timeout: 5_000,
+ * });
+ * assert.equal(write.sequential, true);
+ * assert.equal(write.requiresApproval, true);
+ * assert.equal(write.timeout, 5_000);
+ * ```
+ */
 export interface ToolOptions {
   /** Per-call deadline in ms, applied by the loop. `0` lifts the agent's default. */
   timeout?: number;
@@ -114,7 +157,26 @@ export interface ToolOptions {
   origin?: string;
 }
 
-/** A tool as the agent loop and the bridge see it. */
+/**
+ * A tool as the agent loop and the bridge see it.
+ *
+ * @example Inspect and call a tool by hand
+ * ```ts
+ * import { tool, type ToolDef } from "@weft/mcp";
+ * import assert from "node:assert/strict";
+ * import { z } from "zod";
+ *
+ * const add: ToolDef = tool({
+ *   name: "add",
+ *   description: "Adds two numbers.",
+ *   input: z.object({ a: z.number(), b: z.number() }),
+ *   run: ({ a, b }) => String(a + b),
+ * });
+ * assert.equal(add.name, "add");
+ * assert.deepEqual(add.inputSchema.raw.required, ["a", "b"]);
+ * assert.equal(await add.invoke('{"a":2,"b":3}'), "5");
+ * ```
+ */
 export interface ToolDef {
   /** The name the model calls. */
   readonly name: string;

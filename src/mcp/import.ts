@@ -20,7 +20,40 @@ import {
 import { listToolEntries } from "./_list_tools.ts";
 import { remoteCaller } from "./_remote_call.ts";
 
-/** Options for one `importTools` call. */
+/**
+ * Options for one `importTools` call.
+ *
+ * @example Prefix the names and gate every call
+ * ```ts
+ * import {
+ *   Client,
+ *   exportTools,
+ *   importTools,
+ *   type ImportOptions,
+ *   InMemoryTransport,
+ *   rawTool,
+ *   Server,
+ * } from "@weft/mcp";
+ * import assert from "node:assert/strict";
+ *
+ * const server = new Server({ name: "remote", version: "1.0.0" });
+ * exportTools(server, rawTool({
+ *   name: "search",
+ *   description: "Searches.",
+ *   run: (args) => args,
+ * }));
+ * const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+ * await server.connect(serverSide);
+ * const client = new Client({ name: "demo", version: "1.0.0" });
+ * await client.connect(clientSide);
+ *
+ * const options: ImportOptions = { prefix: "gh_", policy: { requireApproval: true } };
+ * const { tools } = await importTools(client, options);
+ * assert.equal(tools[0].name, "gh_search");
+ * assert.equal(tools[0].requiresApproval, true);
+ * await client.close();
+ * ```
+ */
 export interface ImportOptions {
   /** Prepended to every imported name: `"gh_"` turns `search` into `gh_search`; calls keep `search`. */
   prefix?: string;
@@ -36,7 +69,39 @@ export interface ImportOptions {
   signal?: AbortSignal;
 }
 
-/** What `importTools` resolves to. */
+/**
+ * What `importTools` resolves to.
+ *
+ * @example Every tool imported, nothing skipped
+ * ```ts
+ * import {
+ *   Client,
+ *   exportTools,
+ *   importTools,
+ *   type ImportResult,
+ *   InMemoryTransport,
+ *   rawTool,
+ *   Server,
+ * } from "@weft/mcp";
+ * import assert from "node:assert/strict";
+ *
+ * const server = new Server({ name: "remote", version: "1.0.0" });
+ * exportTools(server, rawTool({
+ *   name: "search",
+ *   description: "Searches.",
+ *   run: (args) => args,
+ * }));
+ * const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+ * await server.connect(serverSide);
+ * const client = new Client({ name: "demo", version: "1.0.0" });
+ * await client.connect(clientSide);
+ *
+ * const result: ImportResult = await importTools(client);
+ * assert.deepEqual(result.tools.map((t) => t.name), ["search"]);
+ * assert.equal(result.skipped, undefined);
+ * await client.close();
+ * ```
+ */
 export interface ImportResult {
   /** The imported tools, in listing order; empty, never absent, for a server with none. */
   tools: ToolDef[];

@@ -19,7 +19,45 @@ import {
 import type { ConnectionLostError } from "../errors.ts";
 import { LosslessHttpTransport } from "./_http_transport.ts";
 
-/** Options of {@link connectHttp}. */
+/**
+ * Options of {@link connectHttp}.
+ *
+ * @example Send a header with every request
+ * ```ts
+ * import {
+ *   connectHttp,
+ *   type ConnectHttpOptions,
+ *   exportTools,
+ *   httpHandler,
+ *   importTools,
+ *   rawTool,
+ *   Server,
+ * } from "@weft/mcp";
+ * import assert from "node:assert/strict";
+ *
+ * const echo = rawTool({
+ *   name: "echo",
+ *   description: "Echoes its arguments.",
+ *   run: (args) => args,
+ * });
+ * const http = Deno.serve(
+ *   { hostname: "127.0.0.1", port: 0, onListen() {} },
+ *   httpHandler(() => {
+ *     const server = new Server({ name: "demo", version: "1.0.0" });
+ *     exportTools(server, echo);
+ *     return server;
+ *   }),
+ * );
+ * const url = `http://127.0.0.1:${http.addr.port}/mcp`;
+ *
+ * const options: ConnectHttpOptions = { headers: { authorization: "Bearer demo" } };
+ * const client = await connectHttp(url, options);
+ * const { tools } = await importTools(client);
+ * assert.deepEqual(tools.map((t) => t.name), ["echo"]);
+ * await client.close();
+ * await http.shutdown();
+ * ```
+ */
 export interface ConnectHttpOptions {
   /** Headers sent with every request (an `Authorization` header, say). */
   headers?: HeadersInit;

@@ -82,6 +82,23 @@ export function closeClientOnAbort(
  * A request's `signal` reaches the SDK as a child detached when the request
  * settles: the SDK never removes its abort listeners, so a caller's
  * `AbortSignal.timeout` would otherwise keep the process alive after close.
+ *
+ * @example Dispose of a connection with `await using`
+ * ```ts
+ * import { connectHttp, httpHandler, McpClient, Server } from "@weft/mcp";
+ * import assert from "node:assert/strict";
+ *
+ * const http = Deno.serve(
+ *   { hostname: "127.0.0.1", port: 0, onListen() {} },
+ *   httpHandler(() => new Server({ name: "demo", version: "1.0.0" })),
+ * );
+ * {
+ *   await using client = await connectHttp(`http://127.0.0.1:${http.addr.port}/mcp`);
+ *   assert.ok(client instanceof McpClient);
+ *   assert.equal(client.getServerVersion()?.name, "demo");
+ * } // closed here
+ * await http.shutdown();
+ * ```
  */
 export class McpClient extends Client implements AsyncDisposable {
   readonly #link: ClientLink;

@@ -29,7 +29,23 @@ import { DEFAULT_SESSION_EVENTS } from "./event_store.ts";
 import { DEFAULT_SESSION_IDLE_TIMEOUT, SessionStore } from "./sessions.ts";
 import { watchResponse } from "./_response_watch.ts";
 
-/** Options of {@link httpHandler}. */
+/**
+ * Options of {@link httpHandler}.
+ *
+ * @example A handler with sessions on
+ * ```ts
+ * import { httpHandler, type HttpHandlerOptions, Server } from "@weft/mcp";
+ * import assert from "node:assert/strict";
+ *
+ * const options: HttpHandlerOptions = { sessions: true };
+ * const handler = httpHandler(
+ *   () => new Server({ name: "demo", version: "1.0.0" }),
+ *   options,
+ * );
+ * const res = await handler(new Request("http://localhost/mcp", { method: "PUT" }));
+ * assert.equal(res.status, 405);
+ * ```
+ */
 export interface HttpHandlerOptions {
   /**
    * `false` (default): stateless — a fresh server per request, nothing kept

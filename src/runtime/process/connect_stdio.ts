@@ -26,7 +26,23 @@ import {
 } from "./process_group.ts";
 import { stdioTransport } from "./stdio_transport.ts";
 
-/** Options of {@link connectStdio}. */
+/**
+ * Options of {@link connectStdio}.
+ *
+ * @example The command line, environment and directory of a server
+ * ```ts
+ * import type { ConnectStdioOptions } from "@weft/mcp";
+ * import assert from "node:assert/strict";
+ *
+ * const options: ConnectStdioOptions = {
+ *   args: ["run", "-A", "server.ts"],
+ *   env: { LOG_LEVEL: "debug" },
+ *   cwd: "/srv/orders",
+ * };
+ * // await using client = await connectStdio("deno", options);
+ * assert.deepEqual(options.args, ["run", "-A", "server.ts"]);
+ * ```
+ */
 export interface ConnectStdioOptions {
   /** The server's arguments. */
   args?: string[];
