@@ -25,7 +25,7 @@ export {
   EmptyNameError,
   ImportError,
   ListToolsError,
-  NilEntryError,
+  NonObjectEntryError,
 } from "./src/mcp/import_error.ts";
 export { McpTransportError, RemoteToolError } from "./src/mcp/remote_error.ts";
 export { renderContent } from "./src/mcp/render.ts";

@@ -11,7 +11,7 @@ import {
   ApprovalRequiredError,
   DuplicateToolError,
   InvalidInputError,
-  NilToolError,
+  MissingToolError,
   NoSuchToolError,
   type ToolMiddleware,
   type ToolResultPart,
@@ -130,13 +130,13 @@ Deno.test("a toolSource snapshot with a duplicate name fails the run with Duplic
   );
 });
 
-Deno.test("a toolSource snapshot with a missing entry fails the run with NilToolError", async () => {
+Deno.test("a toolSource snapshot with a missing entry fails the run with MissingToolError", async () => {
   const agent = new Agent(script(say("never")), {
     toolSource: () => [echo("a"), undefined],
   });
   const err = await agent.generate("go").catch((e: unknown) => e);
   assert.ok(err instanceof RunError);
-  assert.ok(err.cause instanceof NilToolError);
+  assert.ok(err.cause instanceof MissingToolError);
   assert.equal(
     err.message,
     "weft: run failed at step 1: toolSource returned null or undefined at entry 1",

@@ -23,7 +23,7 @@ import {
 } from "../cli.ts";
 import { httpHandler } from "../src/runtime/http/handler.ts";
 import { withProgress } from "../src/cli/connect.ts";
-import { EmptyNameError, NilEntryError } from "../bridge.ts";
+import { EmptyNameError, NonObjectEntryError } from "../bridge.ts";
 import { ImportError, rawTool, SchemaError } from "../mod.ts";
 import { serveHttp } from "../examples/server.ts";
 
@@ -393,7 +393,7 @@ Deno.test("formatInspection: every tool's model view, then every skipped tool", 
       error: new SchemaError('top-level type must be "object", got "array"'),
     },
     { name: "", index: 3, error: new EmptyNameError() },
-    { name: "", index: 4, error: new NilEntryError() },
+    { name: "", index: 4, error: new NonObjectEntryError() },
   ]);
   const text = formatInspection({
     server: { name: "github", version: "1.2.0" },
@@ -422,7 +422,7 @@ wipe
 skipped 3 tools:
   "bad": weft: parseSchema: top-level type must be "object", got "array"
   entry 3: empty name
-  entry 4: nil entry in the tool list
+  entry 4: not an object
 `,
   );
   assert.equal(

@@ -12,9 +12,9 @@ import {
   errorText,
   InvalidInputError,
   MaxStepsError,
+  MissingToolError,
   ModelContractError,
   ModelStreamError,
-  NilToolError,
   NoSuchToolError,
   quote,
   SchemaError,
@@ -130,7 +130,7 @@ Deno.test("the run-level errors render their texts", () => {
     'weft: duplicate tool name from tool source: "x"',
   );
   assert.equal(
-    new NilToolError(2).message,
+    new MissingToolError(2).message,
     "weft: toolSource returned null or undefined at entry 2",
   );
 });

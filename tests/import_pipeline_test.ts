@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import {
   DuplicateNameError,
   EmptyNameError,
-  NilEntryError,
+  NonObjectEntryError,
   type SkippedTool,
 } from "../bridge.ts";
 import { ImportError, importTools, SchemaError } from "../mod.ts";
@@ -17,20 +17,20 @@ const typeArrayRoot = { type: ["object", "null"] };
 const topLevelEmpty =
   'weft: parseSchema: top-level type must be "object", got ""';
 
-Deno.test("a null entry is skipped as nil entry in the tool list, with no name", async () => {
+Deno.test("a null entry is skipped as not an object, with no name", async () => {
   await using s = await listedServer({ tools: [entry("a"), null, entry("b")] });
   const { tools, skipped } = await importTools(s.client);
   assert.deepEqual(tools.map((t) => t.name), ["a", "b"]);
   assert.equal(
     skipped?.message,
-    "mcp: 1 tool(s) not imported: entry 1: nil entry in the tool list",
+    "mcp: 1 tool(s) not imported: entry 1: not an object",
   );
   assert.equal(skipped?.skipped[0].name, "");
   assert.equal(skipped?.skipped[0].index, 1);
-  assert.ok(skipped?.skipped[0].error instanceof NilEntryError);
+  assert.ok(skipped?.skipped[0].error instanceof NonObjectEntryError);
 });
 
-Deno.test("any entry that is not an object (number, string, boolean, array) counts as a nil entry", async () => {
+Deno.test("any entry that is not an object (number, string, boolean, array) counts as not an object", async () => {
   await using s = await listedServer({
     tools: [5, "search", true, [entry("x")], entry("ok")],
   });
@@ -38,8 +38,8 @@ Deno.test("any entry that is not an object (number, string, boolean, array) coun
   assert.deepEqual(tools.map((t) => t.name), ["ok"]);
   assert.equal(
     skipped?.message,
-    "mcp: 4 tool(s) not imported: entry 0: nil entry in the tool list; entry 1: nil entry in the tool list; " +
-      "entry 2: nil entry in the tool list; entry 3: nil entry in the tool list",
+    "mcp: 4 tool(s) not imported: entry 0: not an object; entry 1: not an object; " +
+      "entry 2: not an object; entry 3: not an object",
   );
 });
 
@@ -298,7 +298,7 @@ Deno.test("ImportError is an AggregateError whose errors are the causes, reachab
   assert.deepEqual(skipped.errors, skipped.skipped.map((x) => x.error));
   assert.ok(skipped.errors.every((e, i) => e === skipped.skipped[i].error));
   const kinds = [
-    NilEntryError,
+    NonObjectEntryError,
     EmptyNameError,
     DuplicateNameError,
     SchemaError,

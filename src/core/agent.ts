@@ -46,7 +46,7 @@ export interface AgentOptions {
   /**
    * More tools, read once per step and once per `callTool`, advertised after
    * the registered ones. A repeated name fails the run with
-   * `DuplicateToolError`, a missing entry with `NilToolError`.
+   * `DuplicateToolError`, a missing entry with `MissingToolError`.
    */
   toolSource?: () => readonly (ToolDef | null | undefined)[];
   /** Structured final output: registers `submit_output` over this schema. */

@@ -229,7 +229,7 @@ export class DuplicateToolError extends Error {
 }
 
 /** A tool source returned a missing (null or undefined) entry. */
-export class NilToolError extends Error {
+export class MissingToolError extends Error {
   /** The entry's position in the snapshot. */
   readonly index: number;
 
@@ -238,7 +238,7 @@ export class NilToolError extends Error {
     super(
       `weft: toolSource returned null or undefined at entry ${index}`,
     );
-    this.name = "NilToolError";
+    this.name = "MissingToolError";
     this.index = index;
   }
 }

@@ -14,7 +14,7 @@ import {
   DuplicateNameError,
   EmptyNameError,
   ImportError,
-  NilEntryError,
+  NonObjectEntryError,
   type SkippedTool,
 } from "./import_error.ts";
 import { listToolEntries } from "./_list_tools.ts";
@@ -228,7 +228,7 @@ function importEntry(
   policy: ToolOptions,
   imported: ReadonlySet<string>,
 ): ToolDef | Error {
-  if (!isRecord(entry)) return new NilEntryError();
+  if (!isRecord(entry)) return new NonObjectEntryError();
   const serverName = entry.name;
   if (typeof serverName !== "string" || serverName === "") {
     return new EmptyNameError();

@@ -14,7 +14,7 @@ export interface SkippedTool {
   readonly name: string;
   /** The entry's position in the listing, from 0, counted across pages, skipped entries included. */
   readonly index: number;
-  /** Why: a `NilEntryError`, `EmptyNameError`, `DuplicateNameError`, or the core's `SchemaError`. */
+  /** Why: a `NonObjectEntryError`, `EmptyNameError`, `DuplicateNameError`, or the core's `SchemaError`. */
   readonly error: Error;
 }
 
@@ -60,12 +60,12 @@ function renderImportError(skipped: readonly SkippedTool[]): string {
   return `mcp: ${skipped.length} tool(s) not imported: ${parts.join("; ")}`;
 }
 
-/** A listing entry that is not an object (JSON `null`, a number, a string, an array). Reads `nil entry in the tool list`. */
-export class NilEntryError extends Error {
+/** A listing entry that is not an object (JSON `null`, a number, a string, an array). Reads `not an object`. */
+export class NonObjectEntryError extends Error {
   /** Builds the cause. */
   constructor() {
-    super("nil entry in the tool list");
-    this.name = "NilEntryError";
+    super("not an object");
+    this.name = "NonObjectEntryError";
   }
 }
 
