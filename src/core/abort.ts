@@ -54,13 +54,17 @@ export function raceAbort<T>(
 export interface LinkedSignal {
   /** Aborts, with the parent's reason, when the parent aborts before `unlink`. */
   readonly signal: AbortSignal;
-  /** Detaches the child; it never aborts afterwards. */
+  /** Detaches the child; it never aborts with the parent afterwards. */
   unlink(): void;
+  /** Aborts the child alone (a per-call deadline), with `reason`. */
+  abort(reason?: unknown): void;
 }
 
 /**
  * Links a child signal to `parent`. An already-aborted parent gives an
- * already-aborted child with the same reason.
+ * already-aborted child with the same reason. The agent loop's per-call
+ * signal, the bridge's per-request signal and the HTTP client's are all
+ * links.
  *
  * @example Using `linkSignal`
  * ```ts
@@ -75,15 +79,17 @@ export interface LinkedSignal {
  */
 export function linkSignal(parent: AbortSignal): LinkedSignal {
   const child = new AbortController();
+  const abort = (reason?: unknown): void => child.abort(reason);
   if (parent.aborted) {
     child.abort(parent.reason);
-    return { signal: child.signal, unlink: noop };
+    return { signal: child.signal, unlink: noop, abort };
   }
   const onAbort = (): void => child.abort(parent.reason);
   parent.addEventListener("abort", onAbort, { once: true });
   return {
     signal: child.signal,
     unlink: () => parent.removeEventListener("abort", onAbort),
+    abort,
   };
 }
 

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { raceAbort } from "./abort.ts";
+import { linkSignal, raceAbort } from "./abort.ts";
 import { errorText, ToolTimeoutError } from "./errors.ts";
 import type { ToolCallPart, ToolResultPart } from "./messages.ts";
 import type { ToolCaller } from "./middleware.ts";
@@ -121,9 +121,7 @@ async function runCall(
 ): Promise<CallOutcome> {
   options.events.start(call);
   const run = options.signal;
-  const controller = new AbortController();
-  const onRunAbort = (): void => controller.abort(run.reason);
-  run.addEventListener("abort", onRunAbort, { once: true });
+  const link = linkSignal(run);
   const timeout = tool?.timeout !== undefined ? tool.timeout : options.timeout;
   let timedOut: ToolTimeoutError | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -134,7 +132,7 @@ async function runCall(
         timeout,
         formatDuration(timeout),
       );
-      controller.abort(timedOut);
+      link.abort(timedOut);
     }, timeout);
   }
   const info: CallInfo = {
@@ -150,7 +148,7 @@ async function runCall(
     lineage: readonly object[];
     progress?: ProgressFn;
   } = {
-    signal: controller.signal,
+    signal: link.signal,
     call: info,
     lineage: options.lineage,
   };
@@ -160,7 +158,7 @@ async function runCall(
   if (onProgress !== undefined) {
     ctx.progress = (update) => {
       // Nothing once the call has ended or its signal has (cancel, timeout).
-      if (done || controller.signal.aborted) return;
+      if (done || link.signal.aborted) return;
       onProgress.call(options.events, call, checkedProgress(update));
     };
   }
@@ -172,7 +170,7 @@ async function runCall(
       name: call.name,
       args: call.args,
     }, ctx);
-    content = await raceAbort(work, controller.signal);
+    content = await raceAbort(work, link.signal);
     isError = false;
   } catch (err) {
     if (run.aborted) content = errorText(run.reason);
@@ -182,7 +180,7 @@ async function runCall(
   } finally {
     done = true;
     clearTimeout(timer);
-    run.removeEventListener("abort", onRunAbort);
+    link.unlink();
   }
   content = cap(content, tool, options);
   options.events.finish(call, content, isError);
