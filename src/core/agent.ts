@@ -15,7 +15,8 @@ import { DEFAULT_MAX_RESULT_BYTES } from "./policy.ts";
 import type { RunResult } from "./run.ts";
 import { snapshotTools, toolChain } from "./_chain.ts";
 import { context } from "./_tool_build.ts";
-import type { ProgressFn, StandardSchemaWithJSON, ToolDef } from "./tool.ts";
+import type { ProgressFn, ToolDef } from "./tool.ts";
+import type { SchemaInput } from "./schema_input.ts";
 
 /**
  * How an agent is built. Every field is optional.
@@ -50,7 +51,7 @@ export interface AgentOptions {
    */
   toolSource?: () => readonly (ToolDef | null | undefined)[];
   /** Structured final output: registers `submit_output` over this schema. */
-  output?: StandardSchemaWithJSON<unknown>;
+  output?: SchemaInput<unknown>;
   /** The step budget; default 10, values below 1 ignored. */
   maxSteps?: number;
   /** The most calls in flight per step; default 4, values below 1 ignored. */
@@ -114,7 +115,7 @@ export class Agent {
   /** The registered tools in order (`submit_output` last for an output agent); not the toolSource's. */
   readonly tools: readonly ToolDef[];
   /** The structured-output schema, when the agent has one. */
-  readonly output?: StandardSchemaWithJSON<unknown>;
+  readonly output?: SchemaInput<unknown>;
   #config: LoopConfig;
 
   /** Builds an agent; throws `TypeError` on a missing model, a missing tool or a repeated name. */

@@ -6,7 +6,8 @@
  * @module
  */
 
-import { type StandardSchemaWithJSON, tool, type ToolDef } from "./tool.ts";
+import { tool, type ToolDef } from "./tool.ts";
+import type { SchemaInput } from "./schema_input.ts";
 
 /** The reserved name of the structured-output tool. */
 export const SUBMIT_OUTPUT = "submit_output";
@@ -53,7 +54,7 @@ export class OutputRecorder {
 
 /** Builds an agent's `submit_output` tool over the output schema. */
 export function outputTool(
-  schema: StandardSchemaWithJSON<unknown>,
+  schema: SchemaInput<unknown>,
   recorder: OutputRecorder,
 ): ToolDef {
   return tool({

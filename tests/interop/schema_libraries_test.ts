@@ -12,7 +12,14 @@ import { z as z46 } from "zod";
 import * as v from "valibot";
 import { toJsonSchema as valibotToJsonSchema } from "@valibot/to-json-schema";
 import { type } from "arktype";
-import { tool, type ToolDef, ToolError, withJsonSchema } from "../../mod.ts";
+import {
+  Agent,
+  tool,
+  type ToolDef,
+  ToolError,
+  withJsonSchema,
+} from "../../mod.ts";
+import { say, script, submit } from "../../testing.ts";
 
 async function assertWorks(search: ToolDef): Promise<void> {
   const raw = search.inputSchema.raw as {
@@ -123,4 +130,15 @@ Deno.test("a plain JSON Schema with a validate function works, and validate's er
   const err = await search.invoke('{"query":""}').catch((e: unknown) => e);
   assert.ok(err instanceof ToolError);
   assert.match(err.message, /query must not be empty/);
+});
+
+Deno.test("an agent's structured output takes a zod 4.1 schema through withJsonSchema", async () => {
+  const agent = new Agent(script(submit({ city: "Oslo" }), say("Oslo.")), {
+    output: withJsonSchema(
+      z41.object({ city: z41.string() }),
+      z41.toJSONSchema,
+    ),
+  });
+  const result = await agent.generate("Where is the office?");
+  assert.deepEqual(result.output, { city: "Oslo" });
 });
