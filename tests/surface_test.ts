@@ -39,3 +39,16 @@ Deno.test("mod.ts lists every export by name, so the count is the whole surface"
   const values = exportedNames(source).filter((name) => name in mod);
   assert.deepEqual(Object.keys(mod).sort(), values.sort());
 });
+
+Deno.test("every entry point opens with a module doc and carries no marker comments", async () => {
+  const config = JSON.parse(
+    await Deno.readTextFile(new URL("../deno.json", import.meta.url)),
+  ) as { exports: Record<string, string> };
+  for (const entry of Object.values(config.exports)) {
+    const text = await Deno.readTextFile(
+      new URL(`../${entry}`, import.meta.url),
+    );
+    assert.match(text, /^\/\*\*\n \* [^@][^]*?\n \* @module\n \*\//, entry);
+    assert.doesNotMatch(text, /^\/\/ ---/m, entry);
+  }
+});
