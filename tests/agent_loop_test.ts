@@ -300,7 +300,7 @@ Deno.test("events: run, steps, deltas and tools in order, with per-run tool sequ
       type: "run_start",
       runId,
       agent: "helper",
-      model: { provider: "wefttest", name: "script" },
+      model: { provider: "@weft/mcp/testing", name: "script" },
     },
     { type: "step_start", runId, index: 0 },
     { type: "reasoning_delta", runId, text: "hmm" },

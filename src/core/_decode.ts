@@ -1,7 +1,7 @@
 /**
  * Argument decoding for typed tools: the model's argument text becomes a
  * validated input value, or an `INVALID_INPUT` tool error whose text the
- * model reads (contract §2).
+ * model reads.
  *
  * Which issue wins when there are several:
  *

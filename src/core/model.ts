@@ -98,7 +98,7 @@ export interface ModelStreamOptions {
 
 /** Who serves a model, for run records. */
 export interface ModelInfo {
-  /** E.g. `wefttest`. */
+  /** E.g. `openai`, or `@weft/mcp/testing` for a scripted model. */
   readonly provider: string;
   /** E.g. `script`. */
   readonly name: string;

@@ -131,7 +131,7 @@ export function failureError(tool: string, thrown: unknown): Error {
 }
 
 /**
- * The text the model reads for a failed call (contract §2): a handler
+ * The text the model reads for a failed call: a handler
  * error's message (a `ToolError` renders `CODE: Message`), or
  * `tool "x" panicked: <String(value)>` for a panic.
  *

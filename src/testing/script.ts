@@ -26,7 +26,7 @@ export class ScriptExhaustedError extends Error {
   /** Builds the sentinel. */
   constructor() {
     super(
-      "wefttest: model script exhausted (agent made more model calls than the script provides)",
+      "script: model script exhausted (agent made more model calls than the script provides)",
     );
     this.name = "ScriptExhaustedError";
   }
@@ -52,7 +52,7 @@ export interface ScriptedCall {
 
 /** A scripted model with its request log. */
 export interface ScriptModel extends Model {
-  /** Reports `{ provider: "wefttest", name: "script" }`. */
+  /** Reports `{ provider: "@weft/mcp/testing", name: "script" }`. */
   readonly info: ModelInfo;
   /** Every request received so far, in order (the exhausting one included). */
   requests(): readonly ModelRequest[];
@@ -77,7 +77,7 @@ export function script(...turns: Turn[]): ScriptModel {
   const queue = [...turns];
   const log: ModelRequest[] = [];
   return {
-    info: Object.freeze({ provider: "wefttest", name: "script" }),
+    info: Object.freeze({ provider: "@weft/mcp/testing", name: "script" }),
     requests: () => [...log],
     lastRequest: () => log.at(-1),
     stream(
@@ -168,7 +168,7 @@ function argsText(args: unknown): string {
   const text = JSON.stringify(args);
   if (typeof text !== "string") {
     throw new TypeError(
-      `wefttest: call arguments do not encode as JSON: ${String(args)}`,
+      `callTools: call arguments do not encode as JSON: ${String(args)}`,
     );
   }
   return text;
