@@ -1,261 +1,98 @@
 /**
- * @weft/mcp: the bridge between weft, an agent framework, and the Model
- * Context Protocol. Import a connected MCP session's tools as weft tools,
- * export weft tools and whole agents on an MCP server, and serve them over
- * stdio or Streamable HTTP on web standards.
+ * The bridge between weft, an agent framework, and the Model Context
+ * Protocol. Import a connected MCP session's tools as weft tools, export weft
+ * tools and whole agents on an MCP server, and serve them over stdio or
+ * Streamable HTTP on web standards.
+ *
+ * This entry point holds what a program that imports, exports and serves
+ * needs. The rest lives behind subpaths: `@weft/mcp/core` (schema views,
+ * middleware, events, messages, run policy), `@weft/mcp/bridge` (import
+ * failures one by one, content rendering), `@weft/mcp/runtime` (transport
+ * errors and defaults), `@weft/mcp/providers` (the AI SDK adapter's options
+ * and errors), `@weft/mcp/servers` (the mcpServers config, its types and
+ * errors), `@weft/mcp/testing` (scripted models) and `@weft/mcp/cli`.
+ *
+ * @example Export a tool and import it back over an in-memory pair
+ * ```ts
+ * import {
+ *   Client,
+ *   exportTools,
+ *   importTools,
+ *   InMemoryTransport,
+ *   Server,
+ *   tool,
+ * } from "@weft/mcp";
+ * import assert from "node:assert/strict";
+ * import { z } from "zod";
+ *
+ * const add = tool({
+ *   name: "add",
+ *   description: "Adds two numbers.",
+ *   input: z.object({ a: z.number(), b: z.number() }),
+ *   run: ({ a, b }) => String(a + b),
+ * });
+ * const server = new Server({ name: "calc", version: "1.0.0" });
+ * exportTools(server, add);
+ *
+ * const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+ * await server.connect(serverSide);
+ * const client = new Client({ name: "demo", version: "1.0.0" });
+ * await client.connect(clientSide);
+ *
+ * const { tools } = await importTools(client);
+ * assert.equal(await tools[0].invoke('{"a":1,"b":2}'), "3");
+ * await client.close();
+ * ```
  *
  * @module
  */
 
-// --- core: errors, schemas, tools (core-tools) ---
-export * from "./src/core/errors.ts";
-export type {
-  ToolCall,
-  ToolCaller,
-  ToolMiddleware,
-} from "./src/core/middleware.ts";
-export { composeMiddleware } from "./src/core/middleware.ts";
-export type { Schema } from "./src/core/schema.ts";
-export { parseSchema } from "./src/core/schema.ts";
-export type { JsonType, RawJson } from "./src/core/json.ts";
-export {
-  isRawJson,
-  jsonTypeOf,
-  parseLossless,
-  stringifyExact,
-} from "./src/core/json.ts";
-export type {
-  CallInfo,
-  InvokeOptions,
-  ProgressFn,
-  RawToolDef,
-  StandardSchemaWithJSON,
-  ToolAnnotations,
-  ToolArguments,
-  ToolContext,
-  ToolDef,
-  ToolOptions,
-  ToolProgress,
-  ToolResult,
-  TypedToolDef,
-} from "./src/core/tool.ts";
+// Tools: build them from a schema library or a raw JSON Schema document.
 export { rawTool, tool } from "./src/core/tool.ts";
-export { audio, content, image } from "./src/core/content.ts";
-export type {
-  AudioContent,
-  ContentAnnotations,
-  ContentItem,
-  EmbeddedResource,
-  ImageContent,
-  ResourceContents,
-  ResourceLink,
-  TextContent,
-  ToolContent,
-} from "./src/core/content.ts";
-export {
-  DEFAULT_MAX_RESULT_BYTES,
-  failureError,
-  failureText,
-  formatDuration,
-  isPanic,
-  truncateResult,
-} from "./src/core/policy.ts";
-export { modelRequestsAllowed } from "./src/core/env.ts";
-// --- end core tools ---
+export { parseSchema } from "./src/core/schema.ts";
+export { withJsonSchema } from "./src/core/schema_input.ts";
+export type { ToolContext, ToolDef, ToolOptions } from "./src/core/tool.ts";
+export { SchemaError, ToolError } from "./src/core/errors.ts";
+export type { ToolAnnotations } from "./src/core/tool.ts";
+export { content, image } from "./src/core/content.ts";
 
-// --- core: agent loop, models, subagents (agent-loop) ---
+// The agent: a model, tools and the loop between them.
 export { Agent } from "./src/core/agent.ts";
-export type {
-  AgentOptions,
-  CallToolOptions,
-  GenerateOptions,
-} from "./src/core/agent.ts";
+export type { AgentOptions } from "./src/core/agent.ts";
 export { RunError } from "./src/core/run.ts";
-export type { PendingCall, RunResult, StepRecord } from "./src/core/run.ts";
-export {
-  runSubagent,
-  subagent,
-  SUBAGENT_PROMPT_DESCRIPTION,
-} from "./src/core/subagent.ts";
-export type {
-  RunSubagentOptions,
-  SubagentOptions,
-} from "./src/core/subagent.ts";
-export { addUsage } from "./src/core/model.ts";
-export type {
-  FinishEvent,
-  Model,
-  ModelEvent,
-  ModelInfo,
-  ModelRequest,
-  ModelStreamOptions,
-  ModelTool,
-  ProviderMetadata,
-  ReasoningEvent,
-  StopReason,
-  TextEvent,
-  ToolCallEvent,
-  Usage,
-} from "./src/core/model.ts";
-export {
-  lastAssistantText,
-  messageText,
-  userMessage,
-} from "./src/core/messages.ts";
-export type {
-  Message,
-  Part,
-  ReasoningPart,
-  Role,
-  TextPart,
-  ToolCallPart,
-  ToolResultPart,
-} from "./src/core/messages.ts";
-export type {
-  EventHandler,
-  ReasoningDeltaEvent,
-  RunEvent,
-  RunFinishEvent,
-  RunStartEvent,
-  StepFinishEvent,
-  StepStartEvent,
-  TextDeltaEvent,
-  ToolFinishEvent,
-  ToolProgressEvent,
-  ToolStartEvent,
-} from "./src/core/events.ts";
-export {
-  SUBMIT_OUTPUT,
-  SUBMIT_OUTPUT_DESCRIPTION,
-  SUBMIT_OUTPUT_RESULT,
-} from "./src/core/output.ts";
-export { CANCELED_BEFORE_START } from "./src/core/dispatch.ts";
-// --- end agent loop ---
+export type { RunResult } from "./src/core/run.ts";
+export type { RunEvent } from "./src/core/events.ts";
+export type { Model } from "./src/core/model.ts";
+export { subagent } from "./src/core/subagent.ts";
+export { approve, deny, resolve, resolveError } from "./src/core/decisions.ts";
 
-// --- core: resume of parked calls, streamed runs (agent-resume) ---
-export {
-  approve,
-  deny,
-  NO_DECISION,
-  NO_RESULT_RECORDED,
-  resolve,
-  resolveError,
-} from "./src/core/decisions.ts";
-export type {
-  ApproveDecision,
-  Decision,
-  DenyDecision,
-  ResolveDecision,
-} from "./src/core/decisions.ts";
-export { RunStream } from "./src/core/stream.ts";
-// --- end agent-resume ---
+// Models: any AI SDK language model (OpenAI, Anthropic, Ollama, ...).
+export { aiSdkModel } from "./src/providers/ai_sdk.ts";
 
-// --- bridge: import (mcp-import) ---
-export type { ImportOptions, ImportResult } from "./src/mcp/import.ts";
+// The bridge: MCP tools in, weft tools and agents out.
 export { importTools } from "./src/mcp/import.ts";
-export type { SkippedTool } from "./src/mcp/import_error.ts";
-export {
-  DuplicateNameError,
-  EmptyNameError,
-  ImportError,
-  ListToolsError,
-  NilEntryError,
-} from "./src/mcp/import_error.ts";
-export { McpTransportError, RemoteToolError } from "./src/mcp/remote_error.ts";
-export { renderContent } from "./src/mcp/render.ts";
-export type { RenderOptions, ResultRendering } from "./src/mcp/render.ts";
-// --- end import ---
-
-// --- bridge: export and serve (mcp-export) ---
+export type { ImportOptions, ImportResult } from "./src/mcp/import.ts";
+export { ImportError } from "./src/mcp/import_error.ts";
+export { RemoteToolError } from "./src/mcp/remote_error.ts";
 export { exportTools } from "./src/mcp/export.ts";
 export { serveAgent } from "./src/mcp/serve.ts";
-// --- end export ---
 
-// --- runtime: stdio and HTTP (runtime) ---
-export { stdioTransport } from "./src/runtime/process/stdio_transport.ts";
-export type { StdioTransportOptions } from "./src/runtime/process/stdio_transport.ts";
+// Many servers from one mcpServers config, as every MCP host writes it.
+export { connectServers } from "./src/servers/connect_servers.ts";
+
+// Runtimes: stdio and Streamable HTTP, serving and connecting.
 export { serveStdio } from "./src/runtime/process/serve_stdio.ts";
-export type { ServeStdioOptions } from "./src/runtime/process/serve_stdio.ts";
-export {
-  connectStdio,
-  DEFAULT_INHERITED_ENV,
-  defaultEnvironment,
-} from "./src/runtime/process/connect_stdio.ts";
+export { stdioTransport } from "./src/runtime/process/stdio_transport.ts";
+export { connectStdio } from "./src/runtime/process/connect_stdio.ts";
 export type { ConnectStdioOptions } from "./src/runtime/process/connect_stdio.ts";
 export { httpHandler } from "./src/runtime/http/handler.ts";
-export type {
-  HttpHandler,
-  HttpHandlerOptions,
-  HttpRequestInfo,
-} from "./src/runtime/http/handler.ts";
-export type { RemoteAddress } from "./src/runtime/http/guard.ts";
-export { DEFAULT_SESSION_IDLE_TIMEOUT } from "./src/runtime/http/sessions.ts";
-export { DEFAULT_SESSION_EVENTS } from "./src/runtime/http/event_store.ts";
+export type { HttpHandlerOptions } from "./src/runtime/http/handler.ts";
 export { connectHttp } from "./src/runtime/client/connect_http.ts";
 export type { ConnectHttpOptions } from "./src/runtime/client/connect_http.ts";
-export {
-  DEFAULT_CLIENT_INFO,
-  McpClient,
-} from "./src/runtime/client/disposable_client.ts";
-export type { ClientLink } from "./src/runtime/client/disposable_client.ts";
-export { DEFAULT_KILL_GRACE } from "./src/runtime/process/process_group.ts";
-export { connectSse } from "./src/runtime/client/connect_sse.ts";
-export { DEFAULT_INITIALIZE_TIMEOUT } from "./src/runtime/process/connect_stdio.ts";
-export {
-  CommandNotFoundError,
-  InitializeTimeoutError,
-  ServerConnectError,
-} from "./src/runtime/errors.ts";
-export type { ConnectPhase } from "./src/runtime/errors.ts";
-export {
-  ConnectionLostError,
-  DEFAULT_MAX_BODY_BYTES,
-  DEFAULT_MAX_LINE_BYTES,
-  HttpRefusalError,
-  LineTooLongError,
-  MalformedMessageError,
-  PeerProtocolError,
-  ServerExitError,
-  TransportClosedError,
-} from "./src/runtime/errors.ts";
-// --- end runtime ---
+export { McpClient } from "./src/runtime/client/disposable_client.ts";
 
-// --- providers: AI SDK language models (providers) ---
-export { aiSdkModel } from "./src/providers/ai_sdk.ts";
-export type {
-  AiSdkLanguageModel,
-  AiSdkModelOptions,
-  ProviderOptions,
-} from "./src/providers/ai_sdk.ts";
-export {
-  ProviderFinishError,
-  SUPPORTED_SPECIFICATION_VERSIONS,
-  UnsupportedSpecificationError,
-} from "./src/providers/errors.ts";
-// --- end providers ---
-// --- servers: many servers from one mcpServers config ---
-export { connectServers } from "./src/servers/connect_servers.ts";
-export type {
-  ConnectedServers,
-  ConnectServersOptions,
-  PeerInfo,
-  ReconnectOptions,
-  ServerState,
-  ServerStatus,
-} from "./src/servers/connect_servers.ts";
-export { parseServersConfig, ServerConfigError } from "./src/servers/config.ts";
-export type {
-  HttpServerConfig,
-  ServerConfig,
-  ServerEntryOptions,
-  ServersConfig,
-  ServerSpec,
-  StdioServerConfig,
-} from "./src/servers/config.ts";
-export {
-  ReconnectLimitError,
-  ServersError,
-  ToolNameTakenError,
-} from "./src/servers/errors.ts";
-export type { SkippedServerTool } from "./src/servers/errors.ts";
-// --- end servers ---
+// The MCP SDK classes the examples use, so every page spells one import.
+export { Server } from "@modelcontextprotocol/sdk/server";
+export { Client } from "@modelcontextprotocol/sdk/client";
+// @ts-types="@modelcontextprotocol/sdk/inMemory"
+export { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";

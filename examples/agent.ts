@@ -21,12 +21,12 @@ import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import {
   Agent,
-  type AiSdkLanguageModel,
   aiSdkModel,
   connectStdio,
   importTools,
   type RunEvent,
 } from "../mod.ts";
+import type { AiSdkLanguageModel } from "../providers.ts";
 
 /** What to set, printed when nothing is. */
 export const USAGE = `examples/agent.ts needs a model. Set one of:

@@ -9,11 +9,15 @@
  */
 
 import { z } from "zod";
-import { Client } from "@modelcontextprotocol/sdk/client";
-import { Server } from "@modelcontextprotocol/sdk/server";
-// @ts-types="@modelcontextprotocol/sdk/inMemory"
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { exportTools, importTools, tool, type ToolDef } from "../mod.ts";
+import {
+  Client,
+  exportTools,
+  importTools,
+  InMemoryTransport,
+  Server,
+  tool,
+  type ToolDef,
+} from "../mod.ts";
 
 /** The exported tool: a greeting. */
 export const greet: ToolDef = tool({

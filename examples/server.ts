@@ -18,11 +18,11 @@
 
 import { parseArgs } from "node:util";
 import { z } from "zod";
-import { Server } from "@modelcontextprotocol/sdk/server";
 import {
   Agent,
   httpHandler,
   serveAgent,
+  Server,
   serveStdio,
   tool,
   type ToolDef,

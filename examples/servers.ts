@@ -15,12 +15,8 @@
  */
 
 import { fileURLToPath } from "node:url";
-import {
-  Agent,
-  connectServers,
-  type RunResult,
-  type ServersConfig,
-} from "../mod.ts";
+import { Agent, connectServers, type RunResult } from "../mod.ts";
+import type { ServersConfig } from "../servers.ts";
 import { callTools, say, script } from "../testing.ts";
 
 const SERVER = fileURLToPath(new URL("./server.ts", import.meta.url));

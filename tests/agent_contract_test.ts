@@ -1,12 +1,10 @@
 import assert from "node:assert/strict";
+import { Agent, type Model, RunError } from "../mod.ts";
 import {
-  Agent,
-  type Model,
   ModelContractError,
   type ModelEvent,
   ModelStreamError,
-  RunError,
-} from "../mod.ts";
+} from "../core.ts";
 import { callTools, fail, raw, say, sayThenFail, script } from "../testing.ts";
 
 const usage = { inputTokens: 10, outputTokens: 5 };
@@ -31,18 +29,18 @@ async function contractText(...events: unknown[]): Promise<string> {
 Deno.test("contract: a stream without a finish fails the run", async () => {
   assert.equal(
     await contractText({ type: "text", text: "hi" }),
-    "weft: run failed at step 0: weft: model violated the stream contract: stream ended without ModelFinish",
+    "weft: run failed at step 1: model violated the stream contract: stream ended without a finish event",
   );
 });
 
 Deno.test("contract: an event after the finish names the event type", async () => {
   assert.equal(
     await contractText(finish, { type: "text", text: "late" }),
-    "weft: run failed at step 0: weft: model violated the stream contract: event text after ModelFinish",
+    "weft: run failed at step 1: model violated the stream contract: event text after the finish event",
   );
   assert.equal(
     await contractText(finish, finish),
-    "weft: run failed at step 0: weft: model violated the stream contract: event finish after ModelFinish",
+    "weft: run failed at step 1: model violated the stream contract: event finish after the finish event",
   );
 });
 
@@ -52,7 +50,7 @@ Deno.test("contract: a tool call with an empty ID", async () => {
       { type: "tool_call", id: "", name: "t", args: "{}" },
       finish,
     ),
-    "weft: run failed at step 0: weft: model violated the stream contract: tool call with an empty ID",
+    "weft: run failed at step 1: model violated the stream contract: tool call with an empty ID",
   );
 });
 
@@ -62,7 +60,7 @@ Deno.test("contract: a tool call with an empty name", async () => {
       { type: "tool_call", id: "c1", name: "", args: "{}" },
       finish,
     ),
-    "weft: run failed at step 0: weft: model violated the stream contract: tool call with an empty name",
+    "weft: run failed at step 1: model violated the stream contract: tool call with an empty name",
   );
 });
 
@@ -70,7 +68,7 @@ Deno.test("contract: a duplicate tool call ID within one turn", async () => {
   const call = { type: "tool_call", id: "c1", name: "t", args: "{}" };
   assert.equal(
     await contractText(call, call, finish),
-    'weft: run failed at step 0: weft: model violated the stream contract: duplicate tool call ID "c1"',
+    'weft: run failed at step 1: model violated the stream contract: duplicate tool call ID "c1"',
   );
 });
 
@@ -90,15 +88,15 @@ Deno.test("contract: tool call IDs may repeat across steps", async () => {
 Deno.test("contract: an unknown event type", async () => {
   assert.equal(
     await contractText({ type: "tool_call_delta", index: 0 }, finish),
-    "weft: run failed at step 0: weft: model violated the stream contract: unexpected event tool_call_delta",
+    "weft: run failed at step 1: model violated the stream contract: unexpected event tool_call_delta",
   );
   assert.equal(
     await contractText(null, finish),
-    "weft: run failed at step 0: weft: model violated the stream contract: unexpected event null",
+    "weft: run failed at step 1: model violated the stream contract: unexpected event null",
   );
   assert.equal(
     await contractText("text", finish),
-    "weft: run failed at step 0: weft: model violated the stream contract: unexpected event string",
+    "weft: run failed at step 1: model violated the stream contract: unexpected event string",
   );
 });
 
@@ -107,7 +105,7 @@ Deno.test("a thrown stream error fails the run with model stream: <err>", async 
   assert.ok(err.cause instanceof ModelStreamError);
   assert.equal(
     err.message,
-    "weft: run failed at step 0: model stream: provider down",
+    "weft: run failed at step 1: model stream: provider down",
   );
   assert.equal((err.cause as Error).cause instanceof Error, true);
 });
@@ -123,7 +121,7 @@ Deno.test("a stream error after the finish is a stream error, not a contract vio
   assert.ok(err.cause instanceof ModelStreamError);
   assert.equal(
     err.message,
-    "weft: run failed at step 0: model stream: late failure",
+    "weft: run failed at step 1: model stream: late failure",
   );
 });
 
@@ -136,7 +134,7 @@ Deno.test("a stream that throws on the call itself is a stream error", async () 
   const err = await runFailure(model);
   assert.equal(
     err.message,
-    "weft: run failed at step 0: model stream: no connection",
+    "weft: run failed at step 1: model stream: no connection",
   );
 });
 
@@ -144,7 +142,7 @@ Deno.test("text streamed before a failure stays out of the transcript", async ()
   const err = await runFailure(
     script(sayThenFail("partial", new Error("cut"))),
   );
-  assert.equal(err.message, "weft: run failed at step 0: model stream: cut");
+  assert.equal(err.message, "weft: run failed at step 1: model stream: cut");
   assert.equal(err.result.messages.length, 1);
   assert.equal(err.result.messages[0].role, "user");
 });

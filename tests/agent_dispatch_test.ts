@@ -1,15 +1,17 @@
 import assert from "node:assert/strict";
 import {
   Agent,
-  ApprovalRequiredError,
   RunError,
   type RunEvent,
   ToolError,
-  type ToolMiddleware,
   type ToolOptions,
+} from "../mod.ts";
+import {
+  ApprovalRequiredError,
+  type ToolMiddleware,
   type ToolResultPart,
   ToolTimeoutError,
-} from "../mod.ts";
+} from "../core.ts";
 import { rawTool, type RawToolDef } from "../src/core/tool.ts";
 import { callTools, say, script } from "../testing.ts";
 
@@ -398,7 +400,7 @@ Deno.test("a call that cannot get a slot because the run was cancelled reads run
     .generate("go", { signal: controller.signal })
     .then(() => assert.fail("should fail"), (e: unknown) => e);
   assert.ok(err instanceof RunError);
-  assert.equal(err.message, "weft: run failed at step 0: user hit stop");
+  assert.equal(err.message, "weft: run failed at step 1: user hit stop");
   assert.deepEqual(started, ["1"]);
   assert.deepEqual(contents(results(err.result.messages)), [
     "user hit stop",

@@ -1,13 +1,10 @@
 import assert from "node:assert/strict";
+import { Agent, type Model, RunError, type RunEvent } from "../mod.ts";
 import {
-  Agent,
   MaxStepsError,
-  type Model,
   type ModelEvent,
-  RunError,
-  type RunEvent,
   type ToolMiddleware,
-} from "../mod.ts";
+} from "../core.ts";
 import { rawTool } from "../src/core/tool.ts";
 import {
   callTools,
@@ -185,7 +182,7 @@ Deno.test("exceeding maxSteps is a RunError at step maxSteps with the transcript
   assert.ok(err.cause instanceof MaxStepsError);
   assert.equal(
     err.message,
-    "weft: run failed at step 2: weft: run exceeded the maximum number of steps",
+    "weft: run failed at step 3: run exceeded the maximum number of steps",
   );
   assert.equal(ran, 2, "the last allowed step's calls did execute");
   assert.equal(err.result.steps.length, 2);
@@ -303,7 +300,7 @@ Deno.test("events: run, steps, deltas and tools in order, with per-run tool sequ
       type: "run_start",
       runId,
       agent: "helper",
-      model: { provider: "wefttest", name: "script" },
+      model: { provider: "@weft/mcp/testing", name: "script" },
     },
     { type: "step_start", runId, index: 0 },
     { type: "reasoning_delta", runId, text: "hmm" },
@@ -359,7 +356,7 @@ Deno.test("a run cancelled before it starts fails at step 0 with the signal's re
   );
   assert.equal(err.step, 0);
   assert.equal(err.cause, reason);
-  assert.equal(err.message, "weft: run failed at step 0: caller gave up");
+  assert.equal(err.message, "weft: run failed at step 1: caller gave up");
   assert.equal(model.requests().length, 0);
 });
 

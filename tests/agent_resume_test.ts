@@ -7,25 +7,27 @@ import assert from "node:assert/strict";
 import { z } from "zod";
 import {
   Agent,
-  ApprovalRequiredError,
   approve,
-  type CallInfo,
   deny,
-  DuplicateDecisionError,
-  type Message,
-  NO_DECISION,
-  NO_RESULT_RECORDED,
-  NotPendingError,
   resolve,
   resolveError,
   RunError,
   type RunEvent,
   tool,
   type ToolDef,
+} from "../mod.ts";
+import {
+  ApprovalRequiredError,
+  type CallInfo,
+  DuplicateDecisionError,
+  type Message,
+  NO_DECISION,
+  NO_RESULT_RECORDED,
+  NotPendingError,
   type ToolMiddleware,
   type ToolResultPart,
   userMessage,
-} from "../mod.ts";
+} from "../core.ts";
 import { callTools, say, script } from "../testing.ts";
 
 /** A gated tool that records how it was called. */

@@ -10,14 +10,12 @@ import {
   Agent,
   approve,
   type Model,
-  type ModelEvent,
-  RunConsumedError,
   RunError,
   type RunEvent,
   type RunResult,
-  RunStream,
   tool,
 } from "../mod.ts";
+import { type ModelEvent, RunConsumedError, RunStream } from "../core.ts";
 import { callTools, fail, say, script } from "../testing.ts";
 
 const usage = { inputTokens: 1, outputTokens: 1 };

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { Agent, type RunEvent, type ToolResultPart } from "../mod.ts";
+import { Agent, type RunEvent } from "../mod.ts";
+import type { ToolResultPart } from "../core.ts";
 import { rawTool } from "../src/core/tool.ts";
 import { callTools, say, script } from "../testing.ts";
 

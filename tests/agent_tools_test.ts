@@ -2,18 +2,20 @@ import assert from "node:assert/strict";
 import { z } from "zod";
 import {
   Agent,
-  ApprovalRequiredError,
-  DuplicateToolError,
-  InvalidInputError,
   type Model,
-  NilToolError,
-  NoSuchToolError,
   RunError,
   type RunEvent,
   type ToolDef,
+} from "../mod.ts";
+import {
+  ApprovalRequiredError,
+  DuplicateToolError,
+  InvalidInputError,
+  MissingToolError,
+  NoSuchToolError,
   type ToolMiddleware,
   type ToolResultPart,
-} from "../mod.ts";
+} from "../core.ts";
 import { rawTool, tool } from "../src/core/tool.ts";
 import { callTools, say, script, submit } from "../testing.ts";
 
@@ -124,20 +126,20 @@ Deno.test("a toolSource snapshot with a duplicate name fails the run with Duplic
   assert.equal(err.step, 1);
   assert.equal(
     err.message,
-    'weft: run failed at step 1: weft: duplicate tool name from tool source: "a"',
+    'weft: run failed at step 2: duplicate tool name from tool source: "a"',
   );
 });
 
-Deno.test("a toolSource snapshot with a missing entry fails the run with NilToolError", async () => {
+Deno.test("a toolSource snapshot with a missing entry fails the run with MissingToolError", async () => {
   const agent = new Agent(script(say("never")), {
     toolSource: () => [echo("a"), undefined],
   });
   const err = await agent.generate("go").catch((e: unknown) => e);
   assert.ok(err instanceof RunError);
-  assert.ok(err.cause instanceof NilToolError);
+  assert.ok(err.cause instanceof MissingToolError);
   assert.equal(
     err.message,
-    "weft: run failed at step 0: weft: nil tool in tool source snapshot: entry 1",
+    "weft: run failed at step 1: toolSource returned null or undefined at entry 1",
   );
 });
 
@@ -372,7 +374,8 @@ Deno.test("construction refuses a missing model or a missing tool with TypeError
     () => new Agent(undefined as unknown as Model),
     (err: unknown) =>
       err instanceof TypeError &&
-      err.message === "weft: new Agent called with a nil Model",
+      err.message ===
+        "new Agent(model): model is required: pass a Model (an object with a stream method)",
   );
   assert.throws(
     () =>
@@ -381,7 +384,8 @@ Deno.test("construction refuses a missing model or a missing tool with TypeError
       }),
     (err: unknown) =>
       err instanceof TypeError &&
-      err.message === "weft: nil tool passed to new Agent",
+      err.message ===
+        "new Agent(model, { tools }): tools[1] is undefined; pass a tool built with tool() or rawTool()",
   );
 });
 
@@ -394,7 +398,7 @@ Deno.test("a toolSource that returns no array fails the run with TypeError", asy
   assert.ok(err.cause instanceof TypeError);
   assert.equal(
     err.message,
-    "weft: run failed at step 0: weft: toolSource must return an array of tools",
+    "weft: run failed at step 1: toolSource must return an array of tools",
   );
 });
 

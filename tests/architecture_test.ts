@@ -8,8 +8,12 @@
  *   (erased at runtime; ADR 0002).
  * - `src/core` touches `Deno` only in `src/core/env.ts`.
  * - `src/mcp` never imports `src/runtime`.
- * - `src/providers` imports only `src/core`, itself and, type-only,
- *   `@ai-sdk/provider`; nothing else imports `src/providers`.
+ * - Each folder imports only the folders below it: `src/providers` → core
+ *   (and type-only `@ai-sdk/provider`); `src/mcp` and `src/runtime` → core
+ *   and the SDK; `src/servers` and `src/cli` → runtime, mcp, core and the
+ *   SDK; `src/testing` → core.
+ * - A file whose name starts with `_` is internal to its folder: no file in
+ *   another folder (nor an entry point) imports it.
  * - Nothing under `src/` imports `tests/`, `examples/` or `bench/`.
  */
 
@@ -17,6 +21,49 @@ import assert from "node:assert/strict";
 
 const ROOT = new URL("../", import.meta.url);
 const CORE_TYPE_ONLY = new Set(["@standard-schema/spec"]);
+
+/** The SDK and Node's built-ins: what the layers above the core may import by name. */
+const sdkOrNode = (specifier: string): boolean =>
+  specifier === "@modelcontextprotocol/sdk" ||
+  specifier.startsWith("@modelcontextprotocol/sdk/") ||
+  specifier.startsWith("node:");
+
+/** Per folder above the core: the folders it may import, and the bare specifiers. */
+const LAYERS: Record<
+  string,
+  {
+    readonly folders: readonly string[];
+    readonly bare: (specifier: string, typeOnly: boolean) => boolean;
+  }
+> = {
+  "src/providers/": {
+    folders: ["src/providers/", "src/core/"],
+    bare: (s, typeOnly) =>
+      typeOnly &&
+      (s === "@ai-sdk/provider" || s.startsWith("@ai-sdk/provider/")),
+  },
+  "src/mcp/": { folders: ["src/mcp/", "src/core/"], bare: sdkOrNode },
+  "src/runtime/": { folders: ["src/runtime/", "src/core/"], bare: sdkOrNode },
+  "src/servers/": {
+    folders: ["src/servers/", "src/runtime/", "src/mcp/", "src/core/"],
+    bare: sdkOrNode,
+  },
+  "src/cli/": {
+    folders: ["src/cli/", "src/runtime/", "src/mcp/", "src/core/"],
+    bare: sdkOrNode,
+  },
+  "src/testing/": { folders: ["src/testing/", "src/core/"], bare: () => false },
+};
+
+/** The folder of a repo-relative path, with its trailing slash. */
+function folderOf(path: string): string {
+  return path.slice(0, path.lastIndexOf("/") + 1);
+}
+
+/** Whether a repo-relative path names a folder-internal file (`_name.ts`). */
+function isInternal(path: string): boolean {
+  return /(^|\/)_[^/]*\.ts$/.test(path);
+}
 
 interface Specifier {
   readonly specifier: string;
@@ -90,20 +137,25 @@ function violations(file: string, source: string): string[] {
         : typeOnly && CORE_TYPE_ONLY.has(specifier);
       if (!allowed) found.push(`${file}: src/core imports ${specifier}`);
     }
-    if (file.startsWith("src/providers/")) {
+    const layer = Object.entries(LAYERS).find(([dir]) => file.startsWith(dir));
+    const outsideSrc = target !== undefined &&
+      /^(tests|examples|bench)\//.test(target);
+    if (layer !== undefined && !outsideSrc) {
+      const [dir, { folders, bare }] = layer;
       const allowed = target !== undefined
-        ? target.startsWith("src/core/") || target.startsWith("src/providers/")
-        : typeOnly && specifier === "@ai-sdk/provider";
-      if (!allowed) found.push(`${file}: src/providers imports ${specifier}`);
+        ? folders.some((f) => target.startsWith(f))
+        : bare(specifier, typeOnly);
+      if (!allowed) {
+        found.push(`${file}: ${dir.slice(0, -1)} imports ${specifier}`);
+      }
     }
     if (
-      target?.startsWith("src/providers/") &&
-      !file.startsWith("src/providers/")
+      target !== undefined && isInternal(target) &&
+      folderOf(target) !== folderOf(file)
     ) {
-      found.push(`${file}: imports the provider adapters ${specifier}`);
-    }
-    if (file.startsWith("src/mcp/") && target?.startsWith("src/runtime/")) {
-      found.push(`${file}: src/mcp imports ${specifier}`);
+      found.push(
+        `${file}: imports ${specifier}, internal to ${folderOf(target)}`,
+      );
     }
     if (target !== undefined && /^(tests|examples|bench)\//.test(target)) {
       found.push(`${file}: src imports ${specifier}`);
@@ -141,6 +193,73 @@ Deno.test("every file under src/ keeps the dependency arrows", async () => {
     );
   }
   assert.deepEqual(found, []);
+});
+
+Deno.test("no entry point imports a folder's internal file", async () => {
+  const config = JSON.parse(
+    await Deno.readTextFile(new URL("deno.json", ROOT)),
+  ) as { exports: Record<string, string> };
+  const found: string[] = [];
+  for (const entry of Object.values(config.exports)) {
+    const file = entry.replace(/^\.\//, "");
+    const source = await Deno.readTextFile(new URL(file, ROOT));
+    for (const { specifier } of specifiersOf(source)) {
+      const target = resolved(file, specifier);
+      if (target !== undefined && isInternal(target)) {
+        found.push(`${file}: imports ${specifier}`);
+      }
+    }
+  }
+  assert.deepEqual(found, []);
+});
+
+Deno.test("the checker refuses another folder's internal files and allows its own", () => {
+  assert.deepEqual(
+    violations("src/mcp/m.ts", 'import { r } from "./_registry.ts";'),
+    [],
+  );
+  assert.equal(
+    violations("src/mcp/m.ts", 'import { b } from "../core/_tool_build.ts";')
+      .length,
+    1,
+  );
+  assert.deepEqual(
+    violations("src/mcp/m.ts", 'import { b } from "../core/bridge.ts";'),
+    [],
+  );
+  assert.equal(
+    violations(
+      "src/runtime/process/p.ts",
+      'import { t } from "../client/_http_transport.ts";',
+    ).length,
+    1,
+  );
+});
+
+Deno.test("the checker holds each folder to the layers below it", () => {
+  const cases: [string, string, boolean][] = [
+    ["src/providers/p.ts", 'import { tool } from "../core/tool.ts";', true],
+    ["src/providers/p.ts", 'import type { L } from "@ai-sdk/provider";', true],
+    ["src/providers/p.ts", 'import { L } from "@ai-sdk/provider";', false],
+    ["src/providers/p.ts", 'import { e } from "../mcp/export.ts";', false],
+    [
+      "src/providers/p.ts",
+      'import { S } from "@modelcontextprotocol/sdk";',
+      false,
+    ],
+    ["src/servers/s.ts", 'import { i } from "../mcp/import.ts";', true],
+    ["src/servers/s.ts", 'import { c } from "../runtime/process/c.ts";', true],
+    ["src/servers/s.ts", 'import { p } from "../providers/p.ts";', false],
+    ["src/cli/c.ts", 'import { c } from "../runtime/client/c.ts";', true],
+    ["src/cli/c.ts", 'import { z } from "zod";', false],
+    ["src/runtime/r.ts", 'import { j } from "../core/json.ts";', true],
+    ["src/runtime/r.ts", 'import { i } from "../mcp/import.ts";', false],
+    ["src/testing/t.ts", 'import type { M } from "../core/model.ts";', true],
+    ["src/testing/t.ts", 'import { r } from "../runtime/r.ts";', false],
+  ];
+  for (const [file, source, ok] of cases) {
+    assert.equal(violations(file, source).length, ok ? 0 : 1, source);
+  }
 });
 
 Deno.test("the checker sees every import form", () => {

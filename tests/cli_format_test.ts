@@ -3,13 +3,9 @@
 import assert from "node:assert/strict";
 import { extraKeywords, formatInspection } from "../cli.ts";
 import { withProgress } from "../src/cli/connect.ts";
-import {
-  EmptyNameError,
-  ImportError,
-  NilEntryError,
-  rawTool,
-  SchemaError,
-} from "../mod.ts";
+import { ImportError, rawTool, SchemaError } from "../mod.ts";
+import { NonObjectEntryError } from "../bridge.ts";
+import { EmptyNameError } from "../bridge.ts";
 
 Deno.test("extraKeywords walks every subschema, never data, with JSON Pointers", () => {
   const found = extraKeywords({
@@ -96,7 +92,7 @@ Deno.test("formatInspection: every tool's model view, then every skipped tool", 
       error: new SchemaError('top-level type must be "object", got "array"'),
     },
     { name: "", index: 3, error: new EmptyNameError() },
-    { name: "", index: 4, error: new NilEntryError() },
+    { name: "", index: 4, error: new NonObjectEntryError() },
   ]);
   const text = formatInspection({
     server: { name: "github", version: "1.2.0" },
@@ -123,9 +119,9 @@ wipe
   output schema: none
 
 skipped 3 tools:
-  "bad": weft: ParseSchema: top-level type must be "object", got "array"
+  "bad": weft: parseSchema: top-level type must be "object", got "array"
   entry 3: empty name
-  entry 4: nil entry in the tool list
+  entry 4: not an object
 `,
   );
   assert.equal(

@@ -75,7 +75,7 @@ search
   output schema: none
 
 skipped 1 tool:
-  "broken": weft: ParseSchema: top-level type must be "object", got "array"
+  "broken": weft: parseSchema: top-level type must be "object", got "array"
 `,
         );
       },
@@ -87,7 +87,7 @@ skipped 1 tool:
         assert.equal(ran.code, ExitCode.failure);
         assert.equal(
           ran.stderr,
-          'weft-mcp: tool "broken" was not imported: weft: ParseSchema: top-level type must be "object", got "array"\n',
+          'weft-mcp: tool "broken" was not imported: weft: parseSchema: top-level type must be "object", got "array"\n',
         );
       },
     );

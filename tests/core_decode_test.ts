@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
 import { InvalidInputError } from "../src/core/errors.ts";
-import { decodeArguments, parseArguments } from "../src/core/decode.ts";
+import { decodeArguments, parseArguments } from "../src/core/_decode.ts";
 import { type StandardSchemaWithJSON, tool } from "../src/core/tool.ts";
 
 const Weather = z.object({

@@ -12,9 +12,9 @@ import {
   errorText,
   InvalidInputError,
   MaxStepsError,
+  MissingToolError,
   ModelContractError,
   ModelStreamError,
-  NilToolError,
   NoSuchToolError,
   quote,
   SchemaError,
@@ -106,16 +106,16 @@ Deno.test('ToolOutputError renders marshal output of tool "x": cause', () => {
   assert.ok(!(err instanceof ToolError));
 });
 
-Deno.test("SchemaError renders weft: ParseSchema: detail", () => {
+Deno.test("SchemaError renders weft: parseSchema: detail", () => {
   const err = new SchemaError("empty schema");
-  assert.equal(err.message, "weft: ParseSchema: empty schema");
+  assert.equal(err.message, "weft: parseSchema: empty schema");
   assert.equal(err.detail, "empty schema");
 });
 
 Deno.test("the run-level errors render their texts", () => {
   assert.equal(
-    new ModelContractError("stream ended without ModelFinish").message,
-    "weft: model violated the stream contract: stream ended without ModelFinish",
+    new ModelContractError("stream ended without a finish event").message,
+    "weft: model violated the stream contract: stream ended without a finish event",
   );
   assert.equal(
     new ModelStreamError(new Error("provider down")).message,
@@ -130,8 +130,8 @@ Deno.test("the run-level errors render their texts", () => {
     'weft: duplicate tool name from tool source: "x"',
   );
   assert.equal(
-    new NilToolError(2).message,
-    "weft: nil tool in tool source snapshot: entry 2",
+    new MissingToolError(2).message,
+    "weft: toolSource returned null or undefined at entry 2",
   );
 });
 

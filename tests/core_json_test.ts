@@ -9,7 +9,7 @@ import {
   JsonSyntaxError,
   scanJson,
   utf8Length,
-} from "../src/core/json_scan.ts";
+} from "../src/core/_json_scan.ts";
 
 Deno.test("parseLossless keeps integers beyond 2^53 digit for digit", () => {
   const doc = parseLossless('{"id":12345678901234567890}') as Record<

@@ -15,7 +15,7 @@ function rejection(doc: unknown): SchemaError {
 Deno.test("parseSchema rejects an empty document", async (t) => {
   for (const doc of ["", "   \n\t", undefined, null]) {
     await t.step(JSON.stringify(doc) ?? "undefined", () => {
-      assert.equal(rejection(doc).message, "weft: ParseSchema: empty schema");
+      assert.equal(rejection(doc).message, "weft: parseSchema: empty schema");
     });
   }
 });
@@ -23,25 +23,25 @@ Deno.test("parseSchema rejects an empty document", async (t) => {
 Deno.test("parseSchema rejects invalid JSON with the parser's reason", () => {
   assert.equal(
     rejection('{"type":}').message,
-    "weft: ParseSchema: invalid character '}' looking for beginning of value",
+    "weft: parseSchema: invalid character '}' looking for beginning of value",
   );
 });
 
 Deno.test("parseSchema rejects truncated JSON as the end of input", () => {
   assert.equal(
     rejection("{").message,
-    "weft: ParseSchema: unexpected end of input",
+    "weft: parseSchema: unexpected end of input",
   );
 });
 
 Deno.test("parseSchema rejects trailing data", () => {
   assert.equal(
     rejection("{} {}").message,
-    "weft: ParseSchema: trailing data after the schema",
+    "weft: parseSchema: trailing data after the schema",
   );
   assert.equal(
     rejection('{"type":"object"}x').message,
-    "weft: ParseSchema: trailing data after the schema",
+    "weft: parseSchema: trailing data after the schema",
   );
 });
 
@@ -53,7 +53,7 @@ Deno.test("parseSchema rejects documents that are not objects", async (t) => {
     await t.step(JSON.stringify(doc), () => {
       assert.equal(
         rejection(doc).message,
-        "weft: ParseSchema: the document is not a JSON object",
+        "weft: parseSchema: the document is not a JSON object",
       );
     });
   }
@@ -62,21 +62,21 @@ Deno.test("parseSchema rejects documents that are not objects", async (t) => {
 Deno.test("parseSchema rejects a missing top-level type", () => {
   assert.equal(
     rejection('{"properties":{}}').message,
-    'weft: ParseSchema: top-level type must be "object", got ""',
+    'weft: parseSchema: top-level type must be "object", got ""',
   );
 });
 
 Deno.test("parseSchema rejects a non-object top-level type", () => {
   assert.equal(
     rejection('{"type":"string"}').message,
-    'weft: ParseSchema: top-level type must be "object", got "string"',
+    'weft: parseSchema: top-level type must be "object", got "string"',
   );
 });
 
 Deno.test("parseSchema rejects a type-array root", () => {
   assert.equal(
     rejection('{"type":["object","null"]}').message,
-    'weft: ParseSchema: top-level type must be "object", got ""',
+    'weft: parseSchema: top-level type must be "object", got ""',
   );
 });
 
@@ -84,14 +84,14 @@ Deno.test("parseSchema rejects a $ref root", () => {
   assert.equal(
     rejection({ $ref: "#/$defs/args", $defs: { args: { type: "object" } } })
       .message,
-    'weft: ParseSchema: top-level type must be "object", got ""',
+    'weft: parseSchema: top-level type must be "object", got ""',
   );
 });
 
 Deno.test("parseSchema quotes the offending type Go-style", () => {
   assert.equal(
     rejection({ type: 'ob"ject' }).message,
-    'weft: ParseSchema: top-level type must be "object", got "ob\\"ject"',
+    'weft: parseSchema: top-level type must be "object", got "ob\\"ject"',
   );
 });
 
@@ -99,7 +99,7 @@ Deno.test("parseSchema rejects an object that JSON cannot hold", () => {
   const cyclic: Record<string, unknown> = { type: "object" };
   cyclic.self = cyclic;
   const err = rejection(cyclic);
-  assert.ok(err.message.startsWith("weft: ParseSchema: "));
+  assert.ok(err.message.startsWith("weft: parseSchema: "));
   assert.ok(err.cause instanceof TypeError);
 });
 

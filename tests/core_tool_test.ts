@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { z } from "zod";
 import { ToolError, ToolOutputError } from "../src/core/errors.ts";
 import type { ToolMiddleware } from "../src/core/middleware.ts";
+import { ACCEPTED_SCHEMAS } from "../src/core/schema_input.ts";
 import {
   rawTool,
   type StandardSchemaWithJSON,
@@ -25,7 +26,7 @@ Deno.test("tool refuses an empty name", () => {
   const err = typeError(() =>
     tool({ name: "", description: "", input: Query, run: () => "" })
   );
-  assert.equal(err.message, "weft: Tool called with an empty name");
+  assert.equal(err.message, "weft: tool called with an empty name");
 });
 
 Deno.test("tool refuses a missing run function", () => {
@@ -36,7 +37,7 @@ Deno.test("tool refuses a missing run function", () => {
   } as unknown as Parameters<typeof tool>[0];
   assert.equal(
     typeError(() => tool(def)).message,
-    'weft: Tool "x" called without a run function',
+    'weft: tool "x" called without a run function',
   );
 });
 
@@ -47,7 +48,13 @@ Deno.test("tool refuses an input that is not a Standard JSON Schema", () => {
   const def = { name: "x", description: "", input: noJson, run: () => "" };
   assert.equal(
     typeError(() => tool(def as unknown as Parameters<typeof tool>[0])).message,
-    'weft: Tool "x": input must be a Standard Schema that implements Standard JSON Schema',
+    `weft: tool "x": input must be ${ACCEPTED_SCHEMAS}; this v schema has no JSON Schema of its own: pass withJsonSchema(schema, converter) from @weft/mcp`,
+  );
+  const notASchema = { ...def, input: "string" };
+  assert.equal(
+    typeError(() => tool(notASchema as unknown as Parameters<typeof tool>[0]))
+      .message,
+    `weft: tool "x": input must be ${ACCEPTED_SCHEMAS}`,
   );
 });
 
@@ -57,7 +64,7 @@ Deno.test("tool refuses an input that is not an object schema", () => {
   );
   assert.equal(
     err.message,
-    'weft: Tool "x": input must be an object schema: top-level type must be "object", got "string"',
+    'weft: tool "x": input must be an object schema: top-level type must be "object", got "string"',
   );
 });
 
@@ -72,7 +79,7 @@ Deno.test("tool refuses an input whose JSON Schema cannot be derived", () => {
   );
   assert.ok(
     err.message.startsWith(
-      'weft: Tool "x": input JSON Schema could not be derived: ',
+      'weft: tool "x": input JSON Schema could not be derived: ',
     ),
     err.message,
   );
@@ -97,10 +104,14 @@ Deno.test("tool refuses an output that is not a Standard JSON Schema", () => {
       output,
       run: () => "",
     };
-    assert.equal(
+    assert.match(
       typeError(() => tool(def as unknown as Parameters<typeof tool>[0]))
         .message,
-      'weft: Tool "x": output must implement Standard JSON Schema',
+      new RegExp(
+        `^weft: tool "x": output must be ${
+          ACCEPTED_SCHEMAS.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+        }`,
+      ),
     );
   }
 });
@@ -134,7 +145,7 @@ Deno.test("tool refuses an output whose JSON Schema cannot be derived", async (t
       );
       assert.equal(
         err.message,
-        'weft: Tool "x": output JSON Schema could not be derived: dates have no JSON Schema here',
+        'weft: tool "x": output JSON Schema could not be derived: dates have no JSON Schema here',
       );
       assert.equal(err.cause, why);
     },
@@ -151,7 +162,7 @@ Deno.test("tool refuses an output whose JSON Schema cannot be derived", async (t
     );
     assert.equal(
       err.message,
-      'weft: Tool "x": output JSON Schema could not be derived: BigInt cannot be represented in JSON Schema',
+      'weft: tool "x": output JSON Schema could not be derived: BigInt cannot be represented in JSON Schema',
     );
     assert.ok(err.cause instanceof Error);
   });
@@ -395,7 +406,7 @@ Deno.test("rawTool refuses an empty name", () => {
   assert.equal(
     typeError(() => rawTool({ name: "", description: "", run: () => "" }))
       .message,
-    "weft: RawTool called with an empty name",
+    "weft: rawTool called with an empty name",
   );
 });
 
@@ -405,7 +416,7 @@ Deno.test("rawTool refuses a missing run function", () => {
   >[0];
   assert.equal(
     typeError(() => rawTool(def)).message,
-    'weft: RawTool "r" called without a run function',
+    'weft: rawTool "r" called without a run function',
   );
 });
 
@@ -420,13 +431,13 @@ Deno.test("rawTool refuses an input schema parseSchema refuses", () => {
       })
     )
       .message,
-    'weft: RawTool "r": inputSchema must be an object schema: top-level type must be "object", got "array"',
+    'weft: rawTool "r": inputSchema must be an object schema: top-level type must be "object", got "array"',
   );
   assert.equal(
     typeError(() =>
       rawTool({ name: "r", description: "", inputSchema: "{", run: () => "" })
     ).message,
-    'weft: RawTool "r": inputSchema must be an object schema: unexpected end of input',
+    'weft: rawTool "r": inputSchema must be an object schema: unexpected end of input',
   );
 });
 
@@ -441,7 +452,7 @@ Deno.test("rawTool refuses an output schema parseSchema refuses", () => {
   );
   assert.equal(
     err.message,
-    'weft: RawTool "r": outputSchema must be an object schema: top-level type must be "object", got "string"',
+    'weft: rawTool "r": outputSchema must be an object schema: top-level type must be "object", got "string"',
   );
 });
 
@@ -505,7 +516,7 @@ Deno.test("rawTool rejects a handler result that is not a string", async () => {
   assert.ok(err instanceof TypeError);
   assert.equal(
     err.message,
-    'weft: RawTool "r" handler returned number, not a string',
+    'weft: rawTool "r" handler returned number, not a string',
   );
 });
 
@@ -522,4 +533,28 @@ Deno.test("rawTool records the options", () => {
   assert.equal(t.sequential, true);
   assert.equal(t.timeout, 50);
   assert.equal(t.description, "d");
+});
+
+Deno.test("tool takes a plain JSON Schema: types and required are checked without a validate function", async () => {
+  const lookup = tool({
+    name: "lookup",
+    description: "",
+    input: {
+      jsonSchema: {
+        type: "object",
+        properties: { id: { type: "integer" } },
+        required: ["id"],
+      },
+    },
+    run: (args) => JSON.stringify(args),
+  });
+  assert.deepEqual(lookup.inputSchema.raw.required, ["id"]);
+  assert.equal(await lookup.invoke('{"id":3}'), '{"id":3}');
+  await assert.rejects(
+    lookup.invoke('{"id":"3"}'),
+    (err: unknown) =>
+      err instanceof ToolError &&
+      err.message ===
+        'INVALID_INPUT: tool "lookup": field "id": expected integer, got string',
+  );
 });

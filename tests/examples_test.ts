@@ -278,7 +278,7 @@ Deno.test("client.ts logSkipped: one line per import that skipped tools, none ot
   logSkipped(imports, (line) => logs.push(line));
   assert.deepEqual(logs, [
     "mcp: 2 tool(s) not imported: " +
-    '"nullable_root": weft: ParseSchema: top-level type must be "object", got ""; ' +
+    '"nullable_root": weft: parseSchema: top-level type must be "object", got ""; ' +
     "entry 2: empty name",
   ]);
   const none: string[] = [];

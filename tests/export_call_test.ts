@@ -17,7 +17,7 @@ import {
   pairWith,
 } from "./_helpers/export_tools.ts";
 
-Deno.test("E-6: success is one text item with the result text, not an error", async () => {
+Deno.test("success is one text item with the result text, not an error", async () => {
   await using pair = await pairWith(echo);
   const res = await pair.client.callTool({
     name: "echo",
@@ -28,7 +28,7 @@ Deno.test("E-6: success is one text item with the result text, not an error", as
   assert.equal("structuredContent" in res, false);
 });
 
-Deno.test("E-7: with an output schema the JSON text is also structuredContent (the SDK client validates it)", async () => {
+Deno.test("with an output schema the JSON text is also structuredContent (the SDK client validates it)", async () => {
   await using pair = await pairWith(lookupOrder);
   await pair.client.listTools(); // caches the output-schema validator
   const res = await pair.client.callTool({
@@ -40,7 +40,7 @@ Deno.test("E-7: with an output schema the JSON text is also structuredContent (t
   assert.notEqual(res.isError, true);
 });
 
-Deno.test("E-7: structuredContent keeps integers beyond 2^53 (parsed losslessly)", async () => {
+Deno.test("structuredContent keeps integers beyond 2^53 (parsed losslessly)", async () => {
   const texts = [
     '{"id":12345678901234567890}',
     '{"id":-9007199254740993,"n":[1,2.5]}',
@@ -72,7 +72,7 @@ Deno.test("E-7: structuredContent keeps integers beyond 2^53 (parsed losslessly)
   assert.equal(typeof safe?.safe, "number");
 });
 
-Deno.test("E-8: an output schema with non-JSON text is the pinned isError result, and no wedge", async () => {
+Deno.test("an output schema with non-JSON text is the pinned isError result, and no wedge", async () => {
   const liar = rawTool({
     name: "liar",
     description: "",
@@ -91,7 +91,7 @@ Deno.test("E-8: an output schema with non-JSON text is the pinned isError result
   assert.equal("structuredContent" in res, false);
 });
 
-Deno.test("E-8 (TS): JSON that is not an object cannot be structuredContent: isError naming its type", async () => {
+Deno.test("JSON that is not an object cannot be structuredContent: isError naming its type", async () => {
   await using pair = await connected((server) => {
     for (
       const [name, answer] of [["num", "42"], ["arr", "[1]"], ["nul", "null"], [
@@ -127,7 +127,7 @@ Deno.test("E-8 (TS): JSON that is not an object cannot be structuredContent: isE
   }
 });
 
-Deno.test("E-9: undecodable arguments, handler errors and thrown values are isError results with weft's texts", async () => {
+Deno.test("undecodable arguments, handler errors and thrown values are isError results with weft's texts", async () => {
   const failing = rawTool({
     name: "warehouse",
     description: "",
@@ -183,7 +183,7 @@ Deno.test("E-9: undecodable arguments, handler errors and thrown values are isEr
   }
 });
 
-Deno.test("E-10: no tool failure is a JSON-RPC error and none takes the server down", async () => {
+Deno.test("no tool failure is a JSON-RPC error and none takes the server down", async () => {
   const syncThrow = {
     ...mirror("sync"),
     invoke: () => {
@@ -240,7 +240,7 @@ Deno.test("unknown tool: a protocol error, InvalidParams (-32602), as the MCP sp
   });
 });
 
-Deno.test("E-11: the client's cancellation aborts the tool's signal and the client's call fails", async () => {
+Deno.test("the client's cancellation aborts the tool's signal and the client's call fails", async () => {
   const started = Promise.withResolvers<void>();
   const observed = Promise.withResolvers<unknown>();
   const waits = rawTool({
@@ -272,7 +272,7 @@ Deno.test("E-11: the client's cancellation aborts the tool's signal and the clie
   ); // initialize only
 });
 
-Deno.test("E-11: the client's deadline (request timeout) cancels the handler", async () => {
+Deno.test("the client's deadline (request timeout) cancels the handler", async () => {
   const observed = Promise.withResolvers<boolean>();
   const waits = rawTool({
     name: "waits",

@@ -9,7 +9,7 @@ import { z } from "zod";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { ToolError } from "../src/core/errors.ts";
 import { rawTool, tool, type ToolDef } from "../src/core/tool.ts";
-import { argumentText } from "../src/mcp/registry.ts";
+import { argumentText } from "../src/mcp/_registry.ts";
 import { callRaw, onlyText } from "./_helpers/export_pair.ts";
 import {
   echo,
@@ -19,7 +19,7 @@ import {
 } from "./_helpers/export_tools.ts";
 import { assertJsonEqual } from "./_helpers/json_equal.ts";
 
-Deno.test("E-3: listing carries name, description, schemas whole, outputSchema only when present, no annotations", async () => {
+Deno.test("listing carries name, description, schemas whole, outputSchema only when present, no annotations", async () => {
   const foreign = rawTool({
     name: "search",
     description: "Search.",
@@ -78,7 +78,7 @@ Deno.test('E-3: a tool without an input schema is listed with {"type":"object"}'
   assert.deepEqual(tools[0].inputSchema, { type: "object" });
 });
 
-Deno.test("E-4: missing or empty arguments reach the tool as {}; null means {} at the handler boundary", async () => {
+Deno.test("missing or empty arguments reach the tool as {}; null means {} at the handler boundary", async () => {
   await using pair = await pairWith(mirror());
   assert.equal(onlyText(await callRaw(pair.client, "mirror")), "{}");
   assert.equal(onlyText(await callRaw(pair.client, "mirror", {})), "{}");
@@ -87,7 +87,7 @@ Deno.test("E-4: missing or empty arguments reach the tool as {}; null means {} a
   assert.equal(argumentText({}), "{}");
 });
 
-Deno.test("E-4: over the SDK, null arguments never reach the bridge (the SDK refuses the request)", async () => {
+Deno.test("over the SDK, null arguments never reach the bridge (the SDK refuses the request)", async () => {
   let ran = false;
   const probe = rawTool({
     name: "probe",
@@ -99,7 +99,7 @@ Deno.test("E-4: over the SDK, null arguments never reach the bridge (the SDK ref
   assert.equal(ran, false);
 });
 
-Deno.test("E-4: arguments are JSON.stringify of the client's object: <>& unescaped, key order kept", async () => {
+Deno.test("arguments are JSON.stringify of the client's object: <>& unescaped, key order kept", async () => {
   await using pair = await pairWith(mirror());
   const out = onlyText(
     await callRaw(pair.client, "mirror", {
@@ -112,7 +112,7 @@ Deno.test("E-4: arguments are JSON.stringify of the client's object: <>& unescap
   assert.equal(out, '{"markup":"a<b&c>d","z":1,"a":[2,3],"nested":{"k":"v"}}');
 });
 
-Deno.test("E-4: JSON.rawJSON argument values keep their digits", async () => {
+Deno.test("JSON.rawJSON argument values keep their digits", async () => {
   await using pair = await pairWith(mirror());
   const big = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON(
     "9007199254740993",
@@ -123,7 +123,7 @@ Deno.test("E-4: JSON.rawJSON argument values keep their digits", async () => {
   );
 });
 
-Deno.test("E-5: run policy is not applied: no timeout, no result cap, no tool middleware", async () => {
+Deno.test("run policy is not applied: no timeout, no result cap, no tool middleware", async () => {
   const slow = rawTool({
     name: "slow",
     description: "",
@@ -153,7 +153,7 @@ Deno.test("E-5: run policy is not applied: no timeout, no result cap, no tool mi
   assert.equal(onlyText(await callRaw(pair.client, "gated")), "handler ran");
 });
 
-Deno.test("E-5: a typed tool decodes leniently, or strictly with its own strictInput", async () => {
+Deno.test("a typed tool decodes leniently, or strictly with its own strictInput", async () => {
   const strict = tool({
     name: "strict",
     description: "",

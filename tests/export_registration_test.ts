@@ -26,24 +26,26 @@ function text(
   return rawTool({ name, description, run: () => answer });
 }
 
-const NIL = "weft/mcp: AddTools called with a nil tool";
-const DUPLICATE = 'weft/mcp: AddTools: duplicate tool name "a"';
+const NIL = (got: string) =>
+  `exportTools(server, ...tools): a tool is ${got}; pass tools built with tool() or rawTool()`;
+const DUPLICATE = 'exportTools: duplicate tool name "a"';
 const GATED =
-  'weft/mcp: AddTools: tool "refund" requires approval and MCP has no approval channel; expose it through Serve, whose dispatch answers gated calls with the approval error';
+  'exportTools: tool "refund" requires approval and MCP has no approval channel; expose it through serveAgent, whose dispatch answers gated calls with the approval error';
 
-Deno.test("E-1: a nil tool throws the pinned TypeError", () => {
+Deno.test("a nil tool throws the pinned TypeError", () => {
   const server = new Server({ name: "demo", version: "0" });
   assert.throws(
     () => exportTools(server, null as unknown as ToolDef),
-    (err: unknown) => err instanceof TypeError && err.message === NIL,
+    (err: unknown) => err instanceof TypeError && err.message === NIL("null"),
   );
   assert.throws(
     () => exportTools(server, text("a", "x"), undefined as unknown as ToolDef),
-    (err: unknown) => err instanceof TypeError && err.message === NIL,
+    (err: unknown) =>
+      err instanceof TypeError && err.message === NIL("undefined"),
   );
 });
 
-Deno.test("E-1: a name repeated within one call throws the pinned TypeError", () => {
+Deno.test("a name repeated within one call throws the pinned TypeError", () => {
   const server = new Server({ name: "demo", version: "0" });
   assert.throws(
     () => exportTools(server, text("a", "1"), text("b", "2"), text("a", "3")),
@@ -51,7 +53,7 @@ Deno.test("E-1: a name repeated within one call throws the pinned TypeError", ()
   );
 });
 
-Deno.test("E-1: an approval-gated tool throws the pinned TypeError", () => {
+Deno.test("an approval-gated tool throws the pinned TypeError", () => {
   const server = new Server({ name: "demo", version: "0" });
   const refund = rawTool({
     name: "refund",
@@ -65,7 +67,7 @@ Deno.test("E-1: an approval-gated tool throws the pinned TypeError", () => {
   );
 });
 
-Deno.test("E-1: a throw mid-list registers nothing of that call (atomic, ADR 0030)", async () => {
+Deno.test("a throw mid-list registers nothing of that call (atomic, ADR 0030)", async () => {
   await using pair = await connected((server) => {
     exportTools(server, text("kept", "old"));
     assert.throws(() =>
@@ -85,7 +87,7 @@ Deno.test("E-1: a throw mid-list registers nothing of that call (atomic, ADR 003
   assert.equal(onlyText(await callRaw(pair.client, "kept")), "old");
 });
 
-Deno.test("E-2: a name registered by an earlier call is replaced silently, keeping its place", async () => {
+Deno.test("a name registered by an earlier call is replaced silently, keeping its place", async () => {
   await using pair = await connected((server) => {
     exportTools(server, text("a", "first a", "old"), text("b", "b"));
     exportTools(server, text("a", "second a", "new"));
@@ -124,7 +126,7 @@ Deno.test("capability: a connected server without it throws a clear TypeError an
     (err: unknown) =>
       err instanceof TypeError &&
       err.message ===
-        "weft/mcp: exportTools: the server is already connected and does not declare the tools capability; pass capabilities: { tools: {} } to the Server, or register tools before connect" &&
+        "exportTools: the server is already connected and does not declare the tools capability; pass capabilities: { tools: {} } to the Server, or register tools before connect" &&
       err.cause instanceof Error,
   );
   // Still refused on a second try: the failed call left no half-made registry.
@@ -160,7 +162,7 @@ Deno.test("handlers: a server whose tools handlers an McpServer installed is ref
     (err: unknown) =>
       err instanceof TypeError &&
       err.message ===
-        "weft/mcp: exportTools: the server already has a tools/list handler the bridge did not install (an McpServer's, or your own); the bridge keeps one tool registry per server",
+        "exportTools: the server already has a tools/list handler the bridge did not install (an McpServer's, or your own); the bridge keeps one tool registry per server",
   );
 });
 

@@ -12,12 +12,12 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import {
   importTools,
-  InvalidInputError,
-  McpTransportError,
   RemoteToolError,
   type ToolDef,
   ToolError,
 } from "../mod.ts";
+import { InvalidInputError } from "../core.ts";
+import { McpTransportError } from "../bridge.ts";
 import {
   entry,
   listedServer,
@@ -36,7 +36,7 @@ async function only(
   return tools[0];
 }
 
-Deno.test("I-30: one tools/call per invocation, under the server's name, with the arguments", async () => {
+Deno.test("one tools/call per invocation, under the server's name, with the arguments", async () => {
   await using s = await listedServer({ tools: [entry("search")] });
   const { tools } = await importTools(s.client, { prefix: "gh_" });
   await tools[0].invoke('{"q":"weft"}');
@@ -48,7 +48,7 @@ Deno.test("I-30: one tools/call per invocation, under the server's name, with th
   assert.equal(requests.length, 2);
 });
 
-Deno.test("I-31: the model's arguments arrive with their key order and values", async () => {
+Deno.test("the model's arguments arrive with their key order and values", async () => {
   await using s = await listedServer({ tools: [entry("t")] });
   const t = await only(s.client);
   await t.invoke('{"z":1,"a":[2,3],"nested":{"k":"v"}}');
@@ -60,7 +60,7 @@ Deno.test("I-31: the model's arguments arrive with their key order and values", 
   assert.equal(JSON.stringify(s.calls[1].arguments), '{"markup":"a<b&c>d"}');
 });
 
-Deno.test("I-31: integers beyond 2^53 keep every digit (lossless parse, written back by JSON.stringify)", async () => {
+Deno.test("integers beyond 2^53 keep every digit (lossless parse, written back by JSON.stringify)", async () => {
   await using s = await listedServer({ tools: [entry("t")], wire: true });
   const t = await only(s.client);
   await t.invoke('{"id":9007199254740993,"big":-12345678901234567890,"f":1.5}');
@@ -73,14 +73,14 @@ Deno.test("I-31: integers beyond 2^53 keep every digit (lossless parse, written 
   );
 });
 
-Deno.test("I-31: empty, whitespace and null arguments are sent as {}", async () => {
+Deno.test("empty, whitespace and null arguments are sent as {}", async () => {
   await using s = await listedServer({ tools: [entry("t")] });
   const t = await only(s.client);
   for (const args of ["", "  \n\t", "null", " null "]) await t.invoke(args);
   assert.deepEqual(s.calls.map((c) => c.arguments), [{}, {}, {}, {}]);
 });
 
-Deno.test("I-31: non-object arguments are forwarded and the server decides", async () => {
+Deno.test("non-object arguments are forwarded and the server decides", async () => {
   await using raw = await rawPeer((method, params) => {
     if (method === "tools/list") return { tools: [entry("t")] };
     return textResult(`got ${JSON.stringify(params?.arguments)}`);
@@ -100,7 +100,7 @@ Deno.test("I-31: non-object arguments are forwarded and the server decides", asy
   assert.equal(sdk.calls.length, 0);
 });
 
-Deno.test("I-31: argument text that is not JSON is refused with the core's INVALID_INPUT texts, nothing sent", async () => {
+Deno.test("argument text that is not JSON is refused with the core's INVALID_INPUT texts, nothing sent", async () => {
   await using s = await listedServer({ tools: [entry("search")] });
   const { tools } = await importTools(s.client, { prefix: "gh_" });
   const cases: [string, string][] = [
@@ -127,7 +127,7 @@ Deno.test("I-31: argument text that is not JSON is refused with the core's INVAL
   assert.equal(s.calls.length, 0);
 });
 
-Deno.test("I-32: aborting the call's signal cancels the remote request (notifications/cancelled) and fails the call", async () => {
+Deno.test("aborting the call's signal cancels the remote request (notifications/cancelled) and fails the call", async () => {
   let started!: () => void;
   const running = new Promise<void>((resolve) => started = resolve);
   await using s = await listedServer({
@@ -157,7 +157,7 @@ Deno.test("I-32: aborting the call's signal cancels the remote request (notifica
   assert.equal(cancelled.length, 1);
 });
 
-Deno.test("I-32: a signal aborted before the call fails it without sending anything", async () => {
+Deno.test("a signal aborted before the call fails it without sending anything", async () => {
   await using s = await listedServer({ tools: [entry("t")] });
   const t = await only(s.client);
   const reason = new Error("already over");
@@ -173,7 +173,7 @@ Deno.test("I-32: a signal aborted before the call fails it without sending anyth
   assert.equal(s.calls.length, 0);
 });
 
-Deno.test("I-32: a long-lived signal aborting after calls finished cancels nothing", async () => {
+Deno.test("a long-lived signal aborting after calls finished cancels nothing", async () => {
   await using s = await listedServer({ tools: [entry("t")] });
   const t = await only(s.client);
   const run = new AbortController();
@@ -188,7 +188,7 @@ Deno.test("I-32: a long-lived signal aborting after calls finished cancels nothi
   );
 });
 
-Deno.test("I-33: a successful result is the rendered text, possibly empty", async () => {
+Deno.test("a successful result is the rendered text, possibly empty", async () => {
   const results = [textResult("3 hits"), { content: [] }, {}];
   let i = 0;
   await using s = await listedServer({
@@ -201,7 +201,7 @@ Deno.test("I-33: a successful result is the rendered text, possibly empty", asyn
   assert.equal(await t.invoke("{}"), "");
 });
 
-Deno.test("I-34: an isError result is a RemoteToolError whose message is the rendering verbatim", async () => {
+Deno.test("an isError result is a RemoteToolError whose message is the rendering verbatim", async () => {
   const results = [
     textResult("rate limited: try again in 30s", { isError: true }),
     {
@@ -230,7 +230,7 @@ Deno.test("I-34: an isError result is a RemoteToolError whose message is the ren
   });
 });
 
-Deno.test("I-35: an isError result that renders empty reads mcp: tool returned an error", async () => {
+Deno.test("an isError result that renders empty reads mcp: tool returned an error", async () => {
   const results = [
     { content: [], isError: true },
     { content: [{ type: "text", text: "" }], isError: true },
@@ -260,7 +260,7 @@ Deno.test("I-35: an isError result that renders empty reads mcp: tool returned a
   }
 });
 
-Deno.test("I-36: a protocol error from tools/call is a tool error reading mcp: <error>", async () => {
+Deno.test("a protocol error from tools/call is a tool error reading mcp: <error>", async () => {
   await using s = await listedServer({
     tools: [entry("t")],
     call: () => {
@@ -277,7 +277,7 @@ Deno.test("I-36: a protocol error from tools/call is a tool error reading mcp: <
   });
 });
 
-Deno.test("I-36: a severed connection is a tool error reading mcp: <error>", async () => {
+Deno.test("a severed connection is a tool error reading mcp: <error>", async () => {
   // The handler closes the very session it serves: it reaches it late, through the box.
   const box: { server?: TestServer } = {};
   const s = box.server = await listedServer({
@@ -298,7 +298,7 @@ Deno.test("I-36: a severed connection is a tool error reading mcp: <error>", asy
   );
 });
 
-Deno.test("I-36: a result that is not an object is dropped by the SDK, so the call's signal is its only bound", async () => {
+Deno.test("a result that is not an object is dropped by the SDK, so the call's signal is its only bound", async () => {
   await using raw = await rawPeer((method) =>
     method === "tools/list" ? { tools: [entry("t")] } : 5
   );
@@ -321,7 +321,7 @@ Deno.test("I-36: a result that is not an object is dropped by the SDK, so the ca
   ]);
 });
 
-Deno.test("I-36: a server without tools/call answers Method not found, as a tool error", async () => {
+Deno.test("a server without tools/call answers Method not found, as a tool error", async () => {
   await using raw = await rawPeer((method) => {
     if (method === "tools/list") return { tools: [entry("t")] };
     throw new RpcFailure(-32601, "Method not found");
@@ -334,7 +334,7 @@ Deno.test("I-36: a server without tools/call answers Method not found, as a tool
   });
 });
 
-Deno.test("P-2: results the SDK's callTool would throw on (structuredContent missing or off-schema) render as text", async () => {
+Deno.test("results the SDK's callTool would throw on (structuredContent missing or off-schema) render as text", async () => {
   const out = {
     type: "object",
     properties: { n: { type: "integer" } },
@@ -367,7 +367,7 @@ Deno.test("P-2: results the SDK's callTool would throw on (structuredContent mis
   );
 });
 
-Deno.test("I-38: with no progress listener, progress is not requested: the call carries no progressToken", async () => {
+Deno.test("with no progress listener, progress is not requested: the call carries no progressToken", async () => {
   await using s = await listedServer({ tools: [entry("t")] });
   const t = await only(s.client);
   assert.equal(await t.invoke("{}"), "called");
@@ -377,7 +377,7 @@ Deno.test("I-38: with no progress listener, progress is not requested: the call 
   assert.equal(call.params?._meta, undefined);
 });
 
-Deno.test("I-39: elicitation is not answered: the client refuses the server's request and the call fails as a tool error", async () => {
+Deno.test("elicitation is not answered: the client refuses the server's request and the call fails as a tool error", async () => {
   let refusal: unknown;
   await using s = await listedServer({
     tools: [entry("ask")],
@@ -413,7 +413,7 @@ Deno.test("I-39: elicitation is not answered: the client refuses the server's re
   assert.equal(refusal.code, ErrorCode.MethodNotFound);
 });
 
-Deno.test("I-40: imported tools run under WEFT_MODEL_REQUESTS=deny: tools/call is not a model request", async () => {
+Deno.test("imported tools run under WEFT_MODEL_REQUESTS=deny: tools/call is not a model request", async () => {
   const before = Deno.env.get("WEFT_MODEL_REQUESTS");
   Deno.env.set("WEFT_MODEL_REQUESTS", "deny");
   try {
@@ -426,7 +426,7 @@ Deno.test("I-40: imported tools run under WEFT_MODEL_REQUESTS=deny: tools/call i
   }
 });
 
-Deno.test("I-42: there is no allow/deny option: unknown options are ignored and the caller filters the list", async () => {
+Deno.test("there is no allow/deny option: unknown options are ignored and the caller filters the list", async () => {
   await using s = await listedServer({
     tools: [entry("read"), entry("delete"), entry("list")],
   });

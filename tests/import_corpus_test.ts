@@ -100,7 +100,7 @@ function generatedCases(): Case[] {
       tool: { name: "deep_bad", inputSchema: { ...nested(50), type: "array" } },
       expect: {
         skipped:
-          'weft: ParseSchema: top-level type must be "object", got "array"',
+          'weft: parseSchema: top-level type must be "object", got "array"',
       },
     },
   ];

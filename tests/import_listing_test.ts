@@ -9,7 +9,8 @@ import {
   McpError,
   ResultSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { importTools, ListToolsError } from "../mod.ts";
+import { importTools } from "../mod.ts";
+import { ListToolsError } from "../bridge.ts";
 import {
   entry,
   listedServer,
@@ -18,7 +19,7 @@ import {
   withMethod,
 } from "./_helpers/mcp_servers.ts";
 
-Deno.test("I-1: importTools takes a client and an optional options bag; an absent or empty bag changes nothing", async () => {
+Deno.test("importTools takes a client and an optional options bag; an absent or empty bag changes nothing", async () => {
   await using s = await listedServer({ tools: [entry("a"), entry("b")] });
   const plain = await importTools(s.client);
   const undef = await importTools(s.client, undefined);
@@ -34,7 +35,7 @@ Deno.test("I-1: importTools takes a client and an optional options bag; an absen
   }
 });
 
-Deno.test("I-2: one prefix and one policy apply to every imported tool", async () => {
+Deno.test("one prefix and one policy apply to every imported tool", async () => {
   await using s = await listedServer({
     tools: [entry("search"), entry("fetch")],
   });
@@ -50,7 +51,7 @@ Deno.test("I-2: one prefix and one policy apply to every imported tool", async (
   }
 });
 
-Deno.test("I-3: importTools never closes the session; each call builds fresh tools", async () => {
+Deno.test("importTools never closes the session; each call builds fresh tools", async () => {
   await using s = await listedServer({ tools: [entry("search")] });
   let closed = false;
   s.client.onclose = () => closed = true;
@@ -68,7 +69,7 @@ Deno.test("I-3: importTools never closes the session; each call builds fresh too
   assert.deepEqual(s.cursors, [undefined, undefined]);
 });
 
-Deno.test("I-4: importTools follows nextCursor through every page", async () => {
+Deno.test("importTools follows nextCursor through every page", async () => {
   await using s = await listedServer({
     tools: [entry("alpha"), entry("beta"), entry("gamma")],
     pageSize: 1,
@@ -83,7 +84,7 @@ Deno.test("I-4: importTools follows nextCursor through every page", async () => 
   assert.deepEqual(s.cursors, [undefined, undefined, "1", "2"]);
 });
 
-Deno.test("I-4: an empty or null nextCursor ends the listing", async () => {
+Deno.test("an empty or null nextCursor ends the listing", async () => {
   for (const nextCursor of ["", null]) {
     await using s = await listedServer({
       tools: [],
@@ -95,7 +96,7 @@ Deno.test("I-4: an empty or null nextCursor ends the listing", async () => {
   }
 });
 
-Deno.test("I-5: a server with no tools gives an empty list and no report", async () => {
+Deno.test("a server with no tools gives an empty list and no report", async () => {
   await using s = await listedServer({ tools: [] });
   const result = await importTools(s.client);
   assert.ok(Array.isArray(result.tools));
@@ -103,7 +104,7 @@ Deno.test("I-5: a server with no tools gives an empty list and no report", async
   assert.equal("skipped" in result, false);
 });
 
-Deno.test("I-6: a pre-aborted signal rejects with its reason, unchanged, and lists nothing", async () => {
+Deno.test("a pre-aborted signal rejects with its reason, unchanged, and lists nothing", async () => {
   await using s = await listedServer({ tools: [entry("a")] });
   const reason = new Error("deadline");
   const controller = new AbortController();
@@ -123,7 +124,7 @@ Deno.test("I-6: a pre-aborted signal rejects with its reason, unchanged, and lis
   );
 });
 
-Deno.test("I-6: a signal ending mid-list rejects with its reason unchanged, discards earlier pages, and cancels the request", async () => {
+Deno.test("a signal ending mid-list rejects with its reason unchanged, discards earlier pages, and cancels the request", async () => {
   const controller = new AbortController();
   const reason = { why: "not an Error at all" };
   let release!: () => void;
@@ -148,7 +149,7 @@ Deno.test("I-6: a signal ending mid-list rejects with its reason unchanged, disc
   assert.equal(cancelled.length, 1);
 });
 
-Deno.test("I-6: a deadline (AbortSignal.timeout) hitting mid-list rejects with the TimeoutError unchanged", async () => {
+Deno.test("a deadline (AbortSignal.timeout) hitting mid-list rejects with the TimeoutError unchanged", async () => {
   const signal = AbortSignal.timeout(30);
   await using s = await listedServer({
     tools: [],
@@ -169,7 +170,7 @@ Deno.test("I-6: a deadline (AbortSignal.timeout) hitting mid-list rejects with t
   await new Promise((resolve) => setTimeout(resolve, 60));
 });
 
-Deno.test("I-6: a protocol error on a later page rejects with the SDK's error and no tools", async () => {
+Deno.test("a protocol error on a later page rejects with the SDK's error and no tools", async () => {
   await using s = await listedServer({
     tools: [],
     list: (cursor) => {
@@ -187,7 +188,7 @@ Deno.test("I-6: a protocol error on a later page rejects with the SDK's error an
   });
 });
 
-Deno.test("I-6: a connection closed mid-list is a listing failure", async () => {
+Deno.test("a connection closed mid-list is a listing failure", async () => {
   // The handler closes the very session it serves: it reaches it late, through the box.
   const box: { server?: TestServer } = {};
   const s = box.server = await listedServer({
@@ -207,7 +208,7 @@ Deno.test("I-6: a connection closed mid-list is a listing failure", async () => 
   });
 });
 
-Deno.test("I-6: a cursor that repeats is a listing failure, not a loop", async () => {
+Deno.test("a cursor that repeats is a listing failure, not a loop", async () => {
   await using s = await listedServer({
     tools: [],
     list: (cursor) => ({
@@ -227,7 +228,7 @@ Deno.test("I-6: a cursor that repeats is a listing failure, not a loop", async (
   assert.deepEqual(s.cursors, [undefined, "a", "b"]);
 });
 
-Deno.test("I-6: a page without a tools array, or with a non-string nextCursor, is a listing failure", async () => {
+Deno.test("a page without a tools array, or with a non-string nextCursor, is a listing failure", async () => {
   const cases: [unknown, string][] = [
     [{}, 'mcp: tools/list page 0: the result has no "tools" array'],
     [
@@ -249,7 +250,7 @@ Deno.test("I-6: a page without a tools array, or with a non-string nextCursor, i
   }
 });
 
-Deno.test("I-7: the output keeps the server's listing order, skipped entries removed", async () => {
+Deno.test("the output keeps the server's listing order, skipped entries removed", async () => {
   await using s = await listedServer({
     tools: [
       entry("zeta"),
@@ -263,7 +264,7 @@ Deno.test("I-7: the output keeps the server's listing order, skipped entries rem
   assert.equal(skipped?.skipped[0].index, 2);
 });
 
-Deno.test("I-8: the index counts every entry across pages, skipped ones included", async () => {
+Deno.test("the index counts every entry across pages, skipped ones included", async () => {
   await using s = await listedServer({
     tools: [
       entry("a"),

@@ -4,14 +4,8 @@
  */
 
 import assert from "node:assert/strict";
-import {
-  Agent,
-  importTools,
-  type RunEvent,
-  type ToolDef,
-  type ToolMiddleware,
-  type ToolResultPart,
-} from "../mod.ts";
+import { Agent, importTools, type RunEvent, type ToolDef } from "../mod.ts";
+import type { ToolMiddleware, ToolResultPart } from "../core.ts";
 import { callTools, say, script } from "../testing.ts";
 import { assertJsonEqual } from "./_helpers/json_equal.ts";
 import { entry, listedServer, textResult } from "./_helpers/mcp_servers.ts";
@@ -36,7 +30,7 @@ function slowCall(ms: number, text = "finally") {
     });
 }
 
-Deno.test("I-19: the model's request carries the server's schema document whole", async () => {
+Deno.test("the model's request carries the server's schema document whole", async () => {
   const doc = {
     type: "object",
     properties: {
@@ -58,7 +52,7 @@ Deno.test("I-19: the model's request carries the server's schema document whole"
   assert.equal(JSON.stringify(sent.inputSchema), JSON.stringify(doc));
 });
 
-Deno.test("I-11: a listing with a repeated name registers on an agent without the duplicate-name error", async () => {
+Deno.test("a listing with a repeated name registers on an agent without the duplicate-name error", async () => {
   await using s = await listedServer({
     tools: [entry("search"), entry("search")],
   });
@@ -68,7 +62,7 @@ Deno.test("I-11: a listing with a repeated name registers on an agent without th
   assert.deepEqual(agent.tools.map((t) => t.name), ["search"]);
 });
 
-Deno.test("I-29: two servers exposing the same name, imported without a prefix, fail agent construction", async () => {
+Deno.test("two servers exposing the same name, imported without a prefix, fail agent construction", async () => {
   await using a = await listedServer({ tools: [entry("search")] });
   await using b = await listedServer({ tools: [entry("search")] });
   const both = [
@@ -90,7 +84,7 @@ Deno.test("I-29: two servers exposing the same name, imported without a prefix, 
   );
 });
 
-Deno.test("I-37: a remote isError and a transport failure are tool results the model reads, not run errors", async () => {
+Deno.test("a remote isError and a transport failure are tool results the model reads, not run errors", async () => {
   await using s = await listedServer({
     tools: [entry("flaky"), entry("broken")],
     call: ({ name }) => {
@@ -116,7 +110,7 @@ Deno.test("I-37: a remote isError and a transport failure are tool results the m
   );
 });
 
-Deno.test("I-38: ToolStart and ToolFinish bracket the remote call", async () => {
+Deno.test("ToolStart and ToolFinish bracket the remote call", async () => {
   const order: string[] = [];
   await using s = await listedServer({
     tools: [entry("t")],
@@ -161,7 +155,7 @@ Deno.test('I-43: policy timeout: a 5 s remote tool under a 100 ms timeout reads 
   );
 });
 
-Deno.test("I-44: policy requireApproval parks the call; the run ends with it pending and the server untouched", async () => {
+Deno.test("policy requireApproval parks the call; the run ends with it pending and the server untouched", async () => {
   await using s = await listedServer({ tools: [entry("slow")] });
   const { tools } = await importTools(s.client, {
     policy: { requireApproval: true },
@@ -177,7 +171,7 @@ Deno.test("I-44: policy requireApproval parks the call; the run ends with it pen
   assert.equal(s.calls.length, 0);
 });
 
-Deno.test("I-45: policy maxResultBytes caps the result; policy wrap sees the call", async () => {
+Deno.test("policy maxResultBytes caps the result; policy wrap sees the call", async () => {
   const seen: string[] = [];
   const watch: ToolMiddleware = (next) => (call, ctx) => {
     seen.push(call.name);
@@ -201,7 +195,7 @@ Deno.test("I-45: policy maxResultBytes caps the result; policy wrap sees the cal
   assert.deepEqual(seen, ["babbler"]);
 });
 
-Deno.test("I-46: agent middleware denies an imported tool; the model sees exactly its text; the toolSource is read", async () => {
+Deno.test("agent middleware denies an imported tool; the model sees exactly its text; the toolSource is read", async () => {
   await using s = await listedServer({
     tools: [entry("search"), entry("other")],
   });
@@ -237,7 +231,7 @@ Deno.test("I-46: agent middleware denies an imported tool; the model sees exactl
   assert.deepEqual(s.calls.map((c) => c.name), ["other"]);
 });
 
-Deno.test("I-41: listChanged: the SDK client's handler re-runs importTools into the list a toolSource serves", async () => {
+Deno.test("listChanged: the SDK client's handler re-runs importTools into the list a toolSource serves", async () => {
   const listing: unknown[] = [entry("search")];
   let current: ToolDef[] = [];
   let refreshed!: () => void;

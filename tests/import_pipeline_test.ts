@@ -7,32 +7,30 @@ import assert from "node:assert/strict";
 import {
   DuplicateNameError,
   EmptyNameError,
-  ImportError,
-  importTools,
-  NilEntryError,
-  SchemaError,
+  NonObjectEntryError,
   type SkippedTool,
-} from "../mod.ts";
+} from "../bridge.ts";
+import { ImportError, importTools, SchemaError } from "../mod.ts";
 import { entry, listedServer } from "./_helpers/mcp_servers.ts";
 
 const typeArrayRoot = { type: ["object", "null"] };
 const topLevelEmpty =
-  'weft: ParseSchema: top-level type must be "object", got ""';
+  'weft: parseSchema: top-level type must be "object", got ""';
 
-Deno.test("I-9: a null entry is skipped as nil entry in the tool list, with no name", async () => {
+Deno.test("a null entry is skipped as not an object, with no name", async () => {
   await using s = await listedServer({ tools: [entry("a"), null, entry("b")] });
   const { tools, skipped } = await importTools(s.client);
   assert.deepEqual(tools.map((t) => t.name), ["a", "b"]);
   assert.equal(
     skipped?.message,
-    "mcp: 1 tool(s) not imported: entry 1: nil entry in the tool list",
+    "mcp: 1 tool(s) not imported: entry 1: not an object",
   );
   assert.equal(skipped?.skipped[0].name, "");
   assert.equal(skipped?.skipped[0].index, 1);
-  assert.ok(skipped?.skipped[0].error instanceof NilEntryError);
+  assert.ok(skipped?.skipped[0].error instanceof NonObjectEntryError);
 });
 
-Deno.test("I-9: any entry that is not an object (number, string, boolean, array) counts as a nil entry", async () => {
+Deno.test("any entry that is not an object (number, string, boolean, array) counts as not an object", async () => {
   await using s = await listedServer({
     tools: [5, "search", true, [entry("x")], entry("ok")],
   });
@@ -40,12 +38,12 @@ Deno.test("I-9: any entry that is not an object (number, string, boolean, array)
   assert.deepEqual(tools.map((t) => t.name), ["ok"]);
   assert.equal(
     skipped?.message,
-    "mcp: 4 tool(s) not imported: entry 0: nil entry in the tool list; entry 1: nil entry in the tool list; " +
-      "entry 2: nil entry in the tool list; entry 3: nil entry in the tool list",
+    "mcp: 4 tool(s) not imported: entry 0: not an object; entry 1: not an object; " +
+      "entry 2: not an object; entry 3: not an object",
   );
 });
 
-Deno.test("I-10: an empty name is skipped as empty name, reported by index", async () => {
+Deno.test("an empty name is skipped as empty name, reported by index", async () => {
   await using s = await listedServer({ tools: [entry(""), entry("search")] });
   const { tools, skipped } = await importTools(s.client);
   assert.deepEqual(tools.map((t) => t.name), ["search"]);
@@ -57,7 +55,7 @@ Deno.test("I-10: an empty name is skipped as empty name, reported by index", asy
   assert.ok(skipped?.skipped[0].error instanceof EmptyNameError);
 });
 
-Deno.test("I-10: the empty-name check reads the server's name, before the prefix", async () => {
+Deno.test("the empty-name check reads the server's name, before the prefix", async () => {
   await using s = await listedServer({ tools: [entry(""), entry("search")] });
   const { tools, skipped } = await importTools(s.client, { prefix: "gh_" });
   assert.deepEqual(tools.map((t) => t.name), ["gh_search"]);
@@ -67,7 +65,7 @@ Deno.test("I-10: the empty-name check reads the server's name, before the prefix
   );
 });
 
-Deno.test("I-10: a non-string or missing name counts as empty; a whitespace name is imported", async () => {
+Deno.test("a non-string or missing name counts as empty; a whitespace name is imported", async () => {
   await using s = await listedServer({
     tools: [
       { inputSchema: { type: "object" } },
@@ -85,7 +83,7 @@ Deno.test("I-10: a non-string or missing name counts as empty; a whitespace name
   );
 });
 
-Deno.test("I-11: a repeated name is skipped as a duplicate; the first occurrence stands", async () => {
+Deno.test("a repeated name is skipped as a duplicate; the first occurrence stands", async () => {
   await using s = await listedServer({
     tools: [
       entry("search", { description: "first" }),
@@ -110,7 +108,7 @@ Deno.test("I-11: a repeated name is skipped as a duplicate; the first occurrence
   ]);
 });
 
-Deno.test("I-11: the duplicate check uses the composed name and reports the server's name", async () => {
+Deno.test("the duplicate check uses the composed name and reports the server's name", async () => {
   await using s = await listedServer({
     tools: [entry("search"), entry("search")],
   });
@@ -122,7 +120,7 @@ Deno.test("I-11: the duplicate check uses the composed name and reports the serv
   );
 });
 
-Deno.test("I-11: a skipped first entry claims nothing: a later valid entry with that name imports", async () => {
+Deno.test("a skipped first entry claims nothing: a later valid entry with that name imports", async () => {
   await using s = await listedServer({
     tools: [
       entry("search", { inputSchema: typeArrayRoot }),
@@ -142,25 +140,25 @@ Deno.test("I-11: a skipped first entry claims nothing: a later valid entry with 
   assert.equal(skipped?.skipped[0].index, 0);
 });
 
-Deno.test("I-12: an input schema parseSchema refuses skips the tool with the ParseSchema error", async () => {
+Deno.test("an input schema parseSchema refuses skips the tool with the parseSchema error", async () => {
   const cases: [string, Record<string, unknown>, string][] = [
     ["nullable_root", { inputSchema: typeArrayRoot }, topLevelEmpty],
-    ["omitted", { inputSchema: undefined }, "weft: ParseSchema: empty schema"],
-    ["null", { inputSchema: null }, "weft: ParseSchema: empty schema"],
+    ["omitted", { inputSchema: undefined }, "weft: parseSchema: empty schema"],
+    ["null", { inputSchema: null }, "weft: parseSchema: empty schema"],
     [
       "array",
       { inputSchema: ["object"] },
-      "weft: ParseSchema: the document is not a JSON object",
+      "weft: parseSchema: the document is not a JSON object",
     ],
     [
       "string",
       { inputSchema: '{"type":"object"}' },
-      "weft: ParseSchema: the document is not a JSON object",
+      "weft: parseSchema: the document is not a JSON object",
     ],
     [
       "number",
       { inputSchema: 7 },
-      "weft: ParseSchema: the document is not a JSON object",
+      "weft: parseSchema: the document is not a JSON object",
     ],
     ["ref_root", {
       inputSchema: { $ref: "#/$defs/a", $defs: { a: { type: "object" } } },
@@ -168,7 +166,7 @@ Deno.test("I-12: an input schema parseSchema refuses skips the tool with the Par
     [
       "string_root",
       { inputSchema: { type: "string" } },
-      'weft: ParseSchema: top-level type must be "object", got "string"',
+      'weft: parseSchema: top-level type must be "object", got "string"',
     ],
     ["no_type", { inputSchema: { properties: {} } }, topLevelEmpty],
   ];
@@ -190,7 +188,7 @@ Deno.test("I-12: an input schema parseSchema refuses skips the tool with the Par
   );
 });
 
-Deno.test("I-13: every other entry is imported", async () => {
+Deno.test("every other entry is imported", async () => {
   await using s = await listedServer({
     tools: [
       entry("plain"),
@@ -204,7 +202,7 @@ Deno.test("I-13: every other entry is imported", async () => {
   assert.equal(skipped, undefined);
 });
 
-Deno.test("I-14: a skipped tool between two good ones: both import, in order, and stay callable", async () => {
+Deno.test("a skipped tool between two good ones: both import, in order, and stay callable", async () => {
   await using s = await listedServer({
     tools: [
       entry("first"),
@@ -223,7 +221,7 @@ Deno.test("I-14: a skipped tool between two good ones: both import, in order, an
   assert.equal(s.calls[0].name, "last");
 });
 
-Deno.test("I-14: everything skipped gives an empty list beside the report; a clean server gives no report", async () => {
+Deno.test("everything skipped gives an empty list beside the report; a clean server gives no report", async () => {
   {
     await using s = await listedServer({ tools: [null, entry("")] });
     const { tools, skipped } = await importTools(s.client);
@@ -237,7 +235,7 @@ Deno.test("I-14: everything skipped gives an empty list beside the report; a cle
   }
 });
 
-Deno.test("I-15: SkippedTool carries the server-side name, the listing index and the cause", async () => {
+Deno.test("SkippedTool carries the server-side name, the listing index and the cause", async () => {
   await using s = await listedServer({
     tools: [entry("ok"), entry("bad", { inputSchema: { type: "string" } })],
   });
@@ -249,7 +247,7 @@ Deno.test("I-15: SkippedTool carries the server-side name, the listing index and
   assert.deepEqual(Object.keys(only ?? {}).sort(), ["error", "index", "name"]);
 });
 
-Deno.test("I-16: the report's text, byte for byte, with no trailing semicolon", async () => {
+Deno.test("the report's text, byte for byte, with no trailing semicolon", async () => {
   {
     await using s = await listedServer({
       tools: [entry("nullable_root", { inputSchema: typeArrayRoot })],
@@ -257,7 +255,7 @@ Deno.test("I-16: the report's text, byte for byte, with no trailing semicolon", 
     const { skipped } = await importTools(s.client);
     assert.equal(
       skipped?.message,
-      'mcp: 1 tool(s) not imported: "nullable_root": weft: ParseSchema: top-level type must be "object", got ""',
+      'mcp: 1 tool(s) not imported: "nullable_root": weft: parseSchema: top-level type must be "object", got ""',
     );
   }
   {
@@ -283,7 +281,7 @@ Deno.test("I-16: the report's text, byte for byte, with no trailing semicolon", 
   }
 });
 
-Deno.test("I-17: ImportError is an AggregateError whose errors are the causes, reachable by instanceof", async () => {
+Deno.test("ImportError is an AggregateError whose errors are the causes, reachable by instanceof", async () => {
   await using s = await listedServer({
     tools: [
       null,
@@ -300,7 +298,7 @@ Deno.test("I-17: ImportError is an AggregateError whose errors are the causes, r
   assert.deepEqual(skipped.errors, skipped.skipped.map((x) => x.error));
   assert.ok(skipped.errors.every((e, i) => e === skipped.skipped[i].error));
   const kinds = [
-    NilEntryError,
+    NonObjectEntryError,
     EmptyNameError,
     DuplicateNameError,
     SchemaError,
@@ -309,7 +307,7 @@ Deno.test("I-17: ImportError is an AggregateError whose errors are the causes, r
   assert.equal(skipped.errors.some((e) => e instanceof SchemaError), true);
 });
 
-Deno.test("I-18: the caller idiom: log the report and go on; a listing failure is the rejection", async () => {
+Deno.test("the caller idiom: log the report and go on; a listing failure is the rejection", async () => {
   const logged: string[] = [];
   async function load(client: Parameters<typeof importTools>[0]) {
     try {
@@ -339,7 +337,7 @@ Deno.test("I-18: the caller idiom: log the report and go on; a listing failure i
   ]);
 });
 
-Deno.test("P-1: a non-boolean readOnlyHint imports the tool, sequential (Go fails the whole listing)", async () => {
+Deno.test("a non-boolean readOnlyHint imports the tool, sequential (Go fails the whole listing)", async () => {
   const hints = ["true", 1, {}, null, [true]];
   await using s = await listedServer({
     tools: [

@@ -4,7 +4,8 @@
 
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
-import { importTools, renderContent } from "../mod.ts";
+import { importTools } from "../mod.ts";
+import { renderContent } from "../bridge.ts";
 import { base64DecodedLength } from "../src/core/content.ts";
 import { entry, listedServer, rawPeer } from "./_helpers/mcp_servers.ts";
 

@@ -129,7 +129,7 @@ Deno.test("schema copy fast path: a cycle is still refused with the round trip's
   assert.throws(
     () => parseSchema(doc),
     (err) =>
-      err instanceof Error && err.message.startsWith("weft: ParseSchema: "),
+      err instanceof Error && err.message.startsWith("weft: parseSchema: "),
   );
 });
 

@@ -140,7 +140,7 @@ Deno.test("a raw invoke always rejects, never throws, and still checks for a str
     (err) =>
       err instanceof TypeError &&
       err.message ===
-        'weft: RawTool "raw" handler returned number, not a string',
+        'weft: rawTool "raw" handler returned number, not a string',
   );
   assert.equal(await raw.invoke(" {} "), " {} ");
 });

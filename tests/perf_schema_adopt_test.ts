@@ -116,7 +116,7 @@ Deno.test("adoptSchema refuses what parseSchema refuses, word for word", async (
 Deno.test("adoptSchema reads a string as a JSON string value, never as text to parse", () => {
   assert.equal(
     refusal(() => adoptSchema('{"type":"object"}')),
-    "weft: ParseSchema: the document is not a JSON object",
+    "weft: parseSchema: the document is not a JSON object",
   );
 });
 

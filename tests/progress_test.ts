@@ -18,9 +18,9 @@ import {
   serveAgent,
   tool,
   type ToolContext,
-  type ToolProgress,
 } from "../mod.ts";
-import { toolProgressMessage } from "../src/mcp/progress.ts";
+import type { ToolProgress } from "../core.ts";
+import { toolProgressMessage } from "../src/mcp/_progress.ts";
 import { callTools, say, script } from "../testing.ts";
 import { connected, onlyText } from "./_helpers/export_pair.ts";
 

@@ -20,8 +20,8 @@ import {
   deny,
   importTools,
   type RunEvent,
-  type ToolResultPart,
 } from "../mod.ts";
+import type { ToolResultPart } from "../core.ts";
 import { callTools, say, script } from "../testing.ts";
 import { filesServer } from "./fixtures/files_server.ts";
 

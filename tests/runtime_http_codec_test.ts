@@ -2,8 +2,8 @@
 
 import assert from "node:assert/strict";
 import { isRawJson } from "../src/core/json.ts";
-import { RawNumberCodec } from "../src/runtime/client/raw_number_codec.ts";
-import { SseDataRewriter } from "../src/runtime/client/sse_rewriter.ts";
+import { RawNumberCodec } from "../src/runtime/client/_raw_number_codec.ts";
+import { SseDataRewriter } from "../src/runtime/client/_sse_rewriter.ts";
 
 async function rewrite(
   chunks: string[],

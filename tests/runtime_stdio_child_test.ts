@@ -6,7 +6,8 @@ import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { isRawJson, parseLossless } from "../src/core/json.ts";
 import { connectStdio } from "../src/runtime/process/connect_stdio.ts";
 import { ServerExitError } from "../src/runtime/errors.ts";
-import { importTools, McpTransportError, type ToolDef } from "../mod.ts";
+import { importTools, type ToolDef } from "../mod.ts";
+import { McpTransportError } from "../bridge.ts";
 import { BIG_DIGITS } from "./fixtures/tool_server.ts";
 import {
   callText,

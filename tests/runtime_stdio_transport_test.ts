@@ -14,7 +14,7 @@ import {
   PeerProtocolError,
   TransportClosedError,
 } from "../src/runtime/errors.ts";
-import { LineSplitStream } from "../src/runtime/process/line_splitter.ts";
+import { LineSplitStream } from "../src/runtime/process/_line_splitter.ts";
 import { stdioTransport } from "../src/runtime/process/stdio_transport.ts";
 import { buildToolServer } from "./fixtures/tool_server.ts";
 

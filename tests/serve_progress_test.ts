@@ -13,7 +13,7 @@ import { Agent } from "../src/core/agent.ts";
 import type { RunEvent } from "../src/core/events.ts";
 import { rawTool, tool } from "../src/core/tool.ts";
 import { exportTools } from "../src/mcp/export.ts";
-import { progressMessage } from "../src/mcp/progress.ts";
+import { progressMessage } from "../src/mcp/_progress.ts";
 import { serveAgent } from "../src/mcp/serve.ts";
 import { callTools, say, script } from "../testing.ts";
 import { connected, onlyText } from "./_helpers/export_pair.ts";

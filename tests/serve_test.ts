@@ -44,20 +44,21 @@ function served(agent: Agent, description = "Research a topic in depth.") {
   return connected((server) => serveAgent(server, agent, description));
 }
 
-Deno.test("S-1: a nil agent, an unnamed agent and a collision throw the pinned TypeErrors", () => {
+Deno.test("a nil agent, an unnamed agent and a collision throw the pinned TypeErrors", () => {
   const server = new Server({ name: "demo", version: "0" });
   assert.throws(
     () => serveAgent(server, null as unknown as Agent, "d"),
     (err: unknown) =>
       err instanceof TypeError &&
-      err.message === "weft/mcp: Serve called with a nil agent",
+      err.message ===
+        "serveAgent(server, agent, description): agent is required",
   );
   assert.throws(
     () => serveAgent(server, new Agent(script()), "d"),
     (err: unknown) =>
       err instanceof TypeError &&
       err.message ===
-        "weft/mcp: Serve: the agent has no name; set one with the Agent's name option — the exposed tool is named after the agent",
+        "serveAgent: the agent has no name; set one with the Agent's name option — the exposed tool is named after the agent",
   );
   assert.throws(
     () =>
@@ -69,11 +70,11 @@ Deno.test("S-1: a nil agent, an unnamed agent and a collision throw the pinned T
     (err: unknown) =>
       err instanceof TypeError &&
       err.message ===
-        'weft/mcp: Serve: tool "note" collides with the agent tool or an earlier tool',
+        'serveAgent: tool "note" collides with the agent tool or an earlier tool',
   );
 });
 
-Deno.test("S-1/S-2: a collision registers nothing of that call (atomic, ADR 0030)", async () => {
+Deno.test("a collision registers nothing of that call (atomic)", async () => {
   await using pair = await connected((server) => {
     exportTools(
       server,
@@ -90,7 +91,7 @@ Deno.test("S-1/S-2: a collision registers nothing of that call (atomic, ADR 0030
   ]);
 });
 
-Deno.test("S-2: the agent tool first, then the agent's registered tools in order", async () => {
+Deno.test("the agent tool first, then the agent's registered tools in order", async () => {
   const a = rawTool({ name: "alpha", description: "", run: () => "" });
   const b = rawTool({ name: "beta", description: "", run: () => "" });
   await using pair = await served(
@@ -104,7 +105,7 @@ Deno.test("S-2: the agent tool first, then the agent's registered tools in order
   ]);
 });
 
-Deno.test("S-3: the agent tool is subagent(agent, description): name, description verbatim, pinned prompt schema, no output schema", async () => {
+Deno.test("the agent tool is subagent(agent, description): name, description verbatim, pinned prompt schema, no output schema", async () => {
   const agent = new Agent(script(), {
     name: "research",
     instructions: "You research.",
@@ -121,7 +122,7 @@ Deno.test("S-3: the agent tool is subagent(agent, description): name, descriptio
   );
 });
 
-Deno.test("S-4: the agent tool runs the agent on a fresh transcript holding only the prompt", async () => {
+Deno.test("the agent tool runs the agent on a fresh transcript holding only the prompt", async () => {
   const model = script(say("research done"));
   await using pair = await served(
     new Agent(model, { name: "research", instructions: "You research." }),
@@ -140,7 +141,7 @@ Deno.test("S-4: the agent tool runs the agent on a fresh transcript holding only
   }]);
 });
 
-Deno.test("S-4: ExampleServe prints research complete", async () => {
+Deno.test("ExampleServe prints research complete", async () => {
   const agt = new Agent(script(say("research complete")), {
     name: "research",
     instructions: "You research.",
@@ -162,7 +163,7 @@ Deno.test("S-4: ExampleServe prints research complete", async () => {
   await client.close();
 });
 
-Deno.test("S-5: an output agent answers with the submitted JSON bytes, no structuredContent, no submit_output tool", async () => {
+Deno.test("an output agent answers with the submitted JSON bytes, no structuredContent, no submit_output tool", async () => {
   const agent = new Agent(script(submit({ answer: "yes" }), say("submitted")), {
     name: "oracle",
     output: z.object({ answer: z.string() }),
@@ -176,7 +177,7 @@ Deno.test("S-5: an output agent answers with the submitted JSON bytes, no struct
   assert.equal("structuredContent" in res, false);
 });
 
-Deno.test("S-6: child failures are isError results with the SUBAGENT_* texts; bad arguments INVALID_INPUT", async () => {
+Deno.test("child failures are isError results with the SUBAGENT_* texts; bad arguments INVALID_INPUT", async () => {
   const refund = rawTool({
     name: "refund",
     description: "",
@@ -227,7 +228,7 @@ Deno.test("S-6: child failures are isError results with the SUBAGENT_* texts; ba
   }
 });
 
-Deno.test("S-6: SUBAGENT_CYCLE reaches the model inside the agent's own run", async () => {
+Deno.test("SUBAGENT_CYCLE reaches the model inside the agent's own run", async () => {
   const model = script(
     callTools({ name: "loop", args: { prompt: "recurse" } }),
     say("gave up"),
@@ -251,7 +252,7 @@ Deno.test("S-6: SUBAGENT_CYCLE reaches the model inside the agent's own run", as
   );
 });
 
-Deno.test("S-7: tools go through agent.callTool: ids mcp_call_<n> per serveAgent, agent then tool middleware", async () => {
+Deno.test("tools go through agent.callTool: ids mcp_call_<n> per serveAgent, agent then tool middleware", async () => {
   const seen: string[] = [];
   const tag =
     (label: string): ToolMiddleware =>
@@ -289,7 +290,7 @@ Deno.test("S-7: tools go through agent.callTool: ids mcp_call_<n> per serveAgent
   ]);
 });
 
-Deno.test("S-7: no timeout, no result cap; agent-level strictInput applies", async () => {
+Deno.test("no timeout, no result cap; agent-level strictInput applies", async () => {
   const slow = rawTool({
     name: "slow",
     description: "",
@@ -320,7 +321,7 @@ Deno.test("S-7: no timeout, no result cap; agent-level strictInput applies", asy
   );
 });
 
-Deno.test("S-8: an approval-gated tool never runs and answers the approval error", async () => {
+Deno.test("an approval-gated tool never runs and answers the approval error", async () => {
   let ran = false;
   const refund = rawTool({
     name: "refund",
@@ -340,7 +341,7 @@ Deno.test("S-8: an approval-gated tool never runs and answers the approval error
   assert.equal(ran, false);
 });
 
-Deno.test("S-9: a plain tool returns its text", async () => {
+Deno.test("a plain tool returns its text", async () => {
   await using pair = await served(
     new Agent(script(), { name: "support", tools: [note()] }),
   );
@@ -349,7 +350,7 @@ Deno.test("S-9: a plain tool returns its text", async () => {
   assert.deepEqual(res.content, [{ type: "text", text: "noted" }]);
 });
 
-Deno.test("S-10: output schemas give structuredContent; non-JSON text the E-8 error", async () => {
+Deno.test("output schemas give structuredContent; non-JSON text the E-8 error", async () => {
   const order = tool({
     name: "lookup_order",
     description: "",
@@ -380,7 +381,7 @@ Deno.test("S-10: output schemas give structuredContent; non-JSON text the E-8 er
   );
 });
 
-Deno.test("S-11: failures in middleware are isError results: error text, or the panic text", async () => {
+Deno.test("failures in middleware are isError results: error text, or the panic text", async () => {
   const deny: ToolMiddleware = () => () =>
     Promise.reject(new ToolError("DENIED", "not on weekends"));
   const boom: ToolMiddleware = () => () => Promise.reject("bang");
@@ -403,7 +404,7 @@ Deno.test("S-11: failures in middleware are isError results: error text, or the 
   assert.equal(pair.fromServer.some((m) => "error" in m), false);
 });
 
-Deno.test("S-11: arguments follow the E-4 rule (missing → {})", async () => {
+Deno.test("arguments follow the E-4 rule (missing → {})", async () => {
   const mirror = rawTool({
     name: "mirror",
     description: "",
@@ -419,7 +420,7 @@ Deno.test("S-11: arguments follow the E-4 rule (missing → {})", async () => {
   );
 });
 
-Deno.test("S-12: toolSource tools are not listed but still run inside the agent's own steps", async () => {
+Deno.test("toolSource tools are not listed but still run inside the agent's own steps", async () => {
   let ran = 0;
   const sourced = rawTool({
     name: "sourced",
@@ -450,7 +451,7 @@ Deno.test("S-12: toolSource tools are not listed but still run inside the agent'
   );
 });
 
-Deno.test("S-12: a toolSource with a duplicate name fails every exposed-tool call with the core's text", async () => {
+Deno.test("a toolSource with a duplicate name fails every exposed-tool call with the core's text", async () => {
   const agent = new Agent(script(), {
     name: "support",
     tools: [note()],
@@ -465,7 +466,7 @@ Deno.test("S-12: a toolSource with a duplicate name fails every exposed-tool cal
   );
 });
 
-Deno.test("S-13: a handler on the serve path sees no call record; middleware sees mcp_call_<n>", async () => {
+Deno.test("a handler on the serve path sees no call record; middleware sees mcp_call_<n>", async () => {
   let call: unknown = "unset";
   let id = "";
   const probe = rawTool({
@@ -486,7 +487,7 @@ Deno.test("S-13: a handler on the serve path sees no call record; middleware see
   assert.equal(id, "mcp_call_1");
 });
 
-Deno.test("S-14: names and descriptions are the only routing surface; instructions never leave", async () => {
+Deno.test("names and descriptions are the only routing surface; instructions never leave", async () => {
   const agent = new Agent(script(), {
     name: "support",
     instructions: "SECRET-INSTRUCTIONS: never reveal the refund policy",
@@ -513,7 +514,7 @@ Deno.test("serveAgent shares exportTools' registry rules: a connected server wit
     (err: unknown) =>
       err instanceof TypeError &&
       err.message ===
-        "weft/mcp: serveAgent: the server is already connected and does not declare the tools capability; pass capabilities: { tools: {} } to the Server, or register tools before connect",
+        "serveAgent: the server is already connected and does not declare the tools capability; pass capabilities: { tools: {} } to the Server, or register tools before connect",
   );
 });
 

@@ -3,12 +3,12 @@
 // servers, HTTP servers and their forgotten sessions, close.
 
 import assert from "node:assert/strict";
+import { connectServers } from "../mod.ts";
 import {
-  connectServers,
   parseServersConfig,
   ServerConfigError,
   ToolNameTakenError,
-} from "../mod.ts";
+} from "../servers.ts";
 import { fixtureServer } from "./fixtures/npm_servers.ts";
 import { listen } from "./fixtures/http_test_server.ts";
 import {

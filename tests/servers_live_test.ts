@@ -3,16 +3,11 @@
 // next call, one that keeps failing is given up and reported.
 
 import assert from "node:assert/strict";
-import {
-  Agent,
-  connectServers,
-  McpTransportError,
-  ReconnectLimitError,
-  ServerConnectError,
-  ServerExitError,
-  type ToolDef,
-  type ToolResultPart,
-} from "../mod.ts";
+import { Agent, connectServers, type ToolDef } from "../mod.ts";
+import type { ToolResultPart } from "../core.ts";
+import { McpTransportError } from "../bridge.ts";
+import { ServerConnectError, ServerExitError } from "../runtime.ts";
+import { ReconnectLimitError } from "../servers.ts";
 import { callTools, say, script } from "../testing.ts";
 import { reconnectDelay } from "../src/servers/_backoff.ts";
 import { fixtureServer } from "./fixtures/npm_servers.ts";

@@ -3,13 +3,8 @@
 // exist and a server that never answers, all under one deadline.
 
 import assert from "node:assert/strict";
-import {
-  Agent,
-  CommandNotFoundError,
-  connectServers,
-  ServerConnectError,
-  type ToolDef,
-} from "../mod.ts";
+import { Agent, connectServers, type ToolDef } from "../mod.ts";
+import { CommandNotFoundError, ServerConnectError } from "../runtime.ts";
 import { callTools, say, script } from "../testing.ts";
 import { fixtureServer, npmServer } from "./fixtures/npm_servers.ts";
 

@@ -3,14 +3,12 @@ import { z } from "zod";
 import {
   Agent,
   type Model,
-  type ModelEvent,
   RunError,
   type RunEvent,
-  runSubagent,
   subagent,
   ToolError,
-  type ToolResultPart,
 } from "../mod.ts";
+import { type ModelEvent, runSubagent, type ToolResultPart } from "../core.ts";
 import { rawTool } from "../src/core/tool.ts";
 import { callTools, fail, say, script, submit } from "../testing.ts";
 
@@ -65,7 +63,8 @@ Deno.test("the tool name defaults to the agent's, options.name overrides, no nam
     () => subagent(undefined as unknown as Agent, "d", { name: "research" }),
     (err: unknown) =>
       err instanceof TypeError &&
-      err.message === 'weft: Subagent "research" called with a nil agent',
+      err.message ===
+        'subagent(agent, description): agent is required (tool "research")',
   );
   assert.equal(subagent(new Agent(script()), "d", { name: "x" }).name, "x");
 });

@@ -11,7 +11,7 @@ import {
   think,
   withUsage,
 } from "../testing.ts";
-import type { ModelEvent, ModelRequest } from "../mod.ts";
+import type { ModelEvent, ModelRequest } from "../core.ts";
 
 const request: ModelRequest = {
   system: "",
@@ -79,7 +79,7 @@ Deno.test("callTools throws TypeError for arguments that do not encode", () => {
     (err: unknown) =>
       err instanceof TypeError &&
       err.message.startsWith(
-        "wefttest: call arguments do not encode as JSON: ",
+        "callTools: call arguments do not encode as JSON: ",
       ),
   );
   assert.throws(() => callTools({ name: "a", args: 1n }), TypeError);
@@ -147,7 +147,7 @@ Deno.test("an exhausted script throws ScriptExhaustedError and still records the
   assert.ok(error instanceof ScriptExhaustedError);
   assert.equal(
     error.message,
-    "wefttest: model script exhausted (agent made more model calls than the script provides)",
+    "script: model script exhausted (agent made more model calls than the script provides)",
   );
   assert.equal(model.requests().length, 2);
   assert.equal(model.requests()[1], second);
@@ -176,6 +176,9 @@ Deno.test("the script checks the signal before each event", async () => {
   assert.equal(error, reason);
 });
 
-Deno.test("the script reports provider wefttest, name script", () => {
-  assert.deepEqual(script().info, { provider: "wefttest", name: "script" });
+Deno.test("the script reports provider @weft/mcp/testing, name script", () => {
+  assert.deepEqual(script().info, {
+    provider: "@weft/mcp/testing",
+    name: "script",
+  });
 });

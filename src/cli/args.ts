@@ -59,12 +59,13 @@ export class UsageError extends Error {
  * means `inspect` of the bundled example. Options may come anywhere before
  * `--`; everything after `--` is the server's command line.
  *
- * @example
+ * @example Using `parseCommandLine`
  * ```ts
- * import { parseCommandLine } from "./args.ts";
+ * import { parseCommandLine } from "@weft/mcp/cli";
+ * import assert from "node:assert/strict";
  * const cmd = parseCommandLine(["call", "lookup_order", '{"order_id":"7"}', "--", "deno", "run", "server.ts"]);
- * console.assert(cmd.kind === "call" && cmd.tool === "lookup_order");
- * console.assert(cmd.kind === "call" && cmd.target.kind === "command" && cmd.target.args.length === 2);
+ * assert.ok(cmd.kind === "call" && cmd.tool === "lookup_order");
+ * assert.ok(cmd.kind === "call" && cmd.target.kind === "command" && cmd.target.args.length === 2);
  * ```
  */
 export function parseCommandLine(argv: readonly string[]): CliCommand {

@@ -54,11 +54,12 @@ export class NoDefaultTargetError extends Error {
  * How messages name a target: the URL, the command line (words a shell
  * would split or expand in single quotes), or the default target's label.
  *
- * @example
+ * @example Using `targetLabel`
  * ```ts
- * import { targetLabel } from "./connect.ts";
- * console.assert(targetLabel({ kind: "command", command: "npx", args: ["-y", "srv"] }) === "npx -y srv");
- * console.assert(targetLabel({ kind: "command", command: "sh", args: ["-c", "a b"] }) === "sh -c 'a b'");
+ * import { targetLabel } from "@weft/mcp/cli";
+ * import assert from "node:assert/strict";
+ * assert.equal(targetLabel({ kind: "command", command: "npx", args: ["-y", "srv"] }), "npx -y srv");
+ * assert.equal(targetLabel({ kind: "command", command: "sh", args: ["-c", "a b"] }), "sh -c 'a b'");
  * ```
  */
 export function targetLabel(

@@ -73,11 +73,12 @@ const SCHEMA_LIST = new Set([
  * data (`enum`, `const`, `default`, `examples`). Keywords come in first-seen
  * order, each with the nodes that hold it.
  *
- * @example
+ * @example Using `extraKeywords`
  * ```ts
- * import { extraKeywords } from "./format.ts";
+ * import { extraKeywords } from "@weft/mcp/cli";
+ * import assert from "node:assert/strict";
  * const found = extraKeywords({ type: "object", properties: { n: { type: "integer", minimum: 1 } } });
- * console.assert(found[0].keyword === "minimum" && found[0].at[0] === "/properties/n");
+ * assert.ok(found[0].keyword === "minimum" && found[0].at[0] === "/properties/n");
  * ```
  */
 export function extraKeywords(
@@ -122,10 +123,11 @@ function walk(
  * core does not interpret (see {@link extraKeywords}) and its output schema;
  * then each skipped tool with the reason. Ends with a newline.
  *
- * @example
+ * @example Using `formatInspection`
  * ```ts
- * import { rawTool } from "../core/tool.ts";
- * import { formatInspection } from "./format.ts";
+ * import { rawTool } from "@weft/mcp";
+ * import { formatInspection } from "@weft/mcp/cli";
+ * import assert from "node:assert/strict";
  * const search = rawTool({
  *   name: "search",
  *   description: "Search.",
@@ -133,7 +135,7 @@ function walk(
  *   run: () => "",
  * });
  * const text = formatInspection({ server: { name: "s", version: "1" }, tools: [search] });
- * console.assert(text.startsWith("server s 1: 1 tool imported, 0 skipped\n"));
+ * assert.ok(text.startsWith("server s 1: 1 tool imported, 0 skipped\n"));
  * ```
  */
 export function formatInspection(inspection: Inspection): string {

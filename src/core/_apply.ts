@@ -8,13 +8,13 @@
  * @module
  */
 
-import { snapshotTools, toolChain, type ToolSnapshot } from "./chain.ts";
+import { snapshotTools, toolChain, type ToolSnapshot } from "./_chain.ts";
 import { type Decision, deniedText, NO_DECISION } from "./decisions.ts";
 import { type CallOutcome, cap, executeCalls } from "./dispatch.ts";
 import type { ToolCallPart, ToolResultPart } from "./messages.ts";
-import type { LoopConfig } from "./loop.ts";
+import type { LoopConfig } from "./_loop.ts";
 import type { PendingCall } from "./run.ts";
-import type { RunState } from "./run_state.ts";
+import type { RunState } from "./_run_state.ts";
 import {
   joinResults,
   matchDecisions,

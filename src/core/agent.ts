@@ -11,22 +11,35 @@ import type { EventHandler } from "./events.ts";
 import type { Message } from "./messages.ts";
 import type { ToolMiddleware } from "./middleware.ts";
 import type { Model } from "./model.ts";
-import { type LoopConfig, runLoop } from "./loop.ts";
+import { type LoopConfig, runLoop } from "./_loop.ts";
 import { OutputRecorder, outputTool } from "./output.ts";
 import { DEFAULT_MAX_RESULT_BYTES } from "./policy.ts";
 import type { RunResult } from "./run.ts";
-import { snapshotTools, toolChain } from "./chain.ts";
+import { snapshotTools, toolChain } from "./_chain.ts";
 import { RunStream } from "./stream.ts";
-import { argumentText, context } from "./tool_build.ts";
-import type {
-  ProgressFn,
-  StandardSchemaWithJSON,
-  ToolArguments,
-  ToolDef,
-  ToolResult,
-} from "./tool.ts";
+import { argumentText, context } from "./_tool_build.ts";
+import type { ProgressFn, ToolArguments, ToolDef, ToolResult } from "./tool.ts";
+import type { SchemaInput } from "./schema_input.ts";
 
-/** How an agent is built. Every field is optional. */
+/**
+ * How an agent is built. Every field is optional.
+ *
+ * @example A named agent with a step budget
+ * ```ts
+ * import { Agent, type AgentOptions } from "@weft/mcp";
+ * import { say, script } from "@weft/mcp/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const options: AgentOptions = {
+ *   name: "helper",
+ *   instructions: "Answer in one word.",
+ *   maxSteps: 3,
+ * };
+ * const agent = new Agent(script(say("hi")), options);
+ * assert.equal(agent.name, "helper");
+ * assert.equal((await agent.generate("hello")).text, "hi");
+ * ```
+ */
 export interface AgentOptions {
   /** The agent's name: the subagent tool's default name, `serveAgent`'s tool name. */
   name?: string;
@@ -37,11 +50,11 @@ export interface AgentOptions {
   /**
    * More tools, read once per step and once per `callTool`, advertised after
    * the registered ones. A repeated name fails the run with
-   * `DuplicateToolError`, a missing entry with `NilToolError`.
+   * `DuplicateToolError`, a missing entry with `MissingToolError`.
    */
   toolSource?: () => readonly (ToolDef | null | undefined)[];
   /** Structured final output: registers `submit_output` over this schema. */
-  output?: StandardSchemaWithJSON<unknown>;
+  output?: SchemaInput<unknown>;
   /** The step budget; default 10, values below 1 ignored. */
   maxSteps?: number;
   /** The most calls in flight per step; default 4, values below 1 ignored. */
@@ -97,15 +110,16 @@ export interface CallToolOptions {
 }
 
 /**
- * An agent. Go: `weft.New(model, ...)`.
+ * An agent.
  *
- * @example
+ * @example Using `Agent`
  * ```ts
- * import { Agent } from "./agent.ts";
- * import { say, script } from "../testing/script.ts";
+ * import { Agent } from "@weft/mcp";
+ * import { say, script } from "@weft/mcp/testing";
+ * import assert from "node:assert/strict";
  * const agent = new Agent(script(say("hello")), { name: "greeter" });
  * const result = await agent.generate("hi");
- * console.assert(result.text === "hello");
+ * assert.equal(result.text, "hello");
  * ```
  */
 export class Agent {
@@ -118,7 +132,7 @@ export class Agent {
   /** The registered tools in order (`submit_output` last for an output agent); not the toolSource's. */
   readonly tools: readonly ToolDef[];
   /** The structured-output schema, when the agent has one. */
-  readonly output?: StandardSchemaWithJSON<unknown>;
+  readonly output?: SchemaInput<unknown>;
   #config: LoopConfig;
 
   /** Builds an agent; throws `TypeError` on a missing model, a missing tool or a repeated name. */
@@ -127,7 +141,9 @@ export class Agent {
       model === null || model === undefined ||
       typeof model.stream !== "function"
     ) {
-      throw new TypeError("weft: new Agent called with a nil Model");
+      throw new TypeError(
+        "new Agent(model): model is required: pass a Model (an object with a stream method)",
+      );
     }
     const tools = [...(options.tools ?? [])];
     let outputs: OutputRecorder | undefined;
@@ -250,7 +266,7 @@ export class Agent {
    * no events (the handler's progress goes to `options.progress`); the
    * toolSource is read afresh. The arguments are JSON text or an object;
    * middleware sees an object as the JSON text `stringifyExact` writes for
-   * it (`ToolCall.args`). Go: `Agent.CallTool`.
+   * it (`ToolCall.args`).
    */
   async callTool(
     name: string,
@@ -278,9 +294,11 @@ export class Agent {
 
 function checkTools(tools: readonly ToolDef[]): void {
   const seen = new Set<string>();
-  for (const tool of tools) {
+  for (const [i, tool] of tools.entries()) {
     if (tool === null || tool === undefined) {
-      throw new TypeError("weft: nil tool passed to new Agent");
+      throw new TypeError(
+        `new Agent(model, { tools }): tools[${i}] is ${tool}; pass a tool built with tool() or rawTool()`,
+      );
     }
     if (seen.has(tool.name)) {
       throw new TypeError(

@@ -7,12 +7,12 @@
  * @module
  */
 
-import { raceAbort } from "./abort.ts";
+import { linkSignal, raceAbort } from "./abort.ts";
 import { errorText, ToolTimeoutError } from "./errors.ts";
 import type { ToolCallPart, ToolResultPart } from "./messages.ts";
 import type { ToolCaller } from "./middleware.ts";
 import { failureText, formatDuration, truncateResult } from "./policy.ts";
-import { isApprovalRequired, type ToolSnapshot } from "./chain.ts";
+import { isApprovalRequired, type ToolSnapshot } from "./_chain.ts";
 import type { CallInfo, ProgressFn, ToolDef, ToolProgress } from "./tool.ts";
 
 /** The result text of a call that could not get a slot before the run was cancelled. */
@@ -123,9 +123,7 @@ async function runCall(
 ): Promise<CallOutcome> {
   options.events.start(call);
   const run = options.signal;
-  const controller = new AbortController();
-  const onRunAbort = (): void => controller.abort(run.reason);
-  run.addEventListener("abort", onRunAbort, { once: true });
+  const link = linkSignal(run);
   const timeout = tool?.timeout !== undefined ? tool.timeout : options.timeout;
   let timedOut: ToolTimeoutError | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -136,7 +134,7 @@ async function runCall(
         timeout,
         formatDuration(timeout),
       );
-      controller.abort(timedOut);
+      link.abort(timedOut);
     }, timeout);
   }
   const info: CallInfo = {
@@ -152,7 +150,7 @@ async function runCall(
     lineage: readonly object[];
     progress?: ProgressFn;
   } = {
-    signal: controller.signal,
+    signal: link.signal,
     call: info,
     lineage: options.lineage,
   };
@@ -162,7 +160,7 @@ async function runCall(
   if (onProgress !== undefined) {
     ctx.progress = (update) => {
       // Nothing once the call has ended or its signal has (cancel, timeout).
-      if (done || controller.signal.aborted) return;
+      if (done || link.signal.aborted) return;
       onProgress.call(options.events, call, checkedProgress(update));
     };
   }
@@ -174,7 +172,7 @@ async function runCall(
       name: call.name,
       args: call.args,
     }, ctx);
-    content = await raceAbort(work, controller.signal);
+    content = await raceAbort(work, link.signal);
     isError = false;
   } catch (err) {
     if (run.aborted) content = errorText(run.reason);
@@ -184,7 +182,7 @@ async function runCall(
   } finally {
     done = true;
     clearTimeout(timer);
-    run.removeEventListener("abort", onRunAbort);
+    link.unlink();
   }
   content = cap(content, tool, options);
   options.events.finish(call, content, isError);

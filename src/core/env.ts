@@ -33,10 +33,11 @@ interface ProcessLike {
  * or a read that throws. Scripted models ignore the switch, and `tools/call`
  * is not a model request.
  *
- * @example
+ * @example Using `modelRequestsAllowed`
  * ```ts
- * import { modelRequestsAllowed } from "./env.ts";
- * console.assert(typeof modelRequestsAllowed() === "boolean");
+ * import { modelRequestsAllowed } from "@weft/mcp/core";
+ * import assert from "node:assert/strict";
+ * assert.equal(typeof modelRequestsAllowed(), "boolean");
  * ```
  */
 export function modelRequestsAllowed(): boolean {

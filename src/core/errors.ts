@@ -26,12 +26,13 @@ export const CodeSubagentCycle = "SUBAGENT_CYCLE";
  * `CODE: detail`, the code alone when the detail is empty, or the detail
  * alone when there is no code. The `cause` is never shown to the model.
  *
- * @example
+ * @example Using `ToolError`
  * ```ts
- * import { ToolError } from "./errors.ts";
+ * import { ToolError } from "@weft/mcp";
+ * import assert from "node:assert/strict";
  * const err = new ToolError("RETRY", "try a shorter query");
- * console.assert(err.message === "RETRY: try a shorter query");
- * console.assert(new ToolError("DENIED").message === "DENIED");
+ * assert.equal(err.message, "RETRY: try a shorter query");
+ * assert.equal(new ToolError("DENIED").message, "DENIED");
  * ```
  */
 export class ToolError extends Error {
@@ -129,7 +130,7 @@ export class ToolTimeoutError extends Error {
   /** The timeout, in milliseconds. */
   readonly timeout: number;
 
-  /** Builds the error from the tool name, the timeout in ms and its Go rendering. */
+  /** Builds the error from the tool name, the timeout in ms and its rendering (`formatDuration`). */
   constructor(tool: string, timeout: number, rendered: string) {
     super(`tool ${quote(tool)} timed out after ${rendered}`);
     this.name = "ToolTimeoutError";
@@ -140,8 +141,8 @@ export class ToolTimeoutError extends Error {
 
 /**
  * A typed tool's result could not be JSON-encoded (a cycle, a throwing
- * `toJSON`). Renders `marshal output of tool "x": <cause's message>`, the Go
- * original's text; it carries no code.
+ * `toJSON`). Renders `marshal output of tool "x": <cause's message>`; it
+ * carries no code.
  */
 export class ToolOutputError extends Error {
   /** The tool whose result failed to encode. */
@@ -189,14 +190,27 @@ export class OutputSchemaError extends Error {
   }
 }
 
-/** A schema document the core cannot key on. Message starts `weft: ParseSchema: `. */
+/**
+ * A schema document the core cannot key on. Message starts `weft: parseSchema: `.
+ *
+ * @example Tell a refused schema by its class
+ * ```ts
+ * import { parseSchema, SchemaError } from "@weft/mcp";
+ * import assert from "node:assert/strict";
+ *
+ * assert.throws(
+ *   () => parseSchema(""),
+ *   (err: unknown) => err instanceof SchemaError && err.detail === "empty schema",
+ * );
+ * ```
+ */
 export class SchemaError extends Error {
-  /** The text after the `weft: ParseSchema: ` prefix, e.g. `empty schema`. */
+  /** The text after the `weft: parseSchema: ` prefix, e.g. `empty schema`. */
   readonly detail: string;
 
-  /** Builds the error from the detail after the `weft: ParseSchema: ` prefix. */
+  /** Builds the error from the detail after the `weft: parseSchema: ` prefix. */
   constructor(detail: string, options?: ErrorOptions) {
-    super(`weft: ParseSchema: ${detail}`, options);
+    super(`weft: parseSchema: ${detail}`, options);
     this.name = "SchemaError";
     this.detail = detail;
   }
@@ -204,7 +218,7 @@ export class SchemaError extends Error {
 
 /** A model broke the stream contract. Renders `weft: model violated the stream contract: <detail>`. */
 export class ModelContractError extends Error {
-  /** The violation, e.g. `stream ended without ModelFinish`. */
+  /** The violation, e.g. `stream ended without a finish event`. */
   readonly detail: string;
 
   /** Builds the error from the violation's detail. */
@@ -252,19 +266,21 @@ export class DuplicateToolError extends Error {
 }
 
 /** A tool source returned a missing (null or undefined) entry. */
-export class NilToolError extends Error {
+export class MissingToolError extends Error {
   /** The entry's position in the snapshot. */
   readonly index: number;
 
   /** Builds the error for the entry at `index`. */
   constructor(index: number) {
-    super(`weft: nil tool in tool source snapshot: entry ${index}`);
-    this.name = "NilToolError";
+    super(
+      `weft: toolSource returned null or undefined at entry ${index}`,
+    );
+    this.name = "MissingToolError";
     this.index = index;
   }
 }
 
-/** Quotes a name the way weft's texts do (Go's `%q`; JSON for printable text). */
+/** Quotes a name the way weft's texts do (JSON string syntax for printable text). */
 export function quote(text: string): string {
   return JSON.stringify(text);
 }

@@ -138,7 +138,24 @@ export interface RunFinishEvent {
   readonly pending?: readonly PendingCall[];
 }
 
-/** Every event a run emits. */
+/**
+ * Every event a run emits.
+ *
+ * @example Follow a run through its events
+ * ```ts
+ * import { Agent, type RunEvent } from "@weft/mcp";
+ * import { say, script } from "@weft/mcp/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const types: string[] = [];
+ * const agent = new Agent(script(say("hi")), {
+ *   onEvent: (event: RunEvent) => types.push(event.type),
+ * });
+ * await agent.generate("hello");
+ * assert.equal(types[0], "run_start");
+ * assert.equal(types.at(-1), "run_finish");
+ * ```
+ */
 export type RunEvent =
   | RunStartEvent
   | StepStartEvent

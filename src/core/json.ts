@@ -67,11 +67,12 @@ function keepDigits(
  * writes back verbatim. Throws `SyntaxError` on invalid JSON. On a runtime
  * without the reviver's source access it degrades to `JSON.parse`.
  *
- * @example
+ * @example Using `parseLossless`
  * ```ts
- * import { parseLossless } from "./json.ts";
+ * import { parseLossless } from "@weft/mcp/core";
+ * import assert from "node:assert/strict";
  * const doc = parseLossless('{"id":12345678901234567890}');
- * console.assert(JSON.stringify(doc) === '{"id":12345678901234567890}');
+ * assert.equal(JSON.stringify(doc), '{"id":12345678901234567890}');
  * ```
  */
 export function parseLossless(text: string): unknown {
@@ -88,11 +89,12 @@ const MAY_NEED_DIGITS = /\d{16}|\d[eE]/;
 /**
  * Whether a value is a {@link RawJson} (a number kept as its digits).
  *
- * @example
+ * @example Using `isRawJson`
  * ```ts
- * import { isRawJson, parseLossless } from "./json.ts";
+ * import { isRawJson, parseLossless } from "@weft/mcp/core";
+ * import assert from "node:assert/strict";
  * const doc = parseLossless("[9007199254740993, 1]") as unknown[];
- * console.assert(isRawJson(doc[0]) && !isRawJson(doc[1]));
+ * assert.ok(isRawJson(doc[0]) && !isRawJson(doc[1]));
  * ```
  */
 export function isRawJson(value: unknown): value is RawJson {
@@ -105,10 +107,11 @@ export function isRawJson(value: unknown): value is RawJson {
  * (`undefined`, functions, symbols) read as `null`, as `JSON.stringify`
  * writes them inside arrays.
  *
- * @example
+ * @example Using `jsonTypeOf`
  * ```ts
- * import { jsonTypeOf } from "./json.ts";
- * console.assert(jsonTypeOf([1]) === "array" && jsonTypeOf(null) === "null");
+ * import { jsonTypeOf } from "@weft/mcp/core";
+ * import assert from "node:assert/strict";
+ * assert.ok(jsonTypeOf([1]) === "array" && jsonTypeOf(null) === "null");
  * ```
  */
 export function jsonTypeOf(value: unknown): JsonType {
@@ -143,10 +146,11 @@ export function jsonTypeOf(value: unknown): JsonType {
  * getter reached before the failure runs twice; one that throws anything
  * other than a `TypeError` runs once.
  *
- * @example
+ * @example Using `stringifyExact`
  * ```ts
- * import { stringifyExact } from "./json.ts";
- * console.assert(stringifyExact({ n: 2n ** 64n }) === '{"n":18446744073709551616}');
+ * import { stringifyExact } from "@weft/mcp/core";
+ * import assert from "node:assert/strict";
+ * assert.equal(stringifyExact({ n: 2n ** 64n }), '{"n":18446744073709551616}');
  * ```
  */
 export function stringifyExact(value: unknown): string | undefined {
@@ -177,13 +181,14 @@ function exactBigInt(_key: string, value: unknown): unknown {
  * a hole in an array, a class instance or a cycle. Internal to weft (not
  * exported from `mod.ts`): the import bridge adopts such a schema instead of
  * copying it, and the export bridge hands such arguments to a typed tool
- * without writing them as text first (ADR 0065).
+ * without writing them as text first.
  *
- * @example
+ * @example Using `isPlainJson`
  * ```ts
  * import { isPlainJson } from "./json.ts";
- * console.assert(isPlainJson(JSON.parse('{"a":[1,"x",null]}')));
- * console.assert(!isPlainJson({ when: new Date(0) }));
+ * import assert from "node:assert/strict";
+ * assert.ok(isPlainJson(JSON.parse('{"a":[1,"x",null]}')));
+ * assert.ok(!isPlainJson({ when: new Date(0) }));
  * ```
  */
 export function isPlainJson(value: unknown): boolean {

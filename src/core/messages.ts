@@ -75,10 +75,11 @@ export interface Message {
 /**
  * A user message with one text part.
  *
- * @example
+ * @example Using `userMessage`
  * ```ts
- * import { userMessage } from "./messages.ts";
- * console.assert(userMessage("hi").content[0].type === "text");
+ * import { userMessage } from "@weft/mcp/core";
+ * import assert from "node:assert/strict";
+ * assert.equal(userMessage("hi").content[0].type, "text");
  * ```
  */
 export function userMessage(text: string): Message {
@@ -88,11 +89,12 @@ export function userMessage(text: string): Message {
 /**
  * The text parts of a message, joined; `""` when it has none.
  *
- * @example
+ * @example Using `messageText`
  * ```ts
- * import { messageText } from "./messages.ts";
+ * import { messageText } from "@weft/mcp/core";
+ * import assert from "node:assert/strict";
  * const msg = { role: "assistant", content: [{ type: "text", text: "a" }, { type: "text", text: "b" }] } as const;
- * console.assert(messageText(msg) === "ab");
+ * assert.equal(messageText(msg), "ab");
  * ```
  */
 export function messageText(message: Message): string {

@@ -27,9 +27,10 @@ export type ToolMiddleware = (next: ToolCaller) => ToolCaller;
  * Composes middleware around a base caller. The first middleware listed is
  * the outermost: it sees the call first and the result last.
  *
- * @example
+ * @example Using `composeMiddleware`
  * ```ts
- * import { composeMiddleware, type ToolMiddleware } from "./middleware.ts";
+ * import { composeMiddleware, type ToolMiddleware } from "@weft/mcp/core";
+ * import assert from "node:assert/strict";
  * const seen: string[] = [];
  * const tag = (label: string): ToolMiddleware => (next) => (call, ctx) => {
  *   seen.push(label);
@@ -37,7 +38,7 @@ export type ToolMiddleware = (next: ToolCaller) => ToolCaller;
  * };
  * const run = composeMiddleware([tag("outer"), tag("inner")], () => Promise.resolve("ok"));
  * await run({ id: "1", name: "t", args: "{}" }, { signal: new AbortController().signal });
- * console.assert(seen.join(",") === "outer,inner");
+ * assert.equal(seen.join(","), "outer,inner");
  * ```
  */
 export function composeMiddleware(

@@ -10,7 +10,7 @@
 import type { Message } from "./messages.ts";
 import type { Schema } from "./schema.ts";
 
-/** Why a model turn ended. Go: StopEndTurn, StopToolCalls, StopMaxTokens. */
+/** Why a model turn ended. */
 export type StopReason = "stop" | "tool_calls" | "max_tokens";
 
 /**
@@ -125,7 +125,7 @@ export interface ModelStreamOptions {
 
 /** Who serves a model, for run records. */
 export interface ModelInfo {
-  /** E.g. `wefttest`. */
+  /** E.g. `openai`, or `@weft/mcp/testing` for a scripted model. */
   readonly provider: string;
   /** E.g. `script`. */
   readonly name: string;
@@ -136,9 +136,11 @@ export interface ModelInfo {
  * a failure is a throw from the iteration (the run reports
  * `model stream: <message>`). The loop never retries a model call.
  *
- * @example
+ * @example Using `Model`
  * ```ts
- * import type { Model, ModelEvent } from "./model.ts";
+ * import type { Model } from "@weft/mcp";
+ * import type { ModelEvent } from "@weft/mcp/core";
+ * import assert from "node:assert/strict";
  * const echo: Model = {
  *   async *stream(request): AsyncGenerator<ModelEvent> {
  *     yield { type: "text", text: `${request.messages.length} message(s)` };
@@ -147,7 +149,9 @@ export interface ModelInfo {
  * };
  * const signal = new AbortController().signal;
  * const req = { system: "", messages: [], tools: [], sequentialTools: false };
- * for await (const event of echo.stream(req, { signal })) console.assert(event.type !== undefined);
+ * const types: string[] = [];
+ * for await (const event of echo.stream(req, { signal })) types.push(event.type);
+ * assert.deepEqual(types, ["text", "finish"]);
  * ```
  */
 export interface Model {

@@ -6,12 +6,13 @@
  * @module
  */
 
-import { type StandardSchemaWithJSON, tool, type ToolDef } from "./tool.ts";
+import { tool, type ToolDef } from "./tool.ts";
+import type { SchemaInput } from "./schema_input.ts";
 
 /** The reserved name of the structured-output tool. */
 export const SUBMIT_OUTPUT = "submit_output";
 
-/** The pinned description of `submit_output` (ADR 0008 of the Go original). */
+/** The pinned description of `submit_output`. */
 export const SUBMIT_OUTPUT_DESCRIPTION =
   "Submit your final answer. Call this exactly once, when you are done: the run ends with it.";
 
@@ -53,7 +54,7 @@ export class OutputRecorder {
 
 /** Builds an agent's `submit_output` tool over the output schema. */
 export function outputTool(
-  schema: StandardSchemaWithJSON<unknown>,
+  schema: SchemaInput<unknown>,
   recorder: OutputRecorder,
 ): ToolDef {
   return tool({

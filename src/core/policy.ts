@@ -1,7 +1,7 @@
 /**
- * Run-policy helpers the agent loop applies around a tool call: the Go
+ * Run-policy helpers the agent loop applies around a tool call: the
  * duration rendering of timeouts, the result cap with its truncation marker,
- * and the rule that tells a handler error from a panic (ADR 0001).
+ * and the rule that tells a handler error from a panic.
  *
  * @module
  */
@@ -16,19 +16,20 @@ const NS_PER_MS = 1_000_000n;
 const NS_PER_S = 1_000_000_000n;
 
 /**
- * Renders a duration given in milliseconds (possibly fractional) the way Go's
- * `time.Duration.String` does, at nanosecond precision (rounded): `0s`; below
+ * Renders a duration given in milliseconds (possibly fractional) in the
+ * compact duration format weft's texts use, at nanosecond precision (rounded): `0s`; below
  * a second the smallest fitting unit with its fraction trimmed (`500ns`,
  * `1.5µs` with U+00B5, `20ms`, `1.5ms`); from a second on `[Nh][Nm]N[.f]s`,
  * smaller units always printed once a larger one is (`1.5s`, `1m0s`,
  * `2m30s`, `1h0m0s`). Negative durations get a leading `-`. A non-finite
- * input, which Go cannot hold, renders as `String(ms)`.
+ * input renders as `String(ms)`.
  *
- * @example
+ * @example Using `formatDuration`
  * ```ts
- * import { formatDuration } from "./policy.ts";
- * console.assert(formatDuration(50) === "50ms");
- * console.assert(formatDuration(150_000) === "2m30s");
+ * import { formatDuration } from "@weft/mcp/core";
+ * import assert from "node:assert/strict";
+ * assert.equal(formatDuration(50), "50ms");
+ * assert.equal(formatDuration(150_000), "2m30s");
  * ```
  */
 export function formatDuration(ms: number): string {
@@ -69,10 +70,11 @@ function fraction(value: bigint, unit: bigint): string {
  * not receive; the marker is not counted against the cap. A cap of 0 or
  * less (or NaN) means no cap.
  *
- * @example
+ * @example Using `truncateResult`
  * ```ts
- * import { truncateResult } from "./policy.ts";
- * console.assert(truncateResult("x".repeat(500), 8) === "xxxxxxxx\n…[truncated 492 bytes]");
+ * import { truncateResult } from "@weft/mcp/core";
+ * import assert from "node:assert/strict";
+ * assert.equal(truncateResult("x".repeat(500), 8), "xxxxxxxx\n…[truncated 492 bytes]");
  * ```
  */
 export function truncateResult(text: string, maxBytes: number): string {
@@ -92,12 +94,13 @@ export function truncateResult(text: string, maxBytes: number): string {
  * Whether a thrown value is a panic rather than a handler error: anything
  * that is not an `Error`, and the engine's own error classes (`TypeError`,
  * `ReferenceError`, `RangeError`, `SyntaxError`, `EvalError`, `URIError`,
- * subclasses included), which signal a bug, not an outcome (ADR 0001).
+ * subclasses included), which signal a bug, not an outcome.
  *
- * @example
+ * @example Using `isPanic`
  * ```ts
- * import { isPanic } from "./policy.ts";
- * console.assert(isPanic("bang") && isPanic(new TypeError("x")) && !isPanic(new Error("x")));
+ * import { isPanic } from "@weft/mcp/core";
+ * import assert from "node:assert/strict";
+ * assert.ok(isPanic("bang") && isPanic(new TypeError("x")) && !isPanic(new Error("x")));
  * ```
  */
 export function isPanic(thrown: unknown): boolean {
@@ -115,10 +118,11 @@ export function isPanic(thrown: unknown): boolean {
  * is; a panic (see {@link isPanic}) becomes a `ToolPanicError` with the
  * value as its cause.
  *
- * @example
+ * @example Using `failureError`
  * ```ts
- * import { failureError } from "./policy.ts";
- * console.assert(failureError("t", 42).message === 'tool "t" panicked: 42');
+ * import { failureError } from "@weft/mcp/core";
+ * import assert from "node:assert/strict";
+ * assert.equal(failureError("t", 42).message, 'tool "t" panicked: 42');
  * ```
  */
 export function failureError(tool: string, thrown: unknown): Error {
@@ -127,16 +131,17 @@ export function failureError(tool: string, thrown: unknown): Error {
 }
 
 /**
- * The text the model reads for a failed call (contract §2): a handler
+ * The text the model reads for a failed call: a handler
  * error's message (a `ToolError` renders `CODE: Message`), or
  * `tool "x" panicked: <String(value)>` for a panic.
  *
- * @example
+ * @example Using `failureText`
  * ```ts
- * import { failureText } from "./policy.ts";
- * import { ToolError } from "./errors.ts";
- * console.assert(failureText("t", new ToolError("RETRY", "again")) === "RETRY: again");
- * console.assert(failureText("t", "bang") === 'tool "t" panicked: bang');
+ * import { failureText } from "@weft/mcp/core";
+ * import { ToolError } from "@weft/mcp";
+ * import assert from "node:assert/strict";
+ * assert.equal(failureText("t", new ToolError("RETRY", "again")), "RETRY: again");
+ * assert.equal(failureText("t", "bang"), 'tool "t" panicked: bang');
  * ```
  */
 export function failureText(tool: string, thrown: unknown): string {

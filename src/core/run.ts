@@ -35,7 +35,21 @@ export interface StepRecord {
   readonly results: readonly ToolResultPart[];
 }
 
-/** A finished run (or, on `RunError.result`, the part that ran). */
+/**
+ * A finished run (or, on `RunError.result`, the part that ran).
+ *
+ * @example Read a run's answer and transcript
+ * ```ts
+ * import { Agent } from "@weft/mcp";
+ * import { say, script } from "@weft/mcp/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const result = await new Agent(script(say("done"))).generate("go");
+ * assert.equal(result.text, "done");
+ * assert.equal(result.steps.length, 1);
+ * assert.equal(result.messages[0].role, "user");
+ * ```
+ */
 export interface RunResult {
   /** The run id. */
   readonly id: string;
@@ -58,27 +72,36 @@ export interface RunResult {
 /**
  * A failed run. `step` is the step that failed (`maxSteps` for an exhausted
  * budget), `cause` the failure, `result` the transcript so far. Reads
- * `weft: run failed at step N: <cause text>`.
+ * `weft: run failed at step N: <cause text>`, counting steps from 1 (`step`
+ * is the 0-based index, so the text says `step + 1`).
  *
- * @example
+ * @example Using `RunError`
  * ```ts
- * import { RunError } from "./run.ts";
+ * import { RunError } from "@weft/mcp";
+ * import assert from "node:assert/strict";
  * const err = new RunError(2, new Error("boom"), {
  *   id: "r", text: "", messages: [], steps: [], pending: [],
  *   usage: { inputTokens: 0, outputTokens: 0 },
  * });
- * console.assert(err.message === "weft: run failed at step 2: boom");
+ * assert.equal(err.message, "weft: run failed at step 3: boom");
  * ```
  */
 export class RunError extends Error {
-  /** The failing step. */
+  /** The failing step's 0-based index (the message counts from 1). */
   readonly step: number;
   /** The partial result. */
   readonly result: RunResult;
 
   /** Builds the error for `step`, its `cause`, and the partial `result`. */
   constructor(step: number, cause: unknown, result: RunResult) {
-    super(`weft: run failed at step ${step}: ${errorText(cause)}`, { cause });
+    // Steps count from 1 in the text, as progress does; the cause's own
+    // "weft: " prefix is not repeated.
+    super(
+      `weft: run failed at step ${step + 1}: ${
+        errorText(cause).replace(/^weft: /, "")
+      }`,
+      { cause },
+    );
     this.name = "RunError";
     this.step = step;
     this.result = result;

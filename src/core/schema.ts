@@ -16,8 +16,8 @@ import {
   parseLossless,
   stringifyExact,
 } from "./json.ts";
-import { JsonSyntaxError, scanJson } from "./json_scan.ts";
-import { ADOPTED, COPIED, type RootKind, SchemaNode } from "./schema_view.ts";
+import { JsonSyntaxError, scanJson } from "./_json_scan.ts";
+import { ADOPTED, COPIED, type RootKind, SchemaNode } from "./_schema_view.ts";
 
 /**
  * A parsed tool schema. The structured view is lenient (a keyword is read
@@ -55,7 +55,7 @@ export interface Schema {
  *
  * It accepts any single JSON object whose top-level `type` is the string
  * `"object"`, whatever else it holds. It throws {@link SchemaError} for what
- * no provider accepts, with these texts after `weft: ParseSchema: `:
+ * no provider accepts, with these texts after `weft: parseSchema: `:
  * `empty schema` (empty or whitespace text, `undefined`, `null`: an omitted
  * schema, or JSON `null` over the wire),
  * the parser's message for invalid JSON (`unexpected end of input` when
@@ -67,12 +67,13 @@ export interface Schema {
  * The result and its copy are frozen. The nested views (`properties`,
  * `items`, `additionalProperties`) are getters, built on first read and kept.
  *
- * @example
+ * @example Using `parseSchema`
  * ```ts
- * import { parseSchema } from "./schema.ts";
+ * import { parseSchema } from "@weft/mcp";
+ * import assert from "node:assert/strict";
  * const schema = parseSchema('{"type":"object","properties":{"id":{"type":"integer","maximum":12345678901234567890}}}');
- * console.assert(schema.properties?.id.type === "integer");
- * console.assert(JSON.stringify(schema).includes("12345678901234567890"));
+ * assert.equal(schema.properties?.id.type, "integer");
+ * assert.ok(JSON.stringify(schema).includes("12345678901234567890"));
  * ```
  */
 export function parseSchema(
@@ -86,7 +87,7 @@ export function parseSchema(
 }
 
 /**
- * Internal to weft (not exported from `mod.ts`; mcp-import, ADR 0065): a
+ * For the bridge (reached through `bridge.ts`, not exported publicly): a
  * schema over a document the caller hands over and never changes — an
  * entry's schema fresh from a transport. A document of plain JSON data
  * (what `JSON.parse` gives) is adopted as is: `raw` is `doc` itself, not
@@ -104,7 +105,7 @@ export function adoptSchema(doc: unknown): Schema {
 }
 
 /**
- * Internal to weft (mcp-import): `schema` itself when it is a root that
+ * For the core's tool builders and the bridge: `schema` itself when it is a root that
  * {@link parseSchema} or {@link adoptSchema} built, else
  * `parseSchema(schema)`. `rawTool` reads its schemas through this, so an
  * imported tool's adopted schema is not copied again.

@@ -56,16 +56,16 @@ export interface RunSubagentOptions {
  * the child's final text, or, for an agent with `output`, the raw argument
  * text of its last successful `submit_output` call. Failures are tool
  * errors: `SUBAGENT_FAILED`, `SUBAGENT_PENDING`, `SUBAGENT_CYCLE`. The name
- * defaults to the agent's; origin defaults to `"subagent"`. Go: weft.Subagent.
+ * defaults to the agent's; origin defaults to `"subagent"`.
  *
- * @example
+ * @example Using `subagent`
  * ```ts
- * import { Agent } from "./agent.ts";
- * import { subagent } from "./subagent.ts";
- * import { say, script } from "../testing/script.ts";
+ * import { Agent, subagent } from "@weft/mcp";
+ * import { say, script } from "@weft/mcp/testing";
+ * import assert from "node:assert/strict";
  * const research = new Agent(script(say("research done")), { name: "research" });
  * const t = subagent(research, "Researches a topic.");
- * console.assert(await t.invoke('{"prompt":"find it"}') === "research done");
+ * assert.equal(await t.invoke('{"prompt":"find it"}'), "research done");
  * ```
  */
 export function subagent(
@@ -75,7 +75,9 @@ export function subagent(
 ): ToolDef {
   if (agent === null || agent === undefined) {
     throw new TypeError(
-      `weft: Subagent ${quote(options.name ?? "")} called with a nil agent`,
+      `subagent(agent, description): agent is required (tool ${
+        quote(options.name ?? "")
+      })`,
     );
   }
   const { name: given, onEvent, ...toolOptions } = options;

@@ -9,12 +9,15 @@
  * @module
  */
 
-import type {
-  StandardJSONSchemaV1,
-  StandardSchemaV1,
-} from "@standard-schema/spec";
 import type { ContentItem, ToolContent } from "./content.ts";
 import { quote } from "./errors.ts";
+import {
+  ACCEPTED_SCHEMAS,
+  missingJsonSchema,
+  type SchemaInput,
+  standardize,
+  type StandardSchemaWithJSON,
+} from "./schema_input.ts";
 import type { ToolMiddleware } from "./middleware.ts";
 import type { Schema } from "./schema.ts";
 import {
@@ -25,7 +28,7 @@ import {
   objectSchema,
   rawBody,
   typedBody,
-} from "./tool_build.ts";
+} from "./_tool_build.ts";
 
 /** Where a call runs inside the loop. Absent outside the loop (invoke, callTool, MCP). */
 export interface CallInfo {
@@ -45,7 +48,7 @@ export interface CallInfo {
  * One progress report from a running tool. Every field is optional; the
  * loop copies a finite `progress`/`total` and a string `message` into its
  * `tool_progress` event, and the MCP export sends them as
- * `notifications/progress` (ADR 0066).
+ * `notifications/progress`.
  */
 export interface ToolProgress {
   /** How far the work has got, on the tool's own scale. */
@@ -59,7 +62,30 @@ export interface ToolProgress {
 /** Receives a tool's progress reports. Synchronous; never throws into the tool. */
 export type ProgressFn = (update: ToolProgress) => void;
 
-/** What a handler receives beside its input. */
+/**
+ * What a handler receives beside its input.
+ *
+ * @example Report progress and watch the signal
+ * ```ts
+ * import { rawTool } from "@weft/mcp";
+ * import assert from "node:assert/strict";
+ *
+ * const reports: number[] = [];
+ * const slow = rawTool({
+ *   name: "slow",
+ *   description: "Reports its progress.",
+ *   run: (_args, ctx) => {
+ *     ctx.progress?.({ progress: 1, total: 1 });
+ *     return ctx.signal.aborted ? "stopped" : "done";
+ *   },
+ * });
+ * const text = await slow.invoke("{}", {
+ *   progress: (update) => reports.push(update.progress ?? 0),
+ * });
+ * assert.equal(text, "done");
+ * assert.deepEqual(reports, [1]);
+ * ```
+ */
 export interface ToolContext {
   /** Aborts when the run, the call's timeout, or the MCP request ends. */
   readonly signal: AbortSignal;
@@ -101,7 +127,27 @@ export interface InvokeOptions {
   onResult?: (result: ToolResult) => void;
 }
 
-/** Per-tool options. Go: Timeout, MaxResultBytes, RequireApproval, Sequential, StrictInput, WrapTools, Origin. */
+/**
+ * Per-tool options.
+ *
+ * @example A gated tool that never runs beside another
+ * ```ts
+ * import { rawTool } from "@weft/mcp";
+ * import assert from "node:assert/strict";
+ *
+ * const write = rawTool({
+ *   name: "write_file",
+ *   description: "Writes a file.",
+ *   run: () => "written",
+ *   sequential: true,
+ *   requireApproval: true,
+ *   timeout: 5_000,
+ * });
+ * assert.equal(write.sequential, true);
+ * assert.equal(write.requiresApproval, true);
+ * assert.equal(write.timeout, 5_000);
+ * ```
+ */
 export interface ToolOptions {
   /** Per-call deadline in ms, applied by the loop. `0` lifts the agent's default. */
   timeout?: number;
@@ -168,7 +214,26 @@ export interface ToolResult {
  */
 export type ToolArguments = string | Readonly<Record<string, unknown>>;
 
-/** A tool as the agent loop and the bridge see it. Go: *weft.ToolDef. */
+/**
+ * A tool as the agent loop and the bridge see it.
+ *
+ * @example Inspect and call a tool by hand
+ * ```ts
+ * import { tool, type ToolDef } from "@weft/mcp";
+ * import assert from "node:assert/strict";
+ * import { z } from "zod";
+ *
+ * const add: ToolDef = tool({
+ *   name: "add",
+ *   description: "Adds two numbers.",
+ *   input: z.object({ a: z.number(), b: z.number() }),
+ *   run: ({ a, b }) => String(a + b),
+ * });
+ * assert.equal(add.name, "add");
+ * assert.deepEqual(add.inputSchema.raw.required, ["a", "b"]);
+ * assert.equal(await add.invoke('{"a":2,"b":3}'), "5");
+ * ```
+ */
 export interface ToolDef {
   /** The name the model calls. */
   readonly name: string;
@@ -201,34 +266,23 @@ export interface ToolDef {
    * input). No middleware, approval check, timeout, cap or containment.
    * Given `onResult`, hands it the whole result (content items, structured
    * value) before resolving. A hand-written `ToolDef` must take both
-   * argument forms too (an object reads as its JSON text). Go: Invoke.
+   * argument forms too (an object reads as its JSON text).
    */
   invoke(args: ToolArguments, options?: InvokeOptions): Promise<string>;
 }
 
-/**
- * A Standard Schema (`~standard.validate`) that also implements Standard JSON
- * Schema (`~standard.jsonSchema`), validating to values of type `T`. Zod 4.2+
- * schemas are; so are arktype's, and valibot's with its adapter. The input
- * type is left open, so schemas with defaults or transforms fit.
- */
-export interface StandardSchemaWithJSON<T = unknown> {
-  /** The Standard Schema and Standard JSON Schema properties. */
-  readonly "~standard":
-    & StandardSchemaV1.Props<unknown, T>
-    & StandardJSONSchemaV1.Props<unknown, T>;
-}
+export type { StandardSchemaWithJSON } from "./schema_input.ts";
 
-/** The definition `tool` takes. Go: weft.Tool's arguments. */
+/** The definition `tool` takes. */
 export interface TypedToolDef<I, O = unknown> extends ToolOptions {
   /** The name the model calls; must not be empty. */
   name: string;
   /** The model-facing description. */
   description: string;
-  /** The argument schema: validates the arguments, and its JSON Schema is advertised. */
-  input: StandardSchemaWithJSON<I>;
-  /** The result schema; advertised (as `outputSchema`) only when it is an object schema. */
-  output?: StandardSchemaWithJSON<O>;
+  /** The argument schema: validates the arguments, and its JSON Schema is advertised. Any `SchemaInput` form. */
+  input: SchemaInput<I>;
+  /** The result schema; advertised (as `outputSchema`) only when it is an object schema. Any `SchemaInput` form. */
+  output?: SchemaInput<O>;
   /** What the tool says about itself: MCP annotations, sent by the export. */
   annotations?: ToolAnnotations;
   /**
@@ -242,7 +296,7 @@ export interface TypedToolDef<I, O = unknown> extends ToolOptions {
   ): O | string | ToolContent | Promise<O | string | ToolContent>;
 }
 
-/** The definition `rawTool` takes. Go: weft.RawTool's arguments. */
+/** The definition `rawTool` takes. */
 export interface RawToolDef extends ToolOptions {
   /** The name the model calls; must not be empty. */
   name: string;
@@ -278,9 +332,9 @@ const TARGET = { target: "draft-2020-12" } as const;
  * checked against it before it is returned (`OutputSchemaError`), as a
  * validating MCP client would. `annotations` are kept on the tool for the
  * MCP export. Throws `TypeError` for an empty name, a missing `run`, or an
- * input that is not an object schema. Go: weft.Tool.
+ * input that is not an object schema.
  *
- * @example
+ * @example Using `tool`
  * ```ts
  * import assert from "node:assert/strict";
  * import { z } from "zod";
@@ -299,31 +353,18 @@ const TARGET = { target: "draft-2020-12" } as const;
  * ```
  */
 export function tool<I, O = unknown>(def: TypedToolDef<I, O>): ToolDef {
-  const name = checkName("Tool", def);
-  const { input, output } = def;
-  const std = input?.["~standard"];
-  if (
-    typeof std?.validate !== "function" ||
-    typeof std.jsonSchema?.input !== "function"
-  ) {
-    throw new TypeError(
-      `weft: Tool ${
-        quote(name)
-      }: input must be a Standard Schema that implements Standard JSON Schema`,
-    );
-  }
+  const name = checkName("tool", def);
+  const input = accepted<I>(name, "input", def.input);
+  const std = input["~standard"];
   const inputSchema = objectSchema(
-    () => `weft: Tool ${quote(name)}: input`,
+    () => `weft: tool ${quote(name)}: input`,
     derive(name, "input", () => std.jsonSchema.input(TARGET)),
   );
   let outputSchema: Schema | undefined;
-  if (output !== undefined) {
-    const out = output?.["~standard"];
-    if (typeof out?.jsonSchema?.output !== "function") {
-      throw new TypeError(
-        `weft: Tool ${quote(name)}: output must implement Standard JSON Schema`,
-      );
-    }
+  let output: StandardSchemaWithJSON<O> | undefined;
+  if (def.output !== undefined) {
+    output = accepted<O>(name, "output", def.output);
+    const out = output["~standard"];
     outputSchema = maybeObjectSchema(
       derive(name, "output", () => out.jsonSchema.output(TARGET)),
     );
@@ -331,13 +372,38 @@ export function tool<I, O = unknown>(def: TypedToolDef<I, O>): ToolDef {
   return build(
     def,
     { name, inputSchema, outputSchema },
-    typedBody(def, {
+    typedBody({ ...def, input }, {
       name,
       inputSchema,
       // Checked only when advertised: what a client may validate against.
       output: outputSchema === undefined ? undefined : output,
       outputSchema,
     }),
+  );
+}
+
+// The schema as a Standard Schema with Standard JSON Schema, or a TypeError
+// that says what is accepted (and, for a schema missing only its JSON Schema,
+// how to pair it with its library's converter).
+function accepted<T>(
+  name: string,
+  which: "input" | "output",
+  schema: unknown,
+): StandardSchemaWithJSON<T> {
+  const std = standardize<T>(schema);
+  if (std !== undefined) return std;
+  const vendor = missingJsonSchema(schema);
+  const hint = vendor === undefined
+    ? ""
+    : `; this ${
+      vendor === "" ? "Standard Schema" : `${vendor} schema`
+    } has no JSON Schema of its own: pass withJsonSchema(schema, converter) from @weft/mcp${
+      vendor === "zod"
+        ? " (zod before 4.2: withJsonSchema(schema, z.toJSONSchema))"
+        : ""
+    }`;
+  throw new TypeError(
+    `weft: tool ${quote(name)}: ${which} must be ${ACCEPTED_SCHEMAS}${hint}`,
   );
 }
 
@@ -349,9 +415,9 @@ export function tool<I, O = unknown>(def: TypedToolDef<I, O>): ToolDef {
  * `content(…)` result. The schemas (text or object) are kept whole; both
  * must be object schemas; results are not checked against the output
  * schema (there is no validator). Throws `TypeError` for an empty name, a
- * missing `run`, or a schema `parseSchema` refuses. Go: weft.RawTool.
+ * missing `run`, or a schema `parseSchema` refuses.
  *
- * @example
+ * @example Using `rawTool`
  * ```ts
  * import assert from "node:assert/strict";
  * import { rawTool } from "@weft/mcp";
@@ -363,16 +429,16 @@ export function tool<I, O = unknown>(def: TypedToolDef<I, O>): ToolDef {
  * ```
  */
 export function rawTool(def: RawToolDef): ToolDef {
-  const name = checkName("RawTool", def);
+  const name = checkName("rawTool", def);
   const inputSchema = objectSchema(
-    () => `weft: RawTool ${quote(name)}: inputSchema`,
+    () => `weft: rawTool ${quote(name)}: inputSchema`,
     def.inputSchema ?? { type: "object" },
   );
   const outputSchema =
     def.outputSchema === undefined || def.outputSchema === null
       ? undefined
       : objectSchema(
-        () => `weft: RawTool ${quote(name)}: outputSchema`,
+        () => `weft: rawTool ${quote(name)}: outputSchema`,
         def.outputSchema,
       );
   return build(

@@ -1,11 +1,11 @@
 /**
  * Export: weft tools registered on an MCP server (the SDK's low-level
- * `Server`). Go: `mcp.AddTools`.
+ * `Server`).
  *
  * @module
  */
 
-import type { Server } from "@modelcontextprotocol/sdk/server";
+import type { ToolServer as Server } from "./peers.ts";
 import type { Tool } from "@modelcontextprotocol/sdk/types";
 import { quote } from "../core/errors.ts";
 import type {
@@ -15,7 +15,7 @@ import type {
   ToolDef,
   ToolResult,
 } from "../core/tool.ts";
-import { type CallExtra, type Exported, register } from "./registry.ts";
+import { type CallExtra, type Exported, register } from "./_registry.ts";
 
 const DEFAULT_INPUT_SCHEMA: Readonly<Record<string, unknown>> = Object.freeze({
   type: "object",
@@ -49,17 +49,15 @@ const DEFAULT_INPUT_SCHEMA: Readonly<Record<string, unknown>> = Object.freeze({
  * server sends `notifications/tools/list_changed`.
  *
  * Throws a `TypeError`, registering nothing, on a missing tool
- * (`weft/mcp: AddTools called with a nil tool`), a name repeated within the
+ * (`exportTools(server, ...tools): a tool is null; …`), a name repeated within the
  * call, an approval-gated tool (MCP has no approval channel, and running it
  * unapproved would be a silent policy bypass), a connected server without
  * the tools capability, or a server whose tools handlers someone else
  * installed (an `McpServer`'s).
  *
- * @example
+ * @example Using `exportTools`
  * ```ts
- * import assert from "node:assert/strict";
- * import { Server } from "@modelcontextprotocol/sdk/server";
- * import { exportTools, rawTool } from "@weft/mcp";
+ * import { exportTools, rawTool, Server } from "@weft/mcp";
  *
  * const echo = rawTool({
  *   name: "echo",
@@ -86,19 +84,21 @@ function checkExportable(
   seen: Set<string>,
 ): asserts tool is ToolDef {
   if (tool === null || tool === undefined) {
-    throw new TypeError("weft/mcp: AddTools called with a nil tool");
+    throw new TypeError(
+      `exportTools(server, ...tools): a tool is ${tool}; pass tools built with tool() or rawTool()`,
+    );
   }
   if (seen.has(tool.name)) {
     throw new TypeError(
-      `weft/mcp: AddTools: duplicate tool name ${quote(tool.name)}`,
+      `exportTools: duplicate tool name ${quote(tool.name)}`,
     );
   }
   seen.add(tool.name);
   if (tool.requiresApproval) {
     throw new TypeError(
-      `weft/mcp: AddTools: tool ${
+      `exportTools: tool ${
         quote(tool.name)
-      } requires approval and MCP has no approval channel; expose it through Serve, whose dispatch answers gated calls with the approval error`,
+      } requires approval and MCP has no approval channel; expose it through serveAgent, whose dispatch answers gated calls with the approval error`,
     );
   }
 }

@@ -4,23 +4,56 @@
  * @module
  */
 
-import type { Client } from "@modelcontextprotocol/sdk/client";
+import type { ToolClient as Client } from "./peers.ts";
 import { SchemaError } from "../core/errors.ts";
-import { adoptSchema, type Schema } from "../core/schema.ts";
+import type { Schema } from "../core/schema.ts";
+import { adoptSchema, annotationsOf, build } from "../core/bridge.ts";
 import type { ToolAnnotations, ToolDef, ToolOptions } from "../core/tool.ts";
-import { annotationsOf, build } from "../core/tool_build.ts";
 import {
   DuplicateNameError,
   EmptyNameError,
   ImportError,
-  NilEntryError,
+  NonObjectEntryError,
   type SkippedTool,
 } from "./import_error.ts";
-import { listToolEntries } from "./list_tools.ts";
-import { remoteInvoke } from "./remote_call.ts";
+import { listToolEntries } from "./_list_tools.ts";
+import { remoteInvoke } from "./_remote_call.ts";
 import type { RenderOptions, ResultRendering } from "./render.ts";
 
-/** Options for one `importTools` call. Go: mcp.Prefix, mcp.Policy and the ctx. */
+/**
+ * Options for one `importTools` call.
+ *
+ * @example Prefix the names and gate every call
+ * ```ts
+ * import {
+ *   Client,
+ *   exportTools,
+ *   importTools,
+ *   type ImportOptions,
+ *   InMemoryTransport,
+ *   rawTool,
+ *   Server,
+ * } from "@weft/mcp";
+ * import assert from "node:assert/strict";
+ *
+ * const server = new Server({ name: "remote", version: "1.0.0" });
+ * exportTools(server, rawTool({
+ *   name: "search",
+ *   description: "Searches.",
+ *   run: (args) => args,
+ * }));
+ * const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+ * await server.connect(serverSide);
+ * const client = new Client({ name: "demo", version: "1.0.0" });
+ * await client.connect(clientSide);
+ *
+ * const options: ImportOptions = { prefix: "gh_", policy: { requireApproval: true } };
+ * const { tools } = await importTools(client, options);
+ * assert.equal(tools[0].name, "gh_search");
+ * assert.equal(tools[0].requiresApproval, true);
+ * await client.close();
+ * ```
+ */
 export interface ImportOptions {
   /** Prepended to every imported name: `"gh_"` turns `search` into `gh_search`; calls keep `search`. */
   prefix?: string;
@@ -44,7 +77,39 @@ export interface ImportOptions {
   render?: ResultRendering;
 }
 
-/** What `importTools` resolves to. */
+/**
+ * What `importTools` resolves to.
+ *
+ * @example Every tool imported, nothing skipped
+ * ```ts
+ * import {
+ *   Client,
+ *   exportTools,
+ *   importTools,
+ *   type ImportResult,
+ *   InMemoryTransport,
+ *   rawTool,
+ *   Server,
+ * } from "@weft/mcp";
+ * import assert from "node:assert/strict";
+ *
+ * const server = new Server({ name: "remote", version: "1.0.0" });
+ * exportTools(server, rawTool({
+ *   name: "search",
+ *   description: "Searches.",
+ *   run: (args) => args,
+ * }));
+ * const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+ * await server.connect(serverSide);
+ * const client = new Client({ name: "demo", version: "1.0.0" });
+ * await client.connect(clientSide);
+ *
+ * const result: ImportResult = await importTools(client);
+ * assert.deepEqual(result.tools.map((t) => t.name), ["search"]);
+ * assert.equal(result.skipped, undefined);
+ * await client.close();
+ * ```
+ */
 export interface ImportResult {
   /** The imported tools, in listing order; empty, never absent, for a server with none. */
   tools: ToolDef[];
@@ -54,7 +119,7 @@ export interface ImportResult {
 
 /**
  * Lists the tools of a connected MCP session (every page) and returns each
- * as a weft tool. Go: mcp.Tools.
+ * as a weft tool.
  *
  * Each imported tool is a `rawTool`: named prefix + the server's name, with
  * the server's description verbatim (`""` when missing or not a string) and
@@ -105,13 +170,11 @@ export interface ImportResult {
  * listing page; it is lifted for calls, which the tool's `timeout` policy
  * and the run's signal bound instead.
  *
- * @example
+ * @example Using `importTools`
  * ```ts
- * import { Client } from "@modelcontextprotocol/sdk/client/index.js";
- * import { Server } from "@modelcontextprotocol/sdk/server/index.js";
- * import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+ * import { Client, importTools, InMemoryTransport, Server } from "@weft/mcp";
  * import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
- * import { importTools } from "./import.ts";
+ * import assert from "node:assert/strict";
  *
  * const server = new Server({ name: "remote", version: "0" }, { capabilities: { tools: {} } });
  * server.setRequestHandler(ListToolsRequestSchema, () => ({
@@ -133,7 +196,7 @@ export interface ImportResult {
  * const { tools, skipped } = await importTools(client, { prefix: "arch_" });
  * if (skipped) console.warn(skipped.message); // the good tools imported; these did not
  * const out = await tools[0].invoke('{"q":"denim"}');
- * console.assert(`${tools[0].name} -> ${out}` === "arch_search -> 3 hits");
+ * assert.equal(`${tools[0].name} -> ${out}`, "arch_search -> 3 hits");
  * await client.close();
  * ```
  */
@@ -182,7 +245,7 @@ function importEntry(
   imported: ReadonlySet<string>,
   render: RenderOptions,
 ): ToolDef | Error {
-  if (!isRecord(entry)) return new NilEntryError();
+  if (!isRecord(entry)) return new NonObjectEntryError();
   const serverName = entry.name;
   if (typeof serverName !== "string" || serverName === "") {
     return new EmptyNameError();
@@ -207,7 +270,7 @@ function importEntry(
   // What rawTool builds, minus what a remote call does not use: the
   // handler's context (only the signal and progress matter, and only when
   // given) and the check that the handler resolved a string (renderContent
-  // always does), with the promise hop it costs every call (ADR 0065).
+  // always does), with the promise hop it costs every call.
   return build(
     {
       description: typeof entry.description === "string"

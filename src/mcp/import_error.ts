@@ -8,13 +8,13 @@
 
 import { quote } from "../core/errors.ts";
 
-/** One tool `importTools` left out. Go: mcp.SkippedTool. */
+/** One tool `importTools` left out. */
 export interface SkippedTool {
   /** The server-side, unprefixed name; `""` when the name itself was the problem or the entry was not an object. */
   readonly name: string;
   /** The entry's position in the listing, from 0, counted across pages, skipped entries included. */
   readonly index: number;
-  /** Why: a `NilEntryError`, `EmptyNameError`, `DuplicateNameError`, or the core's `SchemaError`. */
+  /** Why: a `NonObjectEntryError`, `EmptyNameError`, `DuplicateNameError`, or the core's `SchemaError`. */
   readonly error: Error;
 }
 
@@ -26,14 +26,16 @@ export interface SkippedTool {
  *
  * The message is `mcp: <N> tool(s) not imported:` followed, per entry, by
  * ` "<name>": <cause>` or, for an entry with no usable name,
- * ` entry <index>: <cause>`, separated by `;`. Go: *mcp.ImportError.
+ * ` entry <index>: <cause>`, separated by `;`.
  *
- * @example
+ * @example Using `ImportError`
  * ```ts
- * import { EmptyNameError, ImportError } from "./import_error.ts";
+ * import { EmptyNameError } from "@weft/mcp/bridge";
+ * import { ImportError } from "@weft/mcp";
+ * import assert from "node:assert/strict";
  * const err = new ImportError([{ name: "", index: 0, error: new EmptyNameError() }]);
- * console.assert(err.message === "mcp: 1 tool(s) not imported: entry 0: empty name");
- * console.assert(err.errors[0] instanceof EmptyNameError);
+ * assert.equal(err.message, "mcp: 1 tool(s) not imported: entry 0: empty name");
+ * assert.ok(err.errors[0] instanceof EmptyNameError);
  * ```
  */
 export class ImportError extends AggregateError {
@@ -58,12 +60,12 @@ function renderImportError(skipped: readonly SkippedTool[]): string {
   return `mcp: ${skipped.length} tool(s) not imported: ${parts.join("; ")}`;
 }
 
-/** A listing entry that is not an object (JSON `null`, a number, a string, an array). Reads `nil entry in the tool list`. */
-export class NilEntryError extends Error {
+/** A listing entry that is not an object (JSON `null`, a number, a string, an array). Reads `not an object`. */
+export class NonObjectEntryError extends Error {
   /** Builds the cause. */
   constructor() {
-    super("nil entry in the tool list");
-    this.name = "NilEntryError";
+    super("not an object");
+    this.name = "NonObjectEntryError";
   }
 }
 

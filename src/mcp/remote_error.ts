@@ -13,13 +13,14 @@ const emptyRemoteErrorText = "mcp: tool returned an error";
 /**
  * The server answered `isError: true`. The message is the result's rendering
  * verbatim (no code, no prefix), or `mcp: tool returned an error` when it
- * renders empty. `code` is `""`. Go: mcp.ErrToolError.
+ * renders empty. `code` is `""`.
  *
- * @example
+ * @example Using `RemoteToolError`
  * ```ts
- * import { RemoteToolError } from "./remote_error.ts";
- * console.assert(new RemoteToolError("rate limited").message === "rate limited");
- * console.assert(new RemoteToolError("").message === "mcp: tool returned an error");
+ * import { RemoteToolError } from "@weft/mcp";
+ * import assert from "node:assert/strict";
+ * assert.equal(new RemoteToolError("rate limited").message, "rate limited");
+ * assert.equal(new RemoteToolError("").message, "mcp: tool returned an error");
  * ```
  */
 export class RemoteToolError extends ToolError {
@@ -35,11 +36,12 @@ export class RemoteToolError extends ToolError {
  * that is not an object, or the call's signal ending. Reads
  * `mcp: <the failure's message>`; the failure is the `cause`. `code` is `""`.
  *
- * @example
+ * @example Using `McpTransportError`
  * ```ts
- * import { McpTransportError } from "./remote_error.ts";
+ * import { McpTransportError } from "@weft/mcp/bridge";
+ * import assert from "node:assert/strict";
  * const err = new McpTransportError(new Error("Connection closed"));
- * console.assert(err.message === "mcp: Connection closed");
+ * assert.equal(err.message, "mcp: Connection closed");
  * ```
  */
 export class McpTransportError extends ToolError {

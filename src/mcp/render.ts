@@ -43,10 +43,10 @@ export interface RenderOptions {
  *   its type needs, as `[content]`.
  * - No content and no structured content: `""`.
  *
- * @example
+ * @example Using `renderContent`
  * ```ts
+ * import { renderContent } from "@weft/mcp/bridge";
  * import assert from "node:assert/strict";
- * import { renderContent } from "@weft/mcp";
  * const text = renderContent({
  *   content: [
  *     { type: "text", text: "one" },

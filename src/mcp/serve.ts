@@ -1,24 +1,24 @@
 /**
  * Serve: a whole agent on an MCP server — one tool named after it, plus its
- * registered tools under its tool chain. Go: `mcp.Serve`.
+ * registered tools under its tool chain.
  *
  * @module
  */
 
-import type { Server } from "@modelcontextprotocol/sdk/server";
+import type { ToolServer as Server } from "./peers.ts";
 import type { Agent } from "../core/agent.ts";
 import { quote } from "../core/errors.ts";
 import { SUBMIT_OUTPUT } from "../core/output.ts";
 import { subagent } from "../core/subagent.ts";
 import type { ProgressFn, ToolDef, ToolResult } from "../core/tool.ts";
 import { exported } from "./export.ts";
-import { runReporter } from "./progress.ts";
+import { runReporter } from "./_progress.ts";
 import {
   argumentText,
   type CallExtra,
   type Exported,
   register,
-} from "./registry.ts";
+} from "./_registry.ts";
 
 /**
  * Exposes an agent over MCP: one tool named after the agent (a name is
@@ -49,12 +49,10 @@ import {
  * Throws a `TypeError`, registering nothing, on a missing or unnamed agent
  * or a tool whose name collides with the agent's or an earlier tool's.
  *
- * @example
+ * @example Using `serveAgent`
  * ```ts
- * import { Server } from "@modelcontextprotocol/sdk/server";
- * import { Agent } from "../core/agent.ts";
- * import { say, script } from "../testing/script.ts";
- * import { serveAgent } from "./serve.ts";
+ * import { Agent, serveAgent, Server } from "@weft/mcp";
+ * import { say, script } from "@weft/mcp/testing";
  *
  * const research = new Agent(script(say("research complete")), {
  *   name: "research",
@@ -70,11 +68,13 @@ export function serveAgent(
   description: string,
 ): void {
   if (agent === null || agent === undefined) {
-    throw new TypeError("weft/mcp: Serve called with a nil agent");
+    throw new TypeError(
+      "serveAgent(server, agent, description): agent is required",
+    );
   }
   if (agent.name === "") {
     throw new TypeError(
-      "weft/mcp: Serve: the agent has no name; set one with the Agent's name option — the exposed tool is named after the agent",
+      "serveAgent: the agent has no name; set one with the Agent's name option — the exposed tool is named after the agent",
     );
   }
   const entries: Exported[] = [agentEntry(agent, description)];
@@ -84,7 +84,7 @@ export function serveAgent(
   for (const tool of exposedTools(agent)) {
     if (seen.has(tool.name)) {
       throw new TypeError(
-        `weft/mcp: Serve: tool ${
+        `serveAgent: tool ${
           quote(tool.name)
         } collides with the agent tool or an earlier tool`,
       );
@@ -126,7 +126,7 @@ function exposedTools(agent: Agent): ToolDef[] {
  * The agent tool: `subagent(agent, description)`. A call that asks for
  * progress runs a subagent tool built for it, observing the child run: its
  * finished calls and steps, and its tools' own progress, go to the call's
- * progress sink (ADR 0033, ADR 0066).
+ * progress sink.
  */
 function agentEntry(agent: Agent, description: string): Exported {
   const tool = subagent(agent, description);

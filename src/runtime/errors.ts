@@ -7,21 +7,22 @@
  * @module
  */
 
-/** The default cap on one stdio line, in bytes: 16 MiB (ADR 0040). */
+/** The default cap on one stdio line, in bytes: 16 MiB. */
 export const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
 
-/** The default cap on one HTTP request body, in bytes: 4 MiB (ADR 0040). */
+/** The default cap on one HTTP request body, in bytes: 4 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 /**
  * A line longer than the cap arrived. The line is dropped, the stream goes
  * on. Reads `line exceeds the <limit>-byte limit (maxLineBytes)`.
  *
- * @example
+ * @example Using `LineTooLongError`
  * ```ts
- * import { LineTooLongError } from "./errors.ts";
+ * import { LineTooLongError } from "@weft/mcp/runtime";
+ * import assert from "node:assert/strict";
  * const err = new LineTooLongError(16);
- * console.assert(err.message === "line exceeds the 16-byte limit (maxLineBytes)");
+ * assert.equal(err.message, "line exceeds the 16-byte limit (maxLineBytes)");
  * ```
  */
 export class LineTooLongError extends Error {
@@ -106,11 +107,12 @@ export class ConnectionLostError extends Error {
  * `server process exited with code <n>`, or
  * `server process was killed by <SIGNAL>`.
  *
- * @example
+ * @example Using `ServerExitError`
  * ```ts
- * import { ServerExitError } from "./errors.ts";
- * console.assert(new ServerExitError(3, null).message === "server process exited with code 3");
- * console.assert(new ServerExitError(null, "SIGKILL").message === "server process was killed by SIGKILL");
+ * import { ServerExitError } from "@weft/mcp/runtime";
+ * import assert from "node:assert/strict";
+ * assert.equal(new ServerExitError(3, null).message, "server process exited with code 3");
+ * assert.equal(new ServerExitError(null, "SIGKILL").message, "server process was killed by SIGKILL");
  * ```
  */
 export class ServerExitError extends ConnectionLostError {

@@ -1,7 +1,7 @@
 /**
  * Scripted models: a `Model` that plays one turn per model call, in order,
  * and records every request it receives. The loop cannot tell it from a
- * real model. Go: wefttest.
+ * real model.
  *
  * @module
  */
@@ -26,7 +26,7 @@ export class ScriptExhaustedError extends Error {
   /** Builds the sentinel. */
   constructor() {
     super(
-      "wefttest: model script exhausted (agent made more model calls than the script provides)",
+      "script: model script exhausted (agent made more model calls than the script provides)",
     );
     this.name = "ScriptExhaustedError";
   }
@@ -52,7 +52,7 @@ export interface ScriptedCall {
 
 /** A scripted model with its request log. */
 export interface ScriptModel extends Model {
-  /** Reports `{ provider: "wefttest", name: "script" }`. */
+  /** Reports `{ provider: "@weft/mcp/testing", name: "script" }`. */
   readonly info: ModelInfo;
   /** Every request received so far, in order (the exhausting one included). */
   requests(): readonly ModelRequest[];
@@ -65,18 +65,19 @@ export interface ScriptModel extends Model {
  * script throws `ScriptExhaustedError`; an aborted signal throws its reason
  * before the next event. It ignores the `WEFT_MODEL_REQUESTS` kill switch.
  *
- * @example
+ * @example Using `script`
  * ```ts
- * import { callTools, say, script } from "./script.ts";
+ * import { callTools, say, script } from "@weft/mcp/testing";
+ * import assert from "node:assert/strict";
  * const model = script(callTools({ name: "search", args: { q: "deno" } }), say("done"));
- * console.assert(model.requests().length === 0);
+ * assert.equal(model.requests().length, 0);
  * ```
  */
 export function script(...turns: Turn[]): ScriptModel {
   const queue = [...turns];
   const log: ModelRequest[] = [];
   return {
-    info: Object.freeze({ provider: "wefttest", name: "script" }),
+    info: Object.freeze({ provider: "@weft/mcp/testing", name: "script" }),
     requests: () => [...log],
     lastRequest: () => log.at(-1),
     stream(
@@ -167,7 +168,7 @@ function argsText(args: unknown): string {
   const text = JSON.stringify(args);
   if (typeof text !== "string") {
     throw new TypeError(
-      `wefttest: call arguments do not encode as JSON: ${String(args)}`,
+      `callTools: call arguments do not encode as JSON: ${String(args)}`,
     );
   }
   return text;

@@ -12,7 +12,6 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { z } from "zod";
 import {
   Agent,
-  audio,
   content,
   exportTools,
   image,
@@ -21,6 +20,7 @@ import {
   tool,
   type ToolDef,
 } from "../../mod.ts";
+import { audio } from "../../core.ts";
 import { callTools, say, script } from "../../testing.ts";
 
 /** `tools-call-simple-text`: no arguments, one fixed text. */

@@ -12,10 +12,10 @@ import {
   exportTools,
   httpHandler,
   rawTool,
-  SUBAGENT_PROMPT_DESCRIPTION,
   type ToolDef,
   ToolError,
 } from "../../mod.ts";
+import { SUBAGENT_PROMPT_DESCRIPTION } from "../../core.ts";
 import {
   lookupOrder,
   newServer as exampleServer,

@@ -21,9 +21,47 @@ import {
   InitializeTimeoutError,
   ServerConnectError,
 } from "../errors.ts";
-import { LosslessHttpTransport } from "./http_transport.ts";
+import { LosslessHttpTransport } from "./_http_transport.ts";
 
-/** Options of {@link connectHttp}. */
+/**
+ * Options of {@link connectHttp}.
+ *
+ * @example Send a header with every request
+ * ```ts
+ * import {
+ *   connectHttp,
+ *   type ConnectHttpOptions,
+ *   exportTools,
+ *   httpHandler,
+ *   importTools,
+ *   rawTool,
+ *   Server,
+ * } from "@weft/mcp";
+ * import assert from "node:assert/strict";
+ *
+ * const echo = rawTool({
+ *   name: "echo",
+ *   description: "Echoes its arguments.",
+ *   run: (args) => args,
+ * });
+ * const http = Deno.serve(
+ *   { hostname: "127.0.0.1", port: 0, onListen() {} },
+ *   httpHandler(() => {
+ *     const server = new Server({ name: "demo", version: "1.0.0" });
+ *     exportTools(server, echo);
+ *     return server;
+ *   }),
+ * );
+ * const url = `http://127.0.0.1:${http.addr.port}/mcp`;
+ *
+ * const options: ConnectHttpOptions = { headers: { authorization: "Bearer demo" } };
+ * const client = await connectHttp(url, options);
+ * const { tools } = await importTools(client);
+ * assert.deepEqual(tools.map((t) => t.name), ["echo"]);
+ * await client.close();
+ * await http.shutdown();
+ * ```
+ */
 export interface ConnectHttpOptions {
   /** Headers sent with every request (an `Authorization` header, say). */
   headers?: HeadersInit;
@@ -54,10 +92,10 @@ export interface ConnectHttpOptions {
  *
  * Three things are added to the SDK's transport, through its `fetch` hook:
  * - Integers beyond 2^53 keep their digits in both directions (the SDK
- *   parses responses with `JSON.parse`; ADR 0047).
+ *   parses responses with `JSON.parse`).
  * - A call cancelled through its `signal` also drops its HTTP request, so
  *   a stateless server — where the `notifications/cancelled` lands on a
- *   fresh server — stops the tool too (ADR 0044). The call rejects with the
+ *   fresh server — stops the tool too. The call rejects with the
  *   signal's reason, unchanged.
  * - A call whose response stream ends without its answer (the server died,
  *   the connection broke) fails at once with a `ConnectionLostError`
@@ -65,14 +103,14 @@ export interface ConnectHttpOptions {
  *   waiting for the SDK's 60-second timeout. A stream the server closed
  *   cleanly after an event id (SEP-1699 resumability) is resumed by the SDK
  *   with `Last-Event-ID`; if that resumption fails, the call fails the same
- *   way at once (ADR 0049).
+ *   way at once.
  *
  * A handshake that fails rejects with the signal's reason when the signal
  * ended it, else with a `ServerConnectError` naming the server, the URL and
  * the phase (`initialize`): the server refused, could not be reached, or
  * did not answer within `initializeTimeout`.
  *
- * @example
+ * @example Using `connectHttp`
  * ```ts ignore
  * import { connectHttp } from "@weft/mcp";
  * await using client = await connectHttp("http://127.0.0.1:8000/mcp");

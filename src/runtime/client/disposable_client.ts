@@ -22,6 +22,7 @@ import {
   type Request as McpRequest,
 } from "@modelcontextprotocol/sdk/types.js";
 import { ConnectionLostError } from "../errors.ts";
+import { linkSignal } from "../../core/abort.ts";
 
 /** The name and version a runtime client introduces itself with by default. */
 export const DEFAULT_CLIENT_INFO: Implementation = {
@@ -81,6 +82,23 @@ export function closeClientOnAbort(
  * A request's `signal` reaches the SDK as a child detached when the request
  * settles: the SDK never removes its abort listeners, so a caller's
  * `AbortSignal.timeout` would otherwise keep the process alive after close.
+ *
+ * @example Dispose of a connection with `await using`
+ * ```ts
+ * import { connectHttp, httpHandler, McpClient, Server } from "@weft/mcp";
+ * import assert from "node:assert/strict";
+ *
+ * const http = Deno.serve(
+ *   { hostname: "127.0.0.1", port: 0, onListen() {} },
+ *   httpHandler(() => new Server({ name: "demo", version: "1.0.0" })),
+ * );
+ * {
+ *   await using client = await connectHttp(`http://127.0.0.1:${http.addr.port}/mcp`);
+ *   assert.ok(client instanceof McpClient);
+ *   assert.equal(client.getServerVersion()?.name, "demo");
+ * } // closed here
+ * await http.shutdown();
+ * ```
  */
 export class McpClient extends Client implements AsyncDisposable {
   readonly #link: ClientLink;
@@ -105,7 +123,8 @@ export class McpClient extends Client implements AsyncDisposable {
     // removes it; a caller's `AbortSignal.timeout` would then keep the
     // process alive until it fires. The SDK gets a child, detached when the
     // request settles (the handshake included: `connect` goes through here).
-    const link = linkSignal(options?.signal);
+    const parent = options?.signal;
+    const link = parent === undefined ? undefined : linkSignal(parent);
     try {
       return await super.request(
         request,
@@ -141,26 +160,4 @@ export class McpClient extends Client implements AsyncDisposable {
     ) return lost;
     return error;
   }
-}
-
-/** A child of a caller's signal and the function that detaches it. */
-interface SignalLink {
-  readonly signal: AbortSignal;
-  unlink(): void;
-}
-
-/** Links a child to `parent` (aborting with its reason until unlinked); `undefined` without a parent. */
-function linkSignal(parent: AbortSignal | undefined): SignalLink | undefined {
-  if (parent === undefined) return undefined;
-  const child = new AbortController();
-  if (parent.aborted) {
-    child.abort(parent.reason);
-    return { signal: child.signal, unlink: () => {} };
-  }
-  const onAbort = (): void => child.abort(parent.reason);
-  parent.addEventListener("abort", onAbort, { once: true });
-  return {
-    signal: child.signal,
-    unlink: () => parent.removeEventListener("abort", onAbort),
-  };
 }

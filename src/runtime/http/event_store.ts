@@ -24,7 +24,7 @@ import {
 
 /**
  * The default number of SSE events one session keeps for replay: 100
- * (ADR 0041). Older events are dropped first.
+ * . Older events are dropped first.
  */
 export const DEFAULT_SESSION_EVENTS = 100;
 
@@ -44,9 +44,10 @@ interface Kept {
  * Priming events (the empty event a resumable stream starts with) get an
  * id but take no room: there is nothing in them to replay.
  *
- * @example
+ * @example Using `SessionEventStore`
  * ```ts
  * import { SessionEventStore } from "./event_store.ts";
+ * import assert from "node:assert/strict";
  * const store = new SessionEventStore(2);
  * const first = await store.storeEvent("s", { jsonrpc: "2.0", method: "a" });
  * await store.storeEvent("s", { jsonrpc: "2.0", method: "b" });
@@ -54,7 +55,7 @@ interface Kept {
  * await store.replayEventsAfter(first, {
  *   send: async (_id, message) => void replayed.push((message as { method: string }).method),
  * });
- * console.assert(replayed.join() === "b");
+ * assert.equal(replayed.join(), "b");
  * ```
  */
 export class SessionEventStore implements EventStore {
@@ -160,7 +161,7 @@ export function negotiatedVersion(initialize: unknown): string {
  * `negotiated`: when that revision reads priming events and the request's
  * `MCP-Protocol-Version` is absent or an older supported one, a copy
  * naming `negotiated` — so the SDK, which decides on the header alone,
- * primes the stream and offers handlers `closeSSEStream` (ADR 0041). A
+ * primes the stream and offers handlers `closeSSEStream`. A
  * header naming an unsupported version is left for the SDK to refuse.
  * Only for POSTs whose body was already read (`parsedBody`): the copy has
  * no body.
@@ -175,7 +176,7 @@ export function primingRequest(req: Request, negotiated: string): Request {
   const headers = new Headers(req.headers);
   headers.set("mcp-protocol-version", negotiated);
   // No signal: the SDK's transport reads none, and touching `req.signal`
-  // under Deno.serve prints its legacy-abort warning (ADR 0044).
+  // under Deno.serve prints its legacy-abort warning.
   return new Request(req.url, { method: req.method, headers });
 }
 

@@ -5,8 +5,7 @@
  * @module
  */
 
-// @ts-types="@modelcontextprotocol/sdk/server/index"
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { ConnectableServer as Server } from "../connectable.ts";
 // @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { DEFAULT_MAX_BODY_BYTES, HttpRefusalError } from "../errors.ts";
@@ -25,12 +24,28 @@ import {
   discoverRequest,
   DROPPED_REASON,
   requestIds,
-} from "./requests.ts";
+} from "./_requests.ts";
 import { DEFAULT_SESSION_EVENTS } from "./event_store.ts";
 import { DEFAULT_SESSION_IDLE_TIMEOUT, SessionStore } from "./sessions.ts";
-import { watchResponse } from "./response_watch.ts";
+import { watchResponse } from "./_response_watch.ts";
 
-/** Options of {@link httpHandler}. */
+/**
+ * Options of {@link httpHandler}.
+ *
+ * @example A handler with sessions on
+ * ```ts
+ * import { httpHandler, type HttpHandlerOptions, Server } from "@weft/mcp";
+ * import assert from "node:assert/strict";
+ *
+ * const options: HttpHandlerOptions = { sessions: true };
+ * const handler = httpHandler(
+ *   () => new Server({ name: "demo", version: "1.0.0" }),
+ *   options,
+ * );
+ * const res = await handler(new Request("http://localhost/mcp", { method: "PUT" }));
+ * assert.equal(res.status, 405);
+ * ```
+ */
 export interface HttpHandlerOptions {
   /**
    * `false` (default): stateless — a fresh server per request, nothing kept
@@ -38,7 +53,7 @@ export interface HttpHandlerOptions {
    * sessions — `Mcp-Session-Id`, the GET SSE stream, DELETE, idle expiry.
    */
   sessions?: boolean;
-  /** Idle time after which a session expires, in ms. Default 10 minutes (ADR 0041). */
+  /** Idle time after which a session expires, in ms. Default 10 minutes. */
   sessionIdleTimeout?: number;
   /**
    * Session mode: the SSE events each session keeps so a client that lost a
@@ -62,7 +77,7 @@ export interface HttpHandlerOptions {
   allowedOrigins?: string[];
   /** `false` turns the DNS-rebinding rule off entirely. Default true. */
   dnsRebindingProtection?: boolean;
-  /** The largest request body accepted, in bytes. Default 4 MiB (ADR 0040). */
+  /** The largest request body accepted, in bytes. Default 4 MiB. */
   maxBodyBytes?: number;
   /**
    * Sees every refusal (an `HttpRefusalError`) and internal failure. Default:
@@ -98,7 +113,7 @@ const ALLOW = { allow: "GET, POST, DELETE" };
  * `WebStandardStreamableHTTPServerTransport`.
  *
  * Before a request reaches a server:
- * - The DNS-rebinding rule (ADR 0048): requests from a loopback peer (or of
+ * - The DNS-rebinding rule: requests from a loopback peer (or of
  *   unknown origin, when no `info` is passed) must name a loopback Host —
  *   `localhost`, `127.0.0.1`, `[::1]`, any port — unless `allowedHosts` is
  *   given; an Origin header, when present, must be a loopback origin unless
@@ -109,16 +124,16 @@ const ALLOW = { allow: "GET, POST, DELETE" };
  *   their digits; responses write them back): 400 with -32700 when not JSON.
  * - A `server/discover` request (the 2026 protocol's probe) gets 400 with a
  *   JSON-RPC -32601 error naming its id, the answer on which those clients
- *   fall back to `initialize` (ADR 0046).
+ *   fall back to `initialize`.
  *
  * An abandoned call stops: when the client drops the HTTP request, the
  * server sees `notifications/cancelled` for its requests (reason
  * `the HTTP request was dropped`), so the tool's signal aborts. In
  * stateless mode a `notifications/cancelled` the client POSTs separately
  * lands on a fresh server and cannot be matched to the call (ids are per
- * client and collide across clients): only the drop stops it (ADR 0044).
+ * client and collide across clients): only the drop stops it.
  *
- * In session mode streams are resumable (SEP-1699, ADR 0041): each session
+ * In session mode streams are resumable: each session
  * keeps its newest `sessionEvents` SSE events, streams start with a priming
  * event (`retry: 1000`) for clients that negotiated 2025-11-25 or later,
  * and a GET with `Last-Event-ID` is sent what that stream missed.
@@ -126,13 +141,13 @@ const ALLOW = { allow: "GET, POST, DELETE" };
  * Failures answer 500 with `{"code":-32603,"message":"Internal error"}`,
  * never a stack or an exception's text; `onerror` sees them.
  *
- * @example
+ * @example Using `httpHandler`
  * ```ts
- * import { Server } from "@modelcontextprotocol/sdk/server/index.js";
- * import { httpHandler } from "./handler.ts";
+ * import { httpHandler, Server } from "@weft/mcp";
+ * import assert from "node:assert/strict";
  * const handler = httpHandler(() => new Server({ name: "demo", version: "1" }, { capabilities: {} }));
  * const res = await handler(new Request("http://localhost/mcp", { method: "PUT" }));
- * console.assert(res.status === 405);
+ * assert.equal(res.status, 405);
  * // Deno.serve({ hostname: "127.0.0.1", port: 8000 }, handler);
  * ```
  */

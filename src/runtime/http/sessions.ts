@@ -5,8 +5,7 @@
  * @module
  */
 
-// @ts-types="@modelcontextprotocol/sdk/server/index"
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { ConnectableServer as Server } from "../connectable.ts";
 // @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
@@ -18,10 +17,10 @@ import {
   SessionEventStore,
 } from "./event_store.ts";
 import { jsonRpcError } from "./guard.ts";
-import { cancelRequests, DROPPED_REASON, requestIds } from "./requests.ts";
-import { type ConnectionInfo, watchResponse } from "./response_watch.ts";
+import { cancelRequests, DROPPED_REASON, requestIds } from "./_requests.ts";
+import { type ConnectionInfo, watchResponse } from "./_response_watch.ts";
 
-/** The default idle time after which a session expires, in milliseconds: 10 minutes (ADR 0041). */
+/** The default idle time after which a session expires, in milliseconds: 10 minutes. */
 export const DEFAULT_SESSION_IDLE_TIMEOUT = 10 * 60 * 1000;
 
 /** The `retry` field of a resumable stream's priming event, in ms: how long a client waits before reconnecting. */

@@ -27,7 +27,7 @@ import {
   ServerExitError,
 } from "../errors.ts";
 import { commandLine, resolveCommand, serverNameOf } from "./command.ts";
-import { LineSplitStream } from "./line_splitter.ts";
+import { LineSplitStream } from "./_line_splitter.ts";
 import {
   DEFAULT_KILL_GRACE,
   endWithHost,
@@ -38,13 +38,29 @@ import {
 } from "./process_group.ts";
 import { stdioTransport } from "./stdio_transport.ts";
 
-/** Options of {@link connectStdio}. */
+/**
+ * Options of {@link connectStdio}.
+ *
+ * @example The command line, environment and directory of a server
+ * ```ts
+ * import type { ConnectStdioOptions } from "@weft/mcp";
+ * import assert from "node:assert/strict";
+ *
+ * const options: ConnectStdioOptions = {
+ *   args: ["run", "-A", "server.ts"],
+ *   env: { LOG_LEVEL: "debug" },
+ *   cwd: "/srv/orders",
+ * };
+ * // await using client = await connectStdio("deno", options);
+ * assert.deepEqual(options.args, ["run", "-A", "server.ts"]);
+ * ```
+ */
 export interface ConnectStdioOptions {
   /** The server's arguments. */
   args?: string[];
   /**
    * Variables set for the server, on top of the inherited few in
-   * {@link DEFAULT_INHERITED_ENV} (nothing else is inherited; ADR 0043).
+   * {@link DEFAULT_INHERITED_ENV} (nothing else is inherited).
    */
   env?: Record<string, string>;
   /** The server's working directory; ours when absent. */
@@ -71,7 +87,7 @@ export interface ConnectStdioOptions {
    * hands the server our stderr as is; `"ignore"` discards it.
    */
   stderr?: "inherit" | "ignore" | ((line: string) => void);
-  /** Milliseconds between SIGTERM and SIGKILL when the connection ends. Default 2000 (ADR 0042). */
+  /** Milliseconds between SIGTERM and SIGKILL when the connection ends. Default 2000. */
   killGrace?: number;
   /** The longest line read from the server, in bytes. Default 16 MiB. */
   maxLineBytes?: number;
@@ -152,7 +168,7 @@ const STDERR_LINE_BYTES = 64 * 1024;
  * {@link DEFAULT_INHERITED_ENV} that are set here, plus `env`. Its stderr is
  * never lost (see `stderr`); its stdout carries protocol only.
  *
- * @example
+ * @example Using `connectStdio`
  * ```ts ignore
  * import { connectStdio } from "@weft/mcp";
  * await using client = await connectStdio("deno", { args: ["run", "server.ts"] });

@@ -5,7 +5,7 @@
  * @module
  */
 
-/** The default time between SIGTERM and SIGKILL, in milliseconds (ADR 0042). */
+/** The default time between SIGTERM and SIGKILL, in milliseconds. */
 export const DEFAULT_KILL_GRACE = 2000;
 
 /** How often the group is polled while it winds down, in milliseconds. */

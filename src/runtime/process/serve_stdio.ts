@@ -4,8 +4,7 @@
  * @module
  */
 
-// @ts-types="@modelcontextprotocol/sdk/server/index"
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { ConnectableServer as Server } from "../connectable.ts";
 import { stdioTransport } from "./stdio_transport.ts";
 
 /** Options of {@link serveStdio}. */
@@ -18,7 +17,7 @@ export interface ServeStdioOptions {
    * While serving, `console.log`, `console.info` and `console.debug` write
    * to stderr (as `console.error` does), so a stray log line cannot corrupt
    * the protocol stream; they are restored when serving ends. Default true;
-   * `false` leaves the console alone (ADR 0045).
+   * `false` leaves the console alone.
    */
   redirectConsole?: boolean;
 }
@@ -41,10 +40,9 @@ const REDIRECTED: readonly ConsoleMethod[] = ["log", "info", "debug"];
  * would); call `Deno.exit()` after the promise if your tools may leave work
  * behind.
  *
- * @example
+ * @example Using `serveStdio`
  * ```ts ignore
- * import { Server } from "@modelcontextprotocol/sdk/server/index.js";
- * import { serveStdio } from "@weft/mcp";
+ * import { Server, serveStdio } from "@weft/mcp";
  * const server = new Server({ name: "demo", version: "1.0.0" }, { capabilities: { tools: {} } });
  * await serveStdio(server); // returns when the client closes our stdin
  * ```

@@ -7,7 +7,7 @@
 
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport";
 // The SDK's `*.js` subpaths carry no types under Deno; the extensionless
-// subpath resolves to the `.d.ts` (ADR 0021).
+// subpath resolves to the `.d.ts`.
 // @ts-types="@modelcontextprotocol/sdk/types"
 import {
   type JSONRPCMessage,
@@ -21,13 +21,13 @@ import {
   PeerProtocolError,
   TransportClosedError,
 } from "../errors.ts";
-import { LineSplitStream } from "./line_splitter.ts";
+import { LineSplitStream } from "./_line_splitter.ts";
 
 /** Options of {@link stdioTransport}. */
 export interface StdioTransportOptions {
   /**
    * The longest line read, in bytes (newline excluded). Default 16 MiB
-   * (`DEFAULT_MAX_LINE_BYTES`, ADR 0040). A longer line is dropped, answered
+   * (`DEFAULT_MAX_LINE_BYTES`). A longer line is dropped, answered
    * with -32600 and reported through `onerror` as a `LineTooLongError`.
    */
   maxLineBytes?: number;
@@ -62,16 +62,17 @@ export function tooLongMessage(limit: number): string {
  * `close()` cancels `readable` and closes `writable` (the peer sees end of
  * input); the end of `readable` closes the transport. `onclose` fires once.
  *
- * @example
+ * @example Using `stdioTransport`
  * ```ts
- * import { stdioTransport } from "./stdio_transport.ts";
+ * import { stdioTransport } from "@weft/mcp";
+ * import assert from "node:assert/strict";
  * const wire = new TransformStream<Uint8Array, Uint8Array>();
  * const transport = stdioTransport(ReadableStream.from([]), wire.writable);
  * await transport.start();
  * const sent = transport.send({ jsonrpc: "2.0", method: "ping", id: 1 });
  * const line = await wire.readable.getReader().read();
  * await sent;
- * console.assert(new TextDecoder().decode(line.value) === '{"jsonrpc":"2.0","method":"ping","id":1}\n');
+ * assert.equal(new TextDecoder().decode(line.value), '{"jsonrpc":"2.0","method":"ping","id":1}\n');
  * await transport.close();
  * ```
  */

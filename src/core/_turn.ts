@@ -72,7 +72,7 @@ export async function readTurn(
     try {
       if (finish !== undefined) {
         throw new ModelContractError(
-          `event ${eventType(event)} after ModelFinish`,
+          `event ${eventType(event)} after the finish event`,
         );
       }
       finish = builder.add(event, sink);
@@ -82,7 +82,7 @@ export async function readTurn(
     }
   }
   if (finish === undefined) {
-    throw new ModelContractError("stream ended without ModelFinish");
+    throw new ModelContractError("stream ended without a finish event");
   }
   return builder.build(finish);
 }

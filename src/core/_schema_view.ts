@@ -1,7 +1,7 @@
 /**
  * The structured view of a parsed schema (internal to the core; the
  * `Schema` interface is in `schema.ts`): one frozen node per schema object,
- * its nested views built on first read (ADR 0065).
+ * its nested views built on first read.
  *
  * @module
  */
@@ -34,8 +34,7 @@ export type RootKind = typeof COPIED | typeof ADOPTED;
  * The lenient structured view of one node: each keyword only when it has a
  * shape the view holds. The scalar keywords and `required` are own
  * properties, set only when present; `properties`, `items` and
- * `additionalProperties` are getters, built on first read and kept (ADR
- * 0065: most consumers only serialise `raw`, and building every nested
+ * `additionalProperties` are getters, built on first read and kept (most consumers only serialise `raw`, and building every nested
  * view up front cost the bridge's listing about a µs per tool). The node
  * is frozen; the cache lives in private fields, which freezing leaves
  * writable. `toJSON` (on the prototype, not enumerable) writes `raw`.

@@ -1,9 +1,9 @@
 /**
  * Argument decoding for typed tools: the model's argument text becomes a
  * validated input value, or an `INVALID_INPUT` tool error whose text the
- * model reads (contract §2).
+ * model reads.
  *
- * Which issue wins when there are several (ADR 0003):
+ * Which issue wins when there are several:
  *
  * 1. The text itself: invalid JSON, a second value, a non-object top level.
  * 2. Then the Standard Schema validates. When it accepts, the input is the
@@ -24,7 +24,7 @@
 import type { StandardSchemaV1 } from "@standard-schema/spec";
 import { InvalidInputError, quote } from "./errors.ts";
 import { jsonTypeOf } from "./json.ts";
-import { JsonSyntaxError, scanJson } from "./json_scan.ts";
+import { JsonSyntaxError, scanJson } from "./_json_scan.ts";
 
 type Node = Readonly<Record<string, unknown>>;
 type Segment = string | number;
@@ -37,10 +37,11 @@ type Segment = string | number;
  * `trailing data after the JSON arguments`, or
  * `expected object at the top level, got <JSON type>`.
  *
- * @example
+ * @example Using `parseArguments`
  * ```ts
- * import { parseArguments } from "./decode.ts";
- * console.assert(JSON.stringify(parseArguments(" null ", "t")) === "{}");
+ * import { parseArguments } from "./_decode.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(JSON.stringify(parseArguments(" null ", "t")), "{}");
  * ```
  */
 export function parseArguments(
@@ -102,14 +103,15 @@ export interface DecodeOptions {
  * module's doc. Resolves to the validator's value; rejects with
  * {@link InvalidInputError}.
  *
- * @example
+ * @example Using `decodeArguments`
  * ```ts
  * import { z } from "zod";
- * import { decodeArguments } from "./decode.ts";
+ * import { decodeArguments } from "./_decode.ts";
+ * import assert from "node:assert/strict";
  * const input = z.object({ q: z.string() });
  * const jsonSchema = input["~standard"].jsonSchema.input({ target: "draft-2020-12" });
  * const err = await decodeArguments("{}", input, { tool: "search", jsonSchema }).catch((e) => e);
- * console.assert(err.message === 'INVALID_INPUT: tool "search": missing required field "q"');
+ * assert.equal(err.message, 'INVALID_INPUT: tool "search": missing required field "q"');
  * ```
  */
 export async function decodeArguments<T>(
@@ -127,7 +129,7 @@ export async function decodeArguments<T>(
  * (zod does): the value, or a synchronous throw. Internal to weft: the
  * typed tool's invoke saves two promise hops per call with it, and the
  * export bridge hands it the client's arguments object when that is plain
- * JSON data, which reads exactly as its text would (ADR 0065).
+ * JSON data, which reads exactly as its text would.
  */
 export function validateNow<T>(
   value: Record<string, unknown>,
@@ -179,8 +181,20 @@ export function issueReason(
   issues: readonly StandardSchemaV1.Issue[],
   jsonSchema: Readonly<Record<string, unknown>>,
 ): string {
-  return walk(value, jsonSchema, [], { types: true, unknown: false }) ??
+  return walk(value, jsonSchema as Node, [], { types: true, unknown: false }) ??
     validatorReason(issues, value);
+}
+
+/**
+ * The first structural issue of `value` against a JSON Schema document (a
+ * wrong type or a missing required field, in document order), or
+ * `undefined`: the check a plain JSON Schema tool input gets.
+ */
+export function structuralIssue(
+  value: unknown,
+  jsonSchema: Readonly<Record<string, unknown>>,
+): string | undefined {
+  return walk(value, jsonSchema as Node, [], { types: true, unknown: false });
 }
 
 interface WalkOptions {

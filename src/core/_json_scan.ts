@@ -2,7 +2,7 @@
  * A scanner for JSON text that finds where the first value ends without
  * building it, so "a second value" (trailing data) and "invalid JSON at
  * offset N" can be told apart, which `JSON.parse` alone cannot do. Its
- * reasons follow the wording of Go's encoding/json, which models have seen.
+ * reasons keep the wording weft's models have always seen.
  *
  * @module
  */
@@ -47,11 +47,12 @@ export interface JsonExtent {
  * grammar (RFC 8259); bytes after a complete value are reported through
  * `trailing`, not thrown, so "a second value" and "invalid JSON" differ.
  *
- * @example
+ * @example Using `scanJson`
  * ```ts
- * import { scanJson } from "./json_scan.ts";
- * console.assert(scanJson("{} {}")?.trailing === 3);
- * console.assert(scanJson("  ") === undefined);
+ * import { scanJson } from "./_json_scan.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(scanJson("{} {}")?.trailing, 3);
+ * assert.equal(scanJson("  "), undefined);
  * ```
  */
 export function scanJson(text: string): JsonExtent | undefined {

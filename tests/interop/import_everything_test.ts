@@ -1,6 +1,6 @@
 /**
  * importTools against a real server process: the MCP reference server
- * `@modelcontextprotocol/server-everything` (pinned in deno.json), spawned
+ * `@modelcontextprotocol/server-everything` (pinned in tests/interop/deno.json), spawned
  * over stdio with the SDK's `StdioClientTransport`. It runs from what
  * `deno install` put in node_modules (`--cached-only`: no network).
  */
@@ -12,8 +12,8 @@ import { Client } from "@modelcontextprotocol/sdk/client";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { ResultSchema } from "@modelcontextprotocol/sdk/types.js";
-import { importTools, RemoteToolError, type ToolDef } from "../mod.ts";
-import { assertJsonEqual } from "./_helpers/json_equal.ts";
+import { importTools, RemoteToolError, type ToolDef } from "../../mod.ts";
+import { assertJsonEqual } from "../_helpers/json_equal.ts";
 
 const repoRoot = new URL("..", import.meta.url).pathname;
 const everything = "npm:@modelcontextprotocol/server-everything@2026.8.31";

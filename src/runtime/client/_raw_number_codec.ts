@@ -3,7 +3,7 @@
  * client transport parses with `JSON.parse`. Before it does, each number
  * the lossless reader keeps as digits is rewritten as a string holding a
  * private marker and the digits; after, the marker strings become
- * `JSON.rawJSON` values again (ADR 0047).
+ * `JSON.rawJSON` values again.
  *
  * @module
  */
@@ -26,13 +26,14 @@ export interface Encoded {
  * One codec per connection. Its marker is a NUL character, a fixed tag and
  * a random UUID, so no string a server sends can be mistaken for one.
  *
- * @example
+ * @example Using `RawNumberCodec`
  * ```ts
- * import { RawNumberCodec } from "./raw_number_codec.ts";
+ * import { RawNumberCodec } from "./_raw_number_codec.ts";
+ * import assert from "node:assert/strict";
  * const codec = new RawNumberCodec();
  * const wire = codec.encode('{"n":12345678901234567890}').text;
  * const back = codec.restore(JSON.parse(wire));
- * console.assert(JSON.stringify(back) === '{"n":12345678901234567890}');
+ * assert.equal(JSON.stringify(back), '{"n":12345678901234567890}');
  * ```
  */
 export class RawNumberCodec {

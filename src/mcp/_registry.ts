@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { Server } from "@modelcontextprotocol/sdk/server";
+import type { ToolServer as Server } from "./peers.ts";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol";
 // The SDK's `*.js` subpaths carry no types under Deno; `@ts-types` points at
 // the extensionless twin, which resolves to the `.d.ts`.
@@ -28,7 +28,7 @@ import { isPlainJson, jsonTypeOf, parseLossless } from "../core/json.ts";
 import { failureText } from "../core/policy.ts";
 import { quote } from "../core/errors.ts";
 import type { ProgressFn, ToolResult } from "../core/tool.ts";
-import { progressSink } from "./progress.ts";
+import { progressSink } from "./_progress.ts";
 
 /** What a `tools/call` handler receives beside the request. */
 export type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -44,7 +44,7 @@ export interface Exported {
   /**
    * Runs one call on the client's arguments (as the SDK decoded them:
    * missing, or an object); resolves to the whole result. `progress` is
-   * there when the client asked for progress (ADR 0066).
+   * there when the client asked for progress.
    */
   run(
     args: unknown,
@@ -88,7 +88,7 @@ function ensureRegistry(server: Server, caller: string): Registry {
       server.assertCanSetRequestHandler(method);
     } catch (cause) {
       throw new TypeError(
-        `weft/mcp: ${caller}: the server already has a ${method} handler the bridge did not install (an McpServer's, or your own); the bridge keeps one tool registry per server`,
+        `${caller}: the server already has a ${method} handler the bridge did not install (an McpServer's, or your own); the bridge keeps one tool registry per server`,
         { cause },
       );
     }
@@ -113,7 +113,7 @@ function installHandlers(
     // connect the capability can no longer change, and the caller must.
     if (server.transport !== undefined) {
       throw new TypeError(
-        `weft/mcp: ${caller}: the server is already connected and does not declare the tools capability; pass capabilities: { tools: {} } to the Server, or register tools before connect`,
+        `${caller}: the server is already connected and does not declare the tools capability; pass capabilities: { tools: {} } to the Server, or register tools before connect`,
         { cause },
       );
     }
@@ -127,10 +127,12 @@ function setHandlers(server: Server, registry: Registry): void {
     ListToolsRequestSchema,
     (): ListToolsResult => ({ tools: listing(registry) }),
   );
+  // The SDK parsed the request with CallToolRequestSchema before calling
+  // the handler, and its context is the SDK's own (see ToolServer).
   server.setRequestHandler(
     CallToolRequestSchema,
-    (request: CallToolRequest, extra: CallExtra): Promise<CallToolResult> =>
-      call(registry, request, extra),
+    (request, extra): Promise<CallToolResult> =>
+      call(registry, request as CallToolRequest, extra as CallExtra),
   );
 }
 
@@ -201,7 +203,7 @@ async function answerWith(
   const content = contentOf(result);
   if (!entry.structured) return { content };
   // A structured value that is plain JSON data is what the text reads back
-  // as: it goes out as structuredContent without that second read (ADR 0065).
+  // as: it goes out as structuredContent without that second read.
   const value = result.structured;
   if (jsonTypeOf(value) === "object" && isPlainJson(value)) {
     return {

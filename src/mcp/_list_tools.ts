@@ -4,14 +4,14 @@
  * @module
  */
 
-import type { Client } from "@modelcontextprotocol/sdk/client";
+import type { ToolClient as Client } from "./peers.ts";
 // The SDK's `*.js` subpaths carry no types under Deno; the extensionless
-// subpath resolves to the `.d.ts` (ADR 0021).
+// subpath resolves to the `.d.ts`.
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { ResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { quote } from "../core/errors.ts";
 import { ListToolsError } from "./import_error.ts";
-import { linkSignal } from "./linked_signal.ts";
+import { linkSignal } from "../core/abort.ts";
 
 /**
  * Lists every page, following `nextCursor` until it is absent, `null` or
@@ -76,10 +76,18 @@ async function listPage(
   request: ListRequest,
   signal: AbortSignal | undefined,
 ): Promise<Record<string, unknown>> {
-  if (signal === undefined) return await client.request(request, ResultSchema);
+  // ResultSchema parses an object, so the result is a record.
+  if (signal === undefined) {
+    return await client.request(request, ResultSchema) as Record<
+      string,
+      unknown
+    >;
+  }
   const link = linkSignal(signal);
   try {
-    return await client.request(request, ResultSchema, { signal: link.signal });
+    return await client.request(request, ResultSchema, {
+      signal: link.signal,
+    }) as Record<string, unknown>;
   } finally {
     link.unlink();
   }

@@ -2,8 +2,8 @@
  * Progress over MCP. When a `tools/call` carries `_meta.progressToken`, the
  * registry gives the call a {@link ProgressSink}: the tool's `ctx.progress`
  * reports go out as `notifications/progress`, in order, with a strictly
- * increasing `progress`, all before the call's result (ADR 0066). The agent
- * tool feeds the same sink with its child run's cadence (ADR 0033).
+ * increasing `progress`, all before the call's result. The agent
+ * tool feeds the same sink with its child run's cadence.
  *
  * @module
  */
@@ -12,7 +12,7 @@ import type { ServerNotification } from "@modelcontextprotocol/sdk/types";
 import { quote } from "../core/errors.ts";
 import type { EventHandler, RunEvent } from "../core/events.ts";
 import type { ProgressFn, ToolProgress } from "../core/tool.ts";
-import type { CallExtra } from "./registry.ts";
+import type { CallExtra } from "./_registry.ts";
 
 /** The progress channel of one `tools/call` that asked for progress. */
 export interface ProgressSink {

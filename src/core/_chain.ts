@@ -9,7 +9,7 @@
 import {
   ApprovalRequiredError,
   DuplicateToolError,
-  NilToolError,
+  MissingToolError,
   NoSuchToolError,
 } from "./errors.ts";
 import {
@@ -24,7 +24,7 @@ export type ToolSnapshot = ReadonlyMap<string, ToolDef>;
 
 /**
  * Validates a tool list into a snapshot: a missing entry throws
- * `NilToolError`, a repeated name `DuplicateToolError`.
+ * `MissingToolError`, a repeated name `DuplicateToolError`.
  */
 export function snapshotTools(
   statics: readonly ToolDef[],
@@ -38,7 +38,7 @@ export function snapshotTools(
   }
   for (let i = 0; i < sourced.length; i++) {
     const tool = sourced[i];
-    if (tool === null || tool === undefined) throw new NilToolError(i);
+    if (tool === null || tool === undefined) throw new MissingToolError(i);
     if (tools.has(tool.name)) throw new DuplicateToolError(tool.name);
     tools.set(tool.name, tool);
   }

@@ -14,14 +14,15 @@
  * the stream is passed through unchanged (a parser discards it anyway).
  * `lastEventId` is the last `id` field seen, `""` before any.
  *
- * @example
+ * @example Using `SseDataRewriter`
  * ```ts
- * import { SseDataRewriter } from "./sse_rewriter.ts";
+ * import { SseDataRewriter } from "./_sse_rewriter.ts";
+ * import assert from "node:assert/strict";
  * const events = ReadableStream.from(["id: 1\ndata: a\ndata: b\n\n"])
  *   .pipeThrough(new SseDataRewriter((data) => data.toUpperCase()));
  * let text = "";
  * for await (const chunk of events) text += chunk;
- * console.assert(text === "id: 1\ndata: A\ndata: B\n\n");
+ * assert.equal(text, "id: 1\ndata: A\ndata: B\n\n");
  * ```
  */
 export class SseDataRewriter extends TransformStream<string, string> {

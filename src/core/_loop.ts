@@ -14,11 +14,11 @@ import type { ToolMiddleware } from "./middleware.ts";
 import type { Model, ModelRequest } from "./model.ts";
 import type { OutputRecorder } from "./output.ts";
 import type { PendingCall, RunResult } from "./run.ts";
-import { RunState } from "./run_state.ts";
-import { snapshotTools, toolChain, type ToolSnapshot } from "./chain.ts";
+import { RunState } from "./_run_state.ts";
+import { snapshotTools, toolChain, type ToolSnapshot } from "./_chain.ts";
 import { type CallOutcome, executeCalls, refuseCalls } from "./dispatch.ts";
 import type { ToolDef } from "./tool.ts";
-import { type ModelTurn, readTurn } from "./turn.ts";
+import { type ModelTurn, readTurn } from "./_turn.ts";
 import {
   type OpenedTranscript,
   openTranscript,

@@ -5,15 +5,15 @@
  * @module
  */
 
-import type { Client } from "@modelcontextprotocol/sdk/client";
+import type { ToolClient as Client } from "./peers.ts";
 // The SDK's `*.js` subpaths carry no types under Deno; the extensionless
-// subpath resolves to the `.d.ts` (ADR 0021).
+// subpath resolves to the `.d.ts`.
 // @ts-types="@modelcontextprotocol/sdk/types"
 import {
   type Progress,
   ResultSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { parseArguments } from "../core/decode.ts";
+import { parseArguments } from "../core/bridge.ts";
 import { InvalidInputError } from "../core/errors.ts";
 import type { ContentItem } from "../core/content.ts";
 import { isPlainJson, parseLossless, stringifyExact } from "../core/json.ts";
@@ -24,13 +24,13 @@ import type {
   ToolProgress,
   ToolResult,
 } from "../core/tool.ts";
-import { linkSignal } from "./linked_signal.ts";
+import { linkSignal } from "../core/abort.ts";
 import { McpTransportError, RemoteToolError } from "./remote_error.ts";
 import { renderContent, type RenderOptions } from "./render.ts";
 
 // The SDK times every request out after 60 s unless told otherwise. A tool
 // call is bounded by weft's own policy instead (the tool's timeout, the
-// run's signal), as in Go, so the SDK timer is set to the largest delay
+// run's signal), so the SDK timer is set to the largest delay
 // setTimeout takes (about 24.8 days; a larger one would fire at once).
 const NO_SDK_TIMEOUT = 2_147_483_647;
 
@@ -46,11 +46,11 @@ const BLANK = /^[ \t\n\r]*$/;
  * Given no signal, the request carries none: nothing can cancel the call,
  * so there is nothing to link (`invoke`'s default context signal never
  * aborts). Given one, the request runs under a child of it, unlinked when
- * it settles (ADR 0022: the SDK never removes the abort listener it adds).
+ * it settles (the SDK never removes the abort listener it adds).
  * Given a progress function, the request asks for progress (the SDK's
  * `onprogress`, which sends a progress token) and each remote
  * `notifications/progress` reaches it as `{ progress, total, message }`;
- * given none, nothing is asked (ADR 0066).
+ * given none, nothing is asked.
  */
 export function remoteInvoke(
   client: Client,
@@ -77,7 +77,7 @@ export function remoteInvoke(
         request,
         ResultSchema,
         requestOptions(link?.signal, onprogress),
-      );
+      ) as Record<string, unknown>; // ResultSchema parses an object
     } catch (err) {
       throw new McpTransportError(err);
     } finally {

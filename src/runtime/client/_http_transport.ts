@@ -20,8 +20,8 @@ import {
   type JSONRPCMessage,
 } from "@modelcontextprotocol/sdk/types.js";
 import { ConnectionLostError } from "../errors.ts";
-import { RawNumberCodec } from "./raw_number_codec.ts";
-import { SseDataRewriter } from "./sse_rewriter.ts";
+import { RawNumberCodec } from "./_raw_number_codec.ts";
+import { SseDataRewriter } from "./_sse_rewriter.ts";
 
 type RequestId = string | number;
 
@@ -225,7 +225,7 @@ export class LosslessHttpTransport implements Transport {
       if (pending.length === 0) return false;
       // A stream the server closed cleanly after giving an event id is
       // resumed by the SDK (SEP-1699); a broken one, or one without ids, is
-      // lost (ADR 0049).
+      // lost.
       if (!broken && rewriter.lastEventId !== "") {
         this.#resuming.set(rewriter.lastEventId, pending);
         return false;

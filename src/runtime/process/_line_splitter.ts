@@ -30,14 +30,15 @@ const CR = 0x0d;
  * ends; empty lines are emitted as empty arrays. Memory is bounded by
  * `maxLineBytes`: an over-long line is never buffered whole.
  *
- * @example
+ * @example Using `LineSplitStream`
  * ```ts
- * import { LineSplitStream } from "./line_splitter.ts";
+ * import { LineSplitStream } from "./_line_splitter.ts";
+ * import assert from "node:assert/strict";
  * const bytes = new TextEncoder().encode("a\r\nbb\nccc");
  * const lines = ReadableStream.from([bytes]).pipeThrough(new LineSplitStream());
  * const text: string[] = [];
  * for await (const line of lines) text.push(new TextDecoder().decode(line));
- * console.assert(text.join("|") === "a|bb|ccc");
+ * assert.equal(text.join("|"), "a|bb|ccc");
  * ```
  */
 export class LineSplitStream extends TransformStream<Uint8Array, Uint8Array> {

@@ -1,7 +1,8 @@
 /**
  * The parts `tool` and `rawTool` share: the construction checks, schema
  * derivation, result encoding, the handler's context and the frozen def.
- * Internal to the core; the public constructors are in `tool.ts`.
+ * Internal to the core; the public constructors are in `tool.ts`, and the
+ * bridge reaches `build` and the value path through `bridge.ts`.
  *
  * @module
  */
@@ -36,7 +37,7 @@ import {
   isThenable,
   parseArguments,
   validateNow,
-} from "./decode.ts";
+} from "./_decode.ts";
 
 /** Checks the name and handler `tool`/`rawTool` need; throws `TypeError`. Returns the name. */
 export function checkName(
@@ -65,7 +66,7 @@ export function derive(
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
     throw new TypeError(
-      `weft: Tool ${
+      `weft: tool ${
         quote(name)
       }: ${which} JSON Schema could not be derived: ${why}`,
       { cause: err },
@@ -191,13 +192,13 @@ export interface TypedShape {
 /**
  * A typed tool's invoke body. It runs synchronously up to the first value that
  * is a promise (a validator or a handler answering later): no promise hop
- * for what is already known, the export bridge's hot path (ADR 0065). A
+ * for what is already known, the export bridge's hot path. A
  * synchronous throw still rejects. With an advertised output schema, a
  * result is checked against it before it is returned
  * (`OutputSchemaError`).
  */
 export function typedBody<I, O>(
-  def: TypedToolDef<I, O>,
+  def: TypedToolDef<I, O> & { readonly input: StandardSchemaV1<unknown, I> },
   shape: TypedShape,
 ): InvokeBody {
   const { name, inputSchema, output, outputSchema } = shape;
@@ -303,13 +304,13 @@ function checkOutput(
 /**
  * A raw tool's invoke body: the handler gets the argument text (an object as its
  * JSON text) and returns text or a content result. Not async functions: one
- * promise hop fewer per call (ADR 0065). A synchronous throw still rejects.
+ * promise hop fewer per call. A synchronous throw still rejects.
  */
 export function rawBody(def: RawToolDef, name: string): InvokeBody {
   const run = def.run;
   const refuse = (result: unknown): never => {
     throw new TypeError(
-      `weft: RawTool ${
+      `weft: rawTool ${
         quote(name)
       } handler returned ${typeof result}, not a string`,
     );
@@ -387,8 +388,8 @@ export interface Shape {
 /**
  * Freezes a `ToolDef` from the options, the shape and the invoke body. A plain
  * object with `invoke` as an own property, so `{ ...def }` copies behave
- * the same; negative `timeout`/`maxResultBytes` are ignored, as in
- * Go; annotations are kept as `annotationsOf` reads them.
+ * the same; negative `timeout`/`maxResultBytes` are ignored;
+ * annotations are kept as `annotationsOf` reads them.
  */
 export function build(
   options: ToolOptions & { description?: string; annotations?: unknown },

@@ -21,7 +21,7 @@ import {
   type RunResult,
   type StepRecord,
 } from "./run.ts";
-import type { ModelTurn } from "./turn.ts";
+import type { ModelTurn } from "./_turn.ts";
 
 /** Who watches a run and what bounds it. */
 export interface RunStateOptions {

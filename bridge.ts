@@ -1,0 +1,40 @@
+/**
+ * The MCP bridge in full: importing a connected session's tools, exporting
+ * tools and agents on an SDK `Server`, the import failures one by one, the
+ * remote-call errors, the content renderer, and the structural `Server` and
+ * `Client` shapes the bridge accepts (any copy of the SDK in the supported
+ * range fits them).
+ *
+ * @example Render a tool result the way an imported tool does
+ * ```ts
+ * import { renderContent } from "@weft/mcp/bridge";
+ * import assert from "node:assert/strict";
+ *
+ * const text = renderContent({ content: [{ type: "text", text: "hello" }] });
+ * assert.equal(text, "hello");
+ * ```
+ *
+ * @module
+ */
+
+export type { ImportOptions, ImportResult } from "./src/mcp/import.ts";
+export { importTools } from "./src/mcp/import.ts";
+export type { SkippedTool } from "./src/mcp/import_error.ts";
+export {
+  DuplicateNameError,
+  EmptyNameError,
+  ImportError,
+  ListToolsError,
+  NonObjectEntryError,
+} from "./src/mcp/import_error.ts";
+export { McpTransportError, RemoteToolError } from "./src/mcp/remote_error.ts";
+export { renderContent } from "./src/mcp/render.ts";
+export type { RenderOptions, ResultRendering } from "./src/mcp/render.ts";
+export { exportTools } from "./src/mcp/export.ts";
+export { serveAgent } from "./src/mcp/serve.ts";
+export type {
+  ToolClient,
+  ToolRequest,
+  ToolRequestOptions,
+  ToolServer,
+} from "./src/mcp/peers.ts";

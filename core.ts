@@ -1,0 +1,174 @@
+/**
+ * The weft core behind the curated `@weft/mcp` surface: schema views and
+ * lossless JSON, tool middleware, run policy, the model contract and its
+ * events, messages, the error classes and codes, and the texts the loop
+ * shows a model. The core knows nothing of MCP or the SDK; it runs on any
+ * runtime with web standards.
+ *
+ * @example Wrap a tool in middleware
+ * ```ts
+ * import { rawTool, type ToolMiddleware } from "@weft/mcp/core";
+ * import assert from "node:assert/strict";
+ *
+ * const seen: string[] = [];
+ * const logged: ToolMiddleware = (next) => (call, ctx) => {
+ *   seen.push(call.name);
+ *   return next(call, ctx);
+ * };
+ * const echo = rawTool({
+ *   name: "echo",
+ *   description: "Echoes its arguments.",
+ *   inputSchema: { type: "object" },
+ *   run: (args) => args,
+ *   wrap: [logged],
+ * });
+ * assert.equal(await echo.invoke('{"a":1}'), '{"a":1}');
+ * ```
+ *
+ * @module
+ */
+
+export * from "./src/core/errors.ts";
+export type {
+  ToolCall,
+  ToolCaller,
+  ToolMiddleware,
+} from "./src/core/middleware.ts";
+export { composeMiddleware } from "./src/core/middleware.ts";
+export type { Schema } from "./src/core/schema.ts";
+export { parseSchema } from "./src/core/schema.ts";
+export type { JsonType, RawJson } from "./src/core/json.ts";
+export {
+  isRawJson,
+  jsonTypeOf,
+  parseLossless,
+  stringifyExact,
+} from "./src/core/json.ts";
+export type {
+  CallInfo,
+  InvokeOptions,
+  ProgressFn,
+  RawToolDef,
+  StandardSchemaWithJSON,
+  ToolAnnotations,
+  ToolArguments,
+  ToolContext,
+  ToolDef,
+  ToolOptions,
+  ToolProgress,
+  ToolResult,
+  TypedToolDef,
+} from "./src/core/tool.ts";
+export { audio, content, image } from "./src/core/content.ts";
+export type {
+  AudioContent,
+  ContentAnnotations,
+  ContentItem,
+  EmbeddedResource,
+  ImageContent,
+  ResourceContents,
+  ResourceLink,
+  TextContent,
+  ToolContent,
+} from "./src/core/content.ts";
+export {
+  approve,
+  deny,
+  NO_DECISION,
+  NO_RESULT_RECORDED,
+  resolve,
+  resolveError,
+} from "./src/core/decisions.ts";
+export type {
+  ApproveDecision,
+  Decision,
+  DenyDecision,
+  ResolveDecision,
+} from "./src/core/decisions.ts";
+export { RunStream } from "./src/core/stream.ts";
+export { rawTool, tool } from "./src/core/tool.ts";
+export {
+  DEFAULT_MAX_RESULT_BYTES,
+  failureError,
+  failureText,
+  formatDuration,
+  isPanic,
+  truncateResult,
+} from "./src/core/policy.ts";
+export { modelRequestsAllowed } from "./src/core/env.ts";
+export { Agent } from "./src/core/agent.ts";
+export type {
+  AgentOptions,
+  CallToolOptions,
+  GenerateOptions,
+} from "./src/core/agent.ts";
+export { RunError } from "./src/core/run.ts";
+export type { PendingCall, RunResult, StepRecord } from "./src/core/run.ts";
+export {
+  runSubagent,
+  subagent,
+  SUBAGENT_PROMPT_DESCRIPTION,
+} from "./src/core/subagent.ts";
+export type {
+  RunSubagentOptions,
+  SubagentOptions,
+} from "./src/core/subagent.ts";
+export { addUsage } from "./src/core/model.ts";
+export type {
+  FinishEvent,
+  Model,
+  ModelEvent,
+  ModelInfo,
+  ModelRequest,
+  ModelStreamOptions,
+  ModelTool,
+  ProviderMetadata,
+  ReasoningEvent,
+  StopReason,
+  TextEvent,
+  ToolCallEvent,
+  Usage,
+} from "./src/core/model.ts";
+export {
+  lastAssistantText,
+  messageText,
+  userMessage,
+} from "./src/core/messages.ts";
+export type {
+  Message,
+  Part,
+  ReasoningPart,
+  Role,
+  TextPart,
+  ToolCallPart,
+  ToolResultPart,
+} from "./src/core/messages.ts";
+export type {
+  EventHandler,
+  ReasoningDeltaEvent,
+  RunEvent,
+  RunFinishEvent,
+  RunStartEvent,
+  StepFinishEvent,
+  StepStartEvent,
+  TextDeltaEvent,
+  ToolFinishEvent,
+  ToolProgressEvent,
+  ToolStartEvent,
+} from "./src/core/events.ts";
+export {
+  SUBMIT_OUTPUT,
+  SUBMIT_OUTPUT_DESCRIPTION,
+  SUBMIT_OUTPUT_RESULT,
+} from "./src/core/output.ts";
+export { CANCELED_BEFORE_START } from "./src/core/dispatch.ts";
+export type {
+  StandardJSONSchemaV1,
+  StandardSchemaV1,
+} from "@standard-schema/spec";
+export { withJsonSchema } from "./src/core/schema_input.ts";
+export type {
+  JsonSchemaInput,
+  SchemaInput,
+  SchemaWithConverter,
+} from "./src/core/schema_input.ts";

@@ -1,0 +1,47 @@
+/**
+ * Many MCP servers from one `mcpServers` config in full: `connectServers`,
+ * the config's types and its validation, the live connection's state, and the
+ * errors that name a failed server, its phase and its cause.
+ *
+ * @example Validate a config before connecting
+ * ```ts
+ * import { parseServersConfig, ServerConfigError } from "@weft/mcp/servers";
+ * import assert from "node:assert/strict";
+ *
+ * const specs = parseServersConfig({
+ *   mcpServers: { memory: { command: "npx", args: ["-y", "server-memory"] } },
+ * });
+ * assert.equal(specs.length, 1);
+ * assert.throws(
+ *   () => parseServersConfig({ mcpServers: { bad: { arg: [] } } }),
+ *   ServerConfigError,
+ * );
+ * ```
+ *
+ * @module
+ */
+
+export { connectServers } from "./src/servers/connect_servers.ts";
+export type {
+  ConnectedServers,
+  ConnectServersOptions,
+  PeerInfo,
+  ReconnectOptions,
+  ServerState,
+  ServerStatus,
+} from "./src/servers/connect_servers.ts";
+export { parseServersConfig, ServerConfigError } from "./src/servers/config.ts";
+export type {
+  HttpServerConfig,
+  ServerConfig,
+  ServerEntryOptions,
+  ServersConfig,
+  ServerSpec,
+  StdioServerConfig,
+} from "./src/servers/config.ts";
+export {
+  ReconnectLimitError,
+  ServersError,
+  ToolNameTakenError,
+} from "./src/servers/errors.ts";
+export type { SkippedServerTool } from "./src/servers/errors.ts";
