@@ -249,7 +249,7 @@ Deno.test("a decision on a call that is not pending fails the run at step 0 befo
       );
       assert.equal(
         err.message,
-        `weft: run failed at step 0: resolve: call "${id}" is not pending in this run's transcript`,
+        `weft: run failed at step 1: resolve: call "${id}" is not pending in this run's transcript`,
       );
       assert.deepEqual(events.map((e) => e.type), ["run_start"]);
       assert.deepEqual(err.result.messages, parked.messages);
@@ -508,7 +508,7 @@ Deno.test("cancellation while an approved call runs fails the run at step 0 with
   }).then(() => assert.fail("resolved"), (e) => e);
   assert.ok(err instanceof RunError);
   assert.equal(err.step, 0);
-  assert.equal(err.message, "weft: run failed at step 0: stop now");
+  assert.equal(err.message, "weft: run failed at step 1: stop now");
   assert.equal(model.requests().length, 1);
 });
 

@@ -148,7 +148,7 @@ Deno.test("stream: breaking out of the loop cancels the run; result rejects with
   assert.equal(err.cause.name, "AbortError");
   assert.equal(
     err.message,
-    "weft: run failed at step 0: weft: the run's stream was closed before the run ended",
+    "weft: run failed at step 1: the run's stream was closed before the run ended",
   );
   assert.equal(model.requests().length, 1);
 });
@@ -175,7 +175,7 @@ Deno.test("stream: the caller's signal aborts the run; iteration throws the RunE
     thrown = err;
   }
   assert.ok(thrown instanceof RunError);
-  assert.equal(thrown.message, "weft: run failed at step 0: user hit ^C");
+  assert.equal(thrown.message, "weft: run failed at step 1: user hit ^C");
   assert.deepEqual(types, ["run_start", "step_start", "text_delta"]);
   await assert.rejects(stream.result, (err) => err === thrown);
 });
@@ -191,7 +191,7 @@ Deno.test("stream: a model failure surfaces through iteration and through result
   assert.ok(thrown instanceof RunError);
   assert.equal(
     thrown.message,
-    "weft: run failed at step 0: model stream: provider down",
+    "weft: run failed at step 1: model stream: provider down",
   );
   assert.deepEqual(types, ["run_start", "step_start"]);
   const viaResult = await stream.result.then(() => undefined, (e) => e);

@@ -434,7 +434,7 @@ Deno.test("finish reasons error, other and interrupted fail the run; a missing r
     const err = await failure(new Agent(model).generate("x"));
     assert.equal(
       err.message,
-      `weft: run failed at step 0: model stream: test.chat ended the turn with finish reason "${unified}"`,
+      `weft: run failed at step 1: model stream: test.chat ended the turn with finish reason "${unified}"`,
     );
     assert.ok(err.cause instanceof ModelStreamError);
     assert.ok(err.cause.cause instanceof ProviderFinishError);
@@ -452,7 +452,7 @@ Deno.test("a doStream that throws a non-HTTP error fails the run naming the prov
   const err = await failure(new Agent(aiSdkModel(failing)).generate("x"));
   assert.equal(
     err.message,
-    "weft: run failed at step 0: model stream: net.chat: fetch failed",
+    "weft: run failed at step 1: model stream: net.chat: fetch failed",
   );
   assert.ok(err.cause instanceof ModelStreamError);
   assert.ok(err.cause.cause instanceof TypeError);

@@ -307,7 +307,7 @@ Deno.test("anthropic: a refusal fails the run naming the provider's reason", asy
   const err = await failure(new Agent(model).generate("hi"));
   assert.equal(
     err.message,
-    'weft: run failed at step 0: model stream: anthropic.messages ended the turn with finish reason "content-filter" (provider\'s reason: "refusal")',
+    'weft: run failed at step 1: model stream: anthropic.messages ended the turn with finish reason "content-filter" (provider\'s reason: "refusal")',
   );
   assert.ok((err.cause as Error).cause instanceof ProviderFinishError);
 });
@@ -347,7 +347,7 @@ Deno.test("anthropic: an overloaded error inside the stream fails the run", asyn
   const err = await failure(new Agent(model).generate("hi"));
   assert.equal(
     err.message,
-    "weft: run failed at step 0: model stream: anthropic.messages stream error (retryable): Overloaded",
+    "weft: run failed at step 1: model stream: anthropic.messages stream error (retryable): Overloaded",
   );
   // The provider's own stream error, as it reported it, is the cause.
   const cause = (err.cause as Error).cause as Record<string, unknown>;

@@ -261,7 +261,7 @@ Deno.test("openai chat: a 500 fails the run naming the status and the provider's
   const err = await failure(new Agent(model).generate("hi"));
   assert.equal(
     err.message,
-    "weft: run failed at step 0: model stream: openai.chat answered HTTP 500 (retryable): The server had an error while processing your request. Sorry about that!",
+    "weft: run failed at step 1: model stream: openai.chat answered HTTP 500 (retryable): The server had an error while processing your request. Sorry about that!",
   );
 });
 
@@ -270,7 +270,7 @@ Deno.test("openai chat: an error inside the stream fails the run, it does not fi
   const err = await failure(new Agent(model).generate("hi"));
   assert.equal(
     err.message,
-    "weft: run failed at step 0: model stream: openai.chat stream error (retryable): The server had an error while processing your request. Sorry about that!",
+    "weft: run failed at step 1: model stream: openai.chat stream error (retryable): The server had an error while processing your request. Sorry about that!",
   );
   assert.equal(err.result.text, "");
 });
@@ -300,7 +300,7 @@ Deno.test("openai chat: a connection lost mid-stream fails the run naming the pr
   const err = await failure(new Agent(model).generate("hi"));
   assert.equal(
     err.message,
-    "weft: run failed at step 0: model stream: openai.chat stream error (not retryable): Failed to process successful response: error reading a body from connection",
+    "weft: run failed at step 1: model stream: openai.chat stream error (not retryable): Failed to process successful response: error reading a body from connection",
   );
   assert.ok(err.cause instanceof ModelStreamError);
   // The provider's own error is the cause; what broke is its cause.
@@ -316,7 +316,7 @@ Deno.test("openai chat: a content-filter finish fails the run naming the provide
   const err = await failure(new Agent(model).generate("hi"));
   assert.equal(
     err.message,
-    'weft: run failed at step 0: model stream: openai.chat ended the turn with finish reason "content-filter" (provider\'s reason: "content_filter")',
+    'weft: run failed at step 1: model stream: openai.chat ended the turn with finish reason "content-filter" (provider\'s reason: "content_filter")',
   );
   const finish = (err.cause as Error).cause;
   assert.ok(finish instanceof ProviderFinishError);

@@ -166,7 +166,7 @@ Deno.test("openai-compatible: a 404 for a missing model and a recorded 429 fail 
   const err = await failure(new Agent(missing.model).generate("x"));
   assert.equal(
     err.message,
-    'weft: run failed at step 0: model stream: ollama.chat answered HTTP 404 (not retryable): model "qwen3:8b" not found, try pulling it first',
+    'weft: run failed at step 1: model stream: ollama.chat answered HTTP 404 (not retryable): model "qwen3:8b" not found, try pulling it first',
   );
   const quota = localModel([{
     status: 429,
@@ -176,7 +176,7 @@ Deno.test("openai-compatible: a 404 for a missing model and a recorded 429 fail 
   const err429 = await failure(new Agent(quota.model).generate("x"));
   assert.ok(
     err429.message.startsWith(
-      "weft: run failed at step 0: model stream: ollama.chat answered HTTP 429 (retryable): You exceeded your current quota",
+      "weft: run failed at step 1: model stream: ollama.chat answered HTTP 429 (retryable): You exceeded your current quota",
     ),
     err429.message,
   );

@@ -251,7 +251,7 @@ Deno.test("openai responses: a recorded error inside a 200 stream fails the run"
   // request's failure: quota errors are not retryable.
   assert.equal(
     err.message,
-    "weft: run failed at step 0: model stream: openai.responses answered HTTP 429 (not retryable): You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.",
+    "weft: run failed at step 1: model stream: openai.responses answered HTTP 429 (not retryable): You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.",
   );
   assert.equal(
     (err.cause.cause as { isRetryable?: boolean }).isRetryable,
@@ -269,7 +269,7 @@ Deno.test("openai responses: a recorded 429 and a 500 fail the run with status a
   const err429 = await failure(new Agent(quota.model).generate("hi"));
   assert.ok(
     err429.message.startsWith(
-      "weft: run failed at step 0: model stream: openai.responses answered HTTP 429 (retryable): You exceeded your current quota",
+      "weft: run failed at step 1: model stream: openai.responses answered HTTP 429 (retryable): You exceeded your current quota",
     ),
     err429.message,
   );
@@ -281,7 +281,7 @@ Deno.test("openai responses: a recorded 429 and a 500 fail the run with status a
   const err500 = await failure(new Agent(down.model).generate("hi"));
   assert.equal(
     err500.message,
-    "weft: run failed at step 0: model stream: openai.responses answered HTTP 500 (retryable): The server had an error while processing your request. Sorry about that!",
+    "weft: run failed at step 1: model stream: openai.responses answered HTTP 500 (retryable): The server had an error while processing your request. Sorry about that!",
   );
   assert.equal(
     ((err500.cause as Error).cause as { statusCode: number }).statusCode,
