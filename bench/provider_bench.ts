@@ -18,8 +18,8 @@
  * `doStream` it wraps.
  */
 
-import { createOpenAI } from "@ai-sdk/openai";
-import { streamText } from "ai";
+import { createOpenAI } from "npm:@ai-sdk/openai@4.0.118";
+import { streamText } from "npm:ai@7.0.173";
 import { Agent, aiSdkModel } from "../mod.ts";
 import { interleavedMedians } from "./_medians.ts";
 

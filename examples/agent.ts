@@ -16,9 +16,9 @@
  * @module
  */
 
-import { createAnthropic } from "@ai-sdk/anthropic";
-import { createOpenAI } from "@ai-sdk/openai";
-import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { createAnthropic } from "npm:@ai-sdk/anthropic@4.0.105";
+import { createOpenAI } from "npm:@ai-sdk/openai@4.0.118";
+import { createOpenAICompatible } from "npm:@ai-sdk/openai-compatible@3.0.92";
 import {
   Agent,
   aiSdkModel,

@@ -14,15 +14,18 @@ export interface Ran {
 
 /**
  * Runs `path` with `args`. Given `env`, the child sees only that
- * environment; otherwise it inherits this one.
+ * environment; otherwise it inherits this one. Given `config`, the child
+ * resolves with that deno.json (an example whose packages are test-only).
  */
 export async function runExample(
   path: string,
   args: string[] = [],
   env?: Record<string, string>,
+  config?: string,
 ): Promise<Ran> {
+  const flags = config === undefined ? [] : ["--config", config];
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", path, ...args],
+    args: ["run", "-A", "--quiet", ...flags, path, ...args],
     cwd: ROOT,
     ...(env !== undefined ? { env, clearEnv: true } : {}),
     stdin: "null",

@@ -7,11 +7,11 @@
 
 import assert from "node:assert/strict";
 import { createOpenAI } from "@ai-sdk/openai";
-import { Agent } from "../src/core/agent.ts";
-import { ModelStreamError } from "../src/core/errors.ts";
-import type { RunEvent } from "../src/core/events.ts";
-import { userMessage } from "../src/core/messages.ts";
-import { aiSdkModel, type AiSdkModelOptions } from "../src/providers/ai_sdk.ts";
+import { Agent } from "../../src/core/agent.ts";
+import { ModelStreamError } from "../../src/core/errors.ts";
+import type { RunEvent } from "../../src/core/events.ts";
+import { userMessage } from "../../src/core/messages.ts";
+import { aiSdkModel, type AiSdkModelOptions } from "../../src/providers/ai_sdk.ts";
 import {
   chunksToSse,
   own,
@@ -19,18 +19,18 @@ import {
   replayFetch,
   shared,
   splitChunks,
-} from "./_helpers/provider_replay.ts";
+} from "../_helpers/provider_replay.ts";
 import {
   abortMidStream,
   failure,
   type ImportedTools,
   inMemoryTools,
   stdioTools,
-} from "./_helpers/provider_agent.ts";
+} from "../_helpers/provider_agent.ts";
 import {
   CALCULATOR_SCHEMA,
   GET_WEATHER_SCHEMA,
-} from "./fixtures/provider_tools.ts";
+} from "../fixtures/provider_tools.ts";
 
 const STATELESS: AiSdkModelOptions = {
   providerOptions: {

@@ -7,22 +7,22 @@
 
 import assert from "node:assert/strict";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { Agent } from "../src/core/agent.ts";
-import { aiSdkModel, type AiSdkModelOptions } from "../src/providers/ai_sdk.ts";
+import { Agent } from "../../src/core/agent.ts";
+import { aiSdkModel, type AiSdkModelOptions } from "../../src/providers/ai_sdk.ts";
 import {
   chunksToSse,
   own,
   type Replay,
   replayFetch,
   shared,
-} from "./_helpers/provider_replay.ts";
+} from "../_helpers/provider_replay.ts";
 import {
   abortMidStream,
   failure,
   type ImportedTools,
   inMemoryTools,
   stdioTools,
-} from "./_helpers/provider_agent.ts";
+} from "../_helpers/provider_agent.ts";
 
 function localModel(replays: Replay[], options?: AiSdkModelOptions) {
   const replay = replayFetch(replays);

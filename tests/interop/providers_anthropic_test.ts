@@ -6,27 +6,27 @@
 
 import assert from "node:assert/strict";
 import { createAnthropic } from "@ai-sdk/anthropic";
-import { Agent } from "../src/core/agent.ts";
-import { ModelStreamError } from "../src/core/errors.ts";
-import { userMessage } from "../src/core/messages.ts";
-import type { ModelEvent } from "../src/core/model.ts";
-import { aiSdkModel, type AiSdkModelOptions } from "../src/providers/ai_sdk.ts";
-import { ProviderFinishError } from "../src/providers/errors.ts";
+import { Agent } from "../../src/core/agent.ts";
+import { ModelStreamError } from "../../src/core/errors.ts";
+import { userMessage } from "../../src/core/messages.ts";
+import type { ModelEvent } from "../../src/core/model.ts";
+import { aiSdkModel, type AiSdkModelOptions } from "../../src/providers/ai_sdk.ts";
+import { ProviderFinishError } from "../../src/providers/errors.ts";
 import {
   chunksToSse,
   own,
   type Replay,
   replayFetch,
   shared,
-} from "./_helpers/provider_replay.ts";
+} from "../_helpers/provider_replay.ts";
 import {
   abortMidStream,
   failure,
   type ImportedTools,
   inMemoryTools,
   stdioTools,
-} from "./_helpers/provider_agent.ts";
-import { GET_WEATHER_SCHEMA } from "./fixtures/provider_tools.ts";
+} from "../_helpers/provider_agent.ts";
+import { GET_WEATHER_SCHEMA } from "../fixtures/provider_tools.ts";
 
 function claude(replays: Replay[], options?: AiSdkModelOptions) {
   const replay = replayFetch(replays);

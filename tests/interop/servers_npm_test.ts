@@ -3,10 +3,10 @@
 // exist and a server that never answers, all under one deadline.
 
 import assert from "node:assert/strict";
-import { Agent, connectServers, type ToolDef } from "../mod.ts";
-import { CommandNotFoundError, ServerConnectError } from "../runtime.ts";
-import { callTools, say, script } from "../testing.ts";
-import { fixtureServer, npmServer } from "./fixtures/npm_servers.ts";
+import { Agent, connectServers, type ToolDef } from "../../mod.ts";
+import { CommandNotFoundError, ServerConnectError } from "../../runtime.ts";
+import { callTools, say, script } from "../../testing.ts";
+import { fixtureServer, npmServer } from "../fixtures/npm_servers.ts";
 
 function byName(tools: readonly ToolDef[], name: string): ToolDef {
   const found = tools.find((t) => t.name === name);

@@ -6,26 +6,26 @@
 
 import assert from "node:assert/strict";
 import { createOpenAI } from "@ai-sdk/openai";
-import { Agent } from "../src/core/agent.ts";
-import { ModelStreamError } from "../src/core/errors.ts";
-import type { RunEvent } from "../src/core/events.ts";
-import { aiSdkModel } from "../src/providers/ai_sdk.ts";
-import type { AiSdkModelOptions } from "../src/providers/ai_sdk.ts";
-import { ProviderFinishError } from "../src/providers/errors.ts";
+import { Agent } from "../../src/core/agent.ts";
+import { ModelStreamError } from "../../src/core/errors.ts";
+import type { RunEvent } from "../../src/core/events.ts";
+import { aiSdkModel } from "../../src/providers/ai_sdk.ts";
+import type { AiSdkModelOptions } from "../../src/providers/ai_sdk.ts";
+import { ProviderFinishError } from "../../src/providers/errors.ts";
 import {
   own,
   type Replay,
   replayFetch,
   shared,
-} from "./_helpers/provider_replay.ts";
+} from "../_helpers/provider_replay.ts";
 import {
   abortMidStream,
   failure,
   type ImportedTools,
   inMemoryTools,
   stdioTools,
-} from "./_helpers/provider_agent.ts";
-import { GET_WEATHER_SCHEMA } from "./fixtures/provider_tools.ts";
+} from "../_helpers/provider_agent.ts";
+import { GET_WEATHER_SCHEMA } from "../fixtures/provider_tools.ts";
 
 function chatModel(replays: Replay[], options?: AiSdkModelOptions) {
   const replay = replayFetch(replays);

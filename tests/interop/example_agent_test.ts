@@ -8,11 +8,11 @@
  */
 
 import assert from "node:assert/strict";
-import { modelFromEnv, USAGE } from "../examples/agent.ts";
-import { own } from "./_helpers/provider_replay.ts";
-import { runExample } from "./_helpers/run_example.ts";
+import { modelFromEnv, USAGE } from "../../examples/agent.ts";
+import { own } from "../_helpers/provider_replay.ts";
+import { runExample } from "../_helpers/run_example.ts";
 
-const EXAMPLE = new URL("../examples/agent.ts", import.meta.url).pathname;
+const EXAMPLE = new URL("../../examples/agent.ts", import.meta.url).pathname;
 
 /** The environment a reader's shell would have, without any provider variable. */
 function baseEnv(): Record<string, string> {
@@ -25,7 +25,12 @@ function baseEnv(): Record<string, string> {
 }
 
 function runAgent(env: Record<string, string>, args: string[] = []) {
-  return runExample(EXAMPLE, args, { ...baseEnv(), ...env });
+  return runExample(
+    EXAMPLE,
+    args,
+    { ...baseEnv(), ...env },
+    "tests/interop/deno.json",
+  );
 }
 
 Deno.test("examples/agent.ts answers through a replayed OpenAI-compatible server and the example MCP server", async () => {
