@@ -18,7 +18,9 @@
  * `doStream` it wraps.
  */
 
+// deno-lint-ignore no-import-prefix -- a test-only package, kept out of the root import map
 import { createOpenAI } from "npm:@ai-sdk/openai@4.0.118";
+// deno-lint-ignore no-import-prefix -- a test-only package, kept out of the root import map
 import { streamText } from "npm:ai@7.0.173";
 import { Agent, aiSdkModel } from "../mod.ts";
 import { interleavedMedians } from "./_medians.ts";

@@ -16,8 +16,11 @@
  * @module
  */
 
+// deno-lint-ignore no-import-prefix -- a test-only package, kept out of the root import map
 import { createAnthropic } from "npm:@ai-sdk/anthropic@4.0.105";
+// deno-lint-ignore no-import-prefix -- a test-only package, kept out of the root import map
 import { createOpenAI } from "npm:@ai-sdk/openai@4.0.118";
+// deno-lint-ignore no-import-prefix -- a test-only package, kept out of the root import map
 import { createOpenAICompatible } from "npm:@ai-sdk/openai-compatible@3.0.92";
 import {
   Agent,

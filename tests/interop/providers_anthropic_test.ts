@@ -10,7 +10,10 @@ import { Agent } from "../../src/core/agent.ts";
 import { ModelStreamError } from "../../src/core/errors.ts";
 import { userMessage } from "../../src/core/messages.ts";
 import type { ModelEvent } from "../../src/core/model.ts";
-import { aiSdkModel, type AiSdkModelOptions } from "../../src/providers/ai_sdk.ts";
+import {
+  aiSdkModel,
+  type AiSdkModelOptions,
+} from "../../src/providers/ai_sdk.ts";
 import { ProviderFinishError } from "../../src/providers/errors.ts";
 import {
   chunksToSse,

@@ -8,7 +8,10 @@
 import assert from "node:assert/strict";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { Agent } from "../../src/core/agent.ts";
-import { aiSdkModel, type AiSdkModelOptions } from "../../src/providers/ai_sdk.ts";
+import {
+  aiSdkModel,
+  type AiSdkModelOptions,
+} from "../../src/providers/ai_sdk.ts";
 import {
   chunksToSse,
   own,

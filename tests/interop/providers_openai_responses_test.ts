@@ -11,7 +11,10 @@ import { Agent } from "../../src/core/agent.ts";
 import { ModelStreamError } from "../../src/core/errors.ts";
 import type { RunEvent } from "../../src/core/events.ts";
 import { userMessage } from "../../src/core/messages.ts";
-import { aiSdkModel, type AiSdkModelOptions } from "../../src/providers/ai_sdk.ts";
+import {
+  aiSdkModel,
+  type AiSdkModelOptions,
+} from "../../src/providers/ai_sdk.ts";
 import {
   chunksToSse,
   own,

@@ -32,7 +32,7 @@ import type { ConnectHttpOptions } from "./connect_http.ts";
  *
  * @example
  * ```ts ignore
- * import { connectSse } from "@weft/mcp";
+ * import { connectSse } from "@weft/mcp/runtime";
  * await using client = await connectSse("http://127.0.0.1:8000/sse");
  * const { tools } = await client.listTools();
  * ```
