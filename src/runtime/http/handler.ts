@@ -113,7 +113,11 @@ const ALLOW = { allow: "GET, POST, DELETE" };
  *
  * An abandoned call stops: when the client drops the HTTP request, the
  * server sees `notifications/cancelled` for its requests (reason
- * `the HTTP request was dropped`), so the tool's signal aborts. In
+ * `the HTTP request was dropped`), so the tool's signal aborts — in
+ * stateless mode, and in session mode for a stream that carried no event
+ * id. A resumable stream (one that carried an event id) is not abandoned
+ * when dropped: its calls run on and their answers wait in the session's
+ * events for the client to resume with `Last-Event-ID`. In
  * stateless mode a `notifications/cancelled` the client POSTs separately
  * lands on a fresh server and cannot be matched to the call (ids are per
  * client and collide across clients): only the drop stops it (ADR 0044).

@@ -37,6 +37,18 @@ export interface SessionStoreOptions {
   readonly closeStreamsAfter?: number;
 }
 
+type RequestId = string | number;
+
+/** One POST's requests still unanswered, watched so a drop can be judged. */
+interface Flight {
+  /** Requests of the POST whose answer has not been sent yet. */
+  remaining: number;
+  /** Whether the POST's stream carried an event with an id (a priming event counts). */
+  carried: boolean;
+  /** The stream was dropped while the calls ran on: the session stays in use until they answer. */
+  detached: boolean;
+}
+
 interface Session {
   readonly server: Server;
   readonly transport: WebStandardStreamableHTTPServerTransport;
@@ -47,6 +59,8 @@ interface Session {
   lastSeen: number;
   /** Requests and streams (a GET stream included) still open: a session in use never expires. */
   open: number;
+  /** Unanswered requests by id, for the drop rule (see {@link SessionStore}). */
+  readonly flights: Map<RequestId, Flight>;
 }
 
 /**
@@ -55,6 +69,13 @@ interface Session {
  * the idle timeout; idle sessions are closed by a sweep that runs while
  * sessions exist (an unref'd timer, so it never keeps a process alive) and
  * before each request.
+ *
+ * A dropped stream is no cancellation when it carried an event id (a
+ * priming event, or any event of a resumable session): its calls run on,
+ * their answers go to the session's events, and the client gets them by
+ * resuming with `Last-Event-ID` (the 2025-11-25 spec: a disconnect is not a
+ * cancellation). A stream dropped before it carried any id cannot be
+ * resumed, so its calls are cancelled.
  */
 export class SessionStore {
   readonly #newServer: () => Server;
@@ -139,7 +160,9 @@ export class SessionStore {
       protocol: negotiatedVersion(body),
       lastSeen: Date.now(),
       open: 0,
+      flights: new Map(),
     };
+    if (events !== undefined) watchSends(session);
     await server.connect(transport);
     const response = await this.#forward(session, req, body, info);
     if (!registered) await server.close().catch(() => {});
@@ -168,6 +191,9 @@ export class SessionStore {
       throw error;
     }
     const ids = requestIds(body);
+    const flight = resumable && ids.length > 0
+      ? this.#track(session, ids, primes(forwarded, body))
+      : undefined;
     const closer = resumable && ids.length > 0 &&
         this.#closeAfter !== undefined && isEventStream(response) &&
         primes(forwarded, body)
@@ -178,12 +204,30 @@ export class SessionStore {
       : undefined;
     return watchResponse(response, req, info, (end) => {
       clearTimeout(closer);
-      session.open--;
-      session.lastSeen = Date.now();
       if (end === "dropped") {
+        if (flight !== undefined && flight.carried && flight.remaining > 0) {
+          // Resumable: the calls run on; the session stays in use until
+          // their answers are in its events.
+          flight.detached = true;
+          return;
+        }
         cancelRequests(session.transport, ids, DROPPED_REASON);
       }
+      if (flight !== undefined) {
+        for (const id of ids) session.flights.delete(id);
+      }
+      release(session);
     });
+  }
+
+  #track(session: Session, ids: RequestId[], primed: boolean): Flight {
+    const flight: Flight = {
+      remaining: ids.length,
+      carried: primed,
+      detached: false,
+    };
+    for (const id of ids) session.flights.set(id, flight);
+    return flight;
   }
 
   async #sweep(): Promise<void> {
@@ -218,6 +262,50 @@ export class SessionStore {
     clearInterval(this.#sweeper);
     this.#sweeper = undefined;
   }
+}
+
+/** A request or stream of the session ended. */
+function release(session: Session): void {
+  session.open--;
+  session.lastSeen = Date.now();
+}
+
+/**
+ * Watches what the session's server sends: an event tied to a tracked
+ * request marks its stream as having carried an id (with an event store,
+ * every event has one); its answer settles the request, and the last answer
+ * of a dropped stream's calls releases the session.
+ */
+function watchSends(session: Session): void {
+  const transport = session.transport;
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => {
+    if (session.flights.size > 0) {
+      const answer = answerId(message);
+      const id = answer ?? options?.relatedRequestId;
+      const flight = id === undefined ? undefined : session.flights.get(id);
+      if (flight !== undefined && id !== undefined) {
+        flight.carried = true;
+        if (answer !== undefined) {
+          session.flights.delete(id);
+          flight.remaining--;
+          if (flight.detached && flight.remaining === 0) {
+            // Released once the SDK has stored the answer.
+            return send(message, options).finally(() => release(session));
+          }
+        }
+      }
+    }
+    return send(message, options);
+  };
+}
+
+function answerId(message: unknown): RequestId | undefined {
+  const m = message as { id?: unknown; result?: unknown; error?: unknown };
+  if (m.result === undefined && m.error === undefined) return undefined;
+  return typeof m.id === "string" || typeof m.id === "number"
+    ? m.id
+    : undefined;
 }
 
 function isEventStream(response: Response): boolean {
