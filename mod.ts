@@ -152,6 +152,7 @@ export type {
   HttpHandler,
   HttpHandlerOptions,
   HttpRequestInfo,
+  HttpHandlerStats,
 } from "./src/runtime/http/handler.ts";
 export type { RemoteAddress } from "./src/runtime/http/guard.ts";
 export { DEFAULT_SESSION_IDLE_TIMEOUT } from "./src/runtime/http/sessions.ts";

@@ -1,12 +1,13 @@
 /**
- * Watching a streamed Response to its end: delivered, or dropped by the
- * client. The HTTP handler uses the second to stop abandoned calls.
+ * Watching a streamed Response to its end — delivered, dropped by the
+ * client, or closed because the client stopped reading — and capping what
+ * waits for a client that does not read.
  *
  * @module
  */
 
-/** How a response ended. */
-export type ResponseEnd = "delivered" | "dropped";
+/** How a response ended: `"overflow"` is a stream closed by the unread cap. */
+export type ResponseEnd = "delivered" | "dropped" | "overflow";
 
 /** What the handler knows of the request's connection (`Deno.serve`'s info, when passed). */
 export interface ConnectionInfo {
@@ -17,11 +18,57 @@ export interface ConnectionInfo {
   readonly completed?: Promise<void>;
 }
 
+/** The error a response stream closed by the unread cap ends with. */
+export class UnreadLimitError extends Error {
+  /** The cap that was passed, in bytes. */
+  readonly limit: number;
+
+  /** Builds the error for the cap `limit`. */
+  constructor(limit: number) {
+    super(
+      `closed a response stream: its client left more than ${limit} bytes unread (maxUnreadBytes)`,
+    );
+    this.name = "UnreadLimitError";
+    this.limit = limit;
+  }
+}
+
+// The callback lives in a cell the listeners share, emptied when it fires,
+// so a listener that outlives the response (a `completed` promise, a
+// signal) keeps nothing of it — not the server a stateless request made.
+interface Cell {
+  onEnd?: (end: ResponseEnd) => void;
+}
+
+function fire(cell: Cell, end: ResponseEnd): void {
+  const onEnd = cell.onEnd;
+  cell.onEnd = undefined;
+  onEnd?.(end);
+}
+
+function watchConnection(
+  cell: Cell,
+  req: Request,
+  info: ConnectionInfo | undefined,
+): void {
+  if (info?.completed !== undefined) {
+    info.completed.catch(() => fire(cell, "dropped"));
+  } else {
+    if (req.signal.aborted) fire(cell, "dropped");
+    req.signal.addEventListener("abort", () => fire(cell, "dropped"), {
+      once: true,
+    });
+  }
+}
+
 /**
  * Returns a response with the same status, headers and bytes whose end is
- * reported once through `onEnd`: `"delivered"` when the body has been read
- * to its end (or there is none), `"dropped"` when the client cancelled the
- * body or the connection failed first.
+ * reported once through `onEnd`: `"delivered"` when the body has been
+ * handed on to its end (or there is none), `"dropped"` when the client
+ * cancelled the body or the connection failed first, `"overflow"` when more
+ * than `maxUnread` bytes waited for a client that did not read — then the
+ * stream is closed with an {@link UnreadLimitError} and its source
+ * cancelled.
  *
  * The drop is seen three ways: the body stream is cancelled (every runtime
  * that streams responses), `info.completed` rejects (Deno.serve), or —
@@ -35,49 +82,87 @@ export function watchResponse(
   req: Request,
   info: ConnectionInfo | undefined,
   onEnd: (end: ResponseEnd) => void,
+  maxUnread: number = Infinity,
 ): Response {
-  let ended = false;
-  const end = (how: ResponseEnd) => {
-    if (ended) return;
-    ended = true;
-    onEnd(how);
-  };
-  if (info?.completed !== undefined) {
-    info.completed.catch(() => end("dropped"));
-  } else {
-    if (req.signal.aborted) end("dropped");
-    req.signal.addEventListener("abort", () => end("dropped"), { once: true });
-  }
+  const cell: Cell = { onEnd };
+  watchConnection(cell, req, info);
   if (response.body === null) {
-    end("delivered");
+    fire(cell, "delivered");
     return response;
   }
-  const reader = response.body.getReader();
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
+  return new Response(relay(response.body, cell, maxUnread), response);
+}
+
+// Reads the source as fast as it produces and queues what the consumer has
+// not taken yet, counting its bytes: the queue is where an unread stream's
+// bytes would pile up, so that is where the cap applies.
+function relay(
+  source: ReadableStream<Uint8Array>,
+  cell: Cell,
+  maxUnread: number,
+): ReadableStream<Uint8Array> {
+  const reader = source.getReader();
+  let finished = false;
+  let wanted: (() => void) | undefined;
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  const wake = () => {
+    const resolve = wanted;
+    wanted = undefined;
+    resolve?.();
+  };
+  const pump = async () => {
+    for (;;) {
       let chunk: ReadableStreamReadResult<Uint8Array>;
       try {
         chunk = await reader.read();
       } catch (error) {
-        end("dropped");
+        fire(cell, "dropped");
         controller.error(error);
+        wake();
         return;
       }
+      if (cell.onEnd === undefined && finished) return;
       if (chunk.done) {
-        end("delivered");
-        controller.close();
-      } else {
-        controller.enqueue(chunk.value);
+        finished = true;
+        // Delivered once the consumer has taken everything: now, when it
+        // is already waiting on an empty queue, else at its next pull.
+        if (wanted !== undefined) {
+          controller.close();
+          fire(cell, "delivered");
+          wake();
+        }
+        return;
       }
+      const queued = -(controller.desiredSize ?? 0);
+      if (queued > 0 && queued + chunk.value.byteLength > maxUnread) {
+        finished = true;
+        fire(cell, "overflow");
+        controller.error(new UnreadLimitError(maxUnread));
+        reader.cancel().catch(() => {});
+        wake();
+        return;
+      }
+      controller.enqueue(chunk.value);
+      wake();
+    }
+  };
+  return new ReadableStream<Uint8Array>({
+    start(c) {
+      controller = c;
+      void pump();
+    },
+    pull(c) {
+      if (finished) {
+        c.close();
+        fire(cell, "delivered");
+        return;
+      }
+      return new Promise<void>((resolve) => (wanted = resolve));
     },
     cancel(reason) {
-      end("dropped");
+      finished = true;
+      fire(cell, "dropped");
       return reader.cancel(reason);
     },
-  });
-  return new Response(body, {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
-  });
+  }, new ByteLengthQueuingStrategy({ highWaterMark: 0 }));
 }

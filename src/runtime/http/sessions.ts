@@ -1,6 +1,7 @@
 /**
  * Session mode of the HTTP handler: one SDK server and transport per
- * `Mcp-Session-Id`, ended by DELETE or by idle expiry.
+ * `Mcp-Session-Id`, ended by DELETE or by idle expiry, at most
+ * `maxSessions` at once.
  *
  * @module
  */
@@ -19,7 +20,11 @@ import {
 } from "./event_store.ts";
 import { jsonRpcError } from "./guard.ts";
 import { cancelRequests, DROPPED_REASON, requestIds } from "./requests.ts";
-import { type ConnectionInfo, watchResponse } from "./response_watch.ts";
+import {
+  type ConnectionInfo,
+  type ResponseEnd,
+  watchResponse,
+} from "./response_watch.ts";
 
 /** The default idle time after which a session expires, in milliseconds: 10 minutes (ADR 0041). */
 export const DEFAULT_SESSION_IDLE_TIMEOUT = 10 * 60 * 1000;
@@ -33,8 +38,18 @@ export interface SessionStoreOptions {
   readonly idle: number;
   /** SSE events each session keeps for resuming; 0 turns resumability off. */
   readonly events: number;
+  /** The byte budget of each session's kept events. */
+  readonly eventBytes: number;
   /** Close a call's resumable SSE stream still open after this many ms; never when absent. */
   readonly closeStreamsAfter?: number;
+  /** The most sessions live at once. */
+  readonly maxSessions: number;
+  /** The cap on bytes one response stream holds for a client that does not read. */
+  readonly maxUnreadBytes: number;
+  /** Told once each time the cap is reached (until sessions fall below it again). */
+  readonly onFull?: (max: number) => void;
+  /** Told when a stream was closed by the unread cap. */
+  readonly onOverflow?: () => void;
 }
 
 type RequestId = string | number;
@@ -50,6 +65,8 @@ interface Flight {
 }
 
 interface Session {
+  /** The session id, once the SDK gave one. */
+  id?: string;
   readonly server: Server;
   readonly transport: WebStandardStreamableHTTPServerTransport;
   /** The session's SSE events, for resuming with Last-Event-ID; absent when resumability is off. */
@@ -65,32 +82,36 @@ interface Session {
 
 /**
  * The sessions of one handler. A session is idle when nothing of it is open
- * (no request in flight, no SSE stream) and its last request is older than
- * the idle timeout; idle sessions are closed by a sweep that runs while
- * sessions exist (an unref'd timer, so it never keeps a process alive) and
- * before each request.
+ * (no request in flight, no SSE stream); an idle session expires once its
+ * last request is older than the idle timeout. Idle sessions wait in a
+ * queue ordered by when they went idle, so expiring them never walks the
+ * live ones: one unref'd timer fires for the oldest, and a request for an
+ * expired session finds it expired even before the timer ran. No request
+ * does work that grows with the number of sessions.
  *
  * A dropped stream is no cancellation when it carried an event id (a
  * priming event, or any event of a resumable session): its calls run on,
  * their answers go to the session's events, and the client gets them by
  * resuming with `Last-Event-ID` (the 2025-11-25 spec: a disconnect is not a
  * cancellation). A stream dropped before it carried any id cannot be
- * resumed, so its calls are cancelled.
+ * resumed, so its calls are cancelled. A stream delivered to its end has
+ * its events dropped.
  */
 export class SessionStore {
   readonly #newServer: () => Server;
-  readonly #idle: number;
-  readonly #events: number;
-  readonly #closeAfter?: number;
+  readonly #options: SessionStoreOptions;
   readonly #sessions = new Map<string, Session>();
-  #sweeper?: ReturnType<typeof setInterval>;
+  /** Idle sessions, in the order they went idle (oldest first). */
+  readonly #idle = new Map<string, Session>();
+  /** Initialize requests in flight: they count toward the cap. */
+  #opening = 0;
+  #full = false;
+  #timer?: ReturnType<typeof setTimeout>;
 
-  /** Builds a store making servers with `newServer`, expiring them after `options.idle` ms. */
+  /** Builds a store making servers with `newServer`. */
   constructor(newServer: () => Server, options: SessionStoreOptions) {
     this.#newServer = newServer;
-    this.#idle = options.idle;
-    this.#events = options.events;
-    this.#closeAfter = options.closeStreamsAfter;
+    this.#options = options;
   }
 
   /** The number of live sessions. */
@@ -98,36 +119,49 @@ export class SessionStore {
     return this.#sessions.size;
   }
 
+  /** The kept events of every session: their count and bytes (for tests and metrics). */
+  get kept(): { events: number; bytes: number } {
+    let events = 0;
+    let bytes = 0;
+    for (const session of this.#sessions.values()) {
+      events += session.events?.size ?? 0;
+      bytes += session.events?.bytes ?? 0;
+    }
+    return { events, bytes };
+  }
+
   /** Routes a request to its session, or opens one for an initialize request. */
-  async handle(
+  handle(
     req: Request,
     body: unknown,
     info: ConnectionInfo | undefined,
   ): Promise<Response> {
-    await this.#sweep();
     const id = req.headers.get("mcp-session-id");
     if (id === null) {
       if (req.method === "POST" && isInitializeRequest(body)) {
         return this.#open(req, body, info);
       }
-      return jsonRpcError(
+      return Promise.resolve(jsonRpcError(
         400,
         -32000,
         "Bad Request: Mcp-Session-Id header is required",
-      );
+      ));
     }
     const session = this.#sessions.get(id);
-    if (session === undefined) {
-      return jsonRpcError(404, -32001, "Session not found");
+    if (session === undefined || this.#expired(session, Date.now())) {
+      if (session !== undefined) this.#expire();
+      return Promise.resolve(jsonRpcError(404, -32001, "Session not found"));
     }
     return this.#forward(session, req, body, info);
   }
 
-  /** Closes every session and stops the sweep. */
+  /** Closes every session and stops the timer. */
   async close(): Promise<void> {
     const sessions = [...this.#sessions.values()];
     this.#sessions.clear();
-    this.#stopSweep();
+    this.#idle.clear();
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
     await Promise.all(sessions.map(end));
   }
 
@@ -136,37 +170,72 @@ export class SessionStore {
     body: unknown,
     info: ConnectionInfo | undefined,
   ): Promise<Response> {
-    const server = this.#newServer();
-    let registered = false;
-    const events = this.#events > 0
-      ? new SessionEventStore(this.#events)
-      : undefined;
-    const transport: WebStandardStreamableHTTPServerTransport =
-      new WebStandardStreamableHTTPServerTransport({
-        sessionIdGenerator: () => crypto.randomUUID(),
-        eventStore: events,
-        retryInterval: events === undefined ? undefined : SSE_RETRY,
-        onsessioninitialized: (sid) => {
-          registered = true;
-          this.#sessions.set(sid, session);
-          this.#startSweep();
-        },
-        onsessionclosed: (sid) => this.#forget(sid),
-      });
-    const session: Session = {
-      server,
-      transport,
-      events,
-      protocol: negotiatedVersion(body),
-      lastSeen: Date.now(),
-      open: 0,
-      flights: new Map(),
+    const max = this.#options.maxSessions;
+    if (this.#sessions.size + this.#opening >= max) {
+      this.#expire();
+      if (this.#sessions.size + this.#opening >= max) return this.#refuse(body);
+    }
+    this.#opening++;
+    let opening = true;
+    const done = () => {
+      if (opening) this.#opening--;
+      opening = false;
     };
-    if (events !== undefined) watchSends(session);
-    await server.connect(transport);
-    const response = await this.#forward(session, req, body, info);
-    if (!registered) await server.close().catch(() => {});
-    return response;
+    try {
+      const server = this.#newServer();
+      const events = this.#options.events > 0
+        ? new SessionEventStore(this.#options.events, this.#options.eventBytes)
+        : undefined;
+      const transport: WebStandardStreamableHTTPServerTransport =
+        new WebStandardStreamableHTTPServerTransport({
+          sessionIdGenerator: () => crypto.randomUUID(),
+          eventStore: events,
+          retryInterval: events === undefined ? undefined : SSE_RETRY,
+          onsessioninitialized: (sid) => {
+            done();
+            session.id = sid;
+            this.#sessions.set(sid, session);
+          },
+          onsessionclosed: (sid) => this.#forget(sid),
+        });
+      const session: Session = {
+        server,
+        transport,
+        events,
+        protocol: negotiatedVersion(body),
+        lastSeen: Date.now(),
+        open: 0,
+        flights: new Map(),
+      };
+      if (events !== undefined) this.#watchSends(session);
+      await server.connect(transport);
+      const response = await this.#forward(session, req, body, info);
+      if (session.id === undefined) await server.close().catch(() => {});
+      return response;
+    } finally {
+      done();
+    }
+  }
+
+  #refuse(body: unknown): Response {
+    const max = this.#options.maxSessions;
+    if (!this.#full) {
+      this.#full = true;
+      this.#options.onFull?.(max);
+    }
+    const oldest = this.#idle.values().next().value;
+    const wait = oldest === undefined
+      ? this.#options.idle
+      : oldest.lastSeen + this.#options.idle - Date.now();
+    const seconds = Math.min(3600, Math.max(1, Math.ceil(wait / 1000)));
+    const id = (body as { id?: string | number }).id ?? null;
+    return jsonRpcError(
+      503,
+      -32000,
+      `Service Unavailable: the server holds its maximum of ${max} sessions (maxSessions); retry after ${seconds} s`,
+      id,
+      { "retry-after": String(seconds) },
+    );
   }
 
   async #forward(
@@ -175,11 +244,16 @@ export class SessionStore {
     body: unknown,
     info: ConnectionInfo | undefined,
   ): Promise<Response> {
-    session.lastSeen = Date.now();
-    session.open++;
+    this.#acquire(session);
     // Resumable sessions prime their streams by the negotiated version.
     const resumable = session.events !== undefined && body !== undefined;
     const forwarded = resumable ? primingRequest(req, session.protocol) : req;
+    const ids = requestIds(body);
+    const primed = resumable && ids.length > 0 && primes(forwarded, body);
+    // Tracked before the server sees the requests: an answer can come first.
+    const flight = resumable && ids.length > 0
+      ? track(session, ids, primed)
+      : undefined;
     let response: Response;
     try {
       response = await session.transport.handleRequest(
@@ -187,24 +261,25 @@ export class SessionStore {
         body === undefined ? undefined : { parsedBody: body },
       );
     } catch (error) {
-      session.open--;
+      if (flight !== undefined) untrack(session, ids);
+      this.#release(session);
       throw error;
     }
-    const ids = requestIds(body);
-    const flight = resumable && ids.length > 0
-      ? this.#track(session, ids, primes(forwarded, body))
-      : undefined;
-    const closer = resumable && ids.length > 0 &&
-        this.#closeAfter !== undefined && isEventStream(response) &&
-        primes(forwarded, body)
+    const closeAfter = this.#options.closeStreamsAfter;
+    const closer = primed && closeAfter !== undefined && isEventStream(response)
       ? setTimeout(() => {
         // The client resumes with Last-Event-ID after the retry interval.
         for (const id of ids) session.transport.closeSSEStream(id);
-      }, this.#closeAfter)
+      }, closeAfter)
       : undefined;
-    return watchResponse(response, req, info, (end) => {
+    // A stream resumed with Last-Event-ID (not a refusal of one).
+    const resumed = req.method === "GET" && response.ok
+      ? req.headers.get("last-event-id")
+      : null;
+    return watchResponse(response, req, info, (end: ResponseEnd) => {
       clearTimeout(closer);
-      if (end === "dropped") {
+      if (end === "overflow") this.#options.onOverflow?.();
+      if (end !== "delivered") {
         if (flight !== undefined && flight.carried && flight.remaining > 0) {
           // Resumable: the calls run on; the session stays in use until
           // their answers are in its events.
@@ -212,92 +287,126 @@ export class SessionStore {
           return;
         }
         cancelRequests(session.transport, ids, DROPPED_REASON);
+      } else if (session.events !== undefined) {
+        // Delivered to its end: nothing of it will be resumed.
+        if (ids.length > 0) session.events.dropAnswered(ids);
+        if (resumed !== null) dropResumed(session.events, resumed);
       }
-      if (flight !== undefined) {
-        for (const id of ids) session.flights.delete(id);
-      }
-      release(session);
-    });
+      if (flight !== undefined) untrack(session, ids);
+      this.#release(session);
+    }, this.#options.maxUnreadBytes);
   }
 
-  #track(session: Session, ids: RequestId[], primed: boolean): Flight {
-    const flight: Flight = {
-      remaining: ids.length,
-      carried: primed,
-      detached: false,
-    };
-    for (const id of ids) session.flights.set(id, flight);
-    return flight;
-  }
-
-  async #sweep(): Promise<void> {
-    const now = Date.now();
-    const expired: Session[] = [];
-    for (const [sid, session] of this.#sessions) {
-      if (session.open === 0 && now - session.lastSeen >= this.#idle) {
-        this.#sessions.delete(sid);
-        expired.push(session);
-      }
+  #acquire(session: Session): void {
+    session.open++;
+    if (session.open === 1 && session.id !== undefined) {
+      this.#idle.delete(session.id);
     }
-    if (this.#sessions.size === 0) this.#stopSweep();
-    await Promise.all(expired.map(end));
+  }
+
+  #release(session: Session): void {
+    session.open--;
+    session.lastSeen = Date.now();
+    if (session.open > 0 || session.id === undefined) return;
+    if (!this.#sessions.has(session.id)) return;
+    // Re-inserted: the idle queue stays ordered by when sessions went idle.
+    this.#idle.delete(session.id);
+    this.#idle.set(session.id, session);
+    this.#schedule();
+  }
+
+  #expired(session: Session, now: number): boolean {
+    return session.open === 0 && now - session.lastSeen >= this.#options.idle;
+  }
+
+  /** Expires the idle sessions past their time, oldest first; stops at the first that is not. */
+  #expire(): void {
+    const now = Date.now();
+    for (const [sid, session] of this.#idle) {
+      if (!this.#expired(session, now)) break;
+      this.#idle.delete(sid);
+      this.#sessions.delete(sid);
+      void end(session);
+    }
+    if (this.#sessions.size + this.#opening < this.#options.maxSessions) {
+      this.#full = false;
+    }
+  }
+
+  #schedule(): void {
+    if (this.#timer !== undefined) return;
+    const oldest = this.#idle.values().next().value;
+    if (oldest === undefined) return;
+    const wait = Math.max(
+      0,
+      oldest.lastSeen + this.#options.idle - Date.now(),
+    );
+    const timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#expire();
+      this.#schedule();
+    }, wait + 1);
+    this.#timer = timer;
+    unrefTimer(Number(timer));
   }
 
   #forget(sid: string): void {
     this.#sessions.get(sid)?.events?.clear();
     this.#sessions.delete(sid);
-    if (this.#sessions.size === 0) this.#stopSweep();
+    this.#idle.delete(sid);
+    if (this.#sessions.size + this.#opening < this.#options.maxSessions) {
+      this.#full = false;
+    }
   }
 
-  #startSweep(): void {
-    if (this.#sweeper !== undefined) return;
-    const every = Math.max(10, Math.min(Math.floor(this.#idle / 2), 60_000));
-    const sweeper = setInterval(() => void this.#sweep(), every);
-    this.#sweeper = sweeper;
-    unrefTimer(Number(sweeper));
-  }
-
-  #stopSweep(): void {
-    if (this.#sweeper === undefined) return;
-    clearInterval(this.#sweeper);
-    this.#sweeper = undefined;
-  }
-}
-
-/** A request or stream of the session ended. */
-function release(session: Session): void {
-  session.open--;
-  session.lastSeen = Date.now();
-}
-
-/**
- * Watches what the session's server sends: an event tied to a tracked
- * request marks its stream as having carried an id (with an event store,
- * every event has one); its answer settles the request, and the last answer
- * of a dropped stream's calls releases the session.
- */
-function watchSends(session: Session): void {
-  const transport = session.transport;
-  const send = transport.send.bind(transport);
-  transport.send = (message, options) => {
-    if (session.flights.size > 0) {
+  /**
+   * Watches what the session's server sends: an event tied to a tracked
+   * request marks its stream as having carried an id (with an event store,
+   * every event has one); its answer settles the request, and the last
+   * answer of a dropped stream's calls releases the session.
+   */
+  #watchSends(session: Session): void {
+    const transport = session.transport;
+    const send = transport.send.bind(transport);
+    transport.send = (message, options) => {
+      if (session.flights.size === 0) return send(message, options);
       const answer = answerId(message);
       const id = answer ?? options?.relatedRequestId;
       const flight = id === undefined ? undefined : session.flights.get(id);
-      if (flight !== undefined && id !== undefined) {
-        flight.carried = true;
-        if (answer !== undefined) {
-          session.flights.delete(id);
-          flight.remaining--;
-          if (flight.detached && flight.remaining === 0) {
-            // Released once the SDK has stored the answer.
-            return send(message, options).finally(() => release(session));
-          }
-        }
+      if (flight === undefined || id === undefined) {
+        return send(message, options);
       }
-    }
-    return send(message, options);
+      flight.carried = true;
+      if (answer === undefined) return send(message, options);
+      session.flights.delete(id);
+      flight.remaining--;
+      if (!flight.detached || flight.remaining > 0) {
+        return send(message, options);
+      }
+      // The last answer of a dropped stream: released once it is stored.
+      return send(message, options).finally(() => this.#release(session));
+    };
+  }
+}
+
+function track(session: Session, ids: RequestId[], primed: boolean): Flight {
+  const flight: Flight = {
+    remaining: ids.length,
+    carried: primed,
+    detached: false,
   };
+  for (const id of ids) session.flights.set(id, flight);
+  return flight;
+}
+
+function untrack(session: Session, ids: RequestId[]): void {
+  for (const id of ids) session.flights.delete(id);
+}
+
+/** A resumed stream delivered to its end: the stream it resumed is done with. */
+function dropResumed(events: SessionEventStore, lastEventId: string): void {
+  const slash = lastEventId.lastIndexOf("/");
+  if (slash > 0) events.dropStreams(new Set([lastEventId.slice(0, slash)]));
 }
 
 function answerId(message: unknown): RequestId | undefined {
