@@ -66,9 +66,9 @@ function watchConnection(
  * reported once through `onEnd`: `"delivered"` when the body has been
  * handed on to its end (or there is none), `"dropped"` when the client
  * cancelled the body or the connection failed first, `"overflow"` when more
- * than `maxUnread` bytes waited for a client that did not read — then the
- * stream is closed with an {@link UnreadLimitError} and its source
- * cancelled.
+ * than `maxUnread` bytes waited for a client that did not read — then what
+ * waited is dropped, the source is cancelled, and the stream ends at the
+ * client's next read.
  *
  * The drop is seen three ways: the body stream is cancelled (every runtime
  * that streams responses), `info.completed` rejects (Deno.serve), or —
@@ -95,74 +95,79 @@ export function watchResponse(
 
 // Reads the source as fast as it produces and queues what the consumer has
 // not taken yet, counting its bytes: the queue is where an unread stream's
-// bytes would pile up, so that is where the cap applies.
+// bytes would pile up, so that is where the cap applies. Past the cap the
+// queue is emptied at once and the stream ends at the consumer's next read
+// (an error would have the HTTP server print it).
 function relay(
   source: ReadableStream<Uint8Array>,
   cell: Cell,
   maxUnread: number,
 ): ReadableStream<Uint8Array> {
   const reader = source.getReader();
+  const queue: Uint8Array[] = [];
+  let queued = 0;
   let finished = false;
   let wanted: (() => void) | undefined;
-  let controller!: ReadableStreamDefaultController<Uint8Array>;
   const wake = () => {
     const resolve = wanted;
     wanted = undefined;
     resolve?.();
   };
   const pump = async () => {
-    for (;;) {
+    while (!finished) {
       let chunk: ReadableStreamReadResult<Uint8Array>;
       try {
         chunk = await reader.read();
-      } catch (error) {
+      } catch {
+        finished = true;
         fire(cell, "dropped");
-        controller.error(error);
-        wake();
-        return;
+        break;
       }
-      if (cell.onEnd === undefined && finished) return;
+      if (finished) break;
       if (chunk.done) {
         finished = true;
-        // Delivered once the consumer has taken everything: now, when it
-        // is already waiting on an empty queue, else at its next pull.
-        if (wanted !== undefined) {
-          controller.close();
-          fire(cell, "delivered");
-          wake();
-        }
-        return;
+        break;
       }
-      const queued = -(controller.desiredSize ?? 0);
-      if (queued > 0 && queued + chunk.value.byteLength > maxUnread) {
+      const size = chunk.value.byteLength;
+      if (queued > 0 && queued + size > maxUnread) {
         finished = true;
+        queue.length = 0;
+        queued = 0;
         fire(cell, "overflow");
-        controller.error(new UnreadLimitError(maxUnread));
         reader.cancel().catch(() => {});
-        wake();
-        return;
+        break;
       }
-      controller.enqueue(chunk.value);
+      queue.push(chunk.value);
+      queued += size;
       wake();
     }
+    wake();
   };
+  void pump();
   return new ReadableStream<Uint8Array>({
-    start(c) {
-      controller = c;
-      void pump();
-    },
-    pull(c) {
-      if (finished) {
-        c.close();
-        fire(cell, "delivered");
-        return;
+    async pull(controller) {
+      for (;;) {
+        const next = queue.shift();
+        if (next !== undefined) {
+          queued -= next.byteLength;
+          controller.enqueue(next);
+          return;
+        }
+        if (finished) {
+          controller.close();
+          fire(cell, "delivered");
+          return;
+        }
+        await new Promise<void>((resolve) => (wanted = resolve));
       }
-      return new Promise<void>((resolve) => (wanted = resolve));
     },
     cancel(reason) {
       finished = true;
+      queue.length = 0;
+      queued = 0;
       fire(cell, "dropped");
+      wake();
       return reader.cancel(reason);
     },
-  }, new ByteLengthQueuingStrategy({ highWaterMark: 0 }));
+  }, { highWaterMark: 0 });
 }
