@@ -245,7 +245,11 @@ export function primingRequest(req: Request, negotiated: string): Request {
  */
 export function primes(req: Request, body: unknown): boolean {
   const messages = Array.isArray(body) ? body : [body];
-  const init = messages.find((m) => isInitializeRequest(m));
+  // A cheap look first: the schema check runs only on a likely initialize.
+  const init = messages.find((m) =>
+    (m as { method?: unknown } | null)?.method === "initialize" &&
+    isInitializeRequest(m)
+  );
   const version = init !== undefined
     ? init.params.protocolVersion
     : req.headers.get("mcp-protocol-version") ??

@@ -50,6 +50,15 @@ export interface HttpHandlerOptions {
    * sessions — `Mcp-Session-Id`, the GET SSE stream, DELETE, idle expiry.
    */
   sessions?: boolean;
+  /**
+   * Stateless mode: `true` (default) keeps up to 64 servers whose request
+   * ended and connects the next request to one of them, so tools are not
+   * registered anew for every request; a server that handled `initialize`
+   * or `logging/setLevel` (which leave per-client state on it) is never
+   * reused. `false`: a fresh server from `newServer` for every request —
+   * for servers that keep per-request state of their own.
+   */
+  reuseServers?: boolean;
   /** Idle time after which a session expires, in ms. Default 10 minutes (ADR 0041). */
   sessionIdleTimeout?: number;
   /**
@@ -117,6 +126,23 @@ export interface HttpHandlerOptions {
    * going away are not logged.
    */
   onerror?: (error: Error) => void;
+}
+
+/** Stateless mode: how many idle servers are kept for reuse. */
+const IDLE_SERVERS = 64;
+
+/**
+ * Whether a body leaves no per-client state on the server that handles it:
+ * `initialize` records the client's capabilities and info, and
+ * `logging/setLevel` its log level, so a server that saw either is not
+ * reused.
+ */
+function holdsNoClientState(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.every((m) => {
+    const method = (m as { method?: unknown } | null)?.method;
+    return method !== "initialize" && method !== "logging/setLevel";
+  });
 }
 
 /** What `Deno.serve` passes a handler next to the request; both fields optional. */
@@ -339,12 +365,17 @@ export function httpHandler(
       : stateless(req, body, info);
   }
 
+  // Stateless: servers whose request ended, ready for the next one.
+  const reuse = options.reuseServers !== false;
+  const idle: Server[] = [];
+
   async function stateless(
     req: Request,
     body: unknown,
     info: HttpRequestInfo | undefined,
   ): Promise<Response> {
-    const server = newServer();
+    const reusable = reuse && holdsNoClientState(body);
+    const server = (reusable ? idle.pop() : undefined) ?? newServer();
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
     });
@@ -362,7 +393,9 @@ export function httpHandler(
     const ids = requestIds(body);
     return watchResponse(response, req, info, (end) => {
       if (end === "delivered") {
-        server.close().catch(report);
+        server.close().then(() => {
+          if (reusable && idle.length < IDLE_SERVERS) idle.push(server);
+        }, report);
         return;
       }
       if (end === "overflow") overflow();
@@ -385,6 +418,7 @@ export function httpHandler(
     }
   };
   const close = async (): Promise<void> => {
+    idle.length = 0;
     await store?.close();
   };
   const stats = (): HttpHandlerStats => {
