@@ -2,7 +2,7 @@
  * The server process of `bench/http_bench.ts`: one contender on
  * 127.0.0.1, port 0, printing its port on stdout, serving until killed.
  *
- *     deno run -A bench/_http_bench_server.ts <weft|sdk> <stateless|sessions>
+ *     deno run -A bench/_http_bench_server.ts <weft|sdk> <stateless|reuse|sessions>
  *
  * Both contenders serve the same SDK `Server` (ten tools exported with
  * `exportTools`), so the difference is the HTTP layer: `httpHandler`
@@ -76,6 +76,7 @@ const handler = side === "sdk"
   ? (mode === "sessions" ? sdkSessions() : sdkStateless())
   : httpHandler(newServer, {
     sessions: mode === "sessions",
+    reuseServers: mode === "reuse",
     maxSessions: 100_000,
   });
 const server = Deno.serve(

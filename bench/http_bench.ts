@@ -7,7 +7,8 @@
  *     deno run -A bench/http_bench.ts --seconds=2 --rounds=3 --clients=10,100,500
  *     deno run -A bench/http_bench.ts --skip-client      # the server table only
  *
- * Server table: for each mode (stateless, sessions) and each load (10, 100,
+ * Server table: for each mode (stateless; `reuse`, stateless with
+ * `reuseServers: true`; sessions) and each load (10, 100,
  * 500 concurrent clients, each sending `tools/call` back to back over
  * keep-alive connections), every round starts each contender in its own
  * process (`bench/_http_bench_server.ts`) and loads it for `--seconds`; the
@@ -52,7 +53,7 @@ function flags(args: string[]): Flags {
     seconds: Number(get("seconds") ?? 2),
     rounds: Number(get("rounds") ?? 3),
     clients: (get("clients") ?? "10,100,500").split(",").map(Number),
-    modes: (get("modes") ?? "stateless,sessions").split(","),
+    modes: (get("modes") ?? "stateless,reuse,sessions").split(","),
     skipClient: args.includes("--skip-client"),
     skipServer: args.includes("--skip-server"),
     calls: Number(get("calls") ?? 300),
@@ -243,7 +244,13 @@ async function serverTable(f: Flags): Promise<void> {
   for (const mode of f.modes) {
     for (const clients of f.clients) {
       // The SDK's transport has no shared store: KV rows compare with its sessions.
-      const sdkMode = mode === "kv" ? "sessions" : mode;
+      // `reuse` is weft's stateless mode with reuseServers: the SDK's
+      // stateless pattern is its baseline too.
+      const sdkMode = mode === "kv"
+        ? "sessions"
+        : mode === "reuse"
+        ? "stateless"
+        : mode;
       const weft: Round[] = [];
       const sdk: Round[] = [];
       for (let r = 0; r < f.rounds; r++) {

@@ -33,10 +33,24 @@ Deno.test("RawNumberCodec leaves text without big numbers byte for byte, and non
   const codec = new RawNumberCodec();
   const plain = '{ "x" : 1,  "y":"\\u00e9" }';
   assert.equal(codec.encode(plain).text, plain);
-  assert.deepEqual(codec.encode("not json"), {
-    text: "not json",
-    value: undefined,
-  });
+  const junk = codec.encode("not json");
+  assert.equal(junk.text, "not json");
+  assert.equal(junk.value, undefined);
+});
+
+Deno.test("RawNumberCodec: no large integer on the wire, no work — text as is, restore a no-op", () => {
+  const codec = new RawNumberCodec();
+  const plain = '{"jsonrpc":"2.0","id":3,"result":{"n":9007199254740991}}';
+  const encoded = codec.encode(plain);
+  assert.equal(encoded.text, plain);
+  assert.deepEqual(encoded.value, JSON.parse(plain), "parsed when asked");
+  const message = { a: { b: ["\u0000weft-raw-number:x:1"] } };
+  assert.equal(codec.restore(message), message);
+  assert.deepEqual(message, { a: { b: ["\u0000weft-raw-number:x:1"] } });
+  // Once a big number went through, restoring walks the values.
+  const big = codec.encode('{"n":12345678901234567890}');
+  const restored = codec.restore(JSON.parse(big.text)) as { n: unknown };
+  assert.ok(isRawJson(restored.n));
 });
 
 Deno.test("RawNumberCodec markers are per codec: another codec's marker is an ordinary string", () => {

@@ -1,4 +1,4 @@
-// Stateless httpHandler reuses servers whose request ended (no tools
+// Stateless httpHandler with reuseServers reuses servers whose request ended (no tools
 // registered anew per request), never one that holds per-client state.
 
 import assert from "node:assert/strict";
@@ -6,8 +6,8 @@ import { INITIALIZE, listen, post } from "./fixtures/http_test_server.ts";
 
 const LIST = '{"jsonrpc":"2.0","id":2,"method":"tools/list"}';
 
-Deno.test("stateless: sequential requests reuse one server; initialize gets its own, never reused", async () => {
-  const listening = listen();
+Deno.test("stateless, reuseServers: sequential requests reuse one server; initialize gets its own, never reused", async () => {
+  const listening = listen({ reuseServers: true });
   try {
     for (let i = 0; i < 5; i++) {
       const res = await post(listening.url, LIST);
@@ -30,8 +30,8 @@ Deno.test("stateless: sequential requests reuse one server; initialize gets its 
   }
 });
 
-Deno.test("stateless: reuseServers: false builds a fresh server per request", async () => {
-  const listening = listen({ reuseServers: false });
+Deno.test("stateless: by default a fresh server per request", async () => {
+  const listening = listen();
   try {
     for (let i = 0; i < 3; i++) {
       const res = await post(listening.url, LIST);

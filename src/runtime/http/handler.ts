@@ -51,12 +51,13 @@ export interface HttpHandlerOptions {
    */
   sessions?: boolean;
   /**
-   * Stateless mode: `true` (default) keeps up to 64 servers whose request
-   * ended and connects the next request to one of them, so tools are not
-   * registered anew for every request; a server that handled `initialize`
-   * or `logging/setLevel` (which leave per-client state on it) is never
-   * reused. `false`: a fresh server from `newServer` for every request —
-   * for servers that keep per-request state of their own.
+   * Stateless mode: `true` keeps up to 64 servers whose request ended and
+   * connects the next request to one of them, so tools are not registered
+   * anew (and the SDK's validator not rebuilt) for every request — the
+   * faster path, for `newServer` functions whose servers keep no state of
+   * their own between requests. A server that handled `initialize` or
+   * `logging/setLevel` (which leave per-client state on it) is never
+   * reused. Default `false`: a fresh server from `newServer` per request.
    */
   reuseServers?: boolean;
   /** Idle time after which a session expires, in ms. Default 10 minutes (ADR 0041). */
@@ -366,7 +367,7 @@ export function httpHandler(
   }
 
   // Stateless: servers whose request ended, ready for the next one.
-  const reuse = options.reuseServers !== false;
+  const reuse = options.reuseServers === true;
   const idle: Server[] = [];
 
   async function stateless(

@@ -1,0 +1,52 @@
+/**
+ * Reading JSON-RPC ids off messages and request bodies, for the HTTP client
+ * transport's call tracking.
+ *
+ * @module
+ */
+
+/** A JSON-RPC request id. */
+export type RequestId = string | number;
+
+/** The id of a request (not a notification), or `undefined`. */
+export function requestIdOf(message: unknown): RequestId | undefined {
+  if (typeof message !== "object" || message === null) return undefined;
+  const m = message as Record<string, unknown>;
+  if (typeof m.method !== "string") return undefined;
+  return typeof m.id === "string" || typeof m.id === "number"
+    ? m.id
+    : undefined;
+}
+
+/** The id a response answers, or `undefined` for anything else. */
+export function responseIdOf(message: unknown): RequestId | undefined {
+  if (typeof message !== "object" || message === null) return undefined;
+  const m = message as Record<string, unknown>;
+  if ("method" in m || !("result" in m || "error" in m)) return undefined;
+  return typeof m.id === "string" || typeof m.id === "number"
+    ? m.id
+    : undefined;
+}
+
+/** The request a `notifications/cancelled` names, or `undefined`. */
+export function cancelledIdOf(message: unknown): RequestId | undefined {
+  if (typeof message !== "object" || message === null) return undefined;
+  const m = message as { method?: unknown; params?: { requestId?: unknown } };
+  if (m.method !== "notifications/cancelled") return undefined;
+  const id = m.params?.requestId;
+  return typeof id === "string" || typeof id === "number" ? id : undefined;
+}
+
+/** The id of the request a POST carries (its body as a string), or `undefined`. */
+export function postedRequestId(
+  init: RequestInit | undefined,
+): RequestId | undefined {
+  if (init?.method !== "POST" || typeof init.body !== "string") {
+    return undefined;
+  }
+  try {
+    return requestIdOf(JSON.parse(init.body));
+  } catch {
+    return undefined;
+  }
+}
