@@ -155,6 +155,12 @@ export type {
   HttpHandlerStats,
 } from "./src/runtime/http/handler.ts";
 export type { RemoteAddress } from "./src/runtime/http/guard.ts";
+export { kvStore } from "./src/runtime/http/kv_store.ts";
+export type {
+  HttpSessionStore,
+  KvLike,
+  KvStoreOptions,
+} from "./src/runtime/http/kv_store.ts";
 export { DEFAULT_SESSION_IDLE_TIMEOUT } from "./src/runtime/http/sessions.ts";
 export { DEFAULT_SESSION_EVENTS } from "./src/runtime/http/event_store.ts";
 export { connectHttp } from "./src/runtime/client/connect_http.ts";

@@ -39,6 +39,7 @@ import {
   requestIds,
 } from "./requests.ts";
 import { DEFAULT_SESSION_EVENTS } from "./event_store.ts";
+import { type HttpSessionStore, KvSessionBackend } from "./kv_store.ts";
 import { DEFAULT_SESSION_IDLE_TIMEOUT, SessionStore } from "./sessions.ts";
 import { UnreadLimitError, watchResponse } from "./response_watch.ts";
 
@@ -60,6 +61,12 @@ export interface HttpHandlerOptions {
    * reused. Default `false`: a fresh server from `newServer` per request.
    */
   reuseServers?: boolean;
+  /**
+   * Session mode: where sessions live. Absent: in this handler's memory
+   * (one process). `kvStore(kv)`: in Deno KV, so every instance serves
+   * every session (see `kvStore`).
+   */
+  store?: HttpSessionStore;
   /** Idle time after which a session expires, in ms. Default 10 minutes (ADR 0041). */
   sessionIdleTimeout?: number;
   /**
@@ -127,6 +134,25 @@ export interface HttpHandlerOptions {
    * going away are not logged.
    */
   onerror?: (error: Error) => void;
+}
+
+function sharedBackend(
+  store: HttpSessionStore | undefined,
+  report: (error: Error) => void,
+): KvSessionBackend | undefined {
+  if (store === undefined) return undefined;
+  if (!(store instanceof KvSessionBackend)) {
+    throw new TypeError(
+      "httpHandler: options.store must come from kvStore(kv)",
+    );
+  }
+  store.onStoreError ??= (error) =>
+    report(
+      new Error("httpHandler: an event could not be stored in KV", {
+        cause: error,
+      }),
+    );
+  return store;
 }
 
 /** Stateless mode: how many idle servers are kept for reuse. */
@@ -264,6 +290,7 @@ export function httpHandler(
       },
       onOverflow: () =>
         overflow(),
+      shared: sharedBackend(options.store, report),
     })
     : undefined;
   const guard = options.dnsRebindingProtection === false ? undefined : {

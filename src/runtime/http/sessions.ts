@@ -19,6 +19,12 @@ import {
   SessionEventStore,
 } from "./event_store.ts";
 import { jsonRpcError } from "./guard.ts";
+import {
+  type KvEventStore,
+  type KvSessionBackend,
+  parseEventId,
+  type SessionRecord,
+} from "./kv_store.ts";
 import { cancelRequests, DROPPED_REASON, requestIds } from "./requests.ts";
 import {
   type ConnectionInfo,
@@ -50,6 +56,8 @@ export interface SessionStoreOptions {
   readonly onFull?: (max: number) => void;
   /** Told when a stream was closed by the unread cap. */
   readonly onOverflow?: () => void;
+  /** Sessions shared through KV: records and events there, this store a local cache of servers. */
+  readonly shared?: KvSessionBackend;
 }
 
 type RequestId = string | number;
@@ -78,6 +86,8 @@ interface Session {
   open: number;
   /** Unanswered requests by id, for the drop rule (see {@link SessionStore}). */
   readonly flights: Map<RequestId, Flight>;
+  /** Shared sessions: the record as last read or written. */
+  record?: SessionRecord;
 }
 
 /**
@@ -124,8 +134,9 @@ export class SessionStore {
     let events = 0;
     let bytes = 0;
     for (const session of this.#sessions.values()) {
-      events += session.events?.size ?? 0;
-      bytes += session.events?.bytes ?? 0;
+      if (!(session.events instanceof SessionEventStore)) continue;
+      events += session.events.size;
+      bytes += session.events.bytes;
     }
     return { events, bytes };
   }
@@ -147,18 +158,106 @@ export class SessionStore {
         "Bad Request: Mcp-Session-Id header is required",
       ));
     }
+    if (this.#options.shared !== undefined) {
+      return this.#handleShared(this.#options.shared, id, req, body, info);
+    }
     const session = this.#sessions.get(id);
     if (session === undefined || this.#expired(session, Date.now())) {
       if (session !== undefined) this.#expire();
-      return Promise.resolve(jsonRpcError(404, -32001, "Session not found"));
+      return Promise.resolve(notFound());
     }
     return this.#forward(session, req, body, info);
+  }
+
+  // Shared sessions: KV holds the truth; every request checks the record
+  // (a DELETE or an expiry on another instance ends the session here too).
+  async #handleShared(
+    shared: KvSessionBackend,
+    id: string,
+    req: Request,
+    body: unknown,
+    info: ConnectionInfo | undefined,
+  ): Promise<Response> {
+    let record = await shared.get(id);
+    let session = this.#sessions.get(id);
+    if (record === undefined) {
+      if (session !== undefined) {
+        this.#sessions.delete(id);
+        this.#idle.delete(id);
+        void end(session);
+      }
+      return notFound();
+    }
+    if (Date.now() - record.lastSeen > this.#options.idle / 10) {
+      record = await shared.touch(record, this.#options.idle);
+    }
+    const lastEventId = req.method === "GET"
+      ? req.headers.get("last-event-id")
+      : null;
+    if (lastEventId !== null && this.#options.events > 0) {
+      return resumeShared(shared, record, lastEventId);
+    }
+    session ??= await this.#restore(shared, record);
+    session.record = record;
+    return this.#forward(session, req, body, info);
+  }
+
+  // A session this instance has not seen: a server and transport brought to
+  // the stored state by replaying its initialize (nothing of it stored).
+  async #restore(
+    shared: KvSessionBackend,
+    record: SessionRecord,
+  ): Promise<Session> {
+    const session = this.#make(record.id, record.protocol, shared);
+    await session.server.connect(session.transport);
+    const events = session.events as KvEventStore | undefined;
+    if (events !== undefined) events.muted = true;
+    try {
+      const headers = {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      };
+      const init = await session.transport.handleRequest(
+        new Request("http://localhost/mcp", { method: "POST", headers }),
+        {
+          parsedBody: {
+            jsonrpc: "2.0",
+            id: "weft-restore",
+            method: "initialize",
+            params: {
+              protocolVersion: record.protocol,
+              capabilities: record.capabilities ?? {},
+              clientInfo: record.clientInfo ?? { name: "unknown", version: "" },
+            },
+          },
+        },
+      );
+      await init.text();
+      const done = await session.transport.handleRequest(
+        new Request("http://localhost/mcp", {
+          method: "POST",
+          headers: {
+            ...headers,
+            "mcp-session-id": record.id,
+            "mcp-protocol-version": record.protocol,
+          },
+        }),
+        {
+          parsedBody: { jsonrpc: "2.0", method: "notifications/initialized" },
+        },
+      );
+      await done.body?.cancel();
+    } finally {
+      if (events !== undefined) events.muted = false;
+    }
+    return session;
   }
 
   /** Closes every session and stops the timer. */
   async close(): Promise<void> {
     const sessions = [...this.#sessions.values()];
     this.#sessions.clear();
+    this.#opening = 0;
     this.#idle.clear();
     clearTimeout(this.#timer);
     this.#timer = undefined;
@@ -171,7 +270,23 @@ export class SessionStore {
     info: ConnectionInfo | undefined,
   ): Promise<Response> {
     const max = this.#options.maxSessions;
-    if (this.#sessions.size + this.#opening >= max) {
+    const shared = this.#options.shared;
+    const sid = crypto.randomUUID();
+    const protocol = negotiatedVersion(body);
+    if (shared !== undefined) {
+      // The cap holds over every instance: the record is stored first.
+      const params = (body as { params?: Record<string, unknown> }).params;
+      const now = Date.now();
+      const stored = await shared.create({
+        id: sid,
+        protocol,
+        capabilities: params?.capabilities ?? {},
+        clientInfo: params?.clientInfo ?? {},
+        lastSeen: now,
+        expiresAt: now + this.#options.idle,
+      }, max);
+      if (!stored) return this.#refuse(body);
+    } else if (this.#sessions.size + this.#opening >= max) {
       this.#expire();
       if (this.#sessions.size + this.#opening >= max) return this.#refuse(body);
     }
@@ -182,39 +297,55 @@ export class SessionStore {
       opening = false;
     };
     try {
-      const server = this.#newServer();
-      const events = this.#options.events > 0
-        ? new SessionEventStore(this.#options.events, this.#options.eventBytes)
-        : undefined;
-      const transport: WebStandardStreamableHTTPServerTransport =
-        new WebStandardStreamableHTTPServerTransport({
-          sessionIdGenerator: () => crypto.randomUUID(),
-          eventStore: events,
-          retryInterval: events === undefined ? undefined : SSE_RETRY,
-          onsessioninitialized: (sid) => {
-            done();
-            session.id = sid;
-            this.#sessions.set(sid, session);
-          },
-          onsessionclosed: (sid) => this.#forget(sid),
-        });
-      const session: Session = {
-        server,
-        transport,
-        events,
-        protocol: negotiatedVersion(body),
-        lastSeen: Date.now(),
-        open: 0,
-        flights: new Map(),
-      };
-      if (events !== undefined) this.#watchSends(session);
-      await server.connect(transport);
+      const session = this.#make(sid, protocol, shared, done);
+      await session.server.connect(session.transport);
       const response = await this.#forward(session, req, body, info);
-      if (session.id === undefined) await server.close().catch(() => {});
+      if (session.id === undefined) {
+        await session.server.close().catch(() => {});
+        await shared?.remove(sid);
+      }
       return response;
     } finally {
       done();
     }
+  }
+
+  /** A session's server and transport, not yet connected. */
+  #make(
+    sid: string,
+    protocol: string,
+    shared: KvSessionBackend | undefined,
+    registered?: () => void,
+  ): Session {
+    const server = this.#newServer();
+    const events = this.#options.events <= 0
+      ? undefined
+      : shared !== undefined
+      ? shared.events(sid, this.#options.idle)
+      : new SessionEventStore(this.#options.events, this.#options.eventBytes);
+    const transport: WebStandardStreamableHTTPServerTransport =
+      new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: () => sid,
+        eventStore: events,
+        retryInterval: events === undefined ? undefined : SSE_RETRY,
+        onsessioninitialized: (id) => {
+          registered?.();
+          session.id = id;
+          this.#sessions.set(id, session);
+        },
+        onsessionclosed: (id) => this.#forget(id),
+      });
+    const session: Session = {
+      server,
+      transport,
+      events: events as SessionEventStore | undefined,
+      protocol,
+      lastSeen: Date.now(),
+      open: 0,
+      flights: new Map(),
+    };
+    if (events !== undefined) this.#watchSends(session);
+    return session;
   }
 
   #refuse(body: unknown): Response {
@@ -255,11 +386,18 @@ export class SessionStore {
       ? track(session, ids, primed)
       : undefined;
     let response: Response;
+    let streamId: string | undefined;
     try {
-      response = await session.transport.handleRequest(
+      const handling = session.transport.handleRequest(
         forwarded,
         body === undefined ? undefined : { parsedBody: body },
       );
+      // The priming event is stored before handleRequest first waits: the
+      // stream id it names is this POST's.
+      if (primed && !(session.events instanceof SessionEventStore)) {
+        streamId = (session.events as KvEventStore | undefined)?.takePrimed();
+      }
+      response = await handling;
     } catch (error) {
       if (flight !== undefined) untrack(session, ids);
       this.#release(session);
@@ -287,10 +425,12 @@ export class SessionStore {
           return;
         }
         cancelRequests(session.transport, ids, DROPPED_REASON);
-      } else if (session.events !== undefined) {
+      } else if (session.events instanceof SessionEventStore) {
         // Delivered to its end: nothing of it will be resumed.
         if (ids.length > 0) session.events.dropAnswered(ids);
         if (resumed !== null) dropResumed(session.events, resumed);
+      } else if (streamId !== undefined && session.id !== undefined) {
+        this.#options.shared?.dropStream(session.id, streamId).catch(() => {});
       }
       if (flight !== undefined) untrack(session, ids);
       this.#release(session);
@@ -350,13 +490,16 @@ export class SessionStore {
     unrefTimer(Number(timer));
   }
 
-  #forget(sid: string): void {
-    this.#sessions.get(sid)?.events?.clear();
+  #forget(sid: string): Promise<void> | void {
+    const session = this.#sessions.get(sid);
+    if (session?.events instanceof SessionEventStore) session.events.clear();
     this.#sessions.delete(sid);
     this.#idle.delete(sid);
     if (this.#sessions.size + this.#opening < this.#options.maxSessions) {
       this.#full = false;
     }
+    // A DELETE ends a shared session on every instance before it answers.
+    return this.#options.shared?.remove(sid);
   }
 
   /**
@@ -409,6 +552,72 @@ function dropResumed(events: SessionEventStore, lastEventId: string): void {
   if (slash > 0) events.dropStreams(new Set([lastEventId.slice(0, slash)]));
 }
 
+function notFound(): Response {
+  return jsonRpcError(404, -32001, "Session not found");
+}
+
+/**
+ * Serves a stream resumed with `Last-Event-ID` from KV, on whichever
+ * instance the client reached: the stream's stored events after that id,
+ * then — polling, woken by `watch` where it works — the ones stored later,
+ * until a response ends a call's stream (a GET stream runs until the client
+ * leaves). Pulled by the client, so nothing piles up for one that does not
+ * read.
+ */
+function resumeShared(
+  shared: KvSessionBackend,
+  record: SessionRecord,
+  lastEventId: string,
+): Response {
+  const parsed = parseEventId(lastEventId);
+  if (parsed === undefined) {
+    return jsonRpcError(400, -32000, "Invalid event ID format");
+  }
+  const stop = new AbortController();
+  const encoder = new TextEncoder();
+  let last = parsed.seq;
+  let polls = 0;
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      while (!stop.signal.aborted) {
+        const found = await shared.after(record.id, parsed.streamId, last);
+        last = found.last;
+        if (found.events.length > 0) {
+          let answered = false;
+          for (const [id, message] of found.events) {
+            controller.enqueue(encoder.encode(
+              `event: message\nid: ${id}\ndata: ${JSON.stringify(message)}\n\n`,
+            ));
+            if (answerId(message) !== undefined) answered = true;
+          }
+          if (answered && parsed.streamId !== "_GET_stream") {
+            controller.close();
+            stop.abort();
+            await shared.dropStream(record.id, parsed.streamId).catch(() => {});
+          }
+          return;
+        }
+        // Now and then: is the session still there?
+        if (++polls % 20 === 0 && await shared.get(record.id) === undefined) {
+          controller.close();
+          return;
+        }
+        await shared.wait(record.id, shared.pollInterval, stop.signal);
+      }
+    },
+    cancel() {
+      stop.abort();
+    },
+  }, { highWaterMark: 0 });
+  return new Response(body, {
+    headers: {
+      "content-type": "text/event-stream",
+      "cache-control": "no-cache, no-transform",
+      "mcp-session-id": record.id,
+    },
+  });
+}
+
 function answerId(message: unknown): RequestId | undefined {
   const m = message as { id?: unknown; result?: unknown; error?: unknown };
   if (m.result === undefined && m.error === undefined) return undefined;
@@ -424,7 +633,7 @@ function isEventStream(response: Response): boolean {
 
 /** Ends a session: its kept events go, its server (and transport) closes. */
 async function end(session: Session): Promise<void> {
-  session.events?.clear();
+  if (session.events instanceof SessionEventStore) session.events.clear();
   await session.server.close().catch(() => {});
 }
 
