@@ -151,8 +151,8 @@ export { httpHandler } from "./src/runtime/http/handler.ts";
 export type {
   HttpHandler,
   HttpHandlerOptions,
-  HttpRequestInfo,
   HttpHandlerStats,
+  HttpRequestInfo,
 } from "./src/runtime/http/handler.ts";
 export type { RemoteAddress } from "./src/runtime/http/guard.ts";
 export { kvStore } from "./src/runtime/http/kv_store.ts";
