@@ -2,7 +2,7 @@
  * The server process of `bench/http_bench.ts`: one contender on
  * 127.0.0.1, port 0, printing its port on stdout, serving until killed.
  *
- *     deno run -A bench/_http_bench_server.ts <weft|sdk> <stateless|reuse|sessions>
+ *     deno run -A bench/_http_bench_server.ts <weft|sdk> <stateless|reuse|sessions|kv>
  *
  * Both contenders serve the same SDK `Server` (ten tools exported with
  * `exportTools`), so the difference is the HTTP layer: `httpHandler`
@@ -23,6 +23,7 @@ import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { tool } from "../src/core/tool.ts";
 import { exportTools } from "../src/mcp/export.ts";
 import { httpHandler } from "../src/runtime/http/handler.ts";
+import { kvStore } from "../src/runtime/http/kv_store.ts";
 
 const input = z.object({ text: z.string() });
 const tools = Array.from({ length: 10 }, (_, i) =>
@@ -71,9 +72,27 @@ function sdkSessions(): (req: Request) => Promise<Response> {
   };
 }
 
+async function weftKv(): Promise<(req: Request) => Promise<Response>> {
+  // A fresh KV file per run, removed when the process ends.
+  const dir = await Deno.makeTempDir();
+  const kv = await Deno.openKv(`${dir}/bench.kv`);
+  globalThis.addEventListener("unload", () => {
+    kv.close();
+    Deno.removeSync(dir, { recursive: true });
+  });
+  Deno.addSignalListener("SIGTERM", () => Deno.exit(0));
+  return httpHandler(newServer, {
+    sessions: true,
+    store: kvStore(kv),
+    maxSessions: 100_000,
+  });
+}
+
 const [side, mode] = Deno.args;
 const handler = side === "sdk"
   ? (mode === "sessions" ? sdkSessions() : sdkStateless())
+  : mode === "kv"
+  ? await weftKv()
   : httpHandler(newServer, {
     sessions: mode === "sessions",
     reuseServers: mode === "reuse",

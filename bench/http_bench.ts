@@ -8,7 +8,8 @@
  *     deno run -A bench/http_bench.ts --skip-client      # the server table only
  *
  * Server table: for each mode (stateless; `reuse`, stateless with
- * `reuseServers: true`; sessions) and each load (10, 100,
+ * `reuseServers: true`; sessions; kv, sessions in a Deno KV file, against
+ * the SDK's in-memory sessions) and each load (10, 100,
  * 500 concurrent clients, each sending `tools/call` back to back over
  * keep-alive connections), every round starts each contender in its own
  * process (`bench/_http_bench_server.ts`) and loads it for `--seconds`; the
@@ -53,7 +54,7 @@ function flags(args: string[]): Flags {
     seconds: Number(get("seconds") ?? 2),
     rounds: Number(get("rounds") ?? 3),
     clients: (get("clients") ?? "10,100,500").split(",").map(Number),
-    modes: (get("modes") ?? "stateless,reuse,sessions").split(","),
+    modes: (get("modes") ?? "stateless,reuse,sessions,kv").split(","),
     skipClient: args.includes("--skip-client"),
     skipServer: args.includes("--skip-server"),
     calls: Number(get("calls") ?? 300),
@@ -91,7 +92,7 @@ interface Running {
 
 async function start(side: string, mode: string): Promise<Running> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", SERVER, side, mode],
+    args: ["run", "-A", "--quiet", "--unstable-kv", SERVER, side, mode],
     stdout: "piped",
     stderr: "inherit",
   }).spawn();
