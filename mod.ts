@@ -158,6 +158,9 @@ export type { RemoteAddress } from "./src/runtime/http/guard.ts";
 export { kvStore } from "./src/runtime/http/kv_store.ts";
 export type {
   HttpSessionStore,
+  KvAtomicLike,
+  KvEntryLike,
+  KvKeyLike,
   KvLike,
   KvStoreOptions,
 } from "./src/runtime/http/kv_store.ts";

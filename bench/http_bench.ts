@@ -163,7 +163,7 @@ async function load(
 ): Promise<Round> {
   const server = await start(side, mode);
   try {
-    const headers = mode === "stateless"
+    const headers = mode === "stateless" || mode === "reuse"
       ? await Promise.all(
         Array.from({ length: clients }, () => ({
           ...HEADERS,
