@@ -156,34 +156,46 @@ export class KvSessionBackend implements HttpSessionStore {
 
   /**
    * Stores a new session's record unless `max` live sessions exist (over
-   * every instance); resolves to whether it was stored. Expired records met
-   * on the way are removed.
+   * every instance); resolves to whether it was stored. A shared count
+   * guards the cap; when it reaches the cap it is recounted from the live
+   * records (expired ones are removed on the way), so records KV expired
+   * on its own do not hold slots.
    */
   async create(record: SessionRecord, max: number): Promise<boolean> {
-    const gen = this.#key("gen");
-    for (let attempt = 0; attempt < 10; attempt++) {
-      const version = await this.#kv.get<number>(gen);
-      let live = 0;
-      const now = Date.now();
-      for await (
-        const entry of this.#kv.list<SessionRecord>({
-          prefix: this.#key("s"),
-        })
-      ) {
-        if (entry.value.expiresAt <= now) {
-          await this.remove(entry.value.id);
-        } else if (++live >= max) return false;
-      }
+    const countKey = this.#key("count");
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const count = await this.#kv.get<number>(countKey);
+      let n = count.value ?? 0;
+      if (n >= max) n = await this.#recount();
+      if (n >= max) return false;
       const result = await this.#kv.atomic()
-        .check({ key: gen, versionstamp: version.versionstamp })
-        .set(gen, (version.value ?? 0) + 1)
+        .check({ key: countKey, versionstamp: count.versionstamp })
+        .set(countKey, n + 1)
         .set(this.#key("s", record.id), record, {
-          expireIn: record.expiresAt - now,
+          expireIn: record.expiresAt - Date.now(),
         })
         .commit();
       if (result.ok) return true;
+      // Another instance counted at the same time: again, a little later.
+      await new Promise((resolve) =>
+        setTimeout(resolve, Math.random() * Math.min(50, 2 * (attempt + 1)))
+      );
     }
-    return false;
+    throw new Error("kvStore: could not reserve a session slot (contention)");
+  }
+
+  async #recount(): Promise<number> {
+    let live = 0;
+    const now = Date.now();
+    for await (
+      const entry of this.#kv.list<SessionRecord>({ prefix: this.#key("s") })
+    ) {
+      if (entry.value.expiresAt <= now) {
+        await this.#kv.delete(entry.key as KvKeyLike);
+      } else live++;
+    }
+    await this.#kv.set(this.#key("count"), live);
+    return live;
   }
 
   /** Moves a session's expiry on (it was used). */
@@ -196,7 +208,25 @@ export class KvSessionBackend implements HttpSessionStore {
 
   /** Ends a session on every instance: its record and events go. */
   async remove(id: string): Promise<void> {
-    await this.#kv.delete(this.#key("s", id));
+    const key = this.#key("s", id);
+    const countKey = this.#key("count");
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const [record, count] = await Promise.all([
+        this.#kv.get(key),
+        this.#kv.get<number>(countKey),
+      ]);
+      if (record.versionstamp === null) break;
+      const result = await this.#kv.atomic()
+        .check({ key, versionstamp: record.versionstamp })
+        .check({ key: countKey, versionstamp: count.versionstamp })
+        .delete(key)
+        .set(countKey, Math.max(0, (count.value ?? 1) - 1))
+        .commit();
+      if (result.ok) break;
+      await new Promise((resolve) =>
+        setTimeout(resolve, Math.random() * Math.min(50, 2 * (attempt + 1)))
+      );
+    }
     for await (const entry of this.#kv.list({ prefix: this.#key("e", id) })) {
       await this.#kv.delete(entry.key as KvKeyLike);
     }
