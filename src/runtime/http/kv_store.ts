@@ -265,11 +265,41 @@ export class KvSessionBackend implements HttpSessionStore {
       // gets the event; a resumption would miss it.
       this.onStoreError?.(error);
     }
+    this.#remember(`${id}/${streamId}`, seq);
     return `${streamId}/${seq}`;
+  }
+
+  // The sequences this instance stored per stream (newest 10,000 streams),
+  // so dropping a delivered stream's events needs no listing.
+  readonly #written = new Map<string, string[]>();
+
+  #remember(stream: string, seq: string): void {
+    const seqs = this.#written.get(stream);
+    if (seqs !== undefined) {
+      seqs.push(seq);
+      return;
+    }
+    if (this.#written.size >= 10_000) {
+      this.#written.delete(this.#written.keys().next().value!);
+    }
+    this.#written.set(stream, [seq]);
   }
 
   /** Drops the stored events of `streamId` in session `id`. */
   async dropStream(id: string, streamId: StreamId): Promise<void> {
+    const known = this.#written.get(`${id}/${streamId}`);
+    if (known !== undefined) {
+      this.#written.delete(`${id}/${streamId}`);
+      // In chunks: an atomic operation takes at most 1,000 mutations.
+      for (let at = 0; at < known.length; at += 500) {
+        const atomic = this.#kv.atomic();
+        for (const seq of known.slice(at, at + 500)) {
+          atomic.delete(this.#key("e", id, seq));
+        }
+        await atomic.commit();
+      }
+      return;
+    }
     for await (
       const entry of this.#kv.list<StoredEvent>({ prefix: this.#key("e", id) })
     ) {
