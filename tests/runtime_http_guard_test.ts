@@ -211,3 +211,38 @@ Deno.test("checkRebinding names each refusal in our words", () => {
     undefined,
   );
 });
+
+Deno.test("DNS rebinding: a refused Host is logged once, naming the value, the rule and allowedHosts", async () => {
+  const warned: string[] = [];
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => void warned.push(args.join(" "));
+  try {
+    const handler = httpHandler(() => buildToolServer());
+    for (let i = 0; i < 3; i++) {
+      const res = await handler(
+        new Request("http://0.0.0.0:8000/mcp", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: INITIALIZE,
+        }),
+      );
+      assert.equal(res.status, 403);
+      await res.body?.cancel();
+    }
+    const origin = await handler(
+      new Request("http://localhost/mcp", {
+        method: "POST",
+        headers: { origin: "https://app.example" },
+        body: INITIALIZE,
+      }),
+    );
+    assert.equal(origin.status, 403);
+    await origin.body?.cancel();
+    assert.deepEqual(warned, [
+      'httpHandler: HTTP request refused (403): Host is not a loopback name on a local request: "0.0.0.0:8000"; DNS-rebinding protection refuses it — to accept it, list it in the allowedHosts option (logged once)',
+      'httpHandler: HTTP request refused (403): Origin is not a loopback origin: "https://app.example"; DNS-rebinding protection refuses it — to accept it, list it in the allowedOrigins option (logged once)',
+    ]);
+  } finally {
+    console.warn = warn;
+  }
+});
