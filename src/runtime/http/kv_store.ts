@@ -38,6 +38,8 @@ export interface KvAtomicLike {
   set(key: KvKeyLike, value: unknown, options?: { expireIn?: number }): this;
   /** Deletes a key. */
   delete(key: KvKeyLike): this;
+  /** Adds `n` to a 64-bit counter, modulo 2^64 (never conflicts). */
+  sum(key: KvKeyLike, n: bigint): this;
   /** Commits; `ok` is false when a check failed. */
   commit(): Promise<{ readonly ok: boolean }>;
 }
@@ -103,6 +105,9 @@ export interface SessionRecord {
   readonly expiresAt: number;
 }
 
+/** -1 as a 64-bit counter's addend (sums wrap modulo 2^64). */
+const MINUS_ONE = (1n << 64n) - 1n;
+
 /** One stored event. */
 interface StoredEvent {
   readonly streamId: StreamId;
@@ -156,34 +161,31 @@ export class KvSessionBackend implements HttpSessionStore {
 
   /**
    * Stores a new session's record unless `max` live sessions exist (over
-   * every instance); resolves to whether it was stored. A shared count
-   * guards the cap; when it reaches the cap it is recounted from the live
-   * records (expired ones are removed on the way), so records KV expired
-   * on its own do not hold slots.
+   * every instance); resolves to whether it was stored. A shared 64-bit
+   * count (summed, so concurrent opens never conflict) guards the cap; past
+   * the cap it is recounted from the live records (expired ones removed on
+   * the way, so records KV expired on its own hold no slot), and an open
+   * that still does not fit takes its record back.
    */
   async create(record: SessionRecord, max: number): Promise<boolean> {
     const countKey = this.#key("count");
-    for (let attempt = 0; attempt < 100; attempt++) {
-      const count = await this.#kv.get<number>(countKey);
-      let n = count.value ?? 0;
-      if (n >= max) n = await this.#recount();
-      if (n >= max) return false;
-      const result = await this.#kv.atomic()
-        .check({ key: countKey, versionstamp: count.versionstamp })
-        .set(countKey, n + 1)
-        .set(this.#key("s", record.id), record, {
-          expireIn: record.expiresAt - Date.now(),
-        })
-        .commit();
-      if (result.ok) return true;
-      // Another instance counted at the same time: again, a little later.
-      await new Promise((resolve) =>
-        setTimeout(resolve, Math.random() * Math.min(50, 2 * (attempt + 1)))
-      );
-    }
-    throw new Error("kvStore: could not reserve a session slot (contention)");
+    const key = this.#key("s", record.id);
+    await this.#kv.atomic()
+      .sum(countKey, 1n)
+      .set(key, record, { expireIn: record.expiresAt - Date.now() })
+      .commit();
+    if (await this.#count() <= max) return true;
+    if (await this.#recount() <= max) return true;
+    await this.#kv.atomic().delete(key).sum(countKey, MINUS_ONE).commit();
+    return false;
   }
 
+  async #count(): Promise<number> {
+    const entry = await this.#kv.get<{ value: bigint }>(this.#key("count"));
+    return Number(entry.value?.value ?? 0n);
+  }
+
+  /** Counts the live records, removing expired ones; sets the count to it. */
   async #recount(): Promise<number> {
     let live = 0;
     const now = Date.now();
@@ -194,7 +196,10 @@ export class KvSessionBackend implements HttpSessionStore {
         await this.#kv.delete(entry.key as KvKeyLike);
       } else live++;
     }
-    await this.#kv.set(this.#key("count"), live);
+    const delta = BigInt(live - await this.#count());
+    await this.#kv.atomic()
+      .sum(this.#key("count"), BigInt.asUintN(64, delta))
+      .commit();
     return live;
   }
 
@@ -209,23 +214,13 @@ export class KvSessionBackend implements HttpSessionStore {
   /** Ends a session on every instance: its record and events go. */
   async remove(id: string): Promise<void> {
     const key = this.#key("s", id);
-    const countKey = this.#key("count");
-    for (let attempt = 0; attempt < 100; attempt++) {
-      const [record, count] = await Promise.all([
-        this.#kv.get(key),
-        this.#kv.get<number>(countKey),
-      ]);
-      if (record.versionstamp === null) break;
-      const result = await this.#kv.atomic()
+    const record = await this.#kv.get(key);
+    if (record.versionstamp !== null) {
+      await this.#kv.atomic()
         .check({ key, versionstamp: record.versionstamp })
-        .check({ key: countKey, versionstamp: count.versionstamp })
         .delete(key)
-        .set(countKey, Math.max(0, (count.value ?? 1) - 1))
+        .sum(this.#key("count"), MINUS_ONE)
         .commit();
-      if (result.ok) break;
-      await new Promise((resolve) =>
-        setTimeout(resolve, Math.random() * Math.min(50, 2 * (attempt + 1)))
-      );
     }
     for await (const entry of this.#kv.list({ prefix: this.#key("e", id) })) {
       await this.#kv.delete(entry.key as KvKeyLike);
