@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { isRawJson } from "../src/core/json.ts";
 import { RawNumberCodec } from "../src/runtime/client/raw_number_codec.ts";
 import { SseDataRewriter } from "../src/runtime/client/sse_rewriter.ts";
+import { postedRequestId } from "../src/runtime/client/_message_ids.ts";
 
 async function rewrite(
   chunks: string[],
@@ -89,4 +90,27 @@ Deno.test("SseDataRewriter passes an event cut off by the end of the stream thro
     (d) => d.toUpperCase(),
   );
   assert.equal(text, "data: DONE\n\ndata: cut");
+});
+
+Deno.test("postedRequestId reads the SDK's request id off the body's end, else parses", () => {
+  const request = JSON.stringify({
+    method: "tools/call",
+    params: { arguments: { id: 9 } },
+    jsonrpc: "2.0",
+    id: 42,
+  });
+  assert.equal(postedRequestId({ method: "POST", body: request }), 42);
+  const named = JSON.stringify({ method: "x", jsonrpc: "2.0", id: "abc" });
+  assert.equal(postedRequestId({ method: "POST", body: named }), "abc");
+  // A notification whose params end like a request's tail has no id.
+  const notification = JSON.stringify({
+    method: "n",
+    params: { x: ',"jsonrpc":"2.0","id":3}' },
+    jsonrpc: "2.0",
+  });
+  assert.equal(
+    postedRequestId({ method: "POST", body: notification }),
+    undefined,
+  );
+  assert.equal(postedRequestId({ method: "GET" }), undefined);
 });

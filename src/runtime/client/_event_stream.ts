@@ -6,7 +6,7 @@
  * @module
  */
 
-import { SseDataRewriter } from "./sse_rewriter.ts";
+import { SseRewriterState } from "./sse_rewriter.ts";
 
 /** What {@link watchEventStream} does with the stream. */
 export interface EventStreamWatch {
@@ -39,26 +39,44 @@ export function watchEventStream(
   body: ReadableStream<Uint8Array>,
   watch: EventStreamWatch,
 ): WatchedEventStream {
-  const rewriter = new SseDataRewriter(watch.rewrite);
-  const reader = body
-    .pipeThrough(new TextDecoderStream())
-    .pipeThrough(rewriter)
-    .pipeThrough(new TextEncoderStream())
-    .getReader();
+  // One stream, no pipeline: bytes decoded, rewritten and encoded in the
+  // pull that reads them.
+  const state = new SseRewriterState(watch.rewrite);
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  const encoder = new TextEncoder();
+  let out = "";
+  const sink = { enqueue: (text: string) => void (out += text) };
+  const take = (): string => {
+    const text = out;
+    out = "";
+    return text;
+  };
   const stream = new ReadableStream<Uint8Array>({
     pull: async (controller) => {
-      let chunk: ReadableStreamReadResult<Uint8Array>;
-      try {
-        chunk = await reader.read();
-      } catch (error) {
-        if (watch.quiet() || watch.ended(true, rewriter.lastEventId, error)) {
+      for (;;) {
+        let chunk: ReadableStreamReadResult<Uint8Array>;
+        try {
+          chunk = await reader.read();
+        } catch (error) {
+          if (watch.quiet() || watch.ended(true, state.lastEventId, error)) {
+            controller.close();
+          } else controller.error(error);
+          return;
+        }
+        if (chunk.done) {
+          state.push(decoder.decode(), sink);
+          state.end(sink);
+          const rest = take();
+          if (rest !== "") controller.enqueue(encoder.encode(rest));
+          watch.ended(false, state.lastEventId);
           controller.close();
-        } else controller.error(error);
-        return;
+          return;
+        }
+        state.push(decoder.decode(chunk.value, { stream: true }), sink);
+        const text = take();
+        if (text !== "") return controller.enqueue(encoder.encode(text));
       }
-      if (!chunk.done) return controller.enqueue(chunk.value);
-      watch.ended(false, rewriter.lastEventId);
-      controller.close();
     },
     cancel: (reason) => reader.cancel(reason),
   });

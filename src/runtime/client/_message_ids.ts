@@ -44,9 +44,18 @@ export function postedRequestId(
   if (init?.method !== "POST" || typeof init.body !== "string") {
     return undefined;
   }
+  // The SDK writes a request as `{"method":…,"jsonrpc":"2.0","id":<n>}`:
+  // read the id off its end without parsing the whole body.
+  const body = init.body;
+  if (body.startsWith('{"method":"')) {
+    const tail = SDK_REQUEST_TAIL.exec(body.slice(-40));
+    if (tail !== null) return Number(tail[1]);
+  }
   try {
-    return requestIdOf(JSON.parse(init.body));
+    return requestIdOf(JSON.parse(body));
   } catch {
     return undefined;
   }
 }
+
+const SDK_REQUEST_TAIL = /,"jsonrpc":"2\.0","id":(0|[1-9][0-9]{0,14})\}$/;
