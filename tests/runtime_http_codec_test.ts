@@ -4,7 +4,10 @@ import assert from "node:assert/strict";
 import { isRawJson } from "../src/core/json.ts";
 import { RawNumberCodec } from "../src/runtime/client/raw_number_codec.ts";
 import { SseDataRewriter } from "../src/runtime/client/sse_rewriter.ts";
-import { postedRequestId } from "../src/runtime/client/_message_ids.ts";
+import {
+  answeredId,
+  postedRequestId,
+} from "../src/runtime/client/_message_ids.ts";
 
 async function rewrite(
   chunks: string[],
@@ -113,4 +116,20 @@ Deno.test("postedRequestId reads the SDK's request id off the body's end, else p
     undefined,
   );
   assert.equal(postedRequestId({ method: "GET" }), undefined);
+});
+
+Deno.test("answeredId reads an SDK response's id off its end, else parses; non-responses have none", () => {
+  const fail = () => {
+    throw new Error("parsed");
+  };
+  assert.equal(
+    answeredId('{"result":{"tools":[]},"jsonrpc":"2.0","id":7}', fail),
+    7,
+  );
+  const other = '{"jsonrpc":"2.0","id":"x","result":{}}';
+  assert.equal(answeredId(other, () => JSON.parse(other)), "x");
+  assert.equal(
+    answeredId('{"method":"notifications/message","jsonrpc":"2.0"}', fail),
+    undefined,
+  );
 });

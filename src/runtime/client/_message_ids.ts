@@ -59,3 +59,19 @@ export function postedRequestId(
 }
 
 const SDK_REQUEST_TAIL = /,"jsonrpc":"2\.0","id":(0|[1-9][0-9]{0,14})\}$/;
+
+/**
+ * The id a response's JSON text answers, read off its end when it has the
+ * SDK's shape (`{"result":…,"jsonrpc":"2.0","id":<n>}`), else parsed.
+ */
+export function answeredId(
+  text: string,
+  parse: () => unknown,
+): RequestId | undefined {
+  if (text.startsWith('{"result":')) {
+    const tail = SDK_REQUEST_TAIL.exec(text.slice(-40));
+    if (tail !== null) return Number(tail[1]);
+  }
+  if (!text.includes('"result"') && !text.includes('"error"')) return undefined;
+  return responseIdOf(parse());
+}

@@ -22,6 +22,7 @@ import {
 import { ConnectionLostError } from "../errors.ts";
 import { RawNumberCodec } from "./raw_number_codec.ts";
 import {
+  answeredId,
   cancelledIdOf,
   postedRequestId,
   type RequestId,
@@ -205,7 +206,7 @@ export class LosslessHttpTransport implements Transport {
       rewrite: (data) => {
         const encoded = this.#codec.encode(data);
         if (waiting.length > 0) {
-          const answered = responseIdOf(encoded.value);
+          const answered = answeredId(data, () => encoded.value);
           if (answered !== undefined && waiting.includes(answered)) {
             const call = this.#calls.get(answered);
             if (call !== undefined) call.answered = true;
