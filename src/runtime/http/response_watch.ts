@@ -147,9 +147,11 @@ function relay(
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       for (;;) {
-        const next = queue.shift();
-        if (next !== undefined) {
-          queued -= next.byteLength;
+        if (queue.length > 0) {
+          // Everything waiting goes as one chunk: one write, not several.
+          const next = queue.length === 1 ? queue[0] : concat(queue, queued);
+          queue.length = 0;
+          queued = 0;
           controller.enqueue(next);
           return;
         }
@@ -170,4 +172,14 @@ function relay(
       return reader.cancel(reason);
     },
   }, { highWaterMark: 0 });
+}
+
+function concat(parts: Uint8Array[], size: number): Uint8Array {
+  const all = new Uint8Array(size);
+  let at = 0;
+  for (const part of parts) {
+    all.set(part, at);
+    at += part.byteLength;
+  }
+  return all;
 }
