@@ -87,6 +87,7 @@ export { connectStdio } from "./src/runtime/process/connect_stdio.ts";
 export type { ConnectStdioOptions } from "./src/runtime/process/connect_stdio.ts";
 export { httpHandler } from "./src/runtime/http/handler.ts";
 export type { HttpHandlerOptions } from "./src/runtime/http/handler.ts";
+export { kvStore } from "./src/runtime/http/kv_store.ts";
 export { connectHttp } from "./src/runtime/client/connect_http.ts";
 export type { ConnectHttpOptions } from "./src/runtime/client/connect_http.ts";
 export { McpClient } from "./src/runtime/client/disposable_client.ts";

@@ -34,8 +34,25 @@ export { httpHandler } from "./src/runtime/http/handler.ts";
 export type {
   HttpHandler,
   HttpHandlerOptions,
+  HttpHandlerStats,
   HttpRequestInfo,
 } from "./src/runtime/http/handler.ts";
+export { kvStore } from "./src/runtime/http/kv_store.ts";
+export type {
+  HttpSessionStore,
+  KvAtomicLike,
+  KvEntryLike,
+  KvKeyLike,
+  KvLike,
+  KvStoreOptions,
+} from "./src/runtime/http/kv_store.ts";
+export {
+  DEFAULT_BODY_TIMEOUT,
+  DEFAULT_MAX_BODY_DEPTH,
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_MAX_UNREAD_BYTES,
+  DEFAULT_SESSION_EVENT_BYTES,
+} from "./src/runtime/http/limits.ts";
 export type { RemoteAddress } from "./src/runtime/http/guard.ts";
 export { DEFAULT_SESSION_IDLE_TIMEOUT } from "./src/runtime/http/sessions.ts";
 export { DEFAULT_SESSION_EVENTS } from "./src/runtime/http/event_store.ts";

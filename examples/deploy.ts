@@ -1,9 +1,16 @@
 /**
- * The example server on Deno Deploy (or `deno serve`): stateless Streamable
- * HTTP, a fresh `newServer()` per request, so any instance can answer any
- * request and the single-use scripted agent is new every time.
+ * The example server on Deno Deploy (or `deno serve`). Two ways to run it:
  *
- *     deno serve -A examples/deploy.ts    # local: http://localhost:8000/
+ * - Stateless (the default): a fresh `newServer()` per request, so any
+ *   instance can answer any request and the single-use scripted agent is
+ *   new every time.
+ * - Sessions in Deno KV (`MCP_SESSIONS=kv`): `Mcp-Session-Id`, resumable
+ *   streams and DELETE, with the sessions in `Deno.openKv()` — a local file
+ *   here, the database every isolate shares on Deno Deploy — so any
+ *   instance serves any session.
+ *
+ *     deno serve -A examples/deploy.ts                            # stateless
+ *     MCP_SESSIONS=kv deno serve -A --unstable-kv examples/deploy.ts
  *
  * Every path serves MCP. The handler's DNS-rebinding rule refuses a
  * non-loopback Origin header unless `allowedOrigins` names it; MCP clients
@@ -12,10 +19,20 @@
  * @module
  */
 
-import { httpHandler } from "../mod.ts";
+import { httpHandler, kvStore } from "../mod.ts";
+import type { KvLike } from "../runtime.ts";
 import { newServer } from "./server.ts";
 
+/** The session-mode handler with its sessions in `kv`. */
+export function kvSessions(kv: KvLike): Deno.ServeDefaultExport {
+  return {
+    fetch: httpHandler(newServer, { sessions: true, store: kvStore(kv) }),
+  };
+}
+
 /** The fetch handler Deno Deploy and `deno serve` call. */
-const app: Deno.ServeDefaultExport = { fetch: httpHandler(newServer) };
+const app: Deno.ServeDefaultExport = Deno.env.get("MCP_SESSIONS") === "kv"
+  ? kvSessions(await Deno.openKv())
+  : { fetch: httpHandler(newServer) };
 
 export default app;

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { importTools } from "../mod.ts";
 import { connectHttp } from "../src/runtime/client/connect_http.ts";
 import { connectStdio } from "../src/runtime/process/connect_stdio.ts";
-import deploy from "../examples/deploy.ts";
+import deploy, { kvSessions } from "../examples/deploy.ts";
 import { FINAL_TEXT, logSkipped, run } from "../examples/client.ts";
 import { hello } from "../examples/hello.ts";
 import { serveHttp } from "../examples/server.ts";
@@ -210,6 +210,55 @@ Deno.test("deploy.ts: its fetch serves initialize, tools/list and tools/call sta
     content: [{ type: "text", text: '{"id":"77","status":"shipped"}' }],
     structuredContent: { id: "77", status: "shipped" },
   });
+});
+
+Deno.test("deploy.ts kvSessions: a session opened on one instance is served by another", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const one = kvSessions(kv).fetch as DeployFetch;
+  const two = kvSessions(kv).fetch as DeployFetch;
+  const send = async (
+    fetch: DeployFetch,
+    body: unknown,
+    headers: Record<string, string> = {},
+  ) =>
+    await fetch(
+      new Request("https://weft-example.deno.dev/mcp", {
+        method: "POST",
+        headers: {
+          host: "weft-example.deno.dev",
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          ...headers,
+        },
+        body: JSON.stringify(body),
+      }),
+      DEPLOY_INFO,
+    );
+  try {
+    const init = await send(one, {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "deploy-test", version: "0" },
+      },
+    });
+    assert.equal(init.status, 200);
+    const sid = init.headers.get("mcp-session-id");
+    assert.ok(sid !== null);
+    await init.text();
+    const list = await send(two, {
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/list",
+    }, { "mcp-session-id": sid, "mcp-protocol-version": "2025-11-25" });
+    assert.equal(list.status, 200);
+    assert.match(await list.text(), /"name":"lookup_order"/);
+  } finally {
+    kv.close();
+  }
 });
 
 Deno.test("client.ts: two servers at once, prefixed, one call on each, then the final text", async (t) => {

@@ -4,6 +4,10 @@ import assert from "node:assert/strict";
 import { isRawJson } from "../src/core/json.ts";
 import { RawNumberCodec } from "../src/runtime/client/_raw_number_codec.ts";
 import { SseDataRewriter } from "../src/runtime/client/_sse_rewriter.ts";
+import {
+  answeredId,
+  postedRequestId,
+} from "../src/runtime/client/_message_ids.ts";
 
 async function rewrite(
   chunks: string[],
@@ -33,10 +37,24 @@ Deno.test("RawNumberCodec leaves text without big numbers byte for byte, and non
   const codec = new RawNumberCodec();
   const plain = '{ "x" : 1,  "y":"\\u00e9" }';
   assert.equal(codec.encode(plain).text, plain);
-  assert.deepEqual(codec.encode("not json"), {
-    text: "not json",
-    value: undefined,
-  });
+  const junk = codec.encode("not json");
+  assert.equal(junk.text, "not json");
+  assert.equal(junk.value, undefined);
+});
+
+Deno.test("RawNumberCodec: no large integer on the wire, no work — text as is, restore a no-op", () => {
+  const codec = new RawNumberCodec();
+  const plain = '{"jsonrpc":"2.0","id":3,"result":{"n":9007199254740991}}';
+  const encoded = codec.encode(plain);
+  assert.equal(encoded.text, plain);
+  assert.deepEqual(encoded.value, JSON.parse(plain), "parsed when asked");
+  const message = { a: { b: ["\u0000weft-raw-number:x:1"] } };
+  assert.equal(codec.restore(message), message);
+  assert.deepEqual(message, { a: { b: ["\u0000weft-raw-number:x:1"] } });
+  // Once a big number went through, restoring walks the values.
+  const big = codec.encode('{"n":12345678901234567890}');
+  const restored = codec.restore(JSON.parse(big.text)) as { n: unknown };
+  assert.ok(isRawJson(restored.n));
 });
 
 Deno.test("RawNumberCodec markers are per codec: another codec's marker is an ordinary string", () => {
@@ -75,4 +93,43 @@ Deno.test("SseDataRewriter passes an event cut off by the end of the stream thro
     (d) => d.toUpperCase(),
   );
   assert.equal(text, "data: DONE\n\ndata: cut");
+});
+
+Deno.test("postedRequestId reads the SDK's request id off the body's end, else parses", () => {
+  const request = JSON.stringify({
+    method: "tools/call",
+    params: { arguments: { id: 9 } },
+    jsonrpc: "2.0",
+    id: 42,
+  });
+  assert.equal(postedRequestId({ method: "POST", body: request }), 42);
+  const named = JSON.stringify({ method: "x", jsonrpc: "2.0", id: "abc" });
+  assert.equal(postedRequestId({ method: "POST", body: named }), "abc");
+  // A notification whose params end like a request's tail has no id.
+  const notification = JSON.stringify({
+    method: "n",
+    params: { x: ',"jsonrpc":"2.0","id":3}' },
+    jsonrpc: "2.0",
+  });
+  assert.equal(
+    postedRequestId({ method: "POST", body: notification }),
+    undefined,
+  );
+  assert.equal(postedRequestId({ method: "GET" }), undefined);
+});
+
+Deno.test("answeredId reads an SDK response's id off its end, else parses; non-responses have none", () => {
+  const fail = () => {
+    throw new Error("parsed");
+  };
+  assert.equal(
+    answeredId('{"result":{"tools":[]},"jsonrpc":"2.0","id":7}', fail),
+    7,
+  );
+  const other = '{"jsonrpc":"2.0","id":"x","result":{}}';
+  assert.equal(answeredId(other, () => JSON.parse(other)), "x");
+  assert.equal(
+    answeredId('{"method":"notifications/message","jsonrpc":"2.0"}', fail),
+    undefined,
+  );
 });

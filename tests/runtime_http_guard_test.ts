@@ -24,7 +24,7 @@ Deno.test("DNS rebinding: a local request naming another Host is refused with 40
     assert.ok(evil.startsWith("HTTP/1.1 403"), evil);
     assert.ok(
       evil.endsWith(
-        '{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Forbidden: Host header not allowed"}}',
+        '{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Forbidden: the Host header is not localhost, 127.0.0.1 or [::1], which DNS-rebinding protection requires of a request from this machine; list the host in the allowedHosts option to accept it"}}',
       ),
       evil,
     );
@@ -60,7 +60,7 @@ Deno.test("DNS rebinding: a foreign Origin is refused; allowedOrigins and allowe
     assert.equal(res.status, 403);
     assert.equal(
       await res.text(),
-      '{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Forbidden: Origin header not allowed"}}',
+      '{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Forbidden: the Origin header is not a loopback origin, which DNS-rebinding protection requires; list the origin in the allowedOrigins option to accept it"}}',
     );
     const local = await post(listening.url, INITIALIZE, {
       origin: `http://localhost:${listening.port}`,
@@ -149,7 +149,7 @@ Deno.test("DNS rebinding: without a Host header the request URL's host is judged
   assert.equal(foreign.status, 403);
   assert.equal(
     await foreign.text(),
-    '{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Forbidden: Host header not allowed"}}',
+    '{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Forbidden: the Host header is not localhost, 127.0.0.1 or [::1], which DNS-rebinding protection requires of a request from this machine; list the host in the allowedHosts option to accept it"}}',
   );
   // A Host header, when present, wins over the URL.
   const named = await call("http://localhost/mcp", { host: "evil.example" });
@@ -210,4 +210,39 @@ Deno.test("checkRebinding names each refusal in our words", () => {
     checkRebinding(req({ host: "localhost:9" }), undefined, {}),
     undefined,
   );
+});
+
+Deno.test("DNS rebinding: a refused Host is logged once, naming the value, the rule and allowedHosts", async () => {
+  const warned: string[] = [];
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => void warned.push(args.join(" "));
+  try {
+    const handler = httpHandler(() => buildToolServer());
+    for (let i = 0; i < 3; i++) {
+      const res = await handler(
+        new Request("http://0.0.0.0:8000/mcp", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: INITIALIZE,
+        }),
+      );
+      assert.equal(res.status, 403);
+      await res.body?.cancel();
+    }
+    const origin = await handler(
+      new Request("http://localhost/mcp", {
+        method: "POST",
+        headers: { origin: "https://app.example" },
+        body: INITIALIZE,
+      }),
+    );
+    assert.equal(origin.status, 403);
+    await origin.body?.cancel();
+    assert.deepEqual(warned, [
+      'httpHandler: HTTP request refused (403): Host is not a loopback name on a local request: "0.0.0.0:8000"; DNS-rebinding protection refuses it — to accept it, list it in the allowedHosts option (logged once)',
+      'httpHandler: HTTP request refused (403): Origin is not a loopback origin: "https://app.example"; DNS-rebinding protection refuses it — to accept it, list it in the allowedOrigins option (logged once)',
+    ]);
+  } finally {
+    console.warn = warn;
+  }
 });

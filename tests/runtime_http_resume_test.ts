@@ -396,3 +396,37 @@ Deno.test("SessionEventStore: ids name their stream, the ring drops the oldest, 
   await store.replayEventsAfter(ids[0], { send });
   assert.deepEqual(sent, []);
 });
+
+Deno.test("nothing lost: a dropped resumable stream does not cancel its call; the answer comes on resume", async () => {
+  await withListener({}, async (listening) => {
+    const sid = await openSession(listening);
+    const controller = new AbortController();
+    const res = await fetch(listening.url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-session-id": sid,
+        "mcp-protocol-version": MODERN,
+      },
+      body: callWait(300),
+      signal: controller.signal,
+    });
+    const events = new Events(res.body!);
+    const priming = await events.next();
+    assert.ok(priming?.id !== undefined, "the stream is primed");
+    await listening.started;
+    controller.abort(); // the client loses the stream mid-call
+    await events.cancel();
+    await new Promise((resolve) => setTimeout(resolve, 500)); // the tool answers meanwhile
+    assert.equal(listening.wasAborted(), false, "a drop is no cancellation");
+    const replay = new Events((await resume(listening, sid, priming.id)).body!);
+    const answer = await replay.next();
+    assert.deepEqual(JSON.parse(answer!.data), {
+      result: { content: [{ type: "text", text: "waited" }] },
+      jsonrpc: "2.0",
+      id: 7,
+    });
+    await replay.cancel();
+  });
+});

@@ -192,7 +192,7 @@ export class Agent {
    * ```ts
    * import assert from "node:assert/strict";
    * import { Agent } from "@weft/mcp";
- * import { userMessage } from "@weft/mcp/core";
+   * import { userMessage } from "@weft/mcp/core";
    * import { say, script } from "@weft/mcp/testing";
    *
    * const agent = new Agent(script(say("Hi, Ada."), say("Your name is Ada.")));

@@ -136,9 +136,11 @@ export class ServerExitError extends ConnectionLostError {
 
 /**
  * The HTTP handler refused a request before it reached a server: a body over
- * the cap (413), a Host or Origin that fails the DNS-rebinding check (403).
- * Reported through the handler's `onerror`; the client sees a JSON-RPC error
- * body with a fixed message.
+ * the cap (413), a body too slow (408) or nested too deep (400), a malformed
+ * Host (400), a Host or Origin that fails the DNS-rebinding check (403), an
+ * `initialize` past `maxSessions` (503); 499 names a client that went away
+ * mid-body. Reported through the handler's `onerror`; the client sees a
+ * JSON-RPC error body with a fixed message.
  */
 export class HttpRefusalError extends Error {
   /** The HTTP status the client got. */

@@ -21,9 +21,15 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { ConnectionLostError } from "../errors.ts";
 import { RawNumberCodec } from "./_raw_number_codec.ts";
-import { SseDataRewriter } from "./_sse_rewriter.ts";
-
-type RequestId = string | number;
+import {
+  answeredId,
+  cancelledIdOf,
+  postedRequestId,
+  type RequestId,
+  requestIdOf,
+  responseIdOf,
+} from "./_message_ids.ts";
+import { watchEventStream } from "./_event_stream.ts";
 
 /** What the transport tracks of one request in flight. */
 interface Call {
@@ -196,60 +202,52 @@ export class LosslessHttpTransport implements Transport {
     waiting: readonly RequestId[],
     post: Call | undefined,
   ): ReadableStream<Uint8Array> {
-    const rewriter = new SseDataRewriter((data) => {
-      const encoded = this.#codec.encode(data);
-      const answered = responseIdOf(encoded.value);
-      if (answered !== undefined && waiting.includes(answered)) {
-        const call = this.#calls.get(answered);
-        if (call !== undefined) call.answered = true;
-      }
-      return encoded.text;
+    const watched = watchEventStream(body, {
+      rewrite: (data) => {
+        const encoded = this.#codec.encode(data);
+        if (waiting.length > 0) {
+          const answered = answeredId(data, () => encoded.value);
+          if (answered !== undefined && waiting.includes(answered)) {
+            const call = this.#calls.get(answered);
+            if (call !== undefined) call.answered = true;
+          }
+        }
+        return encoded.text;
+      },
+      ended: (broken, lastEventId, cause) =>
+        this.#ended(waiting, broken, lastEventId, cause),
+      quiet: () => post?.dropped === true || this.#closed,
     });
-    const reader = body
-      .pipeThrough(new TextDecoderStream())
-      .pipeThrough(rewriter)
-      .pipeThrough(new TextEncoderStream())
-      .getReader();
     if (post !== undefined) {
-      post.drop = () =>
-        void reader.cancel(new Error("request cancelled")).catch(() => {});
+      post.drop = () => watched.cancel(new Error("request cancelled"));
       if (post.dropped) post.drop();
     }
-    // Resolves to whether some call was failed here (then the stream ends quietly).
-    const ended = (broken: boolean, cause?: unknown): boolean => {
-      if (this.#closed) return false;
-      const pending = waiting.filter((id) => {
-        const call = this.#calls.get(id);
-        return call !== undefined && !call.answered && !call.dropped;
-      });
-      if (pending.length === 0) return false;
-      // A stream the server closed cleanly after giving an event id is
-      // resumed by the SDK (SEP-1699); a broken one, or one without ids, is
-      // lost.
-      if (!broken && rewriter.lastEventId !== "") {
-        this.#resuming.set(rewriter.lastEventId, pending);
-        return false;
-      }
-      for (const id of pending) this.#loseIfPending(id, cause);
-      return true;
-    };
-    return new ReadableStream<Uint8Array>({
-      pull: async (controller) => {
-        let chunk: ReadableStreamReadResult<Uint8Array>;
-        try {
-          chunk = await reader.read();
-        } catch (error) {
-          if (post?.dropped || this.#closed || ended(true, error)) {
-            controller.close();
-          } else controller.error(error);
-          return;
-        }
-        if (!chunk.done) return controller.enqueue(chunk.value);
-        ended(false);
-        controller.close();
-      },
-      cancel: (reason) => reader.cancel(reason),
+    return watched.stream;
+  }
+
+  // A watched stream ended: resolves to whether some call was failed here
+  // (then the stream ends quietly).
+  #ended(
+    waiting: readonly RequestId[],
+    broken: boolean,
+    lastEventId: string,
+    cause?: unknown,
+  ): boolean {
+    if (this.#closed) return false;
+    const pending = waiting.filter((id) => {
+      const call = this.#calls.get(id);
+      return call !== undefined && !call.answered && !call.dropped;
     });
+    if (pending.length === 0) return false;
+    // A stream the server closed cleanly after giving an event id is
+    // resumed by the SDK (SEP-1699); a broken one, or one without ids, is
+    // lost.
+    if (!broken && lastEventId !== "") {
+      this.#resuming.set(lastEventId, pending);
+      return false;
+    }
+    for (const id of pending) this.#loseIfPending(id, cause);
+    return true;
   }
 
   // The calls waiting for the stream a GET with Last-Event-ID resumes.
@@ -280,42 +278,5 @@ export class LosslessHttpTransport implements Transport {
         data: lost,
       },
     });
-  }
-}
-
-function requestIdOf(message: unknown): RequestId | undefined {
-  if (typeof message !== "object" || message === null) return undefined;
-  const m = message as Record<string, unknown>;
-  if (typeof m.method !== "string") return undefined;
-  return typeof m.id === "string" || typeof m.id === "number"
-    ? m.id
-    : undefined;
-}
-
-function responseIdOf(message: unknown): RequestId | undefined {
-  if (typeof message !== "object" || message === null) return undefined;
-  const m = message as Record<string, unknown>;
-  if ("method" in m || !("result" in m || "error" in m)) return undefined;
-  return typeof m.id === "string" || typeof m.id === "number"
-    ? m.id
-    : undefined;
-}
-
-function cancelledIdOf(message: unknown): RequestId | undefined {
-  if (typeof message !== "object" || message === null) return undefined;
-  const m = message as { method?: unknown; params?: { requestId?: unknown } };
-  if (m.method !== "notifications/cancelled") return undefined;
-  const id = m.params?.requestId;
-  return typeof id === "string" || typeof id === "number" ? id : undefined;
-}
-
-function postedRequestId(init: RequestInit | undefined): RequestId | undefined {
-  if (init?.method !== "POST" || typeof init.body !== "string") {
-    return undefined;
-  }
-  try {
-    return requestIdOf(JSON.parse(init.body));
-  } catch {
-    return undefined;
   }
 }

@@ -38,9 +38,17 @@ export interface Encoded {
  */
 export class RawNumberCodec {
   readonly #marker = `\u0000weft-raw-number:${crypto.randomUUID()}:`;
+  /** Whether some text was re-encoded: until then nothing needs restoring. */
+  #marked = false;
 
-  /** Re-encodes a JSON text so `JSON.parse` keeps its big numbers (as marker strings). */
+  /**
+   * Re-encodes a JSON text so `JSON.parse` keeps its big numbers (as marker
+   * strings). Text that cannot hold one (no run of 16 digits, no exponent)
+   * is handed on as it is, without being parsed here: `value` then parses
+   * it on first use.
+   */
   encode(text: string): Encoded {
+    if (!MAY_HOLD_BIG_NUMBER.test(text)) return new Plain(text);
     let value: unknown;
     try {
       value = parseLossless(text);
@@ -53,12 +61,16 @@ export class RawNumberCodec {
       found = true;
       return this.#marker + v.rawJSON;
     });
+    if (found) this.#marked = true;
     return { text: found ? marked : text, value };
   }
 
-  /** Turns the marker strings in a parsed value back into `JSON.rawJSON` numbers, in place. */
+  /**
+   * Turns the marker strings in a parsed value back into `JSON.rawJSON`
+   * numbers, in place; a no-op until some text was re-encoded.
+   */
   restore<T>(value: T): T {
-    return this.#restore(value) as T;
+    return this.#marked ? this.#restore(value) as T : value;
   }
 
   #restore(value: unknown): unknown {
@@ -80,5 +92,33 @@ export class RawNumberCodec {
       }
     }
     return value;
+  }
+}
+
+// A number needs its digits kept only when it is an integer of 16 digits or
+// more, or has an exponent (it may overflow a double): the lossless
+// reader's own test.
+const MAY_HOLD_BIG_NUMBER = /\d{16}|\d[eE]/;
+
+/** Text handed on as it is; its value parsed only if asked for. */
+class Plain implements Encoded {
+  readonly text: string;
+  #value?: { parsed: unknown };
+
+  constructor(text: string) {
+    this.text = text;
+  }
+
+  get value(): unknown {
+    if (this.#value === undefined) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(this.text);
+      } catch {
+        parsed = undefined;
+      }
+      this.#value = { parsed };
+    }
+    return this.#value.parsed;
   }
 }

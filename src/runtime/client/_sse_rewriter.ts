@@ -26,11 +26,11 @@
  * ```
  */
 export class SseDataRewriter extends TransformStream<string, string> {
-  readonly #state: RewriterState;
+  readonly #state: SseRewriterState;
 
   /** Builds the transform around `rewrite`. */
   constructor(rewrite: (data: string) => string) {
-    const state = new RewriterState(rewrite);
+    const state = new SseRewriterState(rewrite);
     super({
       transform: (chunk, controller) => state.push(chunk, controller),
       flush: (controller) => state.end(controller),
@@ -44,19 +44,33 @@ export class SseDataRewriter extends TransformStream<string, string> {
   }
 }
 
-type Controller = TransformStreamDefaultController<string>;
+/** Where {@link SseRewriterState} writes its output. */
+export interface TextSink {
+  /** Takes the next piece of output text. */
+  enqueue(text: string): void;
+}
 
-class RewriterState {
+type Controller = TextSink;
+
+/**
+ * The rewriter's state machine without a stream around it: `push` text in,
+ * output goes to the sink given; `end` flushes. {@link SseDataRewriter} is
+ * this inside a `TransformStream`.
+ */
+export class SseRewriterState {
   readonly #rewrite: (data: string) => string;
   #buffer = "";
   #data: string[] = [];
   #raw: string[] = [];
+  /** The last `id` field seen; `""` before any. */
   lastEventId = "";
 
+  /** Builds the state around `rewrite`. */
   constructor(rewrite: (data: string) => string) {
     this.#rewrite = rewrite;
   }
 
+  /** Takes the next text of the stream. */
   push(chunk: string, controller: Controller): void {
     this.#buffer += chunk;
     let start = 0;
@@ -69,6 +83,7 @@ class RewriterState {
     this.#buffer = this.#buffer.slice(start);
   }
 
+  /** The stream ended: flushes what is left. */
   end(controller: Controller): void {
     if (this.#buffer.endsWith("\r")) {
       this.#buffer = this.#buffer.slice(0, -1) + "\n";
@@ -118,13 +133,11 @@ function lineEnd(
   text: string,
   from: number,
 ): { at: number; next: number } | undefined {
-  for (let i = from; i < text.length; i++) {
-    const c = text[i];
-    if (c === "\n") return { at: i, next: i + 1 };
-    if (c === "\r") {
-      if (i + 1 === text.length) return undefined;
-      return { at: i, next: text[i + 1] === "\n" ? i + 2 : i + 1 };
-    }
+  const lf = text.indexOf("\n", from);
+  const cr = text.indexOf("\r", from);
+  if (cr === -1 || (lf !== -1 && lf < cr)) {
+    return lf === -1 ? undefined : { at: lf, next: lf + 1 };
   }
-  return undefined;
+  if (cr + 1 === text.length) return undefined;
+  return { at: cr, next: text[cr + 1] === "\n" ? cr + 2 : cr + 1 };
 }

@@ -1,12 +1,13 @@
 /**
- * Watching a streamed Response to its end: delivered, or dropped by the
- * client. The HTTP handler uses the second to stop abandoned calls.
+ * Watching a streamed Response to its end — delivered, dropped by the
+ * client, or closed because the client stopped reading — and capping what
+ * waits for a client that does not read.
  *
  * @module
  */
 
-/** How a response ended. */
-export type ResponseEnd = "delivered" | "dropped";
+/** How a response ended: `"overflow"` is a stream closed by the unread cap. */
+export type ResponseEnd = "delivered" | "dropped" | "overflow";
 
 /** What the handler knows of the request's connection (`Deno.serve`'s info, when passed). */
 export interface ConnectionInfo {
@@ -17,11 +18,57 @@ export interface ConnectionInfo {
   readonly completed?: Promise<void>;
 }
 
+/** The error a response stream closed by the unread cap ends with. */
+export class UnreadLimitError extends Error {
+  /** The cap that was passed, in bytes. */
+  readonly limit: number;
+
+  /** Builds the error for the cap `limit`. */
+  constructor(limit: number) {
+    super(
+      `closed a response stream: its client left more than ${limit} bytes unread (maxUnreadBytes)`,
+    );
+    this.name = "UnreadLimitError";
+    this.limit = limit;
+  }
+}
+
+// The callback lives in a cell the listeners share, emptied when it fires,
+// so a listener that outlives the response (a `completed` promise, a
+// signal) keeps nothing of it — not the server a stateless request made.
+interface Cell {
+  onEnd?: (end: ResponseEnd) => void;
+}
+
+function fire(cell: Cell, end: ResponseEnd): void {
+  const onEnd = cell.onEnd;
+  cell.onEnd = undefined;
+  onEnd?.(end);
+}
+
+function watchConnection(
+  cell: Cell,
+  req: Request,
+  info: ConnectionInfo | undefined,
+): void {
+  if (info?.completed !== undefined) {
+    info.completed.catch(() => fire(cell, "dropped"));
+  } else {
+    if (req.signal.aborted) fire(cell, "dropped");
+    req.signal.addEventListener("abort", () => fire(cell, "dropped"), {
+      once: true,
+    });
+  }
+}
+
 /**
  * Returns a response with the same status, headers and bytes whose end is
- * reported once through `onEnd`: `"delivered"` when the body has been read
- * to its end (or there is none), `"dropped"` when the client cancelled the
- * body or the connection failed first.
+ * reported once through `onEnd`: `"delivered"` when the body has been
+ * handed on to its end (or there is none), `"dropped"` when the client
+ * cancelled the body or the connection failed first, `"overflow"` when more
+ * than `maxUnread` bytes waited for a client that did not read — then what
+ * waited is dropped, the source is cancelled, and the stream ends at the
+ * client's next read.
  *
  * The drop is seen three ways: the body stream is cancelled (every runtime
  * that streams responses), `info.completed` rejects (Deno.serve), or —
@@ -35,49 +82,104 @@ export function watchResponse(
   req: Request,
   info: ConnectionInfo | undefined,
   onEnd: (end: ResponseEnd) => void,
+  maxUnread: number = Infinity,
 ): Response {
-  let ended = false;
-  const end = (how: ResponseEnd) => {
-    if (ended) return;
-    ended = true;
-    onEnd(how);
-  };
-  if (info?.completed !== undefined) {
-    info.completed.catch(() => end("dropped"));
-  } else {
-    if (req.signal.aborted) end("dropped");
-    req.signal.addEventListener("abort", () => end("dropped"), { once: true });
-  }
+  const cell: Cell = { onEnd };
+  watchConnection(cell, req, info);
   if (response.body === null) {
-    end("delivered");
+    fire(cell, "delivered");
     return response;
   }
-  const reader = response.body.getReader();
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
+  return new Response(relay(response.body, cell, maxUnread), response);
+}
+
+// Reads the source as fast as it produces and queues what the consumer has
+// not taken yet, counting its bytes: the queue is where an unread stream's
+// bytes would pile up, so that is where the cap applies. Past the cap the
+// queue is emptied at once and the stream ends at the consumer's next read
+// (an error would have the HTTP server print it).
+function relay(
+  source: ReadableStream<Uint8Array>,
+  cell: Cell,
+  maxUnread: number,
+): ReadableStream<Uint8Array> {
+  const reader = source.getReader();
+  const queue: Uint8Array[] = [];
+  let queued = 0;
+  let finished = false;
+  let wanted: (() => void) | undefined;
+  const wake = () => {
+    const resolve = wanted;
+    wanted = undefined;
+    resolve?.();
+  };
+  const pump = async () => {
+    while (!finished) {
       let chunk: ReadableStreamReadResult<Uint8Array>;
       try {
         chunk = await reader.read();
-      } catch (error) {
-        end("dropped");
-        controller.error(error);
-        return;
+      } catch {
+        finished = true;
+        fire(cell, "dropped");
+        break;
       }
+      if (finished) break;
       if (chunk.done) {
-        end("delivered");
-        controller.close();
-      } else {
-        controller.enqueue(chunk.value);
+        finished = true;
+        break;
+      }
+      const size = chunk.value.byteLength;
+      if (queued > 0 && queued + size > maxUnread) {
+        finished = true;
+        queue.length = 0;
+        queued = 0;
+        fire(cell, "overflow");
+        reader.cancel().catch(() => {});
+        break;
+      }
+      queue.push(chunk.value);
+      queued += size;
+      wake();
+    }
+    wake();
+  };
+  void pump();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      for (;;) {
+        if (queue.length > 0) {
+          // Everything waiting goes as one chunk: one write, not several.
+          const next = queue.length === 1 ? queue[0] : concat(queue, queued);
+          queue.length = 0;
+          queued = 0;
+          controller.enqueue(next);
+          return;
+        }
+        if (finished) {
+          controller.close();
+          fire(cell, "delivered");
+          return;
+        }
+        await new Promise<void>((resolve) => (wanted = resolve));
       }
     },
     cancel(reason) {
-      end("dropped");
+      finished = true;
+      queue.length = 0;
+      queued = 0;
+      fire(cell, "dropped");
+      wake();
       return reader.cancel(reason);
     },
-  });
-  return new Response(body, {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
-  });
+  }, { highWaterMark: 0 });
+}
+
+function concat(parts: Uint8Array[], size: number): Uint8Array {
+  const all = new Uint8Array(size);
+  let at = 0;
+  for (const part of parts) {
+    all.set(part, at);
+    at += part.byteLength;
+  }
+  return all;
 }

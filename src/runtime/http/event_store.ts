@@ -33,16 +33,22 @@ interface Kept {
   readonly seq: number;
   readonly streamId: StreamId;
   readonly message: JSONRPCMessage;
+  /** The event's JSON text length: what it costs of the byte budget. */
+  readonly bytes: number;
 }
 
+type RequestId = string | number;
+
 /**
- * One session's events, newest `limit` kept, in a ring. An event id is
+ * One session's events, the newest kept within two budgets — a count and
+ * the bytes of their JSON text — oldest first out. An event id is
  * `<stream id>/<sequence number>`: the sequence counts every event of the
  * session, so ids are unique across its streams and ordered, and the stream
  * an id belongs to is known even after its events were dropped.
  *
  * Priming events (the empty event a resumable stream starts with) get an
- * id but take no room: there is nothing in them to replay.
+ * id but take no room: there is nothing in them to replay. A stream whose
+ * answers were delivered has its events dropped ({@link dropAnswered}).
  *
  * @example Using `SessionEventStore`
  * ```ts
@@ -60,27 +66,54 @@ interface Kept {
  */
 export class SessionEventStore implements EventStore {
   readonly #limit: number;
-  #ring: (Kept | undefined)[];
+  readonly #maxBytes: number;
+  /** Kept events by sequence number, oldest first (insertion order). */
+  #kept = new Map<number, Kept>();
+  #bytes = 0;
   #next = 0;
 
-  /** Builds a store keeping the newest `limit` events (at least one). */
-  constructor(limit: number = DEFAULT_SESSION_EVENTS) {
+  /**
+   * Builds a store keeping at most `limit` events (at least one) and at
+   * most `maxBytes` of their JSON text.
+   */
+  constructor(
+    limit: number = DEFAULT_SESSION_EVENTS,
+    maxBytes: number = Infinity,
+  ) {
     this.#limit = Math.max(1, Math.floor(limit));
-    this.#ring = new Array(this.#limit);
+    this.#maxBytes = maxBytes;
   }
 
   /** The number of events kept now. */
   get size(): number {
-    return this.#ring.reduce((n, kept) => kept === undefined ? n : n + 1, 0);
+    return this.#kept.size;
+  }
+
+  /** The bytes of JSON text kept now. */
+  get bytes(): number {
+    return this.#bytes;
   }
 
   /** Keeps `message` as the next event of `streamId`; resolves to its id. */
   storeEvent(streamId: StreamId, message: JSONRPCMessage): Promise<EventId> {
     const seq = this.#next++;
     if (!isPriming(message)) {
-      this.#ring[seq % this.#limit] = { seq, streamId, message };
+      const bytes = JSON.stringify(message).length;
+      this.#kept.set(seq, { seq, streamId, message, bytes });
+      this.#bytes += bytes;
+      this.#evict();
     }
     return Promise.resolve(`${streamId}/${seq}`);
+  }
+
+  #evict(): void {
+    for (const [seq, kept] of this.#kept) {
+      if (this.#kept.size <= this.#limit && this.#bytes <= this.#maxBytes) {
+        return;
+      }
+      this.#kept.delete(seq);
+      this.#bytes -= kept.bytes;
+    }
   }
 
   /** The stream an event id names, or `undefined` for an id this store never gave. */
@@ -90,8 +123,8 @@ export class SessionEventStore implements EventStore {
 
   /**
    * Sends, in order, the kept events of the stream `lastEventId` belongs to
-   * that came after it; resolves to that stream's id. Events dropped for the
-   * cap are not sent. Rejects for an id this store never gave.
+   * that came after it; resolves to that stream's id. Events dropped for a
+   * budget are not sent. Rejects for an id this store never gave.
    */
   async replayEventsAfter(
     lastEventId: EventId,
@@ -101,12 +134,11 @@ export class SessionEventStore implements EventStore {
   ): Promise<StreamId> {
     const last = this.#parse(lastEventId);
     if (last === undefined) throw new RangeError("unknown event id");
-    const end = this.#next;
-    const from = Math.max(last.seq + 1, end - this.#limit);
     const due: Kept[] = [];
-    for (let seq = from; seq < end; seq++) {
-      const kept = this.#ring[seq % this.#limit];
-      if (kept?.seq === seq && kept.streamId === last.streamId) due.push(kept);
+    for (const kept of this.#kept.values()) {
+      if (kept.seq > last.seq && kept.streamId === last.streamId) {
+        due.push(kept);
+      }
     }
     for (const kept of due) {
       await send(`${kept.streamId}/${kept.seq}`, kept.message);
@@ -114,9 +146,36 @@ export class SessionEventStore implements EventStore {
     return last.streamId;
   }
 
+  /**
+   * Drops the events of the streams that carried the answers to `ids`: the
+   * client got those streams to their end, so nothing of them is resumed.
+   */
+  dropAnswered(ids: readonly RequestId[]): void {
+    if (this.#kept.size === 0 || ids.length === 0) return;
+    const streams = new Set<StreamId>();
+    for (const kept of this.#kept.values()) {
+      const m = kept.message as { id?: RequestId; method?: unknown };
+      if (m.method === undefined && m.id !== undefined && ids.includes(m.id)) {
+        streams.add(kept.streamId);
+      }
+    }
+    if (streams.size > 0) this.dropStreams(streams);
+  }
+
+  /** Drops every kept event of the given streams. */
+  dropStreams(streams: ReadonlySet<StreamId>): void {
+    for (const [seq, kept] of this.#kept) {
+      if (streams.has(kept.streamId)) {
+        this.#kept.delete(seq);
+        this.#bytes -= kept.bytes;
+      }
+    }
+  }
+
   /** Drops every kept event (the session ended). Ids keep counting. */
   clear(): void {
-    this.#ring = new Array(this.#limit);
+    this.#kept = new Map();
+    this.#bytes = 0;
   }
 
   #parse(eventId: string): { streamId: string; seq: number } | undefined {
@@ -187,7 +246,11 @@ export function primingRequest(req: Request, negotiated: string): Request {
  */
 export function primes(req: Request, body: unknown): boolean {
   const messages = Array.isArray(body) ? body : [body];
-  const init = messages.find((m) => isInitializeRequest(m));
+  // A cheap look first: the schema check runs only on a likely initialize.
+  const init = messages.find((m) =>
+    (m as { method?: unknown } | null)?.method === "initialize" &&
+    isInitializeRequest(m)
+  );
   const version = init !== undefined
     ? init.params.protocolVersion
     : req.headers.get("mcp-protocol-version") ??

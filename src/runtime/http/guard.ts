@@ -1,12 +1,10 @@
 /**
  * What the HTTP handler checks before a request reaches a server: the
- * DNS-rebinding rule (Host, Origin), the body cap, and the JSON-RPC error
+ * DNS-rebinding rule (Host, Origin), the Host's form, and the JSON-RPC error
  * bodies it answers with (fixed messages, never a stack or a client's bytes).
  *
  * @module
  */
-
-import { parseLossless } from "../../core/json.ts";
 
 /** The remote side of a request, as `Deno.serve` passes it (`info.remoteAddr`). */
 export interface RemoteAddress {
@@ -30,6 +28,24 @@ export interface RebindingRefusal {
   readonly header: "Host" | "Origin";
   /** Our words for the failure (never the header's value). */
   readonly reason: string;
+  /** What the client reads: the rule and the option that widens it. */
+  readonly message: string;
+  /** The option that would accept the header. */
+  readonly option: "allowedHosts" | "allowedOrigins";
+  /** The refused header's value (for the operator's log, never the client). */
+  readonly value: string;
+}
+
+const RULE = "DNS-rebinding protection";
+
+function refusal(
+  header: "Host" | "Origin",
+  reason: string,
+  message: string,
+  value: string,
+): RebindingRefusal {
+  const option = header === "Host" ? "allowedHosts" : "allowedOrigins";
+  return { header, reason, message: `Forbidden: ${message}`, option, value };
 }
 
 const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
@@ -102,31 +118,70 @@ export function checkRebinding(
       const e = entry.toLowerCase();
       return e === host.toLowerCase() || e === hostname;
     });
-    if (!ok) return { header: "Host", reason: "Host not in allowedHosts" };
+    if (!ok) {
+      return refusal(
+        "Host",
+        "Host not in allowedHosts",
+        `the Host header is not in the allowedHosts option (${RULE})`,
+        host,
+      );
+    }
   } else if (remote === undefined || isLoopbackAddress(remote.hostname ?? "")) {
     if (!LOOPBACK_NAMES.has(hostName(host))) {
-      return {
-        header: "Host",
-        reason: "Host is not a loopback name on a local request",
-      };
+      return refusal(
+        "Host",
+        "Host is not a loopback name on a local request",
+        `the Host header is not localhost, 127.0.0.1 or [::1], which ${RULE} requires of a request from this machine; list the host in the allowedHosts option to accept it`,
+        host,
+      );
     }
   }
   const origin = req.headers.get("origin");
   if (origin === null) return undefined;
   if (options.allowedOrigins !== undefined) {
-    return options.allowedOrigins.includes(origin)
-      ? undefined
-      : { header: "Origin", reason: "Origin not in allowedOrigins" };
+    return options.allowedOrigins.includes(origin) ? undefined : refusal(
+      "Origin",
+      "Origin not in allowedOrigins",
+      `the Origin header is not in the allowedOrigins option (${RULE})`,
+      origin,
+    );
   }
   let originHost: string;
   try {
     originHost = new URL(origin).hostname;
   } catch {
-    return { header: "Origin", reason: "Origin is not a URL" };
+    return refusal(
+      "Origin",
+      "Origin is not a URL",
+      `the Origin header is not a URL (${RULE})`,
+      origin,
+    );
   }
-  return LOOPBACK_NAMES.has(originHost)
-    ? undefined
-    : { header: "Origin", reason: "Origin is not a loopback origin" };
+  return LOOPBACK_NAMES.has(originHost) ? undefined : refusal(
+    "Origin",
+    "Origin is not a loopback origin",
+    `the Origin header is not a loopback origin, which ${RULE} requires; list the origin in the allowedOrigins option to accept it`,
+    origin,
+  );
+}
+
+/**
+ * Whether a Host header value is well formed: a name or IPv4 address, or a
+ * bracketed IPv6 address, with an optional port of 1 to 65535. An absent or
+ * empty header passes (the request URL names the host then).
+ */
+export function isValidHost(host: string | null): boolean {
+  if (host === null || host.trim() === "") return true;
+  const match = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._~-]+)(?::([0-9]{1,5}))?$/
+    .exec(host.trim());
+  if (match === null) return false;
+  return match[2] === undefined ||
+    (Number(match[2]) >= 1 && Number(match[2]) <= 65535);
+}
+
+/** The client-visible answer to a malformed Host header: a plain 400. */
+export function badHost(): Response {
+  return jsonRpcError(400, -32000, "Bad Request: invalid Host header");
 }
 
 function hostOfUrl(url: string): string {
@@ -137,13 +192,9 @@ function hostOfUrl(url: string): string {
   }
 }
 
-/** The client-visible answer to a rebinding refusal. */
+/** The client-visible answer to a rebinding refusal: the rule and the option that widens it. */
 export function forbidden(refusal: RebindingRefusal): Response {
-  return jsonRpcError(
-    403,
-    -32000,
-    `Forbidden: ${refusal.header} header not allowed`,
-  );
+  return jsonRpcError(403, -32000, refusal.message);
 }
 
 /** The client-visible answer to a body over the cap. */
@@ -155,51 +206,24 @@ export function tooLarge(limit: number): Response {
   );
 }
 
-/** A request body read under the cap: its lossless parse, or why not. */
-export type BodyResult =
-  | { readonly kind: "json"; readonly value: unknown }
-  | { readonly kind: "tooLarge" }
-  | { readonly kind: "invalid"; readonly cause: unknown };
+/** The answer to a body that did not arrive within `timeout` ms: 408. */
+export function bodyTimedOut(timeout: number): Response {
+  return jsonRpcError(
+    408,
+    -32000,
+    `Request Timeout: the request body did not arrive within ${timeout} ms`,
+    null,
+    { connection: "close" },
+  );
+}
 
-/**
- * Reads and parses a request body, refusing more than `limit` bytes: a
- * `Content-Length` over the cap is refused before anything is read, and a
- * streamed body is counted as it arrives and cancelled as soon as it passes
- * the cap. The text is parsed with the lossless reader.
- */
-export async function readJsonBody(
-  req: Request,
-  limit: number,
-): Promise<BodyResult> {
-  const declared = Number(req.headers.get("content-length") ?? "0");
-  if (declared > limit) {
-    await req.body?.cancel().catch(() => {});
-    return { kind: "tooLarge" };
-  }
-  if (req.body === null) {
-    return { kind: "invalid", cause: new SyntaxError("empty body") };
-  }
-  const reader = req.body.getReader();
-  const parts: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      return { kind: "tooLarge" };
-    }
-    parts.push(value);
-  }
-  try {
-    const text = new TextDecoder("utf-8", { fatal: true }).decode(
-      await new Blob(parts as BlobPart[]).arrayBuffer(),
-    );
-    return { kind: "json", value: parseLossless(text) };
-  } catch (cause) {
-    return { kind: "invalid", cause };
-  }
+/** The answer to a body nested deeper than `depth` levels: 400. */
+export function tooDeep(depth: number): Response {
+  return jsonRpcError(
+    400,
+    -32600,
+    `Invalid Request: the body nests deeper than ${depth} levels`,
+  );
 }
 
 /** Whether a Content-Type names JSON (`application/json`, any parameters). */

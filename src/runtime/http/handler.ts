@@ -10,15 +10,27 @@ import type { ConnectableServer as Server } from "../connectable.ts";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { DEFAULT_MAX_BODY_BYTES, HttpRefusalError } from "../errors.ts";
 import {
+  badHost,
+  bodyTimedOut,
   checkRebinding,
   forbidden,
   internalError,
   isJsonContentType,
+  isValidHost,
   jsonRpcError,
-  readJsonBody,
+  type RebindingRefusal,
   type RemoteAddress,
+  tooDeep,
   tooLarge,
 } from "./guard.ts";
+import { readJsonBody } from "./_body.ts";
+import {
+  DEFAULT_BODY_TIMEOUT,
+  DEFAULT_MAX_BODY_DEPTH,
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_MAX_UNREAD_BYTES,
+  DEFAULT_SESSION_EVENT_BYTES,
+} from "./limits.ts";
 import {
   cancelRequests,
   discoverRequest,
@@ -26,8 +38,9 @@ import {
   requestIds,
 } from "./_requests.ts";
 import { DEFAULT_SESSION_EVENTS } from "./event_store.ts";
+import { type HttpSessionStore, KvSessionBackend } from "./kv_store.ts";
 import { DEFAULT_SESSION_IDLE_TIMEOUT, SessionStore } from "./sessions.ts";
-import { watchResponse } from "./_response_watch.ts";
+import { UnreadLimitError, watchResponse } from "./_response_watch.ts";
 
 /**
  * Options of {@link httpHandler}.
@@ -53,8 +66,32 @@ export interface HttpHandlerOptions {
    * sessions — `Mcp-Session-Id`, the GET SSE stream, DELETE, idle expiry.
    */
   sessions?: boolean;
+  /**
+   * Stateless mode: `true` keeps up to 64 servers whose request ended and
+   * connects the next request to one of them, so tools are not registered
+   * anew (and the SDK's validator not rebuilt) for every request — the
+   * faster path, for `newServer` functions whose servers keep no state of
+   * their own between requests. A server that handled `initialize` or
+   * `logging/setLevel` (which leave per-client state on it) is never
+   * reused. Default `false`: a fresh server from `newServer` per request.
+   */
+  reuseServers?: boolean;
+  /**
+   * Session mode: where sessions live. Absent: in this handler's memory
+   * (one process). `kvStore(kv)`: in Deno KV, so every instance serves
+   * every session (see `kvStore`).
+   */
+  store?: HttpSessionStore;
   /** Idle time after which a session expires, in ms. Default 10 minutes. */
   sessionIdleTimeout?: number;
+  /**
+   * Session mode: the most sessions live at once. Default 1,000
+   * (`DEFAULT_MAX_SESSIONS`). Past it `initialize` answers 503 with
+   * `Retry-After` (when the oldest idle session expires) and a JSON-RPC
+   * error saying why; existing sessions are untouched; logged once each
+   * time the cap is reached.
+   */
+  maxSessions?: number;
   /**
    * Session mode: the SSE events each session keeps so a client that lost a
    * stream can resume it with `Last-Event-ID` (SEP-1699). Default 100; the
@@ -62,6 +99,12 @@ export interface HttpHandlerOptions {
    * (no event ids, no priming events).
    */
   sessionEvents?: number;
+  /**
+   * Session mode: the byte budget of each session's kept events (their JSON
+   * text). Default 4 MiB (`DEFAULT_SESSION_EVENT_BYTES`); the oldest go
+   * first, and a stream's events go once it was delivered to its end.
+   */
+  sessionEventBytes?: number;
   /**
    * Session mode, resumable streams: a call's SSE stream still open after
    * this many ms is closed; the client reconnects with `Last-Event-ID` after
@@ -71,6 +114,13 @@ export interface HttpHandlerOptions {
    * event to resume from) are never closed. Default: never.
    */
   closeStreamsAfter?: number;
+  /**
+   * The bytes one response stream may hold for a client that does not read
+   * it. Default 8 MiB (`DEFAULT_MAX_UNREAD_BYTES`). Past it the stream is
+   * closed: a stateless call is cancelled, a resumable stream's calls run on
+   * and their answers wait in the session's events.
+   */
+  maxUnreadBytes?: number;
   /** Host header values accepted (`host` or `host:port`); see the DNS-rebinding rule. */
   allowedHosts?: string[];
   /** Origin header values accepted (`scheme://host[:port]`); default loopback origins only. */
@@ -80,10 +130,61 @@ export interface HttpHandlerOptions {
   /** The largest request body accepted, in bytes. Default 4 MiB. */
   maxBodyBytes?: number;
   /**
-   * Sees every refusal (an `HttpRefusalError`) and internal failure. Default:
-   * internal failures go to `console.error`, refusals are not logged.
+   * The time a request body may take to arrive, in ms. Default 30 s
+   * (`DEFAULT_BODY_TIMEOUT`); a slower body is answered 408.
+   */
+  bodyTimeout?: number;
+  /**
+   * The deepest nesting of arrays and objects a request body may have.
+   * Default 64 (`DEFAULT_MAX_BODY_DEPTH`); a deeper body is answered 400
+   * before it is parsed.
+   */
+  maxBodyDepth?: number;
+  /**
+   * Sees every refusal (an `HttpRefusalError`) and internal failure, and a
+   * stream closed by `maxUnreadBytes` (an `UnreadLimitError`). A reached
+   * session cap and a refused Host or Origin come once per handler (the
+   * first time). Default: internal failures go to `console.error`; those
+   * once-only notices go to `console.warn`; other refusals and a client
+   * going away are not logged.
    */
   onerror?: (error: Error) => void;
+}
+
+function sharedBackend(
+  store: HttpSessionStore | undefined,
+  report: (error: Error) => void,
+): KvSessionBackend | undefined {
+  if (store === undefined) return undefined;
+  if (!(store instanceof KvSessionBackend)) {
+    throw new TypeError(
+      "httpHandler: options.store must come from kvStore(kv)",
+    );
+  }
+  store.onStoreError ??= (error) =>
+    report(
+      new Error("httpHandler: an event could not be stored in KV", {
+        cause: error,
+      }),
+    );
+  return store;
+}
+
+/** Stateless mode: how many idle servers are kept for reuse. */
+const IDLE_SERVERS = 64;
+
+/**
+ * Whether a body leaves no per-client state on the server that handles it:
+ * `initialize` records the client's capabilities and info, and
+ * `logging/setLevel` its log level, so a server that saw either is not
+ * reused.
+ */
+function holdsNoClientState(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.every((m) => {
+    const method = (m as { method?: unknown } | null)?.method;
+    return method !== "initialize" && method !== "logging/setLevel";
+  });
 }
 
 /** What `Deno.serve` passes a handler next to the request; both fields optional. */
@@ -94,10 +195,22 @@ export interface HttpRequestInfo {
   readonly completed?: Promise<void>;
 }
 
+/** What {@link HttpHandler.stats} reports. */
+export interface HttpHandlerStats {
+  /** Live sessions. */
+  readonly sessions: number;
+  /** Events kept for resuming, over all sessions. */
+  readonly keptEvents: number;
+  /** Bytes of those events' JSON text. */
+  readonly keptBytes: number;
+}
+
 /** The handler: a fetch function, closable (it may hold sessions). */
 export interface HttpHandler {
   /** Answers one request; never throws, never shows a stack trace. */
   (req: Request, info?: HttpRequestInfo): Promise<Response>;
+  /** What the handler holds now: live sessions and their kept events (0 in stateless mode). */
+  stats(): HttpHandlerStats;
   /** Closes every session (and its server); later requests still work. */
   close(): Promise<void>;
   /** Same as `close`, for `await using`. */
@@ -128,7 +241,11 @@ const ALLOW = { allow: "GET, POST, DELETE" };
  *
  * An abandoned call stops: when the client drops the HTTP request, the
  * server sees `notifications/cancelled` for its requests (reason
- * `the HTTP request was dropped`), so the tool's signal aborts. In
+ * `the HTTP request was dropped`), so the tool's signal aborts — in
+ * stateless mode, and in session mode for a stream that carried no event
+ * id. A resumable stream (one that carried an event id) is not abandoned
+ * when dropped: its calls run on and their answers wait in the session's
+ * events for the client to resume with `Last-Event-ID`. In
  * stateless mode a `notifications/cancelled` the client POSTs separately
  * lands on a fresh server and cannot be matched to the call (ids are per
  * client and collide across clients): only the drop stops it.
@@ -155,13 +272,40 @@ export function httpHandler(
   newServer: () => Server,
   options: HttpHandlerOptions = {},
 ): HttpHandler {
-  const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const limits = {
+    maxBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    timeout: options.bodyTimeout ?? DEFAULT_BODY_TIMEOUT,
+    maxDepth: options.maxBodyDepth ?? DEFAULT_MAX_BODY_DEPTH,
+  };
+  const maxUnread = options.maxUnreadBytes ?? DEFAULT_MAX_UNREAD_BYTES;
   const report = options.onerror ?? defaultReport;
+  // What an operator must act on: every one to `onerror`, else logged once.
+  const logged = new Set<string>();
+  const notable = (key: string, error: Error, log: () => string) => {
+    if (options.onerror !== undefined) return options.onerror(error);
+    if (logged.has(key)) return;
+    logged.add(key);
+    console.warn(log());
+  };
   const store = options.sessions === true
     ? new SessionStore(newServer, {
       idle: options.sessionIdleTimeout ?? DEFAULT_SESSION_IDLE_TIMEOUT,
       events: options.sessionEvents ?? DEFAULT_SESSION_EVENTS,
+      eventBytes: options.sessionEventBytes ?? DEFAULT_SESSION_EVENT_BYTES,
       closeStreamsAfter: options.closeStreamsAfter,
+      maxSessions: options.maxSessions ?? DEFAULT_MAX_SESSIONS,
+      maxUnreadBytes: maxUnread,
+      onFull: (max) => {
+        const error = new HttpRefusalError(
+          503,
+          `the handler holds its maximum of ${max} sessions (maxSessions)`,
+        );
+        notable("full", error, () =>
+          `httpHandler: ${error.message}; initialize answers 503 until sessions end or expire (logged once)`);
+      },
+      onOverflow: () =>
+        overflow(),
+      shared: sharedBackend(options.store, report),
     })
     : undefined;
   const guard = options.dnsRebindingProtection === false ? undefined : {
@@ -169,14 +313,36 @@ export function httpHandler(
     allowedOrigins: options.allowedOrigins,
   };
 
+  function refuseRebinding(refusal: RebindingRefusal): void {
+    const error = new HttpRefusalError(403, refusal.reason);
+    notable(refusal.header, error, () => {
+      const value = JSON.stringify(refusal.value.slice(0, 200));
+      return `httpHandler: ${error.message}: ${value}; DNS-rebinding protection refuses it — to accept it, list it in the ${refusal.option} option (logged once)`;
+    });
+  }
+
+  function overflow(): void {
+    const error = new UnreadLimitError(maxUnread);
+    notable(
+      "unread",
+      error,
+      () => `httpHandler: ${error.message} (logged once)`,
+    );
+  }
+
   async function route(
     req: Request,
     info: HttpRequestInfo | undefined,
   ): Promise<Response> {
+    if (!isValidHost(req.headers.get("host"))) {
+      report(new HttpRefusalError(400, "malformed Host header"));
+      await req.body?.cancel().catch(() => {});
+      return badHost();
+    }
     if (guard !== undefined) {
       const refusal = checkRebinding(req, info?.remoteAddr, guard);
       if (refusal !== undefined) {
-        report(new HttpRefusalError(403, refusal.reason));
+        refuseRebinding(refusal);
         await req.body?.cancel().catch(() => {});
         return forbidden(refusal);
       }
@@ -192,13 +358,44 @@ export function httpHandler(
     if (
       method === "POST" && isJsonContentType(req.headers.get("content-type"))
     ) {
-      const read = await readJsonBody(req, limit);
-      if (read.kind === "tooLarge") {
-        report(new HttpRefusalError(413, `body over ${limit} bytes`));
-        return tooLarge(limit);
-      }
-      if (read.kind === "invalid") {
-        return jsonRpcError(400, -32700, "Parse error");
+      const read = await readJsonBody(req, limits);
+      switch (read.kind) {
+        case "tooLarge":
+          report(
+            new HttpRefusalError(413, `body over ${limits.maxBytes} bytes`),
+          );
+          return tooLarge(limits.maxBytes);
+        case "timeout":
+          report(
+            new HttpRefusalError(
+              408,
+              `body not read within ${limits.timeout} ms`,
+            ),
+          );
+          return bodyTimedOut(limits.timeout);
+        case "tooDeep":
+          report(
+            new HttpRefusalError(
+              400,
+              `body nested deeper than ${limits.maxDepth} levels`,
+            ),
+          );
+          return tooDeep(limits.maxDepth);
+        case "disconnected": {
+          const error = new HttpRefusalError(
+            499,
+            "the client disconnected while sending its body",
+          );
+          notable(
+            "disconnect",
+            error,
+            () =>
+              `httpHandler: ${error.message} (a client going away is not a failure; logged once)`,
+          );
+          return jsonRpcError(400, -32700, "Parse error");
+        }
+        case "invalid":
+          return jsonRpcError(400, -32700, "Parse error");
       }
       body = read.value;
       const discover = discoverRequest(body);
@@ -211,12 +408,17 @@ export function httpHandler(
       : stateless(req, body, info);
   }
 
+  // Stateless: servers whose request ended, ready for the next one.
+  const reuse = options.reuseServers === true;
+  const idle: Server[] = [];
+
   async function stateless(
     req: Request,
     body: unknown,
     info: HttpRequestInfo | undefined,
   ): Promise<Response> {
-    const server = newServer();
+    const reusable = reuse && holdsNoClientState(body);
+    const server = (reusable ? idle.pop() : undefined) ?? newServer();
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
     });
@@ -234,14 +436,17 @@ export function httpHandler(
     const ids = requestIds(body);
     return watchResponse(response, req, info, (end) => {
       if (end === "delivered") {
-        server.close().catch(report);
+        server.close().then(() => {
+          if (reusable && idle.length < IDLE_SERVERS) idle.push(server);
+        }, report);
         return;
       }
+      if (end === "overflow") overflow();
       cancelRequests(transport, ids, DROPPED_REASON);
       // The SDK handles notifications a tick later; close once it has, so
       // the handlers see the cancellation's reason, not a bare close.
       setTimeout(() => server.close().catch(report), 0);
-    });
+    }, maxUnread);
   }
 
   const handler = async (
@@ -256,9 +461,22 @@ export function httpHandler(
     }
   };
   const close = async (): Promise<void> => {
+    idle.length = 0;
     await store?.close();
   };
-  return Object.assign(handler, { close, [Symbol.asyncDispose]: close });
+  const stats = (): HttpHandlerStats => {
+    const kept = store?.kept ?? { events: 0, bytes: 0 };
+    return {
+      sessions: store?.size ?? 0,
+      keptEvents: kept.events,
+      keptBytes: kept.bytes,
+    };
+  };
+  return Object.assign(handler, {
+    stats,
+    close,
+    [Symbol.asyncDispose]: close,
+  });
 }
 
 function defaultReport(error: Error): void {

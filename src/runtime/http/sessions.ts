@@ -1,6 +1,7 @@
 /**
  * Session mode of the HTTP handler: one SDK server and transport per
- * `Mcp-Session-Id`, ended by DELETE or by idle expiry.
+ * `Mcp-Session-Id`, ended by DELETE or by idle expiry, at most
+ * `maxSessions` at once.
  *
  * @module
  */
@@ -17,8 +18,18 @@ import {
   SessionEventStore,
 } from "./event_store.ts";
 import { jsonRpcError } from "./guard.ts";
+import {
+  type KvEventStore,
+  type KvSessionBackend,
+  parseEventId,
+  type SessionRecord,
+} from "./kv_store.ts";
 import { cancelRequests, DROPPED_REASON, requestIds } from "./_requests.ts";
-import { type ConnectionInfo, watchResponse } from "./_response_watch.ts";
+import {
+  type ConnectionInfo,
+  type ResponseEnd,
+  watchResponse,
+} from "./_response_watch.ts";
 
 /** The default idle time after which a session expires, in milliseconds: 10 minutes. */
 export const DEFAULT_SESSION_IDLE_TIMEOUT = 10 * 60 * 1000;
@@ -32,11 +43,37 @@ export interface SessionStoreOptions {
   readonly idle: number;
   /** SSE events each session keeps for resuming; 0 turns resumability off. */
   readonly events: number;
+  /** The byte budget of each session's kept events. */
+  readonly eventBytes: number;
   /** Close a call's resumable SSE stream still open after this many ms; never when absent. */
   readonly closeStreamsAfter?: number;
+  /** The most sessions live at once. */
+  readonly maxSessions: number;
+  /** The cap on bytes one response stream holds for a client that does not read. */
+  readonly maxUnreadBytes: number;
+  /** Told once each time the cap is reached (until sessions fall below it again). */
+  readonly onFull?: (max: number) => void;
+  /** Told when a stream was closed by the unread cap. */
+  readonly onOverflow?: () => void;
+  /** Sessions shared through KV: records and events there, this store a local cache of servers. */
+  readonly shared?: KvSessionBackend;
+}
+
+type RequestId = string | number;
+
+/** One POST's requests still unanswered, watched so a drop can be judged. */
+interface Flight {
+  /** Requests of the POST whose answer has not been sent yet. */
+  remaining: number;
+  /** Whether the POST's stream carried an event with an id (a priming event counts). */
+  carried: boolean;
+  /** The stream was dropped while the calls ran on: the session stays in use until they answer. */
+  detached: boolean;
 }
 
 interface Session {
+  /** The session id, once the SDK gave one. */
+  id?: string;
   readonly server: Server;
   readonly transport: WebStandardStreamableHTTPServerTransport;
   /** The session's SSE events, for resuming with Last-Event-ID; absent when resumability is off. */
@@ -46,29 +83,44 @@ interface Session {
   lastSeen: number;
   /** Requests and streams (a GET stream included) still open: a session in use never expires. */
   open: number;
+  /** Unanswered requests by id, for the drop rule (see {@link SessionStore}). */
+  readonly flights: Map<RequestId, Flight>;
+  /** Shared sessions: the record as last read or written. */
+  record?: SessionRecord;
 }
 
 /**
  * The sessions of one handler. A session is idle when nothing of it is open
- * (no request in flight, no SSE stream) and its last request is older than
- * the idle timeout; idle sessions are closed by a sweep that runs while
- * sessions exist (an unref'd timer, so it never keeps a process alive) and
- * before each request.
+ * (no request in flight, no SSE stream); an idle session expires once its
+ * last request is older than the idle timeout. Idle sessions wait in a
+ * queue ordered by when they went idle, so expiring them never walks the
+ * live ones: one unref'd timer fires for the oldest, and a request for an
+ * expired session finds it expired even before the timer ran. No request
+ * does work that grows with the number of sessions.
+ *
+ * A dropped stream is no cancellation when it carried an event id (a
+ * priming event, or any event of a resumable session): its calls run on,
+ * their answers go to the session's events, and the client gets them by
+ * resuming with `Last-Event-ID` (the 2025-11-25 spec: a disconnect is not a
+ * cancellation). A stream dropped before it carried any id cannot be
+ * resumed, so its calls are cancelled. A stream delivered to its end has
+ * its events dropped.
  */
 export class SessionStore {
   readonly #newServer: () => Server;
-  readonly #idle: number;
-  readonly #events: number;
-  readonly #closeAfter?: number;
+  readonly #options: SessionStoreOptions;
   readonly #sessions = new Map<string, Session>();
-  #sweeper?: ReturnType<typeof setInterval>;
+  /** Idle sessions, in the order they went idle (oldest first). */
+  readonly #idle = new Map<string, Session>();
+  /** Initialize requests in flight: they count toward the cap. */
+  #opening = 0;
+  #full = false;
+  #timer?: ReturnType<typeof setTimeout>;
 
-  /** Builds a store making servers with `newServer`, expiring them after `options.idle` ms. */
+  /** Builds a store making servers with `newServer`. */
   constructor(newServer: () => Server, options: SessionStoreOptions) {
     this.#newServer = newServer;
-    this.#idle = options.idle;
-    this.#events = options.events;
-    this.#closeAfter = options.closeStreamsAfter;
+    this.#options = options;
   }
 
   /** The number of live sessions. */
@@ -76,36 +128,138 @@ export class SessionStore {
     return this.#sessions.size;
   }
 
+  /** The kept events of every session: their count and bytes (for tests and metrics). */
+  get kept(): { events: number; bytes: number } {
+    let events = 0;
+    let bytes = 0;
+    for (const session of this.#sessions.values()) {
+      if (!(session.events instanceof SessionEventStore)) continue;
+      events += session.events.size;
+      bytes += session.events.bytes;
+    }
+    return { events, bytes };
+  }
+
   /** Routes a request to its session, or opens one for an initialize request. */
-  async handle(
+  handle(
     req: Request,
     body: unknown,
     info: ConnectionInfo | undefined,
   ): Promise<Response> {
-    await this.#sweep();
     const id = req.headers.get("mcp-session-id");
     if (id === null) {
       if (req.method === "POST" && isInitializeRequest(body)) {
         return this.#open(req, body, info);
       }
-      return jsonRpcError(
+      return Promise.resolve(jsonRpcError(
         400,
         -32000,
         "Bad Request: Mcp-Session-Id header is required",
-      );
+      ));
+    }
+    if (this.#options.shared !== undefined) {
+      return this.#handleShared(this.#options.shared, id, req, body, info);
     }
     const session = this.#sessions.get(id);
-    if (session === undefined) {
-      return jsonRpcError(404, -32001, "Session not found");
+    if (session === undefined || this.#expired(session, Date.now())) {
+      if (session !== undefined) this.#expire();
+      return Promise.resolve(notFound());
     }
     return this.#forward(session, req, body, info);
   }
 
-  /** Closes every session and stops the sweep. */
+  // Shared sessions: KV holds the truth; every request checks the record
+  // (a DELETE or an expiry on another instance ends the session here too).
+  async #handleShared(
+    shared: KvSessionBackend,
+    id: string,
+    req: Request,
+    body: unknown,
+    info: ConnectionInfo | undefined,
+  ): Promise<Response> {
+    let record = await shared.get(id);
+    let session = this.#sessions.get(id);
+    if (record === undefined) {
+      if (session !== undefined) {
+        this.#sessions.delete(id);
+        this.#idle.delete(id);
+        void end(session);
+      }
+      return notFound();
+    }
+    if (Date.now() - record.lastSeen > this.#options.idle / 10) {
+      record = await shared.touch(record, this.#options.idle);
+    }
+    const lastEventId = req.method === "GET"
+      ? req.headers.get("last-event-id")
+      : null;
+    if (lastEventId !== null && this.#options.events > 0) {
+      return resumeShared(shared, record, lastEventId);
+    }
+    session ??= await this.#restore(shared, record);
+    session.record = record;
+    return this.#forward(session, req, body, info);
+  }
+
+  // A session this instance has not seen: a server and transport brought to
+  // the stored state by replaying its initialize (nothing of it stored).
+  async #restore(
+    shared: KvSessionBackend,
+    record: SessionRecord,
+  ): Promise<Session> {
+    const session = this.#make(record.id, record.protocol, shared);
+    await session.server.connect(session.transport);
+    const events = session.events as KvEventStore | undefined;
+    if (events !== undefined) events.muted = true;
+    try {
+      const headers = {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      };
+      const init = await session.transport.handleRequest(
+        new Request("http://localhost/mcp", { method: "POST", headers }),
+        {
+          parsedBody: {
+            jsonrpc: "2.0",
+            id: "weft-restore",
+            method: "initialize",
+            params: {
+              protocolVersion: record.protocol,
+              capabilities: record.capabilities ?? {},
+              clientInfo: record.clientInfo ?? { name: "unknown", version: "" },
+            },
+          },
+        },
+      );
+      await init.text();
+      const done = await session.transport.handleRequest(
+        new Request("http://localhost/mcp", {
+          method: "POST",
+          headers: {
+            ...headers,
+            "mcp-session-id": record.id,
+            "mcp-protocol-version": record.protocol,
+          },
+        }),
+        {
+          parsedBody: { jsonrpc: "2.0", method: "notifications/initialized" },
+        },
+      );
+      await done.body?.cancel();
+    } finally {
+      if (events !== undefined) events.muted = false;
+    }
+    return session;
+  }
+
+  /** Closes every session and stops the timer. */
   async close(): Promise<void> {
     const sessions = [...this.#sessions.values()];
     this.#sessions.clear();
-    this.#stopSweep();
+    this.#opening = 0;
+    this.#idle.clear();
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
     await Promise.all(sessions.map(end));
   }
 
@@ -114,35 +268,104 @@ export class SessionStore {
     body: unknown,
     info: ConnectionInfo | undefined,
   ): Promise<Response> {
+    const max = this.#options.maxSessions;
+    const shared = this.#options.shared;
+    const sid = crypto.randomUUID();
+    const protocol = negotiatedVersion(body);
+    if (shared !== undefined) {
+      // The cap holds over every instance: the record is stored first.
+      const params = (body as { params?: Record<string, unknown> }).params;
+      const now = Date.now();
+      const stored = await shared.create({
+        id: sid,
+        protocol,
+        capabilities: params?.capabilities ?? {},
+        clientInfo: params?.clientInfo ?? {},
+        lastSeen: now,
+        expiresAt: now + this.#options.idle,
+      }, max);
+      if (!stored) return this.#refuse(body);
+    } else if (this.#sessions.size + this.#opening >= max) {
+      this.#expire();
+      if (this.#sessions.size + this.#opening >= max) return this.#refuse(body);
+    }
+    this.#opening++;
+    let opening = true;
+    const done = () => {
+      if (opening) this.#opening--;
+      opening = false;
+    };
+    try {
+      const session = this.#make(sid, protocol, shared, done);
+      await session.server.connect(session.transport);
+      const response = await this.#forward(session, req, body, info);
+      if (session.id === undefined) {
+        await session.server.close().catch(() => {});
+        await shared?.remove(sid);
+      }
+      return response;
+    } finally {
+      done();
+    }
+  }
+
+  /** A session's server and transport, not yet connected. */
+  #make(
+    sid: string,
+    protocol: string,
+    shared: KvSessionBackend | undefined,
+    registered?: () => void,
+  ): Session {
     const server = this.#newServer();
-    let registered = false;
-    const events = this.#events > 0
-      ? new SessionEventStore(this.#events)
-      : undefined;
+    const events = this.#options.events <= 0
+      ? undefined
+      : shared !== undefined
+      ? shared.events(sid, this.#options.idle)
+      : new SessionEventStore(this.#options.events, this.#options.eventBytes);
     const transport: WebStandardStreamableHTTPServerTransport =
       new WebStandardStreamableHTTPServerTransport({
-        sessionIdGenerator: () => crypto.randomUUID(),
+        sessionIdGenerator: () => sid,
         eventStore: events,
         retryInterval: events === undefined ? undefined : SSE_RETRY,
-        onsessioninitialized: (sid) => {
-          registered = true;
-          this.#sessions.set(sid, session);
-          this.#startSweep();
+        onsessioninitialized: (id) => {
+          registered?.();
+          session.id = id;
+          this.#sessions.set(id, session);
         },
-        onsessionclosed: (sid) => this.#forget(sid),
+        onsessionclosed: (id) => this.#forget(id),
       });
     const session: Session = {
       server,
       transport,
-      events,
-      protocol: negotiatedVersion(body),
+      events: events as SessionEventStore | undefined,
+      protocol,
       lastSeen: Date.now(),
       open: 0,
+      flights: new Map(),
     };
-    await server.connect(transport);
-    const response = await this.#forward(session, req, body, info);
-    if (!registered) await server.close().catch(() => {});
-    return response;
+    if (events !== undefined) this.#watchSends(session);
+    return session;
+  }
+
+  #refuse(body: unknown): Response {
+    const max = this.#options.maxSessions;
+    if (!this.#full) {
+      this.#full = true;
+      this.#options.onFull?.(max);
+    }
+    const oldest = this.#idle.values().next().value;
+    const wait = oldest === undefined
+      ? this.#options.idle
+      : oldest.lastSeen + this.#options.idle - Date.now();
+    const seconds = Math.min(3600, Math.max(1, Math.ceil(wait / 1000)));
+    const id = (body as { id?: string | number }).id ?? null;
+    return jsonRpcError(
+      503,
+      -32000,
+      `Service Unavailable: the server holds its maximum of ${max} sessions (maxSessions); retry after ${seconds} s`,
+      id,
+      { "retry-after": String(seconds) },
+    );
   }
 
   async #forward(
@@ -151,72 +374,255 @@ export class SessionStore {
     body: unknown,
     info: ConnectionInfo | undefined,
   ): Promise<Response> {
-    session.lastSeen = Date.now();
-    session.open++;
+    this.#acquire(session);
     // Resumable sessions prime their streams by the negotiated version.
     const resumable = session.events !== undefined && body !== undefined;
     const forwarded = resumable ? primingRequest(req, session.protocol) : req;
+    const ids = requestIds(body);
+    const primed = resumable && ids.length > 0 && primes(forwarded, body);
+    // Tracked before the server sees the requests: an answer can come first.
+    const flight = resumable && ids.length > 0
+      ? track(session, ids, primed)
+      : undefined;
     let response: Response;
+    let streamId: string | undefined;
     try {
-      response = await session.transport.handleRequest(
+      const handling = session.transport.handleRequest(
         forwarded,
         body === undefined ? undefined : { parsedBody: body },
       );
+      // The priming event is stored before handleRequest first waits: the
+      // stream id it names is this POST's.
+      if (primed && !(session.events instanceof SessionEventStore)) {
+        streamId = (session.events as KvEventStore | undefined)?.takePrimed();
+      }
+      response = await handling;
     } catch (error) {
-      session.open--;
+      if (flight !== undefined) untrack(session, ids);
+      this.#release(session);
       throw error;
     }
-    const ids = requestIds(body);
-    const closer = resumable && ids.length > 0 &&
-        this.#closeAfter !== undefined && isEventStream(response) &&
-        primes(forwarded, body)
+    const closeAfter = this.#options.closeStreamsAfter;
+    const closer = primed && closeAfter !== undefined && isEventStream(response)
       ? setTimeout(() => {
         // The client resumes with Last-Event-ID after the retry interval.
         for (const id of ids) session.transport.closeSSEStream(id);
-      }, this.#closeAfter)
+      }, closeAfter)
       : undefined;
-    return watchResponse(response, req, info, (end) => {
+    // A stream resumed with Last-Event-ID (not a refusal of one).
+    const resumed = req.method === "GET" && response.ok
+      ? req.headers.get("last-event-id")
+      : null;
+    return watchResponse(response, req, info, (end: ResponseEnd) => {
       clearTimeout(closer);
-      session.open--;
-      session.lastSeen = Date.now();
-      if (end === "dropped") {
+      if (end === "overflow") this.#options.onOverflow?.();
+      if (end !== "delivered") {
+        if (flight !== undefined && flight.carried && flight.remaining > 0) {
+          // Resumable: the calls run on; the session stays in use until
+          // their answers are in its events.
+          flight.detached = true;
+          return;
+        }
         cancelRequests(session.transport, ids, DROPPED_REASON);
+      } else if (session.events instanceof SessionEventStore) {
+        // Delivered to its end: nothing of it will be resumed.
+        if (ids.length > 0) session.events.dropAnswered(ids);
+        if (resumed !== null) dropResumed(session.events, resumed);
+      } else if (streamId !== undefined && session.id !== undefined) {
+        this.#options.shared?.dropStream(session.id, streamId).catch(() => {});
       }
-    });
+      if (flight !== undefined) untrack(session, ids);
+      this.#release(session);
+    }, this.#options.maxUnreadBytes);
   }
 
-  async #sweep(): Promise<void> {
-    const now = Date.now();
-    const expired: Session[] = [];
-    for (const [sid, session] of this.#sessions) {
-      if (session.open === 0 && now - session.lastSeen >= this.#idle) {
-        this.#sessions.delete(sid);
-        expired.push(session);
-      }
+  #acquire(session: Session): void {
+    session.open++;
+    if (session.open === 1 && session.id !== undefined) {
+      this.#idle.delete(session.id);
     }
-    if (this.#sessions.size === 0) this.#stopSweep();
-    await Promise.all(expired.map(end));
   }
 
-  #forget(sid: string): void {
-    this.#sessions.get(sid)?.events?.clear();
+  #release(session: Session): void {
+    session.open--;
+    session.lastSeen = Date.now();
+    if (session.open > 0 || session.id === undefined) return;
+    if (!this.#sessions.has(session.id)) return;
+    // Re-inserted: the idle queue stays ordered by when sessions went idle.
+    this.#idle.delete(session.id);
+    this.#idle.set(session.id, session);
+    this.#schedule();
+  }
+
+  #expired(session: Session, now: number): boolean {
+    return session.open === 0 && now - session.lastSeen >= this.#options.idle;
+  }
+
+  /** Expires the idle sessions past their time, oldest first; stops at the first that is not. */
+  #expire(): void {
+    const now = Date.now();
+    for (const [sid, session] of this.#idle) {
+      if (!this.#expired(session, now)) break;
+      this.#idle.delete(sid);
+      this.#sessions.delete(sid);
+      void end(session);
+    }
+    if (this.#sessions.size + this.#opening < this.#options.maxSessions) {
+      this.#full = false;
+    }
+  }
+
+  #schedule(): void {
+    if (this.#timer !== undefined) return;
+    const oldest = this.#idle.values().next().value;
+    if (oldest === undefined) return;
+    const wait = Math.max(
+      0,
+      oldest.lastSeen + this.#options.idle - Date.now(),
+    );
+    const timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#expire();
+      this.#schedule();
+    }, wait + 1);
+    this.#timer = timer;
+    unrefTimer(Number(timer));
+  }
+
+  #forget(sid: string): Promise<void> | void {
+    const session = this.#sessions.get(sid);
+    if (session?.events instanceof SessionEventStore) session.events.clear();
     this.#sessions.delete(sid);
-    if (this.#sessions.size === 0) this.#stopSweep();
+    this.#idle.delete(sid);
+    if (this.#sessions.size + this.#opening < this.#options.maxSessions) {
+      this.#full = false;
+    }
+    // A DELETE ends a shared session on every instance before it answers.
+    return this.#options.shared?.remove(sid);
   }
 
-  #startSweep(): void {
-    if (this.#sweeper !== undefined) return;
-    const every = Math.max(10, Math.min(Math.floor(this.#idle / 2), 60_000));
-    const sweeper = setInterval(() => void this.#sweep(), every);
-    this.#sweeper = sweeper;
-    unrefTimer(Number(sweeper));
+  /**
+   * Watches what the session's server sends: an event tied to a tracked
+   * request marks its stream as having carried an id (with an event store,
+   * every event has one); its answer settles the request, and the last
+   * answer of a dropped stream's calls releases the session.
+   */
+  #watchSends(session: Session): void {
+    const transport = session.transport;
+    const send = transport.send.bind(transport);
+    transport.send = (message, options) => {
+      if (session.flights.size === 0) return send(message, options);
+      const answer = answerId(message);
+      const id = answer ?? options?.relatedRequestId;
+      const flight = id === undefined ? undefined : session.flights.get(id);
+      if (flight === undefined || id === undefined) {
+        return send(message, options);
+      }
+      flight.carried = true;
+      if (answer === undefined) return send(message, options);
+      session.flights.delete(id);
+      flight.remaining--;
+      if (!flight.detached || flight.remaining > 0) {
+        return send(message, options);
+      }
+      // The last answer of a dropped stream: released once it is stored.
+      return send(message, options).finally(() => this.#release(session));
+    };
   }
+}
 
-  #stopSweep(): void {
-    if (this.#sweeper === undefined) return;
-    clearInterval(this.#sweeper);
-    this.#sweeper = undefined;
+function track(session: Session, ids: RequestId[], primed: boolean): Flight {
+  const flight: Flight = {
+    remaining: ids.length,
+    carried: primed,
+    detached: false,
+  };
+  for (const id of ids) session.flights.set(id, flight);
+  return flight;
+}
+
+function untrack(session: Session, ids: RequestId[]): void {
+  for (const id of ids) session.flights.delete(id);
+}
+
+/** A resumed stream delivered to its end: the stream it resumed is done with. */
+function dropResumed(events: SessionEventStore, lastEventId: string): void {
+  const slash = lastEventId.lastIndexOf("/");
+  if (slash > 0) events.dropStreams(new Set([lastEventId.slice(0, slash)]));
+}
+
+function notFound(): Response {
+  return jsonRpcError(404, -32001, "Session not found");
+}
+
+/**
+ * Serves a stream resumed with `Last-Event-ID` from KV, on whichever
+ * instance the client reached: the stream's stored events after that id,
+ * then — polling, woken by `watch` where it works — the ones stored later,
+ * until a response ends a call's stream (a GET stream runs until the client
+ * leaves). Pulled by the client, so nothing piles up for one that does not
+ * read.
+ */
+function resumeShared(
+  shared: KvSessionBackend,
+  record: SessionRecord,
+  lastEventId: string,
+): Response {
+  const parsed = parseEventId(lastEventId);
+  if (parsed === undefined) {
+    return jsonRpcError(400, -32000, "Invalid event ID format");
   }
+  const stop = new AbortController();
+  const encoder = new TextEncoder();
+  let last = parsed.seq;
+  let polls = 0;
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      while (!stop.signal.aborted) {
+        const found = await shared.after(record.id, parsed.streamId, last);
+        last = found.last;
+        if (found.events.length > 0) {
+          let answered = false;
+          for (const [id, message] of found.events) {
+            controller.enqueue(encoder.encode(
+              `event: message\nid: ${id}\ndata: ${JSON.stringify(message)}\n\n`,
+            ));
+            if (answerId(message) !== undefined) answered = true;
+          }
+          if (answered && parsed.streamId !== "_GET_stream") {
+            controller.close();
+            stop.abort();
+            await shared.dropStream(record.id, parsed.streamId).catch(() => {});
+          }
+          return;
+        }
+        // Now and then: is the session still there?
+        if (++polls % 20 === 0 && await shared.get(record.id) === undefined) {
+          controller.close();
+          return;
+        }
+        await shared.wait(record.id, shared.pollInterval, stop.signal);
+      }
+    },
+    cancel() {
+      stop.abort();
+    },
+  }, { highWaterMark: 0 });
+  return new Response(body, {
+    headers: {
+      "content-type": "text/event-stream",
+      "cache-control": "no-cache, no-transform",
+      "mcp-session-id": record.id,
+    },
+  });
+}
+
+function answerId(message: unknown): RequestId | undefined {
+  const m = message as { id?: unknown; result?: unknown; error?: unknown };
+  if (m.result === undefined && m.error === undefined) return undefined;
+  return typeof m.id === "string" || typeof m.id === "number"
+    ? m.id
+    : undefined;
 }
 
 function isEventStream(response: Response): boolean {
@@ -226,7 +632,7 @@ function isEventStream(response: Response): boolean {
 
 /** Ends a session: its kept events go, its server (and transport) closes. */
 async function end(session: Session): Promise<void> {
-  session.events?.clear();
+  if (session.events instanceof SessionEventStore) session.events.clear();
   await session.server.close().catch(() => {});
 }
 

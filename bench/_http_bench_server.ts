@@ -1,0 +1,105 @@
+/**
+ * The server process of `bench/http_bench.ts`: one contender on
+ * 127.0.0.1, port 0, printing its port on stdout, serving until killed.
+ *
+ *     deno run -A bench/_http_bench_server.ts <weft|sdk> <stateless|reuse|sessions|kv>
+ *
+ * Both contenders serve the same SDK `Server` (ten tools exported with
+ * `exportTools`), so the difference is the HTTP layer: `httpHandler`
+ * against the SDK's `WebStandardStreamableHTTPServerTransport` used as its
+ * examples do (a fresh server and transport per request when stateless; one
+ * per session, kept in a map, otherwise).
+ *
+ * @module
+ */
+
+import { z } from "zod";
+// @ts-types="@modelcontextprotocol/sdk/server/index"
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+// @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { tool } from "../src/core/tool.ts";
+import { exportTools } from "../src/mcp/export.ts";
+import { httpHandler } from "../src/runtime/http/handler.ts";
+import { kvStore } from "../src/runtime/http/kv_store.ts";
+
+const input = z.object({ text: z.string() });
+const tools = Array.from({ length: 10 }, (_, i) =>
+  tool({
+    name: i === 0 ? "echo" : `tool_${i}`,
+    description: `Echo the text (${i}).`,
+    input,
+    run: ({ text }) => "heard: " + text,
+  }));
+
+function newServer(): Server {
+  const server = new Server({ name: "bench", version: "1" });
+  exportTools(server, ...tools);
+  return server;
+}
+
+function sdkStateless(): (req: Request) => Promise<Response> {
+  return async (req) => {
+    const server = newServer();
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+    });
+    await server.connect(transport);
+    return transport.handleRequest(req);
+  };
+}
+
+function sdkSessions(): (req: Request) => Promise<Response> {
+  const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
+  return async (req) => {
+    const sid = req.headers.get("mcp-session-id");
+    if (sid !== null) {
+      const transport = sessions.get(sid);
+      if (transport === undefined) return new Response(null, { status: 404 });
+      return transport.handleRequest(req);
+    }
+    const body = await req.json();
+    if (!isInitializeRequest(body)) return new Response(null, { status: 400 });
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => crypto.randomUUID(),
+      onsessioninitialized: (id) => void sessions.set(id, transport),
+      onsessionclosed: (id) => void sessions.delete(id),
+    });
+    await newServer().connect(transport);
+    return transport.handleRequest(req, { parsedBody: body });
+  };
+}
+
+async function weftKv(): Promise<(req: Request) => Promise<Response>> {
+  // A fresh KV file per run, removed when the process ends.
+  const dir = await Deno.makeTempDir();
+  const kv = await Deno.openKv(`${dir}/bench.kv`);
+  globalThis.addEventListener("unload", () => {
+    kv.close();
+    Deno.removeSync(dir, { recursive: true });
+  });
+  Deno.addSignalListener("SIGTERM", () => Deno.exit(0));
+  return httpHandler(newServer, {
+    sessions: true,
+    store: kvStore(kv),
+    maxSessions: 100_000,
+  });
+}
+
+const [side, mode] = Deno.args;
+const handler = side === "sdk"
+  ? (mode === "sessions" ? sdkSessions() : sdkStateless())
+  : mode === "kv"
+  ? await weftKv()
+  : httpHandler(newServer, {
+    sessions: mode === "sessions",
+    reuseServers: mode === "reuse",
+    maxSessions: 100_000,
+  });
+const server = Deno.serve(
+  { hostname: "127.0.0.1", port: 0, onListen() {} },
+  handler,
+);
+console.log(server.addr.port);

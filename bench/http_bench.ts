@@ -1,0 +1,320 @@
+/**
+ * `httpHandler` against the SDK's own `WebStandardStreamableHTTPServerTransport`
+ * under load, and `connectHttp` against the SDK's
+ * `StreamableHTTPClientTransport`, side by side on 127.0.0.1.
+ *
+ *     deno run -A bench/http_bench.ts
+ *     deno run -A bench/http_bench.ts --seconds=2 --rounds=3 --clients=10,100,500
+ *     deno run -A bench/http_bench.ts --skip-client      # the server table only
+ *
+ * Server table: for each mode (stateless; `reuse`, stateless with
+ * `reuseServers: true`; sessions; kv, sessions in a Deno KV file, against
+ * the SDK's in-memory sessions) and each load (10, 100,
+ * 500 concurrent clients, each sending `tools/call` back to back over
+ * keep-alive connections), every round starts each contender in its own
+ * process (`bench/_http_bench_server.ts`) and loads it for `--seconds`; the
+ * contenders alternate which goes first from round to round, and the table
+ * prints each one's median over `--rounds` rounds: requests per second,
+ * p50 and p99 latency, the server process's peak RSS, and the ratio
+ * weft/SDK (above 1: weft serves more per second). Session-mode clients
+ * each open a session first (not timed).
+ *
+ * Client table: sequential `tools/list` and `tools/call` through
+ * `connectHttp` and through the SDK's `Client` on its own transport,
+ * against one stateless weft server, interleaved one for one (medians).
+ *
+ * Loads are bounded: at most `--clients` connections, `--seconds` each
+ * round, only 127.0.0.1. On a shared machine the numbers are noisy; rerun
+ * quietly for figures worth quoting.
+ *
+ * @module
+ */
+
+// @ts-types="@modelcontextprotocol/sdk/client/index"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+// @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { connectHttp } from "../src/runtime/client/connect_http.ts";
+import { interleavedMedians } from "./_medians.ts";
+
+interface Flags {
+  seconds: number;
+  rounds: number;
+  clients: number[];
+  modes: string[];
+  skipClient: boolean;
+  skipServer: boolean;
+  calls: number;
+}
+
+function flags(args: string[]): Flags {
+  const get = (name: string): string | undefined =>
+    args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+  return {
+    seconds: Number(get("seconds") ?? 2),
+    rounds: Number(get("rounds") ?? 3),
+    clients: (get("clients") ?? "10,100,500").split(",").map(Number),
+    modes: (get("modes") ?? "stateless,reuse,sessions,kv").split(","),
+    skipClient: args.includes("--skip-client"),
+    skipServer: args.includes("--skip-server"),
+    calls: Number(get("calls") ?? 300),
+  };
+}
+
+const SERVER = new URL("./_http_bench_server.ts", import.meta.url).pathname;
+const PROTOCOL = "2025-11-25";
+const HEADERS = {
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+};
+const CALL = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 2,
+  method: "tools/call",
+  params: { name: "echo", arguments: { text: "hello" } },
+});
+const INIT = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: {
+    protocolVersion: PROTOCOL,
+    capabilities: {},
+    clientInfo: { name: "bench", version: "1" },
+  },
+});
+
+interface Running {
+  url: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+async function start(side: string, mode: string): Promise<Running> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--quiet", "--unstable-kv", SERVER, side, mode],
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`${side} ${mode} server exited`);
+    text += value;
+  }
+  reader.releaseLock();
+  return {
+    url: `http://127.0.0.1:${text.trim()}/mcp`,
+    pid: child.pid,
+    async stop() {
+      child.kill("SIGTERM");
+      await child.stdout.cancel().catch(() => {});
+      await child.status;
+    },
+  };
+}
+
+/** The process's peak resident set (VmHWM), MiB. */
+function peakRss(pid: number): number {
+  const status = Deno.readTextFileSync(`/proc/${pid}/status`);
+  const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return kb / 1024;
+}
+
+async function openSession(url: string): Promise<Record<string, string>> {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: HEADERS,
+    body: INIT,
+  });
+  const sid = res.headers.get("mcp-session-id");
+  await res.text();
+  if (res.status !== 200 || sid === null) {
+    throw new Error(`initialize answered ${res.status}`);
+  }
+  const headers = {
+    ...HEADERS,
+    "mcp-session-id": sid,
+    "mcp-protocol-version": PROTOCOL,
+  };
+  const done = await fetch(url, {
+    method: "POST",
+    headers,
+    body: '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+  });
+  await done.text();
+  return headers;
+}
+
+interface Round {
+  rps: number;
+  p50: number;
+  p99: number;
+  rss: number;
+  errors: number;
+}
+
+async function load(
+  side: string,
+  mode: string,
+  clients: number,
+  seconds: number,
+): Promise<Round> {
+  const server = await start(side, mode);
+  try {
+    const headers = mode === "stateless" || mode === "reuse"
+      ? await Promise.all(
+        Array.from({ length: clients }, () => ({
+          ...HEADERS,
+          "mcp-protocol-version": PROTOCOL,
+        })),
+      )
+      : await Promise.all(
+        Array.from({ length: clients }, () => openSession(server.url)),
+      );
+    // Warm-up: one call per client.
+    await Promise.all(headers.map((h) => call(server.url, h)));
+    const latencies: number[] = [];
+    let errors = 0;
+    const until = performance.now() + seconds * 1000;
+    const started = performance.now();
+    await Promise.all(headers.map(async (h) => {
+      while (performance.now() < until) {
+        const t = performance.now();
+        if (await call(server.url, h)) latencies.push(performance.now() - t);
+        else errors++;
+      }
+    }));
+    const elapsed = (performance.now() - started) / 1000;
+    latencies.sort((a, b) => a - b);
+    return {
+      rps: latencies.length / elapsed,
+      p50: pick(latencies, 0.5),
+      p99: pick(latencies, 0.99),
+      rss: peakRss(server.pid),
+      errors,
+    };
+  } finally {
+    await server.stop();
+  }
+}
+
+async function call(url: string, headers: Record<string, string>) {
+  try {
+    const res = await fetch(url, { method: "POST", headers, body: CALL });
+    const text = await res.text();
+    return res.status === 200 && text.includes('"heard: hello"');
+  } catch {
+    return false;
+  }
+}
+
+function pick(sorted: number[], q: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1
+    ? sorted[mid]
+    : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+function summarize(rounds: Round[]): Round {
+  return {
+    rps: median(rounds.map((r) => r.rps)),
+    p50: median(rounds.map((r) => r.p50)),
+    p99: median(rounds.map((r) => r.p99)),
+    rss: median(rounds.map((r) => r.rss)),
+    errors: rounds.reduce((n, r) => n + r.errors, 0),
+  };
+}
+
+const fmt = (n: number, digits = 0) => n.toFixed(digits).padStart(8);
+
+async function serverTable(f: Flags): Promise<void> {
+  console.log(
+    `server: ${f.rounds} rounds of ${f.seconds} s per contender, alternating; medians`,
+  );
+  console.log(
+    "mode       clients  side     req/s   p50 ms   p99 ms  RSS MiB  errors   weft/SDK",
+  );
+  for (const mode of f.modes) {
+    for (const clients of f.clients) {
+      // The SDK's transport has no shared store: KV rows compare with its sessions.
+      // `reuse` is weft's stateless mode with reuseServers: the SDK's
+      // stateless pattern is its baseline too.
+      const sdkMode = mode === "kv"
+        ? "sessions"
+        : mode === "reuse"
+        ? "stateless"
+        : mode;
+      const weft: Round[] = [];
+      const sdk: Round[] = [];
+      for (let r = 0; r < f.rounds; r++) {
+        const order = r % 2 === 0 ? ["weft", "sdk"] : ["sdk", "weft"];
+        for (const side of order) {
+          const result = side === "weft"
+            ? await load("weft", mode, clients, f.seconds)
+            : await load("sdk", sdkMode, clients, f.seconds);
+          (side === "weft" ? weft : sdk).push(result);
+        }
+      }
+      const w = summarize(weft);
+      const s = summarize(sdk);
+      for (const [side, m] of [["weft", w], ["sdk", s]] as const) {
+        console.log(
+          `${mode.padEnd(10)} ${fmt(clients)}  ${side.padEnd(5)}${fmt(m.rps)} ${
+            fmt(m.p50, 1)
+          } ${fmt(m.p99, 1)} ${fmt(m.rss)} ${fmt(m.errors)}` +
+            (side === "weft" ? `   ${(w.rps / s.rps).toFixed(2)}x` : ""),
+        );
+      }
+    }
+  }
+}
+
+async function clientTable(f: Flags): Promise<void> {
+  const server = await start("weft", "stateless");
+  try {
+    const weft = await connectHttp(server.url);
+    const sdk = new Client({ name: "bench", version: "1" });
+    await sdk.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+    const args = { name: "echo", arguments: { text: "hello" } };
+    const results = await interleavedMedians([
+      {
+        label: "tools/list",
+        sdk: () => sdk.listTools(),
+        weft: () => weft.listTools(),
+        n: f.calls,
+      },
+      {
+        label: "tools/call",
+        sdk: () => sdk.callTool(args),
+        weft: () => weft.callTool(args),
+        n: f.calls,
+      },
+    ]);
+    console.log(
+      `\nclient: connectHttp vs the SDK's StreamableHTTPClientTransport, ${f.calls} sequential pairs; medians`,
+    );
+    for (const r of results) {
+      console.log(
+        `${r.label.padEnd(12)} SDK ${r.sdk.toFixed(3)} ms  weft ${
+          r.weft.toFixed(3)
+        } ms  weft/SDK speed ${(r.sdk / r.weft).toFixed(2)}x`,
+      );
+    }
+    await weft.close();
+    await sdk.close();
+  } finally {
+    await server.stop();
+  }
+}
+
+const f = flags(Deno.args);
+if (!f.skipServer) await serverTable(f);
+if (!f.skipClient) await clientTable(f);

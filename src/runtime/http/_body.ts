@@ -1,0 +1,126 @@
+/**
+ * Reading a request body under the handler's limits: a byte cap, a
+ * deadline and a nesting limit, then the lossless parse.
+ *
+ * @module
+ */
+
+import { parseLossless } from "../../core/json.ts";
+
+/** A request body read under the limits: its lossless parse, or why not. */
+export type BodyResult =
+  | { readonly kind: "json"; readonly value: unknown }
+  | { readonly kind: "tooLarge" }
+  | { readonly kind: "timeout" }
+  | { readonly kind: "tooDeep" }
+  | { readonly kind: "disconnected"; readonly cause: unknown }
+  | { readonly kind: "invalid"; readonly cause: unknown };
+
+/** The limits {@link readJsonBody} applies. */
+export interface BodyLimits {
+  /** The largest body accepted, in bytes. */
+  readonly maxBytes: number;
+  /** The time the whole body may take to arrive, in ms. */
+  readonly timeout: number;
+  /** The deepest nesting of arrays and objects accepted. */
+  readonly maxDepth: number;
+}
+
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * Reads and parses a request body: a `Content-Length` over the cap is
+ * refused before anything is read; a streamed body is counted as it arrives
+ * and cancelled as soon as it passes the cap, or when it has not ended
+ * within the deadline; text nested deeper than the limit is refused before
+ * it is parsed. The text is parsed with the lossless reader.
+ */
+export async function readJsonBody(
+  req: Request,
+  limits: BodyLimits,
+): Promise<BodyResult> {
+  const declared = Number(req.headers.get("content-length") ?? "0");
+  if (declared > limits.maxBytes) {
+    await req.body?.cancel().catch(() => {});
+    return { kind: "tooLarge" };
+  }
+  if (req.body === null) {
+    return { kind: "invalid", cause: new SyntaxError("empty body") };
+  }
+  const reader = req.body.getReader();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    reader.cancel().catch(() => {});
+  }, limits.timeout);
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (timedOut) return { kind: "timeout" };
+      if (done) break;
+      size += value.byteLength;
+      if (size > limits.maxBytes) {
+        await reader.cancel().catch(() => {});
+        return { kind: "tooLarge" };
+      }
+      parts.push(value);
+    }
+  } catch (cause) {
+    if (timedOut) return { kind: "timeout" };
+    // The body stream failed: the client went away mid-body.
+    return { kind: "disconnected", cause };
+  } finally {
+    clearTimeout(timer);
+  }
+  let text: string;
+  try {
+    text = UTF8.decode(join(parts, size));
+  } catch (cause) {
+    return { kind: "invalid", cause };
+  }
+  if (deeperThan(text, limits.maxDepth)) return { kind: "tooDeep" };
+  try {
+    return { kind: "json", value: parseLossless(text) };
+  } catch (cause) {
+    return { kind: "invalid", cause };
+  }
+}
+
+function join(parts: Uint8Array[], size: number): Uint8Array {
+  if (parts.length === 1) return parts[0];
+  const all = new Uint8Array(size);
+  let at = 0;
+  for (const part of parts) {
+    all.set(part, at);
+    at += part.byteLength;
+  }
+  return all;
+}
+
+/**
+ * Whether JSON text nests arrays and objects deeper than `max` (brackets
+ * inside strings do not count). Invalid text is judged the same way; the
+ * parse that follows refuses it.
+ */
+export function deeperThan(text: string, max: number): boolean {
+  // Nesting past `max` needs more than `max` opening brackets.
+  if (text.length <= max) return false;
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) { // a string: skip to its closing quote
+      for (i++; i < text.length; i++) {
+        const s = text.charCodeAt(i);
+        if (s === 0x5c) i++;
+        else if (s === 0x22) break;
+      }
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--;
+    }
+  }
+  return false;
+}

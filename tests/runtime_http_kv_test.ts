@@ -1,0 +1,239 @@
+// Sessions shared through Deno KV: two server processes on one KV file are
+// two instances of one server — a session opened on one is served by the
+// other, a stream started on one resumes on the other, a DELETE on one ends
+// the session on both, a forged id is refused by both.
+
+import assert from "node:assert/strict";
+import { httpHandler } from "../src/runtime/http/handler.ts";
+import { kvStore } from "../src/runtime/http/kv_store.ts";
+import { childEnv } from "./fixtures/runtime_server_helpers.ts";
+import { buildToolServer } from "./fixtures/tool_server.ts";
+import { POST_HEADERS } from "./fixtures/http_test_server.ts";
+
+const FIXTURE = new URL("./fixtures/kv_http_server.ts", import.meta.url)
+  .pathname;
+const MODERN = "2025-11-25";
+
+interface Instance {
+  url: string;
+  stop(): Promise<void>;
+}
+
+async function startInstance(kvPath: string): Promise<Instance> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--quiet", "--unstable-kv", FIXTURE, kvPath],
+    env: childEnv(),
+    clearEnv: true,
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error("the KV server exited");
+    text += value;
+  }
+  reader.releaseLock();
+  return {
+    url: `http://127.0.0.1:${text.trim()}/mcp`,
+    async stop() {
+      child.kill("SIGTERM");
+      await child.stdout.cancel().catch(() => {});
+      await child.status;
+    },
+  };
+}
+
+async function post(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+  signal?: AbortSignal,
+): Promise<Response> {
+  const init = {
+    method: "POST",
+    headers: { ...POST_HEADERS, ...headers },
+    body: JSON.stringify(body),
+    signal,
+  };
+  return await fetch(url, init);
+}
+
+/** The data of each SSE event in a body read to its end. */
+function events(text: string): { id?: string; data: string }[] {
+  return text.split("\n\n").filter((block) => block.includes("data:")).map(
+    (block) => {
+      const id = /^id: (.*)$/m.exec(block)?.[1];
+      const data = block.split("\n").filter((l) => l.startsWith("data:"))
+        .map((l) => l.slice(5).trim()).join("\n");
+      return { id, data };
+    },
+  ).filter((event) => event.data !== ""); // priming events carry no data
+}
+
+Deno.test("KV sessions: two processes on one KV file serve one session", async () => {
+  const dir = await Deno.makeTempDir();
+  const kvPath = `${dir}/sessions.kv`;
+  const a = await startInstance(kvPath);
+  const b = await startInstance(kvPath);
+  try {
+    // initialize on A.
+    const init = await post(a.url, {
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: {
+        protocolVersion: MODERN,
+        capabilities: {},
+        clientInfo: { name: "kv-test", version: "1" },
+      },
+    });
+    assert.equal(init.status, 200);
+    const sid = init.headers.get("mcp-session-id");
+    assert.ok(sid !== null);
+    await init.text();
+    const session = { "mcp-session-id": sid, "mcp-protocol-version": MODERN };
+    const initialized = await post(a.url, {
+      jsonrpc: "2.0",
+      method: "notifications/initialized",
+    }, session);
+    assert.equal(initialized.status, 202);
+
+    // tools/call with that session id on B.
+    const call = await post(b.url, {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "echo", arguments: { on: "b" } },
+    }, session);
+    assert.equal(call.status, 200);
+    const answered = events(await call.text()).map((e) => JSON.parse(e.data))
+      .find((m) => m.id === 1);
+    assert.deepEqual(answered.result.structuredContent, { on: "b" });
+
+    // A call's stream starts on A, the client loses it, and resumes on B.
+    const drop = new AbortController();
+    const started = await post(
+      a.url,
+      {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "wait", arguments: { ms: 400 } },
+      },
+      session,
+      drop.signal,
+    );
+    assert.equal(started.status, 200);
+    const reader = started.body!.pipeThrough(new TextDecoderStream())
+      .getReader();
+    let head = "";
+    while (!head.includes("\n\n")) head += (await reader.read()).value ?? "";
+    const priming = /^id: (.*)$/m.exec(head)?.[1];
+    assert.ok(priming !== undefined, "the stream is primed");
+    drop.abort();
+    await reader.cancel().catch(() => {});
+    const resumed = await fetch(b.url, {
+      headers: {
+        accept: "text/event-stream",
+        ...session,
+        "last-event-id": priming,
+      },
+    });
+    assert.equal(resumed.status, 200);
+    const replayed = events(await resumed.text()).map((e) =>
+      JSON.parse(e.data)
+    );
+    assert.deepEqual(replayed.at(-1), {
+      result: { content: [{ type: "text", text: "waited" }] },
+      jsonrpc: "2.0",
+      id: 2,
+    });
+
+    // DELETE on B; A refuses the session afterwards.
+    const deleted = await fetch(b.url, { method: "DELETE", headers: session });
+    assert.equal(deleted.status, 200);
+    await deleted.body?.cancel();
+    const after = await post(a.url, {
+      jsonrpc: "2.0",
+      id: 3,
+      method: "tools/list",
+    }, session);
+    assert.equal(after.status, 404);
+    assert.equal(
+      await after.text(),
+      '{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"Session not found"}}',
+    );
+
+    // A forged id is refused by both.
+    for (const url of [a.url, b.url]) {
+      const forged = await post(url, {
+        jsonrpc: "2.0",
+        id: 4,
+        method: "tools/list",
+      }, { ...session, "mcp-session-id": crypto.randomUUID() });
+      assert.equal(forged.status, 404);
+      await forged.body?.cancel();
+    }
+  } finally {
+    await a.stop();
+    await b.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("KV sessions: the session cap and expiry hold across instances", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const store = kvStore(kv);
+  const options = {
+    sessions: true,
+    store,
+    maxSessions: 1,
+    sessionIdleTimeout: 300,
+    onerror: () => {},
+  };
+  const a = httpHandler(() => buildToolServer(), options);
+  const b = httpHandler(() => buildToolServer(), options);
+  const request = (headers: Record<string, string>, body: unknown) =>
+    new Request("http://localhost/mcp", {
+      method: "POST",
+      headers: { ...POST_HEADERS, ...headers },
+      body: JSON.stringify(body),
+    });
+  const init = {
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: {
+      protocolVersion: MODERN,
+      capabilities: {},
+      clientInfo: { name: "kv-test", version: "1" },
+    },
+  };
+  try {
+    const first = await a(request({}, init));
+    assert.equal(first.status, 200);
+    const sid = first.headers.get("mcp-session-id")!;
+    await first.text();
+    const full = await b(request({}, init));
+    assert.equal(full.status, 503, "the cap counts A's session on B");
+    await full.text();
+    const list = { jsonrpc: "2.0", id: 1, method: "tools/list" };
+    const session = { "mcp-session-id": sid, "mcp-protocol-version": MODERN };
+    const onB = await b(request(session, list));
+    assert.equal(onB.status, 200);
+    await onB.text();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const expired = await b(request(session, list));
+    assert.equal(expired.status, 404, "expired on every instance");
+    await expired.text();
+    const again = await b(request({}, init));
+    assert.equal(again.status, 200, "room again once it expired");
+    await again.text();
+  } finally {
+    await a.close();
+    await b.close();
+    kv.close();
+  }
+});

@@ -1,0 +1,44 @@
+// Stateless httpHandler with reuseServers reuses servers whose request ended (no tools
+// registered anew per request), never one that holds per-client state.
+
+import assert from "node:assert/strict";
+import { INITIALIZE, listen, post } from "./fixtures/http_test_server.ts";
+
+const LIST = '{"jsonrpc":"2.0","id":2,"method":"tools/list"}';
+
+Deno.test("stateless, reuseServers: sequential requests reuse one server; initialize gets its own, never reused", async () => {
+  const listening = listen({ reuseServers: true });
+  try {
+    for (let i = 0; i < 5; i++) {
+      const res = await post(listening.url, LIST);
+      assert.match(await res.text(), /"tools"/);
+      await new Promise((resolve) => setTimeout(resolve, 5)); // the close settles
+    }
+    assert.equal(listening.servers.length, 1, "one server served all five");
+    const init = await post(listening.url, INITIALIZE);
+    await init.text();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.equal(listening.servers.length, 2);
+    const again = await post(listening.url, LIST);
+    await again.text();
+    // The pooled server serves it; the one that saw initialize is gone.
+    assert.equal(listening.servers.length, 2);
+    assert.equal(listening.servers[1].getClientVersion()?.name, "raw");
+    assert.equal(listening.servers[0].getClientVersion(), undefined);
+  } finally {
+    await listening.close();
+  }
+});
+
+Deno.test("stateless: by default a fresh server per request", async () => {
+  const listening = listen();
+  try {
+    for (let i = 0; i < 3; i++) {
+      const res = await post(listening.url, LIST);
+      await res.text();
+    }
+    assert.equal(listening.servers.length, 3);
+  } finally {
+    await listening.close();
+  }
+});
