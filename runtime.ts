@@ -77,6 +77,7 @@ export {
   ServerConnectError,
   ServerExitError,
   TransportClosedError,
+  UnreadLimitError,
 } from "./src/runtime/errors.ts";
 export type { ConnectPhase } from "./src/runtime/errors.ts";
 export type { ConnectableServer } from "./src/runtime/connectable.ts";

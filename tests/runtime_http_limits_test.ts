@@ -4,7 +4,7 @@
 // leaves nothing behind once its sessions expire.
 
 import assert from "node:assert/strict";
-import { HttpRefusalError } from "../src/runtime/errors.ts";
+import { HttpRefusalError, UnreadLimitError } from "../src/runtime/errors.ts";
 import { SessionEventStore } from "../src/runtime/http/event_store.ts";
 import {
   DEFAULT_BODY_TIMEOUT,
@@ -13,7 +13,6 @@ import {
   DEFAULT_MAX_UNREAD_BYTES,
   DEFAULT_SESSION_EVENT_BYTES,
 } from "../src/runtime/http/limits.ts";
-import { UnreadLimitError } from "../src/runtime/http/_response_watch.ts";
 import {
   INITIALIZE,
   listen,

@@ -255,3 +255,32 @@ export class ServerConnectError extends Error {
     this.phase = phase;
   }
 }
+
+/**
+ * The error a response stream closed by the unread cap ends with: its client
+ * left more than `maxUnreadBytes` unread. The handler's `onerror` sees it;
+ * the stream is closed and the client may resume it with `Last-Event-ID`.
+ *
+ * @example Tell the unread cap by its class
+ * ```ts
+ * import { UnreadLimitError } from "@weft/mcp/runtime";
+ * import assert from "node:assert/strict";
+ *
+ * const error = new UnreadLimitError(1024);
+ * assert.equal(error.limit, 1024);
+ * assert.match(error.message, /maxUnreadBytes/);
+ * ```
+ */
+export class UnreadLimitError extends Error {
+  /** The cap that was passed, in bytes. */
+  readonly limit: number;
+
+  /** Builds the error for the cap `limit`. */
+  constructor(limit: number) {
+    super(
+      `closed a response stream: its client left more than ${limit} bytes unread (maxUnreadBytes)`,
+    );
+    this.name = "UnreadLimitError";
+    this.limit = limit;
+  }
+}

@@ -18,21 +18,6 @@ export interface ConnectionInfo {
   readonly completed?: Promise<void>;
 }
 
-/** The error a response stream closed by the unread cap ends with. */
-export class UnreadLimitError extends Error {
-  /** The cap that was passed, in bytes. */
-  readonly limit: number;
-
-  /** Builds the error for the cap `limit`. */
-  constructor(limit: number) {
-    super(
-      `closed a response stream: its client left more than ${limit} bytes unread (maxUnreadBytes)`,
-    );
-    this.name = "UnreadLimitError";
-    this.limit = limit;
-  }
-}
-
 // The callback lives in a cell the listeners share, emptied when it fires,
 // so a listener that outlives the response (a `completed` promise, a
 // signal) keeps nothing of it — not the server a stateless request made.

@@ -8,7 +8,11 @@
 import type { ConnectableServer as Server } from "../connectable.ts";
 // @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { DEFAULT_MAX_BODY_BYTES, HttpRefusalError } from "../errors.ts";
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  HttpRefusalError,
+  UnreadLimitError,
+} from "../errors.ts";
 import {
   badHost,
   bodyTimedOut,
@@ -40,7 +44,7 @@ import {
 import { DEFAULT_SESSION_EVENTS } from "./event_store.ts";
 import { type HttpSessionStore, KvSessionBackend } from "./kv_store.ts";
 import { DEFAULT_SESSION_IDLE_TIMEOUT, SessionStore } from "./sessions.ts";
-import { UnreadLimitError, watchResponse } from "./_response_watch.ts";
+import { watchResponse } from "./_response_watch.ts";
 
 /**
  * Options of {@link httpHandler}.
