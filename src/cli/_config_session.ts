@@ -142,7 +142,7 @@ async function callOne(
  * `== <name>: failed` with the error) and its tools as the model sees them,
  * prefixed, each with the lines `inspect` prints for one server.
  *
- * @example
+ * @example Using `formatServers`
  * ```ts
  * import assert from "node:assert/strict";
  * import { formatServers } from "./_config_session.ts";

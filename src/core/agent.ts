@@ -188,7 +188,7 @@ export class Agent {
    * carrying the failing step, the cause and the partial result, or with a
    * `TypeError` when `input` is neither a string nor an array of messages.
    *
-   * @example
+   * @example Using `generate`
    * ```ts
    * import assert from "node:assert/strict";
    * import { Agent } from "@weft/mcp";
@@ -220,7 +220,7 @@ export class Agent {
    * Leaving the loop early cancels the run. `options.onEvent` still sees
    * every event.
    *
-   * @example
+   * @example Using `stream`
    * ```ts
    * import assert from "node:assert/strict";
    * import { Agent } from "@weft/mcp";

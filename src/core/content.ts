@@ -139,7 +139,7 @@ export interface ToolContent {
  * frozen and recognised by a registered symbol, so a second copy of this
  * module recognises it too.
  *
- * @example
+ * @example Using `content`
  * ```ts
  * import assert from "node:assert/strict";
  * import { content, image, tool } from "@weft/mcp";
@@ -180,7 +180,7 @@ export function isToolContent(value: unknown): value is ToolContent {
  * An image item from raw bytes (base64-encoded here) or base64 text (kept
  * as given).
  *
- * @example
+ * @example Using `image`
  * ```ts
  * import assert from "node:assert/strict";
  * import { image } from "@weft/mcp";
@@ -202,7 +202,7 @@ export function image(
  * An audio item from raw bytes (base64-encoded here) or base64 text (kept
  * as given).
  *
- * @example
+ * @example Using `audio`
  * ```ts
  * import assert from "node:assert/strict";
  * import { audio } from "@weft/mcp/core";
@@ -236,7 +236,7 @@ function base64Of(data: Uint8Array | string): string {
  * missing); a resource link as `[resource <uri>]`; anything else, including
  * an item missing the fields its type needs, as `[content]`. No items: `""`.
  *
- * @example
+ * @example Using `renderContentItems`
  * ```ts
  * import assert from "node:assert/strict";
  * import { renderContentItems } from "./content.ts";
@@ -296,7 +296,7 @@ const allWhitespace = /[\t\n\r ]/g;
  * padding, without decoding. Whitespace (MIME line breaks) is not counted;
  * unpadded text counts the same as padded.
  *
- * @example
+ * @example Using `base64DecodedLength`
  * ```ts
  * import assert from "node:assert/strict";
  * import { base64DecodedLength } from "./content.ts";

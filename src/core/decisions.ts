@@ -56,7 +56,7 @@ export const NO_RESULT_RECORDED =
  * timeout, result cap and events) before the first model call, with
  * `ctx.call.approved` true.
  *
- * @example
+ * @example Using `approve`
  * ```ts
  * import assert from "node:assert/strict";
  * import { Agent, approve, tool } from "@weft/mcp";
@@ -90,7 +90,7 @@ export function approve(id: string): ApproveDecision {
  * Denies the pending call `id`: it never runs, and the model reads the
  * error result `DENIED: <reason>` (`DENIED` alone for an empty reason).
  *
- * @example
+ * @example Using `deny`
  * ```ts
  * import assert from "node:assert/strict";
  * import { deny } from "@weft/mcp";
@@ -109,7 +109,7 @@ export function deny(id: string, reason: string): DenyDecision {
  * Answers the pending call `id` with `content` as its (successful) result,
  * without running it: e.g. a person did the work by hand.
  *
- * @example
+ * @example Using `resolve`
  * ```ts
  * import assert from "node:assert/strict";
  * import { resolve } from "@weft/mcp";
@@ -124,7 +124,7 @@ export function resolve(id: string, content: string): ResolveDecision {
  * Answers the pending call `id` with `content` as an error result, without
  * running it.
  *
- * @example
+ * @example Using `resolveError`
  * ```ts
  * import assert from "node:assert/strict";
  * import { resolveError } from "@weft/mcp";

@@ -168,7 +168,7 @@ export interface Model {
  * Sums two usages element-wise. An optional count is present in the sum
  * when either side reports it.
  *
- * @example
+ * @example Using `addUsage`
  * ```ts
  * import { addUsage } from "@weft/mcp/core";
  * import assert from "node:assert/strict";

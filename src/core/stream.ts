@@ -34,7 +34,7 @@ export function streamClosedReason(): DOMException {
  * - The events can be read once; a second iteration throws
  *   `RunConsumedError`.
  *
- * @example
+ * @example Using `RunStream`
  * ```ts
  * import assert from "node:assert/strict";
  * import { Agent } from "@weft/mcp";

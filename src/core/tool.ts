@@ -171,6 +171,21 @@ export interface ToolOptions {
  * receiving side; none changes how weft runs the tool. The MCP export sends
  * them (and `title` as the tool's display name); the MCP import runs a tool
  * marked `readOnlyHint: true` in parallel and every other one sequentially.
+ *
+ * @example A read-only tool says so
+ * ```ts
+ * import { rawTool, type ToolAnnotations } from "@weft/mcp";
+ * import assert from "node:assert/strict";
+ *
+ * const annotations: ToolAnnotations = { title: "Search", readOnlyHint: true };
+ * const search = rawTool({
+ *   name: "search",
+ *   description: "Searches the index.",
+ *   annotations,
+ *   run: () => "no hits",
+ * });
+ * assert.deepEqual(search.annotations, annotations);
+ * ```
  */
 export interface ToolAnnotations {
   /** A human-readable display name. */

@@ -113,7 +113,7 @@ const SEQUENTIAL_DEFAULTS: Readonly<Record<string, ProviderOptions>> = {
  * with the provider's error as the `cause`; a finish that is not `stop`,
  * `length` or `tool-calls` fails it with a {@linkcode ProviderFinishError}.
  *
- * @example
+ * @example Using `aiSdkModel`
  * ```ts
  * import { Agent, aiSdkModel } from "@weft/mcp";
  * import assert from "node:assert/strict";

@@ -15,7 +15,7 @@ export const SUPPORTED_SPECIFICATION_VERSIONS: readonly string[] = Object
  * specificationVersion "<version>"; accepted: v2, v3, v4 (install an AI SDK
  * provider package of a matching major version)`.
  *
- * @example
+ * @example Using `UnsupportedSpecificationError`
  * ```ts
  * import { aiSdkModel } from "@weft/mcp";
  * import { UnsupportedSpecificationError } from "@weft/mcp/providers";
@@ -59,7 +59,7 @@ export class UnsupportedSpecificationError extends Error {
  * reason "<reason>"`, followed by ` (provider's reason: "<raw>")` when the
  * provider gave its own.
  *
- * @example
+ * @example Using `ProviderFinishError`
  * ```ts
  * import { ProviderFinishError } from "@weft/mcp/providers";
  * import assert from "node:assert/strict";

@@ -167,7 +167,7 @@ export type ConnectPhase = "spawn" | "initialize" | "list" | "call";
  * the server gets, or the path names no executable file. Reads
  * `command not found: <command>`.
  *
- * @example
+ * @example Using `CommandNotFoundError`
  * ```ts
  * import assert from "node:assert/strict";
  * import { CommandNotFoundError } from "@weft/mcp/runtime";
@@ -190,7 +190,7 @@ export class CommandNotFoundError extends Error {
  * A server did not answer `initialize` in time. Reads
  * `no answer to initialize within <ms> ms (initializeTimeout)`.
  *
- * @example
+ * @example Using `InitializeTimeoutError`
  * ```ts
  * import assert from "node:assert/strict";
  * import { InitializeTimeoutError } from "@weft/mcp/runtime";
@@ -219,7 +219,7 @@ export class InitializeTimeoutError extends Error {
  * `server "<name>" (<target>): <phase> failed: <cause>`, e.g.
  * `server "files" (npx -y @modelcontextprotocol/server-filesystem /tmp): spawn failed: command not found: npx`.
  *
- * @example
+ * @example Using `ServerConnectError`
  * ```ts
  * import assert from "node:assert/strict";
  * import { CommandNotFoundError, ServerConnectError } from "@weft/mcp/runtime";

@@ -77,7 +77,7 @@ export type ServerSpec =
  * message names the server and the field:
  * `mcpServers "files": "args" must be an array of strings`.
  *
- * @example
+ * @example Using `ServerConfigError`
  * ```ts
  * import assert from "node:assert/strict";
  * import { ServerConfigError } from "@weft/mcp/servers";
@@ -146,7 +146,7 @@ const HTTP_FIELDS = new Set([
  * http(s), an unknown field (a typo such as `"arg"` would otherwise be
  * ignored silently).
  *
- * @example
+ * @example Using `parseServersConfig`
  * ```ts
  * import assert from "node:assert/strict";
  * import { parseServersConfig } from "@weft/mcp/servers";

@@ -133,7 +133,7 @@ export interface ConnectedServers extends AsyncDisposable {
  * `close()` or `await using` ends every server, and every process with its
  * descendants; a SIGINT or SIGTERM to this process ends them too.
  *
- * @example
+ * @example Using `connectServers`
  * ```ts ignore
  * import { Agent, connectServers } from "@weft/mcp";
  * await using servers = await connectServers({

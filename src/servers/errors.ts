@@ -73,7 +73,7 @@ export class ReconnectLimitError extends Error {
  * The message lists every failure, then every skipped tool:
  * `mcp: 1 server(s) failed, 1 tool(s) not imported: server "ghost" (no-such-server): spawn failed: command not found: no-such-server; server "files", tool "x": …`.
  *
- * @example
+ * @example Using `ServersError`
  * ```ts
  * import assert from "node:assert/strict";
  * import { CommandNotFoundError, ServerConnectError } from "@weft/mcp/runtime";

@@ -30,7 +30,7 @@ import type { ConnectHttpOptions } from "./connect_http.ts";
  * Rejects as `connectHttp` does: the signal's reason, or a
  * `ServerConnectError` (phase `initialize`).
  *
- * @example
+ * @example Using `connectSse`
  * ```ts ignore
  * import { connectSse } from "@weft/mcp/runtime";
  * await using client = await connectSse("http://127.0.0.1:8000/sse");

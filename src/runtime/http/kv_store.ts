@@ -459,7 +459,7 @@ export function parseEventId(
  * `--unstable-kv`); on Deno Deploy, `Deno.openKv()` opens the database every
  * isolate shares.
  *
- * @example
+ * @example Using `kvStore`
  * ```ts ignore
  * import { httpHandler, kvStore } from "@weft/mcp";
  * import { Server } from "@modelcontextprotocol/sdk/server/index.js";
