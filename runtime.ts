@@ -73,5 +73,6 @@ export type {
   Request,
   RequestOptions,
   SchemaOutput,
+  ServerOptions,
   Transport,
 } from "./src/runtime/sdk_types.ts";

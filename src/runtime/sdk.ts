@@ -12,6 +12,11 @@ import { Client as SdkClient } from "@modelcontextprotocol/sdk/client";
 import { Server as SdkServer } from "@modelcontextprotocol/sdk/server";
 // @ts-types="@modelcontextprotocol/sdk/inMemory"
 import { InMemoryTransport as SdkInMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import type {
+  ClientOptions,
+  Implementation,
+  ServerOptions,
+} from "./sdk_types.ts";
 
 // The SDK classes, documented by the SDK itself; marked internal so the
 // documentation of this package stops at the subclasses below.
@@ -21,10 +26,6 @@ class SdkServerBase extends SdkServer {}
 class SdkClientBase extends SdkClient {}
 /** @internal */
 class SdkInMemoryTransportBase extends SdkInMemoryTransport {}
-/** @internal */
-type ServerArgs = ConstructorParameters<typeof SdkServer>;
-/** @internal */
-type ClientArgs = ConstructorParameters<typeof SdkClient>;
 
 /**
  * The MCP SDK's low-level `Server` (`@modelcontextprotocol/sdk/server`):
@@ -59,8 +60,8 @@ export class Server extends SdkServerBase {
    * Builds a server from its `{ name, version }` and the SDK's server
    * options (`capabilities`, `instructions`, ...).
    */
-  constructor(...args: ServerArgs) {
-    super(...args);
+  constructor(info: Implementation, options?: ServerOptions) {
+    super(info, options);
   }
 }
 
@@ -89,8 +90,8 @@ export class Client extends SdkClientBase {
    * Builds a client from its `{ name, version }` and the SDK's client
    * options (`capabilities`, ...).
    */
-  constructor(...args: ClientArgs) {
-    super(...args);
+  constructor(info: Implementation, options?: ClientOptions) {
+    super(info, options);
   }
 }
 

@@ -13,6 +13,7 @@ import type {
 } from "@modelcontextprotocol/sdk/shared/transport";
 import type { RequestOptions as SdkRequestOptions } from "@modelcontextprotocol/sdk/shared/protocol";
 import type { ClientOptions as SdkClientOptions } from "@modelcontextprotocol/sdk/client";
+import type { ServerOptions as SdkServerOptions } from "@modelcontextprotocol/sdk/server";
 // @ts-types="@modelcontextprotocol/sdk/server/zod-compat"
 import type {
   AnySchema as SdkAnySchema,
@@ -36,6 +37,8 @@ type FetchLikeOfSdk = SdkFetchLike;
 type RequestOptionsOfSdk = SdkRequestOptions;
 /** @internal */
 type ClientOptionsOfSdk = SdkClientOptions;
+/** @internal */
+type ServerOptionsOfSdk = SdkServerOptions;
 /** @internal */
 type AnySchemaOfSdk = SdkAnySchema;
 /** @internal */
@@ -118,6 +121,21 @@ export type RequestOptions = RequestOptionsOfSdk;
  * ```
  */
 export type ClientOptions = ClientOptionsOfSdk;
+
+/**
+ * The options of the SDK's `Server` constructor (`capabilities`,
+ * `instructions`, ...).
+ *
+ * @example Declare the tools capability
+ * ```ts
+ * import type { ServerOptions } from "@weft/mcp/runtime";
+ * import assert from "node:assert/strict";
+ *
+ * const options: ServerOptions = { capabilities: { tools: {} } };
+ * assert.ok(options.capabilities?.tools);
+ * ```
+ */
+export type ServerOptions = ServerOptionsOfSdk;
 
 /**
  * A result schema the SDK's `request` accepts (a zod schema), the SDK's
