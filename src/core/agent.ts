@@ -191,7 +191,8 @@ export class Agent {
    * @example
    * ```ts
    * import assert from "node:assert/strict";
-   * import { Agent, userMessage } from "@weft/mcp";
+   * import { Agent } from "@weft/mcp";
+   * import { userMessage } from "@weft/mcp/core";
    * import { say, script } from "@weft/mcp/testing";
    *
    * const agent = new Agent(script(say("Hi, Ada."), say("Your name is Ada.")));

@@ -205,7 +205,7 @@ export function image(
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { audio } from "@weft/mcp";
+ * import { audio } from "@weft/mcp/core";
  * assert.equal(audio("UklGRg==", "audio/wav").data, "UklGRg==");
  * ```
  */

@@ -170,7 +170,7 @@ export interface Model {
  *
  * @example
  * ```ts
- * import { addUsage } from "@weft/mcp";
+ * import { addUsage } from "@weft/mcp/core";
  * import assert from "node:assert/strict";
  * const sum = addUsage(
  *   { inputTokens: 10, outputTokens: 2, cachedInputTokens: 8 },

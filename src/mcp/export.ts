@@ -58,6 +58,7 @@ const DEFAULT_INPUT_SCHEMA: Readonly<Record<string, unknown>> = Object.freeze({
  * @example Using `exportTools`
  * ```ts
  * import { exportTools, rawTool, Server } from "@weft/mcp";
+ * import assert from "node:assert/strict";
  *
  * const echo = rawTool({
  *   name: "echo",

@@ -17,7 +17,8 @@ export const SUPPORTED_SPECIFICATION_VERSIONS: readonly string[] = Object
  *
  * @example
  * ```ts
- * import { aiSdkModel, UnsupportedSpecificationError } from "@weft/mcp";
+ * import { aiSdkModel } from "@weft/mcp";
+ * import { UnsupportedSpecificationError } from "@weft/mcp/providers";
  * import assert from "node:assert/strict";
  * const old = { specificationVersion: "v1", provider: "p", modelId: "m", doStream: () => Promise.reject() };
  * assert.throws(() => aiSdkModel(old), UnsupportedSpecificationError);
@@ -60,7 +61,7 @@ export class UnsupportedSpecificationError extends Error {
  *
  * @example
  * ```ts
- * import { ProviderFinishError } from "@weft/mcp";
+ * import { ProviderFinishError } from "@weft/mcp/providers";
  * import assert from "node:assert/strict";
  * const err = new ProviderFinishError("anthropic.messages", { reason: "content-filter", raw: "refusal" });
  * assert.equal(

@@ -168,7 +168,7 @@ export type ConnectPhase = "spawn" | "initialize" | "list" | "call";
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { CommandNotFoundError } from "@weft/mcp";
+ * import { CommandNotFoundError } from "@weft/mcp/runtime";
  * assert.equal(new CommandNotFoundError("npx").message, "command not found: npx");
  * ```
  */
@@ -191,7 +191,7 @@ export class CommandNotFoundError extends Error {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { InitializeTimeoutError } from "@weft/mcp";
+ * import { InitializeTimeoutError } from "@weft/mcp/runtime";
  * assert.equal(
  *   new InitializeTimeoutError(500).message,
  *   "no answer to initialize within 500 ms (initializeTimeout)",
@@ -220,7 +220,7 @@ export class InitializeTimeoutError extends Error {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { CommandNotFoundError, ServerConnectError } from "@weft/mcp";
+ * import { CommandNotFoundError, ServerConnectError } from "@weft/mcp/runtime";
  * const error = new ServerConnectError("files", "npx -y pkg", "spawn", new CommandNotFoundError("npx"));
  * assert.equal(error.message, 'server "files" (npx -y pkg): spawn failed: command not found: npx');
  * assert.ok(error.cause instanceof CommandNotFoundError);

@@ -80,7 +80,7 @@ export type ServerSpec =
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { ServerConfigError } from "@weft/mcp";
+ * import { ServerConfigError } from "@weft/mcp/servers";
  * const error = new ServerConfigError("files", "args", "must be an array of strings");
  * assert.equal(error.message, 'mcpServers "files": "args" must be an array of strings');
  * ```
@@ -149,7 +149,7 @@ const HTTP_FIELDS = new Set([
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { parseServersConfig } from "@weft/mcp";
+ * import { parseServersConfig } from "@weft/mcp/servers";
  * const specs = parseServersConfig({
  *   mcpServers: {
  *     memory: { command: "npx", args: ["-y", "@modelcontextprotocol/server-memory"] },

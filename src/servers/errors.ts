@@ -76,7 +76,8 @@ export class ReconnectLimitError extends Error {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { CommandNotFoundError, ServerConnectError, ServersError } from "@weft/mcp";
+ * import { CommandNotFoundError, ServerConnectError } from "@weft/mcp/runtime";
+ * import { ServersError } from "@weft/mcp/servers";
  * const failed = new ServerConnectError("ghost", "no-such-server", "spawn", new CommandNotFoundError("no-such-server"));
  * const error = new ServersError([failed], []);
  * assert.equal(
