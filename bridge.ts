@@ -37,4 +37,5 @@ export type {
   ToolRequest,
   ToolRequestOptions,
   ToolServer,
+  Transport,
 } from "./src/mcp/peers.ts";

@@ -163,9 +163,16 @@ export {
 } from "./src/core/output.ts";
 export { CANCELED_BEFORE_START } from "./src/core/dispatch.ts";
 export type {
+  StandardIssue,
+  StandardJSONSchemaOptions,
+  StandardJSONSchemaProps,
   StandardJSONSchemaV1,
+  StandardOutput,
+  StandardResult,
+  StandardSchemaProps,
   StandardSchemaV1,
-} from "@standard-schema/spec";
+  StandardTypes,
+} from "./src/core/standard_schema.ts";
 export { withJsonSchema } from "./src/core/schema_input.ts";
 export type {
   JsonSchemaInput,

@@ -93,7 +93,4 @@ export type { ConnectHttpOptions } from "./src/runtime/client/connect_http.ts";
 export { McpClient } from "./src/runtime/client/disposable_client.ts";
 
 // The MCP SDK classes the examples use, so every page spells one import.
-export { Server } from "@modelcontextprotocol/sdk/server";
-export { Client } from "@modelcontextprotocol/sdk/client";
-// @ts-types="@modelcontextprotocol/sdk/inMemory"
-export { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+export { Client, InMemoryTransport, Server } from "./src/runtime/sdk.ts";

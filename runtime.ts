@@ -81,18 +81,16 @@ export {
 } from "./src/runtime/errors.ts";
 export type { ConnectPhase } from "./src/runtime/errors.ts";
 export type { ConnectableServer } from "./src/runtime/connectable.ts";
-export type { Transport } from "@modelcontextprotocol/sdk/shared/transport";
-export type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport";
-export type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol";
-// @ts-types="@modelcontextprotocol/sdk/server/zod-compat"
 export type {
   AnySchema,
-  SchemaOutput,
-} from "@modelcontextprotocol/sdk/server/zod-compat.js";
-// @ts-types="@modelcontextprotocol/sdk/types"
-export type {
   ClientCapabilities,
+  ClientOptions,
   ClientRequest,
+  FetchLike,
   Implementation,
   Request,
-} from "@modelcontextprotocol/sdk/types.js";
+  RequestOptions,
+  SchemaOutput,
+  ServerOptions,
+  Transport,
+} from "./src/runtime/sdk_types.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { Client } from "@modelcontextprotocol/sdk/client";
+import type { Client } from "../runtime/sdk.ts";
 import { connectHttp } from "../runtime/client/connect_http.ts";
 import { connectStdio } from "../runtime/process/connect_stdio.ts";
 import type { Target } from "./args.ts";

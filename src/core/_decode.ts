@@ -21,7 +21,11 @@
  * @module
  */
 
-import type { StandardSchemaV1 } from "@standard-schema/spec";
+import type {
+  StandardIssue,
+  StandardResult,
+  StandardSchemaV1,
+} from "./standard_schema.ts";
 import { InvalidInputError, quote } from "./errors.ts";
 import { jsonTypeOf } from "./json.ts";
 import { JsonSyntaxError, scanJson } from "./_json_scan.ts";
@@ -149,7 +153,7 @@ export function isThenable(value: unknown): value is PromiseLike<unknown> {
 }
 
 function settle<T>(
-  result: StandardSchemaV1.Result<T>,
+  result: StandardResult<T>,
   value: Record<string, unknown>,
   options: DecodeOptions,
 ): T {
@@ -178,7 +182,7 @@ function settle<T>(
  */
 export function issueReason(
   value: unknown,
-  issues: readonly StandardSchemaV1.Issue[],
+  issues: readonly StandardIssue[],
   jsonSchema: Readonly<Record<string, unknown>>,
 ): string {
   return walk(value, jsonSchema as Node, [], { types: true, unknown: false }) ??
@@ -303,7 +307,7 @@ function expectedType(node: Node, value: unknown): string | undefined {
   return names.join(" or ");
 }
 
-function segmentsOf(issue: StandardSchemaV1.Issue): Segment[] {
+function segmentsOf(issue: StandardIssue): Segment[] {
   return (issue.path ?? []).map((part) => {
     const key = typeof part === "object" && part !== null ? part.key : part;
     return typeof key === "number" ? key : String(key);
@@ -339,10 +343,10 @@ function before(a: readonly number[], b: readonly number[]): boolean {
 }
 
 function validatorReason(
-  issues: readonly StandardSchemaV1.Issue[],
+  issues: readonly StandardIssue[],
   value: unknown,
 ): string {
-  let best: StandardSchemaV1.Issue | undefined;
+  let best: StandardIssue | undefined;
   let bestAt: number[] = [];
   for (const issue of issues) {
     const at = positionOf(value, segmentsOf(issue));

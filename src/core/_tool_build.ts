@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { StandardSchemaV1 } from "@standard-schema/spec";
+import type { StandardResult, StandardSchemaV1 } from "./standard_schema.ts";
 import { isToolContent, renderContentItems } from "./content.ts";
 import {
   OutputSchemaError,
@@ -288,7 +288,7 @@ function checkOutput(
     value = JSON.parse(encode(name, result));
   }
   const outcome = output["~standard"].validate(value);
-  const settle = (verdict: StandardSchemaV1.Result<unknown>): void => {
+  const settle = (verdict: StandardResult<unknown>): void => {
     if (verdict.issues !== undefined) {
       throw new OutputSchemaError(
         name,

@@ -17,9 +17,12 @@
  */
 
 import type {
-  StandardJSONSchemaV1,
+  StandardJSONSchemaProps,
+  StandardOutput,
+  StandardResult,
+  StandardSchemaProps,
   StandardSchemaV1,
-} from "@standard-schema/spec";
+} from "./standard_schema.ts";
 import { structuralIssue } from "./_decode.ts";
 import { errorText } from "./errors.ts";
 
@@ -32,8 +35,8 @@ import { errorText } from "./errors.ts";
 export interface StandardSchemaWithJSON<T = unknown> {
   /** The Standard Schema and Standard JSON Schema properties. */
   readonly "~standard":
-    & StandardSchemaV1.Props<unknown, T>
-    & StandardJSONSchemaV1.Props<unknown, T>;
+    & StandardSchemaProps<unknown, T>
+    & StandardJSONSchemaProps<unknown, T>;
 }
 
 /**
@@ -42,7 +45,7 @@ export interface StandardSchemaWithJSON<T = unknown> {
  */
 export interface SchemaWithConverter<T = unknown> {
   /** The Standard Schema properties. */
-  readonly "~standard": StandardSchemaV1.Props<unknown, T>;
+  readonly "~standard": StandardSchemaProps<unknown, T>;
   /** Returns the schema's JSON Schema document. */
   toJsonSchema(): unknown;
 }
@@ -94,7 +97,7 @@ export type SchemaInput<T = unknown> =
 export function withJsonSchema<S extends StandardSchemaV1>(
   schema: S,
   convert: (schema: S) => unknown,
-): StandardSchemaWithJSON<StandardSchemaV1.InferOutput<S>> {
+): StandardSchemaWithJSON<StandardOutput<S>> {
   const std = schema?.["~standard"];
   if (typeof std?.validate !== "function") {
     throw new TypeError(
@@ -114,7 +117,7 @@ export function withJsonSchema<S extends StandardSchemaV1>(
       ...std,
       validate: std.validate,
       jsonSchema: { input: read("input"), output: read("output") },
-    } as StandardSchemaWithJSON<StandardSchemaV1.InferOutput<S>>["~standard"],
+    } as StandardSchemaWithJSON<StandardOutput<S>>["~standard"],
   };
 }
 
@@ -180,7 +183,7 @@ function fromJsonSchema<T>(
   validate: ((value: unknown) => T) | undefined,
 ): StandardSchemaWithJSON<T> {
   const read = (): Record<string, unknown> => document;
-  const check = (value: unknown): StandardSchemaV1.Result<T> => {
+  const check = (value: unknown): StandardResult<T> => {
     const issue = structuralIssue(value, document);
     if (issue !== undefined) return { issues: [{ message: issue }] };
     if (validate === undefined) return { value: value as T };

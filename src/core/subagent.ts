@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { StandardSchemaV1 } from "@standard-schema/spec";
+import type { StandardResult } from "./standard_schema.ts";
 import type { Agent } from "./agent.ts";
 import {
   CodeSubagentCycle,
@@ -191,7 +191,7 @@ const promptSchema: StandardSchemaWithJSON<{ prompt: string }> = {
   "~standard": {
     version: 1,
     vendor: "weft",
-    validate(value: unknown): StandardSchemaV1.Result<{ prompt: string }> {
+    validate(value: unknown): StandardResult<{ prompt: string }> {
       const prompt = typeof value === "object" && value !== null
         ? (value as Record<string, unknown>).prompt
         : undefined;

@@ -9,7 +9,31 @@
  * @module
  */
 
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport";
+import type { Transport as SdkTransport } from "@modelcontextprotocol/sdk/shared/transport";
+
+// The SDK's declaration, documented by the SDK; marked internal so this
+// package's documentation stops at `Transport` below.
+/** @internal */
+type TransportOfSdk = SdkTransport;
+
+/**
+ * An MCP transport, the SDK's `Transport` interface (the same type
+ * `@weft/mcp/runtime` exports under this name): what a server connects on.
+ *
+ * @example Connect a server on one end of an in-memory pair
+ * ```ts
+ * import { InMemoryTransport, Server } from "@weft/mcp";
+ * import type { Transport } from "@weft/mcp/bridge";
+ * import assert from "node:assert/strict";
+ *
+ * const [, serverSide]: Transport[] = InMemoryTransport.createLinkedPair();
+ * const server = new Server({ name: "demo", version: "1.0.0" });
+ * await server.connect(serverSide);
+ * assert.equal(server.transport, serverSide);
+ * await server.close();
+ * ```
+ */
+export type Transport = TransportOfSdk;
 
 /**
  * A low-level MCP `Server` as the bridge needs it: `exportTools` and

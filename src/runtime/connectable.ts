@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport";
+import type { Transport } from "./sdk_types.ts";
 
 /**
  * An MCP server the runtimes can connect to a transport and close: the SDK's

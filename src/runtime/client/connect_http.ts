@@ -4,12 +4,11 @@
  * @module
  */
 
-import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport";
-// @ts-types="@modelcontextprotocol/sdk/types"
 import type {
   ClientCapabilities,
+  FetchLike,
   Implementation,
-} from "@modelcontextprotocol/sdk/types.js";
+} from "../sdk_types.ts";
 import {
   type ClientLink,
   closeClientOnAbort,

@@ -6,21 +6,18 @@
  * @module
  */
 
-import { Client, type ClientOptions } from "@modelcontextprotocol/sdk/client";
-import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol";
-// @ts-types="@modelcontextprotocol/sdk/server/zod-compat"
+import { Client } from "../sdk.ts";
 import type {
   AnySchema,
+  ClientOptions,
+  ClientRequest,
+  Implementation,
+  Request as McpRequest,
+  RequestOptions,
   SchemaOutput,
-} from "@modelcontextprotocol/sdk/server/zod-compat.js";
+} from "../sdk_types.ts";
 // @ts-types="@modelcontextprotocol/sdk/types"
-import {
-  type ClientRequest,
-  ErrorCode,
-  type Implementation,
-  McpError,
-  type Request as McpRequest,
-} from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { ConnectionLostError } from "../errors.ts";
 import { linkSignal } from "../../core/abort.ts";
 

@@ -5,11 +5,7 @@
  * @module
  */
 
-// @ts-types="@modelcontextprotocol/sdk/types"
-import type {
-  ClientCapabilities,
-  Implementation,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { ClientCapabilities, Implementation } from "../sdk_types.ts";
 import {
   closeClientOnAbort,
   DEFAULT_CLIENT_INFO,

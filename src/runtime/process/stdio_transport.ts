@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport";
+import type { Transport } from "../sdk_types.ts";
 // The SDK's `*.js` subpaths carry no types under Deno; the extensionless
 // subpath resolves to the `.d.ts`.
 // @ts-types="@modelcontextprotocol/sdk/types"
