@@ -24,6 +24,66 @@ export interface BodyLimits {
   readonly timeout: number;
   /** The deepest nesting of arrays and objects accepted. */
   readonly maxDepth: number;
+  /**
+   * The deadlines of the reads under way, sharing one timer; absent: each
+   * read sets its own timer.
+   */
+  readonly deadlines?: Deadlines;
+}
+
+/** One read's deadline: `expire` runs when it passes before {@link Deadlines.done}. */
+interface Deadline {
+  readonly at: number;
+  readonly expire: () => void;
+}
+
+/**
+ * The deadlines of body reads that all get the same time: they pass in the
+ * order they were set, so one timer, set for the oldest, serves them all —
+ * not a timer set and cleared per request. The timer is cleared whenever no
+ * read is under way.
+ */
+export class Deadlines {
+  readonly #timeout: number;
+  readonly #pending = new Set<Deadline>();
+  #timer?: ReturnType<typeof setTimeout>;
+
+  /** Deadlines `timeout` ms after each {@link start}. */
+  constructor(timeout: number) {
+    this.#timeout = timeout;
+  }
+
+  /** Starts a deadline; `expire` runs if it passes before `done`. */
+  start(expire: () => void): Deadline {
+    const deadline = { at: performance.now() + this.#timeout, expire };
+    this.#pending.add(deadline);
+    if (this.#timer === undefined) this.#arm(this.#timeout);
+    return deadline;
+  }
+
+  /** The read ended in time (or not: then this does nothing). */
+  done(deadline: Deadline): void {
+    this.#pending.delete(deadline);
+    if (this.#pending.size === 0 && this.#timer !== undefined) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
+  }
+
+  #arm(wait: number): void {
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      const now = performance.now();
+      for (const deadline of this.#pending) {
+        if (deadline.at > now) {
+          this.#arm(Math.max(0, deadline.at - now));
+          return;
+        }
+        this.#pending.delete(deadline);
+        deadline.expire();
+      }
+    }, wait);
+  }
 }
 
 const UTF8 = new TextDecoder("utf-8", { fatal: true });
@@ -49,10 +109,15 @@ export async function readJsonBody(
   }
   const reader = req.body.getReader();
   let timedOut = false;
-  const timer = setTimeout(() => {
+  const expire = () => {
     timedOut = true;
     reader.cancel().catch(() => {});
-  }, limits.timeout);
+  };
+  const deadlines = limits.deadlines;
+  const deadline = deadlines?.start(expire);
+  const timer = deadlines === undefined
+    ? setTimeout(expire, limits.timeout)
+    : undefined;
   const parts: Uint8Array[] = [];
   let size = 0;
   try {
@@ -72,7 +137,8 @@ export async function readJsonBody(
     // The body stream failed: the client went away mid-body.
     return { kind: "disconnected", cause };
   } finally {
-    clearTimeout(timer);
+    if (deadline !== undefined) deadlines?.done(deadline);
+    else clearTimeout(timer);
   }
   let text: string;
   try {

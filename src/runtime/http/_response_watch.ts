@@ -82,7 +82,8 @@ export function watchResponse(
 // not taken yet, counting its bytes: the queue is where an unread stream's
 // bytes would pile up, so that is where the cap applies. Past the cap the
 // queue is emptied at once and the stream ends at the consumer's next read
-// (an error would have the HTTP server print it).
+// (an error would have the HTTP server print it). A chunk that arrives while
+// the consumer waits for one goes straight to it: no queue, no promise.
 function relay(
   source: ReadableStream<Uint8Array>,
   cell: Cell,
@@ -92,11 +93,12 @@ function relay(
   const queue: Uint8Array[] = [];
   let queued = 0;
   let finished = false;
-  let wanted: (() => void) | undefined;
-  const wake = () => {
-    const resolve = wanted;
-    wanted = undefined;
-    resolve?.();
+  // The consumer asked for a chunk and got none yet.
+  let waiting = false;
+  let out!: ReadableStreamDefaultController<Uint8Array>;
+  const end = () => {
+    out.close();
+    fire(cell, "delivered");
   };
   const pump = async () => {
     while (!finished) {
@@ -108,10 +110,15 @@ function relay(
         fire(cell, "dropped");
         break;
       }
-      if (finished) break;
+      if (finished) return;
       if (chunk.done) {
         finished = true;
         break;
+      }
+      if (waiting) {
+        waiting = false;
+        out.enqueue(chunk.value);
+        continue;
       }
       const size = chunk.value.byteLength;
       if (queued > 0 && queued + size > maxUnread) {
@@ -124,36 +131,36 @@ function relay(
       }
       queue.push(chunk.value);
       queued += size;
-      wake();
     }
-    wake();
+    if (waiting) {
+      waiting = false;
+      end();
+    }
   };
-  void pump();
   return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      for (;;) {
-        if (queue.length > 0) {
-          // Everything waiting goes as one chunk: one write, not several.
-          const next = queue.length === 1 ? queue[0] : concat(queue, queued);
-          queue.length = 0;
-          queued = 0;
-          controller.enqueue(next);
-          return;
-        }
-        if (finished) {
-          controller.close();
-          fire(cell, "delivered");
-          return;
-        }
-        await new Promise<void>((resolve) => (wanted = resolve));
+    start(controller) {
+      out = controller;
+      void pump();
+    },
+    pull(controller) {
+      if (queue.length > 0) {
+        // Everything waiting goes as one chunk: one write, not several.
+        const next = queue.length === 1 ? queue[0] : concat(queue, queued);
+        queue.length = 0;
+        queued = 0;
+        controller.enqueue(next);
+      } else if (finished) {
+        end();
+      } else {
+        waiting = true;
       }
     },
     cancel(reason) {
       finished = true;
+      waiting = false;
       queue.length = 0;
       queued = 0;
       fire(cell, "dropped");
-      wake();
       return reader.cancel(reason);
     },
   }, { highWaterMark: 0 });

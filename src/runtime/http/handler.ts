@@ -27,7 +27,7 @@ import {
   tooDeep,
   tooLarge,
 } from "./guard.ts";
-import { readJsonBody } from "./_body.ts";
+import { Deadlines, readJsonBody } from "./_body.ts";
 import {
   DEFAULT_BODY_TIMEOUT,
   DEFAULT_MAX_BODY_DEPTH,
@@ -276,10 +276,12 @@ export function httpHandler(
   newServer: () => Server,
   options: HttpHandlerOptions = {},
 ): HttpHandler {
+  const bodyTimeout = options.bodyTimeout ?? DEFAULT_BODY_TIMEOUT;
   const limits = {
     maxBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-    timeout: options.bodyTimeout ?? DEFAULT_BODY_TIMEOUT,
+    timeout: bodyTimeout,
     maxDepth: options.maxBodyDepth ?? DEFAULT_MAX_BODY_DEPTH,
+    deadlines: new Deadlines(bodyTimeout),
   };
   const maxUnread = options.maxUnreadBytes ?? DEFAULT_MAX_UNREAD_BYTES;
   const report = options.onerror ?? defaultReport;
