@@ -68,7 +68,7 @@ Deno.test("listing carries name, description, schemas whole, outputSchema only w
   ]);
 });
 
-Deno.test('E-3: a tool without an input schema is listed with {"type":"object"}', async () => {
+Deno.test('a tool without an input schema is listed with {"type":"object"}', async () => {
   const bare = {
     ...mirror("bare"),
     inputSchema: undefined,

@@ -130,7 +130,7 @@ Deno.test("ToolStart and ToolFinish bracket the remote call", async () => {
   assert.deepEqual(order, ["tool_start", "remote", "tool_finish"]);
 });
 
-Deno.test('I-43: policy timeout: a 5 s remote tool under a 100 ms timeout reads tool "slow" timed out after 100ms', async () => {
+Deno.test('policy timeout: a 5 s remote tool under a 100 ms timeout reads tool "slow" timed out after 100ms', async () => {
   await using s = await listedServer({
     tools: [entry("slow")],
     call: slowCall(5000),
