@@ -28,7 +28,7 @@ export {
   defaultEnvironment,
 } from "./src/runtime/process/connect_stdio.ts";
 export type { ConnectStdioOptions } from "./src/runtime/process/connect_stdio.ts";
-export { DEFAULT_INITIALIZE_TIMEOUT } from "./src/runtime/process/connect_stdio.ts";
+export { DEFAULT_INITIALIZE_TIMEOUT } from "./src/runtime/client/disposable_client.ts";
 export { connectSse } from "./src/runtime/client/connect_sse.ts";
 export { httpHandler } from "./src/runtime/http/handler.ts";
 export type {

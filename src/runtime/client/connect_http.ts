@@ -13,13 +13,10 @@ import {
   type ClientLink,
   closeClientOnAbort,
   DEFAULT_CLIENT_INFO,
+  handshake,
   McpClient,
 } from "./disposable_client.ts";
-import {
-  type ConnectionLostError,
-  InitializeTimeoutError,
-  ServerConnectError,
-} from "../errors.ts";
+import type { ConnectionLostError } from "../errors.ts";
 import { LosslessHttpTransport } from "./_http_transport.ts";
 
 /**
@@ -133,30 +130,12 @@ export async function connectHttp(
     link,
   );
   if (options.onerror !== undefined) client.onerror = options.onerror;
-  const limit = options.initializeTimeout ?? 30_000;
-  const handshake = new AbortController();
-  const timer = setTimeout(
-    () => handshake.abort(new InitializeTimeoutError(limit)),
-    limit,
-  );
-  const onAbort = () => handshake.abort(signal?.reason);
-  signal?.addEventListener("abort", onAbort, { once: true });
-  try {
-    await client.connect(transport, { signal: handshake.signal });
-  } catch (error) {
-    await client.close();
-    if (signal?.aborted) throw signal.reason;
-    const href = new URL(url).href;
-    throw new ServerConnectError(
-      options.name ?? new URL(url).host,
-      href,
-      "initialize",
-      handshake.signal.aborted ? handshake.signal.reason : error,
-    );
-  } finally {
-    clearTimeout(timer);
-    signal?.removeEventListener("abort", onAbort);
-  }
+  await handshake(client, transport, {
+    signal,
+    initializeTimeout: options.initializeTimeout,
+    name: options.name ?? new URL(url).host,
+    target: new URL(url).href,
+  });
   link.closeOnAbort(signal, client);
   return client;
 }

@@ -11,13 +11,10 @@ import {
   type ClientLink,
   closeClientOnAbort,
   DEFAULT_CLIENT_INFO,
+  handshake,
   McpClient,
 } from "./disposable_client.ts";
-import {
-  type ConnectionLostError,
-  InitializeTimeoutError,
-  ServerConnectError,
-} from "../errors.ts";
+import type { ConnectionLostError } from "../errors.ts";
 import type { ConnectHttpOptions } from "./connect_http.ts";
 
 /**
@@ -67,29 +64,12 @@ export async function connectSse(
     link,
   );
   if (options.onerror !== undefined) client.onerror = options.onerror;
-  const limit = options.initializeTimeout ?? 30_000;
-  const handshake = new AbortController();
-  const timer = setTimeout(
-    () => handshake.abort(new InitializeTimeoutError(limit)),
-    limit,
-  );
-  const onAbort = () => handshake.abort(signal?.reason);
-  signal?.addEventListener("abort", onAbort, { once: true });
-  try {
-    await client.connect(transport, { signal: handshake.signal });
-  } catch (error) {
-    await client.close();
-    if (signal?.aborted) throw signal.reason;
-    throw new ServerConnectError(
-      options.name ?? new URL(url).host,
-      new URL(url).href,
-      "initialize",
-      handshake.signal.aborted ? handshake.signal.reason : error,
-    );
-  } finally {
-    clearTimeout(timer);
-    signal?.removeEventListener("abort", onAbort);
-  }
+  await handshake(client, transport, {
+    signal,
+    initializeTimeout: options.initializeTimeout,
+    name: options.name ?? new URL(url).host,
+    target: new URL(url).href,
+  });
   unwatch = closeClientOnAbort(signal, client);
   return client;
 }

@@ -15,10 +15,15 @@ import type {
   Request as McpRequest,
   RequestOptions,
   SchemaOutput,
+  Transport,
 } from "../sdk_types.ts";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { ConnectionLostError } from "../errors.ts";
+import {
+  ConnectionLostError,
+  InitializeTimeoutError,
+  ServerConnectError,
+} from "../errors.ts";
 import { linkSignal } from "../../core/abort.ts";
 
 /** The name and version a runtime client introduces itself with by default. */
@@ -41,6 +46,61 @@ export interface ClientLink {
    * must be idempotent.
    */
   close(closeProtocol: () => Promise<void>): Promise<void>;
+}
+
+/** The default of `initializeTimeout`: 30 s. */
+export const DEFAULT_INITIALIZE_TIMEOUT = 30_000;
+
+/** Where {@link handshake} connects, and under which deadlines. */
+export interface HandshakeOptions {
+  /** The caller's signal: aborting rejects with its reason, unchanged. */
+  readonly signal?: AbortSignal;
+  /** The initialize deadline in ms. Default `DEFAULT_INITIALIZE_TIMEOUT`. */
+  readonly initializeTimeout?: number;
+  /** The server's name, for the error. */
+  readonly name: string;
+  /** The command line or URL, for the error. */
+  readonly target: string;
+}
+
+/**
+ * Connects `client` over `transport` (the MCP initialize handshake) under the
+ * caller's signal and the initialize deadline. A failure closes the client,
+ * then rejects with the signal's reason when the signal ended it, else with
+ * a `ServerConnectError` in phase `initialize` whose cause is the failure
+ * (an `InitializeTimeoutError` when the deadline passed). The one handshake
+ * of `connectStdio`, `connectHttp` and `connectSse`.
+ */
+export async function handshake(
+  client: McpClient,
+  transport: Transport,
+  options: HandshakeOptions,
+): Promise<void> {
+  const { signal } = options;
+  const limit = options.initializeTimeout ?? DEFAULT_INITIALIZE_TIMEOUT;
+  const deadline = new AbortController();
+  const timer = setTimeout(
+    () => deadline.abort(new InitializeTimeoutError(limit)),
+    limit,
+  );
+  const onAbort = () => deadline.abort(signal?.reason);
+  signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    await client.connect(transport, { signal: deadline.signal });
+  } catch (error) {
+    await client.close();
+    if (signal?.aborted) throw signal.reason;
+    const cause = deadline.signal.aborted ? deadline.signal.reason : error;
+    throw new ServerConnectError(
+      options.name,
+      options.target,
+      "initialize",
+      cause,
+    );
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", onAbort);
+  }
 }
 
 /**

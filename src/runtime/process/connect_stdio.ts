@@ -9,6 +9,7 @@ import type { ClientCapabilities, Implementation } from "../sdk_types.ts";
 import {
   closeClientOnAbort,
   DEFAULT_CLIENT_INFO,
+  handshake,
   McpClient,
 } from "../client/disposable_client.ts";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport";
@@ -17,7 +18,6 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import {
   CommandNotFoundError,
   ConnectionLostError,
-  InitializeTimeoutError,
   MalformedMessageError,
   ServerConnectError,
   ServerExitError,
@@ -120,8 +120,7 @@ export const DEFAULT_INHERITED_ENV: readonly string[] =
     ]
     : ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"];
 
-/** The default of `initializeTimeout`: 30 s. */
-export const DEFAULT_INITIALIZE_TIMEOUT = 30_000;
+export { DEFAULT_INITIALIZE_TIMEOUT } from "../client/disposable_client.ts";
 
 /** How long a closed stdout waits for the exit status, so calls name the real cause. */
 const EXIT_STATUS_WAIT = 250;
@@ -213,31 +212,11 @@ export async function connectStdio(
     connection,
   );
   if (options.onerror !== undefined) client.onerror = options.onerror;
-  const limit = options.initializeTimeout ?? DEFAULT_INITIALIZE_TIMEOUT;
-  const handshake = new AbortController();
-  const timer = setTimeout(
-    () => handshake.abort(new InitializeTimeoutError(limit)),
-    limit,
+  await handshake(
+    client,
+    new StrayLineReporter(connection.transport(options.maxLineBytes), report),
+    { signal, initializeTimeout: options.initializeTimeout, name, target },
   );
-  const onAbort = () => handshake.abort(signal?.reason);
-  signal?.addEventListener("abort", onAbort, { once: true });
-  try {
-    await client.connect(
-      new StrayLineReporter(
-        connection.transport(options.maxLineBytes),
-        report,
-      ),
-      { signal: handshake.signal },
-    );
-  } catch (error) {
-    await client.close();
-    if (signal?.aborted) throw signal.reason;
-    const cause = handshake.signal.aborted ? handshake.signal.reason : error;
-    throw new ServerConnectError(name, target, "initialize", cause);
-  } finally {
-    clearTimeout(timer);
-    signal?.removeEventListener("abort", onAbort);
-  }
   connection.closeOnAbort(signal, client);
   return client;
 }
