@@ -6,8 +6,6 @@
  */
 
 import type { ConnectableServer as Server } from "../connectable.ts";
-// @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import {
   DEFAULT_MAX_BODY_BYTES,
   HttpRefusalError,
@@ -35,16 +33,11 @@ import {
   DEFAULT_MAX_UNREAD_BYTES,
   DEFAULT_SESSION_EVENT_BYTES,
 } from "./limits.ts";
-import {
-  cancelRequests,
-  discoverRequest,
-  DROPPED_REASON,
-  requestIds,
-} from "./_requests.ts";
+import { discoverRequest } from "./_requests.ts";
 import { DEFAULT_SESSION_EVENTS } from "./event_store.ts";
 import { type HttpSessionStore, KvSessionBackend } from "./kv_store.ts";
 import { DEFAULT_SESSION_IDLE_TIMEOUT, SessionStore } from "./sessions.ts";
-import { watchResponse } from "./_response_watch.ts";
+import { HttpServerTransport } from "./_transport.ts";
 
 /**
  * Options of {@link httpHandler}.
@@ -425,34 +418,28 @@ export function httpHandler(
   ): Promise<Response> {
     const reusable = reuse && holdsNoClientState(body);
     const server = (reusable ? idle.pop() : undefined) ?? newServer();
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
+    const transport = new HttpServerTransport({
+      maxUnread,
+      onOverflow: overflow,
     });
     await server.connect(transport);
-    let response: Response;
     try {
-      response = await transport.handleRequest(
-        req,
-        body === undefined ? undefined : { parsedBody: body },
-      );
+      return await transport.handle(req, body, info, (end) => {
+        if (end === "delivered") {
+          server.close().then(() => {
+            if (reusable && idle.length < IDLE_SERVERS) idle.push(server);
+          }, report);
+          return;
+        }
+        // The transport cancelled the calls; the SDK handles notifications
+        // a tick later: close once it has, so the handlers see the
+        // cancellation's reason, not a bare close.
+        setTimeout(() => server.close().catch(report), 0);
+      });
     } catch (error) {
       await server.close().catch(() => {});
       throw error;
     }
-    const ids = requestIds(body);
-    return watchResponse(response, req, info, (end) => {
-      if (end === "delivered") {
-        server.close().then(() => {
-          if (reusable && idle.length < IDLE_SERVERS) idle.push(server);
-        }, report);
-        return;
-      }
-      if (end === "overflow") overflow();
-      cancelRequests(transport, ids, DROPPED_REASON);
-      // The SDK handles notifications a tick later; close once it has, so
-      // the handlers see the cancellation's reason, not a bare close.
-      setTimeout(() => server.close().catch(report), 0);
-    }, maxUnread);
   }
 
   const handler = async (

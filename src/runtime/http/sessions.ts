@@ -7,29 +7,17 @@
  */
 
 import type { ConnectableServer as Server } from "../connectable.ts";
-// @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
-import {
-  negotiatedVersion,
-  primes,
-  primingRequest,
-  SessionEventStore,
-} from "./event_store.ts";
+import { negotiatedVersion, SessionEventStore } from "./event_store.ts";
 import { jsonRpcError } from "./guard.ts";
 import {
-  type KvEventStore,
   type KvSessionBackend,
   parseEventId,
   type SessionRecord,
 } from "./kv_store.ts";
-import { cancelRequests, DROPPED_REASON, requestIds } from "./_requests.ts";
-import {
-  type ConnectionInfo,
-  type ResponseEnd,
-  watchResponse,
-} from "./_response_watch.ts";
+import type { ConnectionInfo } from "./_response_watch.ts";
+import { HttpServerTransport } from "./_transport.ts";
 
 /** The default idle time after which a session expires, in milliseconds: 10 minutes. */
 export const DEFAULT_SESSION_IDLE_TIMEOUT = 10 * 60 * 1000;
@@ -61,21 +49,11 @@ export interface SessionStoreOptions {
 
 type RequestId = string | number;
 
-/** One POST's requests still unanswered, watched so a drop can be judged. */
-interface Flight {
-  /** Requests of the POST whose answer has not been sent yet. */
-  remaining: number;
-  /** Whether the POST's stream carried an event with an id (a priming event counts). */
-  carried: boolean;
-  /** The stream was dropped while the calls ran on: the session stays in use until they answer. */
-  detached: boolean;
-}
-
 interface Session {
   /** The session id, once the SDK gave one. */
   id?: string;
   readonly server: Server;
-  readonly transport: WebStandardStreamableHTTPServerTransport;
+  readonly transport: HttpServerTransport;
   /** The session's SSE events, for resuming with Last-Event-ID; absent when resumability is off. */
   readonly events?: SessionEventStore;
   /** The protocol version the session negotiated. */
@@ -83,8 +61,6 @@ interface Session {
   lastSeen: number;
   /** Requests and streams (a GET stream included) still open: a session in use never expires. */
   open: number;
-  /** Unanswered requests by id, for the drop rule (see {@link SessionStore}). */
-  readonly flights: Map<RequestId, Flight>;
   /** Shared sessions: the record as last read or written. */
   record?: SessionRecord;
 }
@@ -209,46 +185,18 @@ export class SessionStore {
   ): Promise<Session> {
     const session = this.#make(record.id, record.protocol, shared);
     await session.server.connect(session.transport);
-    const events = session.events as KvEventStore | undefined;
-    if (events !== undefined) events.muted = true;
-    try {
-      const headers = {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-      };
-      const init = await session.transport.handleRequest(
-        new Request("http://localhost/mcp", { method: "POST", headers }),
-        {
-          parsedBody: {
-            jsonrpc: "2.0",
-            id: "weft-restore",
-            method: "initialize",
-            params: {
-              protocolVersion: record.protocol,
-              capabilities: record.capabilities ?? {},
-              clientInfo: record.clientInfo ?? { name: "unknown", version: "" },
-            },
-          },
-        },
-      );
-      await init.text();
-      const done = await session.transport.handleRequest(
-        new Request("http://localhost/mcp", {
-          method: "POST",
-          headers: {
-            ...headers,
-            "mcp-session-id": record.id,
-            "mcp-protocol-version": record.protocol,
-          },
-        }),
-        {
-          parsedBody: { jsonrpc: "2.0", method: "notifications/initialized" },
-        },
-      );
-      await done.body?.cancel();
-    } finally {
-      if (events !== undefined) events.muted = false;
-    }
+    await session.transport.restore(record.id, {
+      jsonrpc: "2.0",
+      id: "weft-restore",
+      method: "initialize",
+      params: {
+        protocolVersion: record.protocol,
+        capabilities: record.capabilities ?? {},
+        clientInfo: record.clientInfo ?? { name: "unknown", version: "" },
+      },
+    });
+    session.id = record.id;
+    this.#sessions.set(record.id, session);
     return session;
   }
 
@@ -322,18 +270,29 @@ export class SessionStore {
       : shared !== undefined
       ? shared.events(sid, this.#options.idle)
       : new SessionEventStore(this.#options.events, this.#options.eventBytes);
-    const transport: WebStandardStreamableHTTPServerTransport =
-      new WebStandardStreamableHTTPServerTransport({
-        sessionIdGenerator: () => sid,
-        eventStore: events,
-        retryInterval: events === undefined ? undefined : SSE_RETRY,
-        onsessioninitialized: (id) => {
-          registered?.();
-          session.id = id;
-          this.#sessions.set(id, session);
-        },
-        onsessionclosed: (id) => this.#forget(id),
-      });
+    const transport = new HttpServerTransport({
+      sessionId: sid,
+      events,
+      retry: events === undefined ? undefined : SSE_RETRY,
+      protocol,
+      maxUnread: this.#options.maxUnreadBytes,
+      closeStreamsAfter: this.#options.closeStreamsAfter,
+      onInitialized: (id) => {
+        registered?.();
+        session.id = id;
+        this.#sessions.set(id, session);
+      },
+      onDeleted: (id) => this.#forget(id),
+      onDelivered: (streamId) => {
+        // Delivered to its end: nothing of it will be resumed.
+        if (events instanceof SessionEventStore) {
+          events.dropStreams(new Set([streamId]));
+        } else if (shared !== undefined) {
+          shared.dropStream(sid, streamId).catch(() => {});
+        }
+      },
+      onOverflow: this.#options.onOverflow,
+    });
     const session: Session = {
       server,
       transport,
@@ -341,9 +300,7 @@ export class SessionStore {
       protocol,
       lastSeen: Date.now(),
       open: 0,
-      flights: new Map(),
     };
-    if (events !== undefined) this.#watchSends(session);
     return session;
   }
 
@@ -375,65 +332,16 @@ export class SessionStore {
     info: ConnectionInfo | undefined,
   ): Promise<Response> {
     this.#acquire(session);
-    // Resumable sessions prime their streams by the negotiated version.
-    const resumable = session.events !== undefined && body !== undefined;
-    const forwarded = resumable ? primingRequest(req, session.protocol) : req;
-    const ids = requestIds(body);
-    const primed = resumable && ids.length > 0 && primes(forwarded, body);
-    // Tracked before the server sees the requests: an answer can come first.
-    const flight = resumable && ids.length > 0
-      ? track(session, ids, primed)
-      : undefined;
-    let response: Response;
-    let streamId: string | undefined;
+    let ended = false;
     try {
-      const handling = session.transport.handleRequest(
-        forwarded,
-        body === undefined ? undefined : { parsedBody: body },
-      );
-      // The priming event is stored before handleRequest first waits: the
-      // stream id it names is this POST's.
-      if (primed && !(session.events instanceof SessionEventStore)) {
-        streamId = (session.events as KvEventStore | undefined)?.takePrimed();
-      }
-      response = await handling;
+      return await session.transport.handle(req, body, info, () => {
+        ended = true;
+        this.#release(session);
+      });
     } catch (error) {
-      if (flight !== undefined) untrack(session, ids);
-      this.#release(session);
+      if (!ended) this.#release(session);
       throw error;
     }
-    const closeAfter = this.#options.closeStreamsAfter;
-    const closer = primed && closeAfter !== undefined && isEventStream(response)
-      ? setTimeout(() => {
-        // The client resumes with Last-Event-ID after the retry interval.
-        for (const id of ids) session.transport.closeSSEStream(id);
-      }, closeAfter)
-      : undefined;
-    // A stream resumed with Last-Event-ID (not a refusal of one).
-    const resumed = req.method === "GET" && response.ok
-      ? req.headers.get("last-event-id")
-      : null;
-    return watchResponse(response, req, info, (end: ResponseEnd) => {
-      clearTimeout(closer);
-      if (end === "overflow") this.#options.onOverflow?.();
-      if (end !== "delivered") {
-        if (flight !== undefined && flight.carried && flight.remaining > 0) {
-          // Resumable: the calls run on; the session stays in use until
-          // their answers are in its events.
-          flight.detached = true;
-          return;
-        }
-        cancelRequests(session.transport, ids, DROPPED_REASON);
-      } else if (session.events instanceof SessionEventStore) {
-        // Delivered to its end: nothing of it will be resumed.
-        if (ids.length > 0) session.events.dropAnswered(ids);
-        if (resumed !== null) dropResumed(session.events, resumed);
-      } else if (streamId !== undefined && session.id !== undefined) {
-        this.#options.shared?.dropStream(session.id, streamId).catch(() => {});
-      }
-      if (flight !== undefined) untrack(session, ids);
-      this.#release(session);
-    }, this.#options.maxUnreadBytes);
   }
 
   #acquire(session: Session): void {
@@ -500,55 +408,6 @@ export class SessionStore {
     // A DELETE ends a shared session on every instance before it answers.
     return this.#options.shared?.remove(sid);
   }
-
-  /**
-   * Watches what the session's server sends: an event tied to a tracked
-   * request marks its stream as having carried an id (with an event store,
-   * every event has one); its answer settles the request, and the last
-   * answer of a dropped stream's calls releases the session.
-   */
-  #watchSends(session: Session): void {
-    const transport = session.transport;
-    const send = transport.send.bind(transport);
-    transport.send = (message, options) => {
-      if (session.flights.size === 0) return send(message, options);
-      const answer = answerId(message);
-      const id = answer ?? options?.relatedRequestId;
-      const flight = id === undefined ? undefined : session.flights.get(id);
-      if (flight === undefined || id === undefined) {
-        return send(message, options);
-      }
-      flight.carried = true;
-      if (answer === undefined) return send(message, options);
-      session.flights.delete(id);
-      flight.remaining--;
-      if (!flight.detached || flight.remaining > 0) {
-        return send(message, options);
-      }
-      // The last answer of a dropped stream: released once it is stored.
-      return send(message, options).finally(() => this.#release(session));
-    };
-  }
-}
-
-function track(session: Session, ids: RequestId[], primed: boolean): Flight {
-  const flight: Flight = {
-    remaining: ids.length,
-    carried: primed,
-    detached: false,
-  };
-  for (const id of ids) session.flights.set(id, flight);
-  return flight;
-}
-
-function untrack(session: Session, ids: RequestId[]): void {
-  for (const id of ids) session.flights.delete(id);
-}
-
-/** A resumed stream delivered to its end: the stream it resumed is done with. */
-function dropResumed(events: SessionEventStore, lastEventId: string): void {
-  const slash = lastEventId.lastIndexOf("/");
-  if (slash > 0) events.dropStreams(new Set([lastEventId.slice(0, slash)]));
 }
 
 function notFound(): Response {
@@ -623,11 +482,6 @@ function answerId(message: unknown): RequestId | undefined {
   return typeof m.id === "string" || typeof m.id === "number"
     ? m.id
     : undefined;
-}
-
-function isEventStream(response: Response): boolean {
-  const type = response.headers.get("content-type") ?? "";
-  return type.split(";")[0].trim().toLowerCase() === "text/event-stream";
 }
 
 /** Ends a session: its kept events go, its server (and transport) closes. */

@@ -1,0 +1,892 @@
+/**
+ * The server side of Streamable HTTP for one session (or one stateless
+ * request): the SDK's `Transport` interface, so an SDK `Server` connects to
+ * it, answering the handler's already-read requests. It keeps the SDK
+ * transport's wire behaviour — its status codes and error texts, SSE framing,
+ * priming events, event ids, `Last-Event-ID` replay, one standalone GET
+ * stream — and does less per request: messages are checked by their shape
+ * (no schema library), a POST whose answers are ready by the end of the
+ * event-loop turn is answered with its whole SSE text at once (no stream),
+ * and a streamed answer is one pull-based stream that counts what waits
+ * for a client that does not read.
+ *
+ * @module
+ */
+
+// @ts-types="@modelcontextprotocol/sdk/types"
+import {
+  DEFAULT_NEGOTIATED_PROTOCOL_VERSION,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from "@modelcontextprotocol/sdk/types.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import type {
+  JSONRPCMessage,
+  MessageExtraInfo,
+} from "@modelcontextprotocol/sdk/types.js";
+import type {
+  Transport,
+  TransportSendOptions,
+} from "@modelcontextprotocol/sdk/shared/transport";
+// @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
+import type {
+  EventId,
+  EventStore,
+  StreamId,
+} from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { DROPPED_REASON } from "./_requests.ts";
+import type { ConnectionInfo, ResponseEnd } from "./_response_watch.ts";
+import { afterThisTurn } from "./_turn.ts";
+import { isJsonRpcMessage, type RequestId } from "./_messages.ts";
+
+/** The first protocol revision whose clients read a priming event. */
+const PRIMING_VERSION = "2025-11-25";
+/** The stream id of a session's standalone GET stream (the SDK's). */
+const STANDALONE = "_GET_stream";
+/** The SDK's cap on messages in one batch. */
+const MAX_BATCH = 100;
+/** A keep-alive comment on a stream left open this long with nothing sent, in ms. */
+const KEEP_ALIVE = 15_000;
+
+const encoder = new TextEncoder();
+
+const SSE_HEADERS = {
+  "content-type": "text/event-stream",
+  "cache-control": "no-cache, no-transform",
+  connection: "keep-alive",
+  "x-accel-buffering": "no",
+};
+
+/** Options of {@link HttpServerTransport}. */
+export interface HttpServerTransportOptions {
+  /** Session mode: the id `initialize` gives the session. Absent: stateless. */
+  readonly sessionId?: string;
+  /** Session mode: the event store that makes streams resumable. */
+  readonly events?: EventStore;
+  /** The `retry` field of priming events, in ms. */
+  readonly retry?: number;
+  /**
+   * The protocol version the session negotiated: a request without a newer
+   * `MCP-Protocol-Version` is primed by it.
+   */
+  readonly protocol?: string;
+  /** The bytes one stream may hold for a client that does not read. */
+  readonly maxUnread: number;
+  /**
+   * A primed POST stream still open after this many ms is closed; its calls
+   * run on and the client resumes. Never when absent.
+   */
+  readonly closeStreamsAfter?: number;
+  /** Told when `initialize` made the session (before the server sees it). */
+  readonly onInitialized?: (sessionId: string) => void;
+  /** Told when a DELETE ends the session (awaited before it answers). */
+  readonly onDeleted?: (sessionId: string) => Promise<void> | void;
+  /** Told when a delivered stream's events can go. */
+  readonly onDelivered?: (streamId: StreamId) => void;
+  /** Told when a stream was closed by the unread cap. */
+  readonly onOverflow?: () => void;
+}
+
+/** How a handled request ended, for whoever holds the session or server. */
+export type EndListener = (end: ResponseEnd) => void;
+
+/** One POST's or GET's SSE stream. */
+class Stream {
+  readonly id: StreamId;
+  /** Requests of the POST still unanswered (none for a GET). */
+  pending: number;
+  /** Whether the client was given an event id to resume from. */
+  resumable = false;
+  /** Whether the stream began with a priming event. */
+  primed = false;
+  /** The timer of `closeStreamsAfter`. */
+  closer?: ReturnType<typeof setTimeout>;
+  /** Text written before the response exists. */
+  early = "";
+  /** Whether the response's body is a stream (else `early` is all of it). */
+  live = false;
+  /** The body's controller, once the body is a stream. */
+  out?: ReadableStreamDefaultController<Uint8Array>;
+  /** Bytes waiting for the client, and their count. */
+  queue: Uint8Array[] = [];
+  queued = 0;
+  /** The consumer asked for bytes and got none yet. */
+  waiting = false;
+  /** No more writes will come: close after the queue drains. */
+  finished = false;
+  /** The client went away, or the stream was closed on it. */
+  gone = false;
+  /** Event ids already replayed to this stream (a resumed stream). */
+  replayed?: Set<EventId>;
+  keepAlive?: ReturnType<typeof setInterval>;
+  /** How the client left, while the stream's calls run on. */
+  dropped?: ResponseEnd;
+  onEnd?: EndListener;
+  /** Resolves the wait for the first turn's answers. */
+  ready?: () => void;
+  /** Request ids of this stream (to cancel or forget them). */
+  readonly ids: RequestId[];
+
+  constructor(id: StreamId, ids: RequestId[]) {
+    this.id = id;
+    this.ids = ids;
+    this.pending = ids.length;
+  }
+}
+
+/**
+ * Streamable HTTP over web-standard `Request`/`Response` for one SDK server:
+ * `handle` answers a request whose body the caller already read.
+ */
+export class HttpServerTransport implements Transport {
+  /** The session id, once `initialize` gave one (session mode). */
+  sessionId?: string;
+  /** Set by the server on connect. */
+  onmessage?: Transport["onmessage"];
+  /** Set by the server on connect. */
+  onclose?: () => void;
+  /** Set by the server on connect. */
+  onerror?: (error: Error) => void;
+
+  readonly #options: HttpServerTransportOptions;
+  readonly #streams = new Map<StreamId, Stream>();
+  readonly #byRequest = new Map<RequestId, Stream>();
+  #initialized = false;
+  #started = false;
+  #closed = false;
+
+  /** A transport answering as `options` say. */
+  constructor(options: HttpServerTransportOptions) {
+    this.#options = options;
+  }
+
+  /** Called by the server on connect. */
+  start(): Promise<void> {
+    if (this.#started) throw new Error("Transport already started");
+    this.#started = true;
+    return Promise.resolve();
+  }
+
+  /** Ends every stream and tells the server. */
+  close(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    this.#closed = true;
+    for (const stream of this.#streams.values()) this.#finish(stream);
+    this.#streams.clear();
+    this.#byRequest.clear();
+    this.onclose?.();
+    return Promise.resolve();
+  }
+
+  /**
+   * Brings a fresh transport and its server to an initialized session
+   * without a client: `initialize` (answer discarded) and `initialized`.
+   */
+  async restore(sessionId: string, initialize: JSONRPCMessage): Promise<void> {
+    this.sessionId = sessionId;
+    this.#initialized = true;
+    const id = (initialize as { id: RequestId }).id;
+    const sink = new Stream("_restore", [id]);
+    sink.gone = true;
+    const answered = new Promise<void>((resolve) => {
+      sink.onEnd = () => resolve();
+    });
+    this.#byRequest.set(id, sink);
+    this.onmessage?.(initialize);
+    await answered;
+    this.onmessage?.({ jsonrpc: "2.0", method: "notifications/initialized" });
+  }
+
+  /**
+   * Answers one request. `body` is the parsed POST body (`undefined` when
+   * the content type was not JSON, and for GET and DELETE). `onEnd` is told
+   * once when the request no longer holds anything: its answers were
+   * delivered, or the client went away (a resumable stream's calls first
+   * run to their end).
+   */
+  handle(
+    req: Request,
+    body: unknown,
+    info: ConnectionInfo | undefined,
+    onEnd: EndListener,
+  ): Promise<Response> | Response {
+    if (this.#closed) {
+      onEnd("delivered");
+      return sessionNotFound();
+    }
+    switch (req.method) {
+      case "POST":
+        return this.#post(req, body, info, onEnd);
+      case "GET":
+        return this.#get(req, info, onEnd);
+      case "DELETE":
+        return this.#delete(req, onEnd);
+      default:
+        onEnd("delivered");
+        return jsonRpcError(405, -32000, "Method not allowed.", {
+          allow: "GET, POST, DELETE",
+        });
+    }
+  }
+
+  #refuse(status: number, code: number, message: string): Response {
+    this.onerror?.(new Error(message));
+    return jsonRpcError(status, code, message);
+  }
+
+  #checkSession(req: Request): Response | undefined {
+    if (this.#options.sessionId === undefined) return undefined;
+    if (!this.#initialized) {
+      return this.#refuse(400, -32000, "Bad Request: Server not initialized");
+    }
+    const id = req.headers.get("mcp-session-id");
+    if (!id) {
+      return this.#refuse(
+        400,
+        -32000,
+        "Bad Request: Mcp-Session-Id header is required",
+      );
+    }
+    if (id !== this.sessionId) {
+      return this.#refuse(404, -32001, "Session not found");
+    }
+    return undefined;
+  }
+
+  #checkVersion(header: string | null): Response | undefined {
+    if (header === null || SUPPORTED_PROTOCOL_VERSIONS.includes(header)) {
+      return undefined;
+    }
+    const list = SUPPORTED_PROTOCOL_VERSIONS.join(", ");
+    return this.#refuse(
+      400,
+      -32000,
+      `Bad Request: Unsupported protocol version: ${header} (supported versions: ${list})`,
+    );
+  }
+
+  async #post(
+    req: Request,
+    body: unknown,
+    info: ConnectionInfo | undefined,
+    onEnd: EndListener,
+  ): Promise<Response> {
+    const refused = (response: Response) => {
+      onEnd("delivered");
+      return response;
+    };
+    const accept = req.headers.get("accept");
+    if (
+      !accept?.includes("application/json") ||
+      !accept.includes("text/event-stream")
+    ) {
+      return refused(this.#refuse(
+        406,
+        -32000,
+        "Not Acceptable: Client must accept both application/json and text/event-stream",
+      ));
+    }
+    if (body === undefined) {
+      return refused(this.#refuse(
+        415,
+        -32000,
+        "Unsupported Media Type: Content-Type must be application/json",
+      ));
+    }
+    const batch = Array.isArray(body);
+    if (batch && body.length > MAX_BATCH) {
+      return refused(this.#refuse(
+        400,
+        -32600,
+        `Invalid Request: Batch must not exceed ${MAX_BATCH} messages`,
+      ));
+    }
+    const messages = (batch ? body : [body]) as JSONRPCMessage[];
+    if (!messages.every(isJsonRpcMessage)) {
+      return refused(
+        this.#refuse(400, -32700, "Parse error: Invalid JSON-RPC message"),
+      );
+    }
+    let init: { params: { protocolVersion: string } } | undefined;
+    let requests = 0;
+    for (const m of messages) {
+      if (!("method" in m) || !("id" in m)) continue;
+      requests++;
+      if (m.method === "initialize" && isInitialize(m)) init ??= m;
+    }
+    const version = req.headers.get("mcp-protocol-version");
+    if (init !== undefined) {
+      if (this.#initialized && this.sessionId !== undefined) {
+        return refused(this.#refuse(
+          400,
+          -32600,
+          "Invalid Request: Server already initialized",
+        ));
+      }
+      if (messages.length > 1) {
+        return refused(this.#refuse(
+          400,
+          -32600,
+          "Invalid Request: Only one initialization request is allowed",
+        ));
+      }
+      this.sessionId = this.#options.sessionId;
+      this.#initialized = true;
+      if (this.sessionId !== undefined) {
+        this.#options.onInitialized?.(this.sessionId);
+      }
+    } else {
+      const refusal = this.#checkSession(req) ?? this.#checkVersion(version);
+      if (refusal !== undefined) return refused(refusal);
+    }
+    if (this.#closed) return refused(sessionNotFound());
+    const extra = requestInfo(req);
+    if (requests === 0) {
+      for (const m of messages) this.onmessage?.(m, extra);
+      onEnd("delivered");
+      return new Response(null, { status: 202 });
+    }
+    const ids: RequestId[] = [];
+    for (const m of messages) {
+      if ("method" in m && "id" in m) ids.push(m.id as RequestId);
+    }
+    const stream = new Stream(crypto.randomUUID(), ids);
+    stream.onEnd = onEnd;
+    this.#streams.set(stream.id, stream);
+    for (const id of ids) this.#byRequest.set(id, stream);
+    const events = this.#options.events;
+    const primed = events !== undefined &&
+      this.#effectiveVersion(init?.params.protocolVersion, version) >=
+        PRIMING_VERSION;
+    try {
+      if (primed) {
+        const id = await events.storeEvent(stream.id, {} as JSONRPCMessage);
+        const retry = this.#options.retry;
+        stream.early += retry === undefined
+          ? `id: ${id}\ndata: \n\n`
+          : `id: ${id}\nretry: ${retry}\ndata: \n\n`;
+        stream.resumable = true;
+        stream.primed = true;
+      }
+      const ready = new Promise<void>((resolve) => {
+        stream.ready = resolve;
+      });
+      for (const m of messages) {
+        if (primed && "id" in m && "method" in m) {
+          const id = m.id as RequestId;
+          this.onmessage?.(m, {
+            ...extra,
+            closeSSEStream: () => this.closeSSEStream(id),
+            closeStandaloneSSEStream: () => this.closeStandaloneSSEStream(),
+          } as MessageExtraInfo);
+        } else {
+          this.onmessage?.(m, extra);
+        }
+      }
+      if (stream.pending > 0) {
+        afterThisTurn(() => stream.ready?.());
+        await ready;
+      }
+      stream.ready = undefined;
+    } catch (error) {
+      this.#forget(stream);
+      throw error;
+    }
+    const headers: Record<string, string> = this.sessionId === undefined
+      ? SSE_HEADERS
+      : { ...SSE_HEADERS, "mcp-session-id": this.sessionId };
+    if (stream.pending === 0 || stream.gone) {
+      // Everything is in: the whole text at once.
+      this.#watchDelivery(stream, info);
+      return new Response(stream.early, { status: 200, headers });
+    }
+    return new Response(this.#body(stream, req, info), {
+      status: 200,
+      headers,
+    });
+  }
+
+  /** The version a POST's stream is primed by (the SDK's rule, raised to the session's). */
+  #effectiveVersion(
+    initVersion: string | undefined,
+    header: string | null,
+  ): string {
+    if (initVersion !== undefined) return initVersion;
+    const asked = header ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION;
+    const negotiated = this.#options.protocol;
+    return negotiated !== undefined && negotiated >= PRIMING_VERSION &&
+        negotiated > asked
+      ? negotiated
+      : asked;
+  }
+
+  // A response sent whole: delivered when the server says so; dropped,
+  // its events stay for a resumption.
+  #watchDelivery(stream: Stream, info: ConnectionInfo | undefined): void {
+    this.#streams.delete(stream.id);
+    const onEnd = stream.onEnd;
+    stream.onEnd = undefined;
+    const delivered = () => {
+      if (stream.resumable) this.#options.onDelivered?.(stream.id);
+    };
+    const completed = info?.completed;
+    if (completed === undefined) delivered();
+    else completed.then(delivered, () => {});
+    onEnd?.("delivered");
+  }
+
+  async #get(
+    req: Request,
+    info: ConnectionInfo | undefined,
+    onEnd: EndListener,
+  ): Promise<Response> {
+    const refused = (response: Response) => {
+      onEnd("delivered");
+      return response;
+    };
+    if (!req.headers.get("accept")?.includes("text/event-stream")) {
+      return refused(this.#refuse(
+        406,
+        -32000,
+        "Not Acceptable: Client must accept text/event-stream",
+      ));
+    }
+    const refusal = this.#checkSession(req) ??
+      this.#checkVersion(req.headers.get("mcp-protocol-version"));
+    if (refusal !== undefined) return refused(refusal);
+    const events = this.#options.events;
+    const lastEventId = req.headers.get("last-event-id");
+    if (events !== undefined && lastEventId) {
+      return await this.#resume(events, lastEventId, req, info, onEnd);
+    }
+    if (this.#streams.has(STANDALONE)) {
+      return refused(this.#refuse(
+        409,
+        -32000,
+        "Conflict: Only one SSE stream is allowed per session",
+      ));
+    }
+    const stream = new Stream(STANDALONE, []);
+    stream.onEnd = onEnd;
+    this.#streams.set(STANDALONE, stream);
+    return new Response(this.#body(stream, req, info), {
+      headers: this.#sseHeaders(),
+    });
+  }
+
+  async #resume(
+    events: EventStore,
+    lastEventId: string,
+    req: Request,
+    info: ConnectionInfo | undefined,
+    onEnd: EndListener,
+  ): Promise<Response> {
+    const refused = (response: Response) => {
+      onEnd("delivered");
+      return response;
+    };
+    try {
+      let streamId: StreamId | undefined;
+      if (events.getStreamIdForEventId !== undefined) {
+        streamId = await events.getStreamIdForEventId(lastEventId);
+        if (!streamId) {
+          return refused(
+            this.#refuse(400, -32000, "Invalid event ID format"),
+          );
+        }
+        if (this.#streams.has(streamId)) {
+          return refused(this.#refuse(
+            409,
+            -32000,
+            "Conflict: Stream already has an active connection",
+          ));
+        }
+      }
+      let replay = "";
+      const replayed = new Set<EventId>();
+      const replayedId = await events.replayEventsAfter(lastEventId, {
+        send: (eventId, message) => {
+          replayed.add(eventId);
+          replay += sseEvent(message, eventId);
+          return Promise.resolve();
+        },
+      });
+      if (this.#closed) return refused(sessionNotFound());
+      const previous = this.#streams.get(replayedId);
+      if (previous !== undefined) this.#finish(previous);
+      // The stream's calls that still run (their stream was dropped or
+      // closed): this stream takes them over, and what held the session
+      // for them lets go.
+      const running: RequestId[] = [];
+      const before = new Set<Stream>();
+      for (const [id, s] of this.#byRequest) {
+        if (s.id === replayedId) {
+          running.push(id);
+          before.add(s);
+        }
+      }
+      const stream = new Stream(replayedId, running);
+      stream.resumable = true;
+      stream.replayed = replayed;
+      stream.early = replay;
+      stream.onEnd = onEnd;
+      this.#streams.set(replayedId, stream);
+      for (const id of running) this.#byRequest.set(id, stream);
+      for (const s of before) if (s.gone) this.#ended(s, "dropped");
+      if (running.length === 0 && replayedId !== STANDALONE) {
+        // Nothing runs on it any more: what was kept is all there is.
+        stream.finished = true;
+      }
+      return new Response(this.#body(stream, req, info), {
+        headers: this.#sseHeaders(),
+      });
+    } catch (error) {
+      this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+      return refused(jsonRpcError(500, -32000, "Error replaying events"));
+    }
+  }
+
+  async #delete(req: Request, onEnd: EndListener): Promise<Response> {
+    onEnd("delivered");
+    const refusal = this.#checkSession(req) ??
+      this.#checkVersion(req.headers.get("mcp-protocol-version"));
+    if (refusal !== undefined) return refusal;
+    try {
+      if (this.sessionId !== undefined) {
+        await this.#options.onDeleted?.(this.sessionId);
+      }
+      return new Response(null, { status: 200 });
+    } finally {
+      await this.close();
+    }
+  }
+
+  #sseHeaders(): Record<string, string> {
+    return this.sessionId === undefined
+      ? SSE_HEADERS
+      : { ...SSE_HEADERS, "mcp-session-id": this.sessionId };
+  }
+
+  /** Closes the stream carrying `requestId`; its calls run on, the client resumes. */
+  closeSSEStream(requestId: RequestId): void {
+    const stream = this.#byRequest.get(requestId);
+    if (stream !== undefined && this.#streams.get(stream.id) === stream) {
+      this.#finish(stream);
+    }
+  }
+
+  /** Closes the standalone GET stream; the client reconnects. */
+  closeStandaloneSSEStream(): void {
+    const stream = this.#streams.get(STANDALONE);
+    if (stream !== undefined) this.#finish(stream);
+  }
+
+  /** Sends a server message on the stream of the request it belongs to. */
+  async send(
+    message: JSONRPCMessage,
+    options?: TransportSendOptions,
+  ): Promise<void> {
+    const answer = isAnswer(message);
+    const requestId = answer
+      ? (message as { id: RequestId }).id
+      : options?.relatedRequestId;
+    const events = this.#options.events;
+    if (requestId === undefined) {
+      if (answer) {
+        throw new Error(
+          "Cannot send a response on a standalone SSE stream unless resuming a previous client request",
+        );
+      }
+      const eventId = events === undefined
+        ? undefined
+        : await events.storeEvent(STANDALONE, message);
+      const stream = this.#streams.get(STANDALONE);
+      if (stream !== undefined && !stream.replayed?.has(eventId!)) {
+        this.#write(stream, sseEvent(message, eventId));
+      }
+      return;
+    }
+    let stream = this.#byRequest.get(requestId);
+    if (stream === undefined) {
+      throw new Error(
+        `No connection established for request ID: ${String(requestId)}`,
+      );
+    }
+    if (stream.id === "_restore") {
+      if (answer) this.#answered(stream, requestId);
+      return;
+    }
+    let eventId: EventId | undefined;
+    if (events !== undefined) {
+      eventId = await events.storeEvent(stream.id, message);
+      // A resumption may have taken the stream over meanwhile.
+      stream = this.#byRequest.get(requestId) ?? stream;
+      stream.resumable = true;
+    }
+    if (eventId === undefined || !stream.replayed?.has(eventId)) {
+      this.#write(stream, sseEvent(message, eventId));
+    }
+    if (answer) this.#answered(stream, requestId);
+  }
+
+  #answered(stream: Stream, requestId: RequestId): void {
+    if (this.#byRequest.get(requestId) === stream) {
+      this.#byRequest.delete(requestId);
+    }
+    stream.pending--;
+    if (stream.pending > 0) return;
+    if (stream.ready !== undefined) {
+      // Still in the POST's first turn: it answers with the whole text.
+      stream.ready();
+      return;
+    }
+    if (stream.gone) {
+      // Dropped while its calls ran on: their answers are stored now.
+      this.#ended(stream, stream.dropped ?? "dropped");
+      return;
+    }
+    this.#finish(stream);
+  }
+
+  #write(stream: Stream, text: string): void {
+    if (stream.gone || stream.finished) return;
+    if (!stream.live) {
+      stream.early += text;
+      return;
+    }
+    const bytes = encoder.encode(text);
+    if (stream.waiting) {
+      stream.waiting = false;
+      stream.out!.enqueue(bytes);
+      return;
+    }
+    if (
+      stream.queued > 0 && stream.queued + bytes.byteLength >
+        this.#options.maxUnread
+    ) {
+      this.#options.onOverflow?.();
+      stream.queue.length = 0;
+      stream.queued = 0;
+      this.#drop(stream, "overflow");
+      return;
+    }
+    stream.queue.push(bytes);
+    stream.queued += bytes.byteLength;
+  }
+
+  /** No more writes: the stream closes once its queue drains. */
+  #finish(stream: Stream): void {
+    if (this.#streams.get(stream.id) === stream) {
+      this.#streams.delete(stream.id);
+    }
+    clearInterval(stream.keepAlive);
+    clearTimeout(stream.closer);
+    stream.finished = true;
+    if (!stream.live || stream.gone) return;
+    if (stream.waiting && stream.queue.length === 0) {
+      stream.waiting = false;
+      this.#delivered(stream);
+    }
+  }
+
+  #delivered(stream: Stream): void {
+    try {
+      stream.out!.close();
+    } catch {
+      // already closed
+    }
+    stream.gone = true;
+    if (stream.pending === 0 && stream.resumable) {
+      this.#options.onDelivered?.(stream.id);
+    }
+    this.#ended(stream, "delivered");
+  }
+
+  /**
+   * The client went away (or stopped reading): a resumable stream's calls
+   * run on, their answers kept for a resumption; a stream that gave no id
+   * to resume from has its calls cancelled.
+   */
+  #drop(stream: Stream, end: ResponseEnd): void {
+    if (stream.gone) return;
+    stream.gone = true;
+    clearInterval(stream.keepAlive);
+    clearTimeout(stream.closer);
+    stream.queue.length = 0;
+    stream.queued = 0;
+    if (stream.out !== undefined) {
+      try {
+        stream.out.close();
+      } catch {
+        // cancelled by the client
+      }
+    }
+    if (this.#streams.get(stream.id) === stream) {
+      this.#streams.delete(stream.id);
+    }
+    const running = stream.ids.filter((id) =>
+      this.#byRequest.get(id) === stream
+    );
+    if (running.length > 0 && stream.resumable && !this.#closed) {
+      // Ended when the last answer is stored (or a resumption takes over).
+      stream.dropped = end;
+      return;
+    }
+    for (const id of running) this.#byRequest.delete(id);
+    for (const requestId of running) {
+      this.onmessage?.({
+        jsonrpc: "2.0",
+        method: "notifications/cancelled",
+        params: { requestId, reason: DROPPED_REASON },
+      });
+    }
+    this.#ended(stream, end);
+  }
+
+  #ended(stream: Stream, end: ResponseEnd): void {
+    const onEnd = stream.onEnd;
+    stream.onEnd = undefined;
+    onEnd?.(end);
+  }
+
+  #forget(stream: Stream): void {
+    if (this.#streams.get(stream.id) === stream) {
+      this.#streams.delete(stream.id);
+    }
+    for (const id of stream.ids) {
+      if (this.#byRequest.get(id) === stream) this.#byRequest.delete(id);
+    }
+  }
+
+  /** The stream behind a response: pulled by the client, watched for its end. */
+  #body(
+    stream: Stream,
+    req: Request,
+    info: ConnectionInfo | undefined,
+  ): ReadableStream<Uint8Array> {
+    stream.live = true;
+    if (stream.early !== "") {
+      const first = encoder.encode(stream.early);
+      stream.early = "";
+      stream.queue.push(first);
+      stream.queued = first.byteLength;
+    }
+    const drop = () => this.#drop(stream, "dropped");
+    if (info?.completed !== undefined) info.completed.catch(drop);
+    else {
+      if (req.signal.aborted) drop();
+      else req.signal.addEventListener("abort", drop, { once: true });
+    }
+    if (!stream.finished && !stream.gone) {
+      const timer = setInterval(() => {
+        if (stream.queue.length === 0) this.#write(stream, ": keepalive\n\n");
+      }, KEEP_ALIVE);
+      unrefTimer(Number(timer));
+      stream.keepAlive = timer;
+      const closeAfter = this.#options.closeStreamsAfter;
+      if (stream.primed && stream.ids.length > 0 && closeAfter !== undefined) {
+        // The client resumes with Last-Event-ID after the retry interval.
+        stream.closer = setTimeout(() => this.#finish(stream), closeAfter);
+      }
+    }
+    return new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        stream.out = controller;
+      },
+      pull: (controller) => {
+        if (stream.queue.length > 0) {
+          const next = stream.queue.length === 1
+            ? stream.queue[0]
+            : concat(stream.queue, stream.queued);
+          stream.queue.length = 0;
+          stream.queued = 0;
+          controller.enqueue(next);
+        } else if (stream.finished && !stream.gone) {
+          this.#delivered(stream);
+        } else if (!stream.gone) {
+          stream.waiting = true;
+        }
+      },
+      cancel: drop,
+    }, { highWaterMark: 0 });
+  }
+}
+
+/** The SDK's SSE framing of one message. */
+function sseEvent(message: JSONRPCMessage, eventId: EventId | undefined) {
+  return eventId === undefined
+    ? `event: message\ndata: ${JSON.stringify(message)}\n\n`
+    : `event: message\nid: ${eventId}\ndata: ${JSON.stringify(message)}\n\n`;
+}
+
+function isAnswer(message: JSONRPCMessage): boolean {
+  return "result" in message || "error" in message;
+}
+
+function isInitialize(
+  m: JSONRPCMessage,
+): m is JSONRPCMessage & { params: { protocolVersion: string } } {
+  const params = (m as { params?: Record<string, unknown> }).params;
+  return typeof params?.protocolVersion === "string" &&
+    typeof params.capabilities === "object" && params.capabilities !== null &&
+    typeof params.clientInfo === "object" && params.clientInfo !== null &&
+    typeof (params.clientInfo as { name?: unknown }).name === "string" &&
+    typeof (params.clientInfo as { version?: unknown }).version === "string";
+}
+
+/**
+ * What handlers see of the HTTP request (`extra.requestInfo`): its headers
+ * and URL, built only when a handler reads them.
+ */
+function requestInfo(req: Request): MessageExtraInfo {
+  let headers: Record<string, string> | undefined;
+  let url: URL | undefined;
+  return {
+    requestInfo: {
+      get headers() {
+        return headers ??= Object.fromEntries(req.headers.entries());
+      },
+      get url() {
+        return url ??= new URL(req.url);
+      },
+    },
+  } as MessageExtraInfo;
+}
+
+function sessionNotFound(): Response {
+  return jsonRpcError(404, -32001, "Session not found");
+}
+
+/** A refusal as the SDK's transport words it: `error` before `id`. */
+function jsonRpcError(
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+): Response {
+  const body = JSON.stringify({
+    jsonrpc: "2.0",
+    error: { code, message },
+    id: null,
+  });
+  return new Response(body, {
+    status,
+    headers: { "content-type": "application/json", ...headers },
+  });
+}
+
+function concat(parts: Uint8Array[], size: number): Uint8Array {
+  const all = new Uint8Array(size);
+  let at = 0;
+  for (const part of parts) {
+    all.set(part, at);
+    at += part.byteLength;
+  }
+  return all;
+}
+
+// Deno's own unref; other runtimes' timers are left as they are.
+function unrefTimer(timer: number): void {
+  const deno =
+    (globalThis as { Deno?: { unrefTimer?: (id: number) => void } }).Deno;
+  deno?.unrefTimer?.(timer);
+}
