@@ -2,7 +2,7 @@
  * The server process of `bench/http_bench.ts`: one contender on
  * 127.0.0.1, port 0, printing its port on stdout, serving until killed.
  *
- *     deno run -A bench/_http_bench_server.ts <weft|sdk> <stateless|reuse|sessions|kv>
+ *     deno run -A bench/_http_bench_server.ts <weft|sdk> <stateless|fresh|sessions|kv>
  *
  * Both contenders serve the same SDK `Server` (ten tools exported with
  * `exportTools`), so the difference is the HTTP layer: `httpHandler`
@@ -95,7 +95,7 @@ const handler = side === "sdk"
   ? await weftKv()
   : httpHandler(newServer, {
     sessions: mode === "sessions",
-    reuseServers: mode === "reuse",
+    reuseServers: mode !== "fresh",
     maxSessions: 100_000,
   });
 const server = Deno.serve(

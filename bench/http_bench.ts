@@ -7,9 +7,11 @@
  *     deno run -A bench/http_bench.ts --seconds=2 --rounds=3 --clients=10,100,500
  *     deno run -A bench/http_bench.ts --skip-client      # the server table only
  *
- * Server table: for each mode (stateless; `reuse`, stateless with
- * `reuseServers: true`; sessions; kv, sessions in a Deno KV file, against
- * the SDK's in-memory sessions) and each load (10, 100,
+ * Server table: for each mode (stateless, weft's default, whose servers
+ * serve request after request; `fresh`, stateless with `reuseServers:
+ * false`, a server built per request as the SDK's stateless pattern does;
+ * sessions; kv, sessions in a Deno KV file, against the SDK's in-memory
+ * sessions) and each load (10, 100,
  * 500 concurrent clients, each sending `tools/call` back to back over
  * keep-alive connections), every round starts each contender in its own
  * process (`bench/_http_bench_server.ts`) and loads it for `--seconds`; the
@@ -54,7 +56,7 @@ function flags(args: string[]): Flags {
     seconds: Number(get("seconds") ?? 2),
     rounds: Number(get("rounds") ?? 3),
     clients: (get("clients") ?? "10,100,500").split(",").map(Number),
-    modes: (get("modes") ?? "stateless,reuse,sessions,kv").split(","),
+    modes: (get("modes") ?? "stateless,fresh,sessions,kv").split(","),
     skipClient: args.includes("--skip-client"),
     skipServer: args.includes("--skip-server"),
     calls: Number(get("calls") ?? 300),
@@ -163,7 +165,7 @@ async function load(
 ): Promise<Round> {
   const server = await start(side, mode);
   try {
-    const headers = mode === "stateless" || mode === "reuse"
+    const headers = mode === "stateless" || mode === "fresh"
       ? await Promise.all(
         Array.from({ length: clients }, () => ({
           ...HEADERS,
@@ -245,11 +247,11 @@ async function serverTable(f: Flags): Promise<void> {
   for (const mode of f.modes) {
     for (const clients of f.clients) {
       // The SDK's transport has no shared store: KV rows compare with its sessions.
-      // `reuse` is weft's stateless mode with reuseServers: the SDK's
-      // stateless pattern is its baseline too.
+      // `fresh` is weft's stateless mode with reuseServers: false: the
+      // SDK's stateless pattern is its baseline too.
       const sdkMode = mode === "kv"
         ? "sessions"
-        : mode === "reuse"
+        : mode === "fresh"
         ? "stateless"
         : mode;
       const weft: Round[] = [];

@@ -33,6 +33,7 @@ export function kvSessions(kv: KvLike): Deno.ServeDefaultExport {
 /** The fetch handler Deno Deploy and `deno serve` call. */
 const app: Deno.ServeDefaultExport = Deno.env.get("MCP_SESSIONS") === "kv"
   ? kvSessions(await Deno.openKv())
-  : { fetch: httpHandler(newServer) };
+  // The example's scripted model answers once: a fresh server per request.
+  : { fetch: httpHandler(newServer, { reuseServers: false }) };
 
 export default app;

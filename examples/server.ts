@@ -74,7 +74,8 @@ export interface ServeHttpOptions {
  * `/mcp` (anything else is 404) until `signal` aborts.
  */
 export async function serveHttp(options: ServeHttpOptions = {}): Promise<void> {
-  await using handler = httpHandler(newServer);
+  // The scripted model answers once: a fresh server per request, never reused.
+  await using handler = httpHandler(newServer, { reuseServers: false });
   const onListen = options.onListen ??
     ((url: URL) =>
       console.error(`weft-getting-started: serving on ${url.href}`));

@@ -1,13 +1,14 @@
-// Stateless httpHandler with reuseServers reuses servers whose request ended (no tools
-// registered anew per request), never one that holds per-client state.
+// Stateless httpHandler reuses servers whose request ended (no tools registered
+// anew per request), never one that holds per-client state; reuseServers: false
+// builds a fresh one per request.
 
 import assert from "node:assert/strict";
 import { INITIALIZE, listen, post } from "./fixtures/http_test_server.ts";
 
 const LIST = '{"jsonrpc":"2.0","id":2,"method":"tools/list"}';
 
-Deno.test("stateless, reuseServers: sequential requests reuse one server; initialize gets its own, never reused", async () => {
-  const listening = listen({ reuseServers: true });
+Deno.test("stateless: by default sequential requests reuse one server; initialize gets its own, never reused", async () => {
+  const listening = listen();
   try {
     for (let i = 0; i < 5; i++) {
       const res = await post(listening.url, LIST);
@@ -30,8 +31,8 @@ Deno.test("stateless, reuseServers: sequential requests reuse one server; initia
   }
 });
 
-Deno.test("stateless: by default a fresh server per request", async () => {
-  const listening = listen();
+Deno.test("stateless, reuseServers: false: a fresh server per request", async () => {
+  const listening = listen({ reuseServers: false });
   try {
     for (let i = 0; i < 3; i++) {
       const res = await post(listening.url, LIST);

@@ -58,19 +58,20 @@ import { HttpServerTransport } from "./_transport.ts";
  */
 export interface HttpHandlerOptions {
   /**
-   * `false` (default): stateless — a fresh server per request, nothing kept
-   * between requests, so any instance can answer (Deno Deploy). `true`:
+   * `false` (default): stateless — nothing kept between requests, so any
+   * instance can answer (Deno Deploy). `true`:
    * sessions — `Mcp-Session-Id`, the GET SSE stream, DELETE, idle expiry.
    */
   sessions?: boolean;
   /**
-   * Stateless mode: `true` keeps up to 64 servers whose request ended and
-   * connects the next request to one of them, so tools are not registered
-   * anew (and the SDK's validator not rebuilt) for every request — the
-   * faster path, for `newServer` functions whose servers keep no state of
-   * their own between requests. A server that handled `initialize` or
-   * `logging/setLevel` (which leave per-client state on it) is never
-   * reused. Default `false`: a fresh server from `newServer` per request.
+   * Stateless mode: keep up to 64 servers whose request ended and connect
+   * the next request to one of them, so tools are not registered anew (and
+   * the SDK's validator not rebuilt) for every request. A server serves one
+   * request at a time; one that handled `initialize` or `logging/setLevel`
+   * (which leave per-client state on it), or whose request was dropped, is
+   * never reused. Default `true`. `false`: a fresh server from `newServer`
+   * per request — for servers that keep state of their own from one request
+   * to the next (a counter in a closure, say) that must not be shared.
    */
   reuseServers?: boolean;
   /**
@@ -218,9 +219,11 @@ const ALLOW = { allow: "GET, POST, DELETE" };
 
 /**
  * Serves MCP over Streamable HTTP on web-standard `Request`/`Response`,
- * one SDK server from `newServer` per request (stateless, the default) or
- * per session (`sessions: true`), through the SDK's
- * `WebStandardStreamableHTTPServerTransport`.
+ * on SDK servers from `newServer`: one per request at a time, reused from
+ * request to request (stateless, the default; see `reuseServers`), or one
+ * per session (`sessions: true`). The wire behaviour is the SDK's
+ * `WebStandardStreamableHTTPServerTransport`'s (status codes, error texts,
+ * SSE framing, priming, `Last-Event-ID` replay), with less work per request.
  *
  * Before a request reaches a server:
  * - The DNS-rebinding rule: requests from a loopback peer (or of
@@ -408,7 +411,7 @@ export function httpHandler(
   }
 
   // Stateless: servers whose request ended, ready for the next one.
-  const reuse = options.reuseServers === true;
+  const reuse = options.reuseServers !== false;
   const idle: Server[] = [];
 
   async function stateless(
