@@ -17,8 +17,11 @@
  * process (`bench/_http_bench_server.ts`) and loads it for `--seconds`; the
  * contenders alternate which goes first from round to round, and the table
  * prints each one's median over `--rounds` rounds: requests per second,
- * p50 and p99 latency, the server process's peak RSS, and the ratio
- * weft/SDK (above 1: weft serves more per second). Session-mode clients
+ * p50 and p99 latency, the server process's peak RSS, its CPU time per
+ * answered request (from /proc: steadier than requests per second when
+ * other work shares the machine), and the ratios weft/SDK of requests per
+ * second (above 1: weft serves more) and of CPU per request (below 1:
+ * weft spends less). Session-mode clients
  * each open a session first (not timed).
  *
  * Client table: sequential `tools/list` and `tools/call` through
@@ -117,6 +120,14 @@ async function start(side: string, mode: string): Promise<Running> {
   };
 }
 
+/** The CPU time the process has used (user + system), ms. */
+function cpuMs(pid: number): number {
+  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+  // The fields after the command name (which may hold spaces).
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10; // 100 ticks a second
+}
+
 /** The process's peak resident set (VmHWM), MiB. */
 function peakRss(pid: number): number {
   const status = Deno.readTextFileSync(`/proc/${pid}/status`);
@@ -151,6 +162,8 @@ async function openSession(url: string): Promise<Record<string, string>> {
 
 interface Round {
   rps: number;
+  /** The server's CPU time per answered request, µs. */
+  cpu: number;
   p50: number;
   p99: number;
   rss: number;
@@ -179,6 +192,7 @@ async function load(
     await Promise.all(headers.map((h) => call(server.url, h)));
     const latencies: number[] = [];
     let errors = 0;
+    const cpuBefore = cpuMs(server.pid);
     const until = performance.now() + seconds * 1000;
     const started = performance.now();
     await Promise.all(headers.map(async (h) => {
@@ -189,9 +203,11 @@ async function load(
       }
     }));
     const elapsed = (performance.now() - started) / 1000;
+    const cpu = (cpuMs(server.pid) - cpuBefore) * 1000 / latencies.length;
     latencies.sort((a, b) => a - b);
     return {
       rps: latencies.length / elapsed,
+      cpu,
       p50: pick(latencies, 0.5),
       p99: pick(latencies, 0.99),
       rss: peakRss(server.pid),
@@ -228,6 +244,7 @@ function median(values: number[]): number {
 function summarize(rounds: Round[]): Round {
   return {
     rps: median(rounds.map((r) => r.rps)),
+    cpu: median(rounds.map((r) => r.cpu)),
     p50: median(rounds.map((r) => r.p50)),
     p99: median(rounds.map((r) => r.p99)),
     rss: median(rounds.map((r) => r.rss)),
@@ -242,7 +259,7 @@ async function serverTable(f: Flags): Promise<void> {
     `server: ${f.rounds} rounds of ${f.seconds} s per contender, alternating; medians`,
   );
   console.log(
-    "mode       clients  side     req/s   p50 ms   p99 ms  RSS MiB  errors   weft/SDK",
+    "mode       clients  side     req/s   p50 ms   p99 ms  RSS MiB  errors  CPU µs/req   weft/SDK req/s  CPU",
   );
   for (const mode of f.modes) {
     for (const clients of f.clients) {
@@ -271,8 +288,12 @@ async function serverTable(f: Flags): Promise<void> {
         console.log(
           `${mode.padEnd(10)} ${fmt(clients)}  ${side.padEnd(5)}${fmt(m.rps)} ${
             fmt(m.p50, 1)
-          } ${fmt(m.p99, 1)} ${fmt(m.rss)} ${fmt(m.errors)}` +
-            (side === "weft" ? `   ${(w.rps / s.rps).toFixed(2)}x` : ""),
+          } ${fmt(m.p99, 1)} ${fmt(m.rss)} ${fmt(m.errors)} ${fmt(m.cpu)}    ` +
+            (side === "weft"
+              ? `     ${(w.rps / s.rps).toFixed(2)}x  ${
+                (w.cpu / s.cpu).toFixed(2)
+              }x`
+              : ""),
         );
       }
     }
