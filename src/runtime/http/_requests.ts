@@ -1,11 +1,9 @@
 /**
- * Reading the JSON-RPC requests out of a parsed POST body, and stopping
- * them on the server side when their HTTP request is dropped.
+ * The `server/discover` probe in a parsed POST body, and the reason a
+ * dropped request's handlers are stopped with.
  *
  * @module
  */
-
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport";
 
 /** The reason a dropped HTTP request's handler sees on its signal. */
 export const DROPPED_REASON = "the HTTP request was dropped";
@@ -29,36 +27,10 @@ function messagesOf(body: unknown): unknown[] {
   return Array.isArray(body) ? body : [body];
 }
 
-/** The ids of the requests (not notifications, not responses) in a body. */
-export function requestIds(body: unknown): RequestId[] {
-  if (body === undefined) return [];
-  return messagesOf(body).filter(isRequestLike).map((m) => m.id);
-}
-
 /** The first `server/discover` request of a body, if any. */
 export function discoverRequest(body: unknown): RequestLike | undefined {
   if (body === undefined) return undefined;
   return messagesOf(body).filter(isRequestLike).find((m) =>
     m.method === "server/discover"
   );
-}
-
-/**
- * Stops the handlers of `ids` on the server connected to `transport`: each
- * gets a `notifications/cancelled`, as if the client had sent it, so the
- * SDK aborts its `extra.signal` with `reason`. Ids no handler runs for are
- * ignored by the SDK.
- */
-export function cancelRequests(
-  transport: Transport,
-  ids: readonly RequestId[],
-  reason: string,
-): void {
-  for (const requestId of ids) {
-    transport.onmessage?.({
-      jsonrpc: "2.0",
-      method: "notifications/cancelled",
-      params: { requestId, reason },
-    });
-  }
 }

@@ -34,21 +34,15 @@ import type {
   StreamId,
 } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { DROPPED_REASON } from "./_requests.ts";
-import type { ConnectionInfo, ResponseEnd } from "./_response_watch.ts";
+import { type ConnectionInfo, type ResponseEnd, SseBody } from "./_sse_body.ts";
 import { afterThisTurn } from "./_turn.ts";
+import { PRIMING_VERSION } from "./event_store.ts";
 import { isJsonRpcMessage, type RequestId } from "./_messages.ts";
 
-/** The first protocol revision whose clients read a priming event. */
-const PRIMING_VERSION = "2025-11-25";
 /** The stream id of a session's standalone GET stream (the SDK's). */
 const STANDALONE = "_GET_stream";
 /** The SDK's cap on messages in one batch. */
 const MAX_BATCH = 100;
-/** A keep-alive comment on a stream left open this long with nothing sent, in ms. */
-const KEEP_ALIVE = 15_000;
-
-const encoder = new TextEncoder();
-
 const SSE_HEADERS = {
   "content-type": "text/event-stream",
   "cache-control": "no-cache, no-transform",
@@ -89,42 +83,30 @@ export interface HttpServerTransportOptions {
 /** How a handled request ended, for whoever holds the session or server. */
 export type EndListener = (end: ResponseEnd) => void;
 
-/** One POST's or GET's SSE stream. */
+/** One POST's or GET's SSE stream: its requests, and the body they answer on. */
 class Stream {
   readonly id: StreamId;
-  /** Requests of the POST still unanswered (none for a GET). */
+  /** Request ids of this stream (to cancel or forget them). */
+  readonly ids: RequestId[];
+  /** Requests of the stream still unanswered (none for a GET). */
   pending: number;
+  /** What the client reads. */
+  body!: SseBody;
   /** Whether the client was given an event id to resume from. */
   resumable = false;
   /** Whether the stream began with a priming event. */
   primed = false;
+  /** Answers go nowhere (a restored session's replayed initialize). */
+  discard = false;
   /** The timer of `closeStreamsAfter`. */
   closer?: ReturnType<typeof setTimeout>;
-  /** Text written before the response exists. */
-  early = "";
-  /** Whether the response's body is a stream (else `early` is all of it). */
-  live = false;
-  /** The body's controller, once the body is a stream. */
-  out?: ReadableStreamDefaultController<Uint8Array>;
-  /** Bytes waiting for the client, and their count. */
-  queue: Uint8Array[] = [];
-  queued = 0;
-  /** The consumer asked for bytes and got none yet. */
-  waiting = false;
-  /** No more writes will come: close after the queue drains. */
-  finished = false;
-  /** The client went away, or the stream was closed on it. */
-  gone = false;
   /** Event ids already replayed to this stream (a resumed stream). */
   replayed?: Set<EventId>;
-  keepAlive?: ReturnType<typeof setInterval>;
   /** How the client left, while the stream's calls run on. */
   dropped?: ResponseEnd;
   onEnd?: EndListener;
   /** Resolves the wait for the first turn's answers. */
   ready?: () => void;
-  /** Request ids of this stream (to cancel or forget them). */
-  readonly ids: RequestId[];
 
   constructor(id: StreamId, ids: RequestId[]) {
     this.id = id;
@@ -185,8 +167,8 @@ export class HttpServerTransport implements Transport {
     this.sessionId = sessionId;
     this.#initialized = true;
     const id = (initialize as { id: RequestId }).id;
-    const sink = new Stream("_restore", [id]);
-    sink.gone = true;
+    const sink = this.#stream("_restore", [id]);
+    sink.discard = true;
     const answered = new Promise<void>((resolve) => {
       sink.onEnd = () => resolve();
     });
@@ -349,7 +331,7 @@ export class HttpServerTransport implements Transport {
     for (const m of messages) {
       if ("method" in m && "id" in m) ids.push(m.id as RequestId);
     }
-    const stream = new Stream(crypto.randomUUID(), ids);
+    const stream = this.#stream(crypto.randomUUID(), ids);
     stream.onEnd = onEnd;
     this.#streams.set(stream.id, stream);
     for (const id of ids) this.#byRequest.set(id, stream);
@@ -361,9 +343,11 @@ export class HttpServerTransport implements Transport {
       if (primed) {
         const id = await events.storeEvent(stream.id, {} as JSONRPCMessage);
         const retry = this.#options.retry;
-        stream.early += retry === undefined
-          ? `id: ${id}\ndata: \n\n`
-          : `id: ${id}\nretry: ${retry}\ndata: \n\n`;
+        stream.body.write(
+          retry === undefined
+            ? `id: ${id}\ndata: \n\n`
+            : `id: ${id}\nretry: ${retry}\ndata: \n\n`,
+        );
         stream.resumable = true;
         stream.primed = true;
       }
@@ -394,12 +378,12 @@ export class HttpServerTransport implements Transport {
     const headers: Record<string, string> = this.sessionId === undefined
       ? SSE_HEADERS
       : { ...SSE_HEADERS, "mcp-session-id": this.sessionId };
-    if (stream.pending === 0 || stream.gone) {
+    if (stream.pending === 0) {
       // Everything is in: the whole text at once.
       this.#watchDelivery(stream, info);
-      return new Response(stream.early, { status: 200, headers });
+      return new Response(stream.body.text, { status: 200, headers });
     }
-    return new Response(this.#body(stream, req, info), {
+    return new Response(this.#open(stream, req, info), {
       status: 200,
       headers,
     });
@@ -465,10 +449,10 @@ export class HttpServerTransport implements Transport {
         "Conflict: Only one SSE stream is allowed per session",
       ));
     }
-    const stream = new Stream(STANDALONE, []);
+    const stream = this.#stream(STANDALONE, []);
     stream.onEnd = onEnd;
     this.#streams.set(STANDALONE, stream);
-    return new Response(this.#body(stream, req, info), {
+    return new Response(this.#open(stream, req, info), {
       headers: this.#sseHeaders(),
     });
   }
@@ -524,19 +508,19 @@ export class HttpServerTransport implements Transport {
           before.add(s);
         }
       }
-      const stream = new Stream(replayedId, running);
+      const stream = this.#stream(replayedId, running);
       stream.resumable = true;
       stream.replayed = replayed;
-      stream.early = replay;
+      stream.body.write(replay);
       stream.onEnd = onEnd;
       this.#streams.set(replayedId, stream);
       for (const id of running) this.#byRequest.set(id, stream);
-      for (const s of before) if (s.gone) this.#ended(s, "dropped");
+      for (const s of before) if (s.body.closed) this.#ended(s, "dropped");
       if (running.length === 0 && replayedId !== STANDALONE) {
         // Nothing runs on it any more: what was kept is all there is.
-        stream.finished = true;
+        stream.body.finish();
       }
-      return new Response(this.#body(stream, req, info), {
+      return new Response(this.#open(stream, req, info), {
         headers: this.#sseHeaders(),
       });
     } catch (error) {
@@ -601,7 +585,7 @@ export class HttpServerTransport implements Transport {
         : await events.storeEvent(STANDALONE, message);
       const stream = this.#streams.get(STANDALONE);
       if (stream !== undefined && !stream.replayed?.has(eventId!)) {
-        this.#write(stream, sseEvent(message, eventId));
+        stream.body.write(sseEvent(message, eventId));
       }
       return;
     }
@@ -611,7 +595,7 @@ export class HttpServerTransport implements Transport {
         `No connection established for request ID: ${String(requestId)}`,
       );
     }
-    if (stream.id === "_restore") {
+    if (stream.discard) {
       if (answer) this.#answered(stream, requestId);
       return;
     }
@@ -623,7 +607,7 @@ export class HttpServerTransport implements Transport {
       stream.resumable = true;
     }
     if (eventId === undefined || !stream.replayed?.has(eventId)) {
-      this.#write(stream, sseEvent(message, eventId));
+      stream.body.write(sseEvent(message, eventId));
     }
     if (answer) this.#answered(stream, requestId);
   }
@@ -639,7 +623,7 @@ export class HttpServerTransport implements Transport {
       stream.ready();
       return;
     }
-    if (stream.gone) {
+    if (stream.discard || stream.body.closed) {
       // Dropped while its calls ran on: their answers are stored now.
       this.#ended(stream, stream.dropped ?? "dropped");
       return;
@@ -647,54 +631,26 @@ export class HttpServerTransport implements Transport {
     this.#finish(stream);
   }
 
-  #write(stream: Stream, text: string): void {
-    if (stream.gone || stream.finished) return;
-    if (!stream.live) {
-      stream.early += text;
-      return;
-    }
-    const bytes = encoder.encode(text);
-    if (stream.waiting) {
-      stream.waiting = false;
-      stream.out!.enqueue(bytes);
-      return;
-    }
-    if (
-      stream.queued > 0 && stream.queued + bytes.byteLength >
-        this.#options.maxUnread
-    ) {
-      this.#options.onOverflow?.();
-      stream.queue.length = 0;
-      stream.queued = 0;
-      this.#drop(stream, "overflow");
-      return;
-    }
-    stream.queue.push(bytes);
-    stream.queued += bytes.byteLength;
+  /** A stream of this transport, its body reporting back to it. */
+  #stream(id: StreamId, ids: RequestId[]): Stream {
+    const stream = new Stream(id, ids);
+    stream.body = new SseBody(this.#options.maxUnread, {
+      delivered: () => this.#delivered(stream),
+      lost: (end) => this.#drop(stream, end),
+    });
+    return stream;
   }
 
-  /** No more writes: the stream closes once its queue drains. */
+  /** No more writes: the stream closes once the client took what waits. */
   #finish(stream: Stream): void {
     if (this.#streams.get(stream.id) === stream) {
       this.#streams.delete(stream.id);
     }
-    clearInterval(stream.keepAlive);
     clearTimeout(stream.closer);
-    stream.finished = true;
-    if (!stream.live || stream.gone) return;
-    if (stream.waiting && stream.queue.length === 0) {
-      stream.waiting = false;
-      this.#delivered(stream);
-    }
+    stream.body.finish();
   }
 
   #delivered(stream: Stream): void {
-    try {
-      stream.out!.close();
-    } catch {
-      // already closed
-    }
-    stream.gone = true;
     if (stream.pending === 0 && stream.resumable) {
       this.#options.onDelivered?.(stream.id);
     }
@@ -707,19 +663,8 @@ export class HttpServerTransport implements Transport {
    * to resume from has its calls cancelled.
    */
   #drop(stream: Stream, end: ResponseEnd): void {
-    if (stream.gone) return;
-    stream.gone = true;
-    clearInterval(stream.keepAlive);
+    if (end === "overflow") this.#options.onOverflow?.();
     clearTimeout(stream.closer);
-    stream.queue.length = 0;
-    stream.queued = 0;
-    if (stream.out !== undefined) {
-      try {
-        stream.out.close();
-      } catch {
-        // cancelled by the client
-      }
-    }
     if (this.#streams.get(stream.id) === stream) {
       this.#streams.delete(stream.id);
     }
@@ -757,57 +702,22 @@ export class HttpServerTransport implements Transport {
     }
   }
 
-  /** The stream behind a response: pulled by the client, watched for its end. */
-  #body(
+  /** The response body of a stream that must go out before its end. */
+  #open(
     stream: Stream,
     req: Request,
     info: ConnectionInfo | undefined,
   ): ReadableStream<Uint8Array> {
-    stream.live = true;
-    if (stream.early !== "") {
-      const first = encoder.encode(stream.early);
-      stream.early = "";
-      stream.queue.push(first);
-      stream.queued = first.byteLength;
+    const body = stream.body.open(req, info);
+    const closeAfter = this.#options.closeStreamsAfter;
+    if (
+      stream.primed && stream.pending > 0 && closeAfter !== undefined &&
+      !stream.body.closed
+    ) {
+      // The client resumes with Last-Event-ID after the retry interval.
+      stream.closer = setTimeout(() => this.#finish(stream), closeAfter);
     }
-    const drop = () => this.#drop(stream, "dropped");
-    if (info?.completed !== undefined) info.completed.catch(drop);
-    else {
-      if (req.signal.aborted) drop();
-      else req.signal.addEventListener("abort", drop, { once: true });
-    }
-    if (!stream.finished && !stream.gone) {
-      const timer = setInterval(() => {
-        if (stream.queue.length === 0) this.#write(stream, ": keepalive\n\n");
-      }, KEEP_ALIVE);
-      unrefTimer(Number(timer));
-      stream.keepAlive = timer;
-      const closeAfter = this.#options.closeStreamsAfter;
-      if (stream.primed && stream.ids.length > 0 && closeAfter !== undefined) {
-        // The client resumes with Last-Event-ID after the retry interval.
-        stream.closer = setTimeout(() => this.#finish(stream), closeAfter);
-      }
-    }
-    return new ReadableStream<Uint8Array>({
-      start: (controller) => {
-        stream.out = controller;
-      },
-      pull: (controller) => {
-        if (stream.queue.length > 0) {
-          const next = stream.queue.length === 1
-            ? stream.queue[0]
-            : concat(stream.queue, stream.queued);
-          stream.queue.length = 0;
-          stream.queued = 0;
-          controller.enqueue(next);
-        } else if (stream.finished && !stream.gone) {
-          this.#delivered(stream);
-        } else if (!stream.gone) {
-          stream.waiting = true;
-        }
-      },
-      cancel: drop,
-    }, { highWaterMark: 0 });
+    return body;
   }
 }
 
@@ -872,21 +782,4 @@ function jsonRpcError(
     status,
     headers: { "content-type": "application/json", ...headers },
   });
-}
-
-function concat(parts: Uint8Array[], size: number): Uint8Array {
-  const all = new Uint8Array(size);
-  let at = 0;
-  for (const part of parts) {
-    all.set(part, at);
-    at += part.byteLength;
-  }
-  return all;
-}
-
-// Deno's own unref; other runtimes' timers are left as they are.
-function unrefTimer(timer: number): void {
-  const deno =
-    (globalThis as { Deno?: { unrefTimer?: (id: number) => void } }).Deno;
-  deno?.unrefTimer?.(timer);
 }

@@ -1,6 +1,6 @@
 /**
  * The event store behind session-mode resumability (SEP-1699): every SSE
- * event the SDK's transport writes for a session is kept, up to a cap, so a
+ * event the transport writes for a session is kept, up to a cap, so a
  * client that lost a stream can reconnect with `Last-Event-ID` and get what
  * it missed.
  *
@@ -15,8 +15,6 @@ import type {
 } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import {
-  DEFAULT_NEGOTIATED_PROTOCOL_VERSION,
-  isInitializeRequest,
   type JSONRPCMessage,
   LATEST_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
@@ -195,7 +193,7 @@ function isPriming(message: JSONRPCMessage): boolean {
 
 /**
  * The first protocol revision whose clients read a priming event (an SSE
- * event with an id and empty data); the SDK primes streams only for it and
+ * event with an id and empty data): streams are primed only for it and
  * later ones.
  */
 export const PRIMING_VERSION = "2025-11-25";
@@ -213,47 +211,4 @@ export function negotiatedVersion(initialize: unknown): string {
       SUPPORTED_PROTOCOL_VERSIONS.includes(asked)
     ? asked
     : LATEST_PROTOCOL_VERSION;
-}
-
-/**
- * The request the SDK's transport gets for a session that negotiated
- * `negotiated`: when that revision reads priming events and the request's
- * `MCP-Protocol-Version` is absent or an older supported one, a copy
- * naming `negotiated` — so the SDK, which decides on the header alone,
- * primes the stream and offers handlers `closeSSEStream`. A
- * header naming an unsupported version is left for the SDK to refuse.
- * Only for POSTs whose body was already read (`parsedBody`): the copy has
- * no body.
- */
-export function primingRequest(req: Request, negotiated: string): Request {
-  if (negotiated < PRIMING_VERSION) return req;
-  const header = req.headers.get("mcp-protocol-version");
-  if (header !== null) {
-    if (!SUPPORTED_PROTOCOL_VERSIONS.includes(header)) return req;
-    if (header >= negotiated) return req;
-  }
-  const headers = new Headers(req.headers);
-  headers.set("mcp-protocol-version", negotiated);
-  // No signal: the SDK's transport reads none, and touching `req.signal`
-  // under Deno.serve prints its legacy-abort warning.
-  return new Request(req.url, { method: req.method, headers });
-}
-
-/**
- * Whether the SDK's transport primes the SSE stream it answers `req` with
- * (given an event store): by the initialize request's version, else by the
- * `MCP-Protocol-Version` header (absent: 2025-03-26) — the SDK's rule.
- */
-export function primes(req: Request, body: unknown): boolean {
-  const messages = Array.isArray(body) ? body : [body];
-  // A cheap look first: the schema check runs only on a likely initialize.
-  const init = messages.find((m) =>
-    (m as { method?: unknown } | null)?.method === "initialize" &&
-    isInitializeRequest(m)
-  );
-  const version = init !== undefined
-    ? init.params.protocolVersion
-    : req.headers.get("mcp-protocol-version") ??
-      DEFAULT_NEGOTIATED_PROTOCOL_VERSION;
-  return version >= PRIMING_VERSION;
 }

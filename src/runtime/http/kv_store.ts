@@ -367,25 +367,14 @@ export class KvSessionBackend implements HttpSessionStore {
 }
 
 /**
- * The SDK-facing event store of one session, over the backend. Priming
- * events get an id but no record; `muted` drops everything (the replayed
- * initialize that restores a session on a new instance).
+ * The event store of one session, over the backend. Priming events get an
+ * id but no record.
  */
 export class KvEventStore implements EventStore {
   readonly #backend: KvSessionBackend;
   readonly #id: string;
   readonly #ttl: number;
   #primed = 0;
-  #lastPrimed?: StreamId;
-  /** While true, nothing is stored. */
-  muted = false;
-
-  /** The stream of the last priming event, once (then forgotten). */
-  takePrimed(): StreamId | undefined {
-    const streamId = this.#lastPrimed;
-    this.#lastPrimed = undefined;
-    return streamId;
-  }
 
   /** Builds the store of session `id`. */
   constructor(backend: KvSessionBackend, id: string, ttl: number) {
@@ -396,12 +385,11 @@ export class KvEventStore implements EventStore {
 
   /** Stores an event in KV; resolves to its id. */
   storeEvent(streamId: StreamId, message: JSONRPCMessage): Promise<EventId> {
-    if (this.muted || Object.keys(message).length === 0) {
+    if (Object.keys(message).length === 0) {
       // Priming: an id to resume from, nothing to replay.
       // Sorted below every event stored from this millisecond on.
       const before = (Date.now() - 1).toString().padStart(15, "0");
       const seq = `${before}.999999.p${this.#primed++}`;
-      this.#lastPrimed = streamId;
       return Promise.resolve(`${streamId}/${seq}`);
     }
     return this.#backend.store(this.#id, streamId, message, this.#ttl);

@@ -16,7 +16,7 @@ import {
   parseEventId,
   type SessionRecord,
 } from "./kv_store.ts";
-import type { ConnectionInfo } from "./_response_watch.ts";
+import type { ConnectionInfo } from "./_sse_body.ts";
 import { HttpServerTransport } from "./_transport.ts";
 
 /** The default idle time after which a session expires, in milliseconds: 10 minutes. */
