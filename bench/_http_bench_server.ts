@@ -2,13 +2,15 @@
  * The server process of `bench/http_bench.ts`: one contender on
  * 127.0.0.1, port 0, printing its port on stdout, serving until killed.
  *
- *     deno run -A bench/_http_bench_server.ts <weft|sdk> <stateless|fresh|sessions|kv>
+ *     deno run -A bench/_http_bench_server.ts <weft|sdk|plain> <stateless|fresh|sessions|kv>
  *
- * Both contenders serve the same SDK `Server` (ten tools exported with
+ * `weft` and `sdk` serve the same SDK `Server` (ten tools exported with
  * `exportTools`), so the difference is the HTTP layer: `httpHandler`
  * against the SDK's `WebStandardStreamableHTTPServerTransport` used as its
  * examples do (a fresh server and transport per request when stateless; one
- * per session, kept in a map, otherwise).
+ * per session, kept in a map, otherwise). `plain` is a server written with
+ * the SDK alone — an `McpServer` with the same ten tools registered with
+ * `registerTool` — on the SDK's transport the same way.
  *
  * @module
  */
@@ -16,6 +18,8 @@
 import { z } from "zod";
 // @ts-types="@modelcontextprotocol/sdk/server/index"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+// @ts-types="@modelcontextprotocol/sdk/server/mcp"
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 // @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
@@ -40,7 +44,23 @@ function newServer(): Server {
   return server;
 }
 
-function sdkStateless(): (req: Request) => Promise<Response> {
+/** The same tools, written with the SDK alone. */
+function plainServer(): Server {
+  const server = new McpServer({ name: "bench", version: "1" });
+  for (let i = 0; i < 10; i++) {
+    server.registerTool(i === 0 ? "echo" : `tool_${i}`, {
+      description: `Echo the text (${i}).`,
+      inputSchema: { text: z.string() },
+    }, ({ text }) => ({
+      content: [{ type: "text", text: "heard: " + text }],
+    }));
+  }
+  return server.server;
+}
+
+function sdkStateless(
+  newServer: () => Server,
+): (req: Request) => Promise<Response> {
   return async (req) => {
     const server = newServer();
     const transport = new WebStandardStreamableHTTPServerTransport({
@@ -51,7 +71,9 @@ function sdkStateless(): (req: Request) => Promise<Response> {
   };
 }
 
-function sdkSessions(): (req: Request) => Promise<Response> {
+function sdkSessions(
+  newServer: () => Server,
+): (req: Request) => Promise<Response> {
   const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
   return async (req) => {
     const sid = req.headers.get("mcp-session-id");
@@ -89,8 +111,9 @@ async function weftKv(): Promise<(req: Request) => Promise<Response>> {
 }
 
 const [side, mode] = Deno.args;
-const handler = side === "sdk"
-  ? (mode === "sessions" ? sdkSessions() : sdkStateless())
+const sdkServer = side === "plain" ? plainServer : newServer;
+const handler = side === "sdk" || side === "plain"
+  ? (mode === "sessions" ? sdkSessions(sdkServer) : sdkStateless(sdkServer))
   : mode === "kv"
   ? await weftKv()
   : httpHandler(newServer, {

@@ -5,7 +5,7 @@
  *
  *     deno run -A bench/http_bench.ts
  *     deno run -A bench/http_bench.ts --seconds=2 --rounds=3 --clients=10,100,500
- *     deno run -A bench/http_bench.ts --skip-client      # the server table only
+ *     deno run -A bench/http_bench.ts --skip-client --skip-calls  # the server table only
  *
  * Server table: for each mode (stateless, weft's default, whose servers
  * serve request after request; `fresh`, stateless with `reuseServers:
@@ -23,6 +23,13 @@
  * second (above 1: weft serves more) and of CPU per request (below 1:
  * weft spends less). Session-mode clients
  * each open a session first (not timed).
+ *
+ * Call table: the SDK's own `Client` on its
+ * `StreamableHTTPClientTransport` calls `tools/call` on a weft server
+ * (`exportTools` + `httpHandler`) and on a plain SDK server (`McpServer`
+ * with `registerTool`, on the SDK's transport), stateless and with
+ * sessions: one call at a time, and 16 in flight (the time of the batch,
+ * per call), interleaved one for one (medians).
  *
  * Client table: sequential `tools/list` and `tools/call` through
  * `connectHttp` and through the SDK's `Client` on its own transport,
@@ -49,6 +56,7 @@ interface Flags {
   modes: string[];
   skipClient: boolean;
   skipServer: boolean;
+  skipCalls: boolean;
   calls: number;
 }
 
@@ -62,6 +70,7 @@ function flags(args: string[]): Flags {
     modes: (get("modes") ?? "stateless,fresh,sessions,kv").split(","),
     skipClient: args.includes("--skip-client"),
     skipServer: args.includes("--skip-server"),
+    skipCalls: args.includes("--skip-calls"),
     calls: Number(get("calls") ?? 300),
   };
 }
@@ -300,6 +309,56 @@ async function serverTable(f: Flags): Promise<void> {
   }
 }
 
+async function callTable(f: Flags): Promise<void> {
+  console.log(
+    `\ncalls: the SDK's Client, weft (exportTools + httpHandler) vs a plain SDK McpServer on the SDK's transport, ${f.calls} pairs; medians`,
+  );
+  const args = { name: "echo", arguments: { text: "hello" } };
+  for (const mode of ["stateless", "sessions"]) {
+    const weftServer = await start("weft", mode);
+    const plainServer = await start("plain", mode);
+    try {
+      const connect = async (url: string) => {
+        const client = new Client({ name: "bench", version: "1" });
+        await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+        return client;
+      };
+      const weft = await connect(weftServer.url);
+      const sdk = await connect(plainServer.url);
+      const batch = (client: Client) => () =>
+        Promise.all(Array.from({ length: 16 }, () => client.callTool(args)));
+      const [one, sixteen] = await interleavedMedians([
+        {
+          label: "sequential",
+          sdk: () => sdk.callTool(args),
+          weft: () => weft.callTool(args),
+          n: f.calls,
+        },
+        {
+          label: "16 in flight",
+          sdk: batch(sdk),
+          weft: batch(weft),
+          n: Math.max(10, Math.round(f.calls / 4)),
+        },
+      ]);
+      for (const [r, per] of [[one, 1], [sixteen, 16]] as const) {
+        console.log(
+          `${mode.padEnd(10)} ${r.label.padEnd(13)} SDK ${
+            (r.sdk / per).toFixed(3)
+          } ms/call  weft ${(r.weft / per).toFixed(3)} ms/call  weft/SDK time ${
+            (r.weft / r.sdk).toFixed(2)
+          }x`,
+        );
+      }
+      await weft.close();
+      await sdk.close();
+    } finally {
+      await weftServer.stop();
+      await plainServer.stop();
+    }
+  }
+}
+
 async function clientTable(f: Flags): Promise<void> {
   const server = await start("weft", "stateless");
   try {
@@ -340,4 +399,5 @@ async function clientTable(f: Flags): Promise<void> {
 
 const f = flags(Deno.args);
 if (!f.skipServer) await serverTable(f);
+if (!f.skipCalls) await callTable(f);
 if (!f.skipClient) await clientTable(f);
