@@ -52,3 +52,27 @@ Deno.test("every entry point opens with a module doc and carries no marker comme
     assert.doesNotMatch(text, /^\/\/ ---/m, entry);
   }
 });
+
+Deno.test("the published pages and sources name no ADR (those are maintainers' notes)", async () => {
+  const root = new URL("../", import.meta.url);
+  const offenders: string[] = [];
+  async function walk(dir: URL, rel: string): Promise<void> {
+    for await (const entry of Deno.readDir(dir)) {
+      const path = rel + entry.name;
+      if (entry.isDirectory) {
+        if (["adr", "node_modules"].includes(entry.name)) continue;
+        await walk(new URL(entry.name + "/", dir), path + "/");
+      } else if (/\.(md|ts)$/.test(entry.name)) {
+        const text = await Deno.readTextFile(new URL(entry.name, dir));
+        if (/\bADR \d{4}\b/.test(text)) offenders.push(path);
+      }
+    }
+  }
+  await walk(new URL("docs/", root), "docs/");
+  await walk(new URL("src/", root), "src/");
+  for (const file of ["README.md", "mod.ts"]) {
+    const text = await Deno.readTextFile(new URL(file, root));
+    if (/\bADR \d{4}\b/.test(text)) offenders.push(file);
+  }
+  assert.deepEqual(offenders, []);
+});
