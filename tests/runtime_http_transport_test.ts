@@ -442,3 +442,41 @@ Deno.test("transport: a notification sent during a call precedes its answer on t
   assert.deepEqual(data[1], { jsonrpc: "2.0", id: 5, result: {} });
   await server.close();
 });
+
+Deno.test("transport: a dropped call is cancelled, and what its handler still sends goes nowhere without failing", async () => {
+  const transport = new HttpServerTransport({ maxUnread: Infinity });
+  const server = newServer();
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const seen = Promise.withResolvers<{ aborted: boolean; sent: string }>();
+  server.setRequestHandler(PingRequestSchema, async (_req, extra) => {
+    await gate;
+    const sent = await extra.sendNotification({
+      method: "notifications/message",
+      params: { level: "info", data: "too late" },
+    }).then(() => "sent", (error) => `failed: ${error}`);
+    seen.resolve({ aborted: extra.signal.aborted, sent });
+    return {};
+  });
+  await server.connect(transport);
+  const drop = new AbortController();
+  const ping = { jsonrpc: "2.0", id: 6, method: "ping" };
+  const ends: string[] = [];
+  const res = await transport.handle(
+    new Request("http://localhost/mcp", {
+      method: "POST",
+      headers: { accept: BOTH, "content-type": "application/json" },
+      signal: drop.signal,
+    }),
+    ping,
+    undefined,
+    (end) => ends.push(end),
+  );
+  assert.equal(res.headers.get("content-type"), "text/event-stream");
+  drop.abort();
+  await res.body?.cancel().catch(() => {});
+  release();
+  assert.deepEqual(await seen.promise, { aborted: true, sent: "sent" });
+  assert.deepEqual(ends, ["dropped"]);
+  await server.close();
+});
