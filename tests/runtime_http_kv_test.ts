@@ -237,3 +237,76 @@ Deno.test("KV sessions: the session cap and expiry hold across instances", async
     kv.close();
   }
 });
+
+Deno.test("KV sessions: an answer sent whole is written to KV only when its delivery fails, then resumes on another instance", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const options = { sessions: true, store: kvStore(kv), onerror: () => {} };
+  const a = httpHandler(() => buildToolServer(), options);
+  const b = httpHandler(() => buildToolServer(), options);
+  const request = (headers: Record<string, string>, body: unknown) =>
+    new Request("http://localhost/mcp", {
+      method: "POST",
+      headers: { ...POST_HEADERS, ...headers },
+      body: JSON.stringify(body),
+    });
+  const storedEvents = async () => {
+    let n = 0;
+    for await (const _ of kv.list({ prefix: ["weft-mcp", "e"] })) n++;
+    return n;
+  };
+  try {
+    const init = {
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: {
+        protocolVersion: MODERN,
+        capabilities: {},
+        clientInfo: { name: "kv-test", version: "1" },
+      },
+    };
+    const first = await a(request({}, init), { completed: Promise.resolve() });
+    const sid = first.headers.get("mcp-session-id")!;
+    await first.text();
+    const session = { "mcp-session-id": sid, "mcp-protocol-version": MODERN };
+    const list = { jsonrpc: "2.0", id: 1, method: "tools/list" };
+
+    // Delivered: nothing written for it.
+    const delivered = await a(request(session, list), {
+      completed: Promise.resolve(),
+    });
+    assert.match(await delivered.text(), /"tools"/);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(await storedEvents(), 0);
+
+    // Lost on the way: written, and B resumes it from the priming event.
+    const lost = Promise.withResolvers<void>();
+    const dropped = await a(request(session, { ...list, id: 2 }), {
+      completed: lost.promise,
+    });
+    const text = await dropped.text();
+    const priming = /^id: (.*)$/m.exec(text)![1];
+    lost.reject(new Error("connection reset"));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(await storedEvents(), 1);
+    const resumed = await b(
+      new Request("http://localhost/mcp", {
+        method: "GET",
+        headers: {
+          accept: "text/event-stream",
+          ...session,
+          "last-event-id": priming,
+        },
+      }),
+    );
+    assert.equal(resumed.status, 200);
+    const replay = events(await resumed.text());
+    assert.equal(replay.length, 1);
+    assert.equal(JSON.parse(replay[0].data).id, 2);
+    assert.equal(replay[0].id, events(text)[0].id, "the id it was sent with");
+  } finally {
+    await a.close();
+    await b.close();
+    kv.close();
+  }
+});

@@ -50,6 +50,24 @@ const SSE_HEADERS = {
   "x-accel-buffering": "no",
 };
 
+/**
+ * An event store that can name an event now and store it later: the events
+ * of an answer sent whole are needed only if its delivery fails, so they are
+ * written then (KV, where each write costs a round trip).
+ */
+export interface DeferringEventStore extends EventStore {
+  /** The id `message` gets, and the write that stores it under that id. */
+  reserve(
+    streamId: StreamId,
+    message: JSONRPCMessage,
+  ): { eventId: EventId; commit(): Promise<void> };
+}
+
+function defers(events: EventStore): events is DeferringEventStore {
+  return typeof (events as Partial<DeferringEventStore>).reserve ===
+    "function";
+}
+
 /** Options of {@link HttpServerTransport}. */
 export interface HttpServerTransportOptions {
   /** Session mode: the id `initialize` gives the session. Absent: stateless. */
@@ -96,6 +114,10 @@ class Stream {
   resumable = false;
   /** Whether the stream began with a priming event. */
   primed = false;
+  /** Whether some event of the stream is in the store (to drop once delivered). */
+  stored = false;
+  /** Writes of events named but not stored yet (see {@link DeferringEventStore}). */
+  deferred?: (() => Promise<void>)[];
   /** Answers go nowhere (a restored session's replayed initialize). */
   discard = false;
   /** The timer of `closeStreamsAfter`. */
@@ -380,9 +402,10 @@ export class HttpServerTransport implements Transport {
       : { ...SSE_HEADERS, "mcp-session-id": this.sessionId };
     if (stream.pending === 0) {
       // Everything is in: the whole text at once.
-      this.#watchDelivery(stream, info);
+      await this.#watchDelivery(stream, info);
       return new Response(stream.body.text, { status: 200, headers });
     }
+    await this.#commit(stream);
     return new Response(this.#open(stream, req, info), {
       status: 200,
       headers,
@@ -405,17 +428,35 @@ export class HttpServerTransport implements Transport {
 
   // A response sent whole: delivered when the server says so; dropped,
   // its events stay for a resumption.
-  #watchDelivery(stream: Stream, info: ConnectionInfo | undefined): void {
+  // A failed delivery is when the events named but not stored are written:
+  // a resumption looks for them then.
+  async #watchDelivery(
+    stream: Stream,
+    info: ConnectionInfo | undefined,
+  ): Promise<void> {
     this.#streams.delete(stream.id);
     const onEnd = stream.onEnd;
     stream.onEnd = undefined;
     const delivered = () => {
-      if (stream.resumable) this.#options.onDelivered?.(stream.id);
+      if (stream.stored) this.#options.onDelivered?.(stream.id);
     };
     const completed = info?.completed;
-    if (completed === undefined) delivered();
-    else completed.then(delivered, () => {});
+    if (completed === undefined) {
+      await this.#commit(stream);
+      delivered();
+    } else {
+      completed.then(delivered, () => this.#commit(stream));
+    }
     onEnd?.("delivered");
+  }
+
+  /** Stores the events named but not stored yet. */
+  async #commit(stream: Stream): Promise<void> {
+    const writes = stream.deferred;
+    if (writes === undefined) return;
+    stream.deferred = undefined;
+    stream.stored = true;
+    await Promise.all(writes.map((write) => write()));
   }
 
   async #get(
@@ -510,6 +551,7 @@ export class HttpServerTransport implements Transport {
       }
       const stream = this.#stream(replayedId, running);
       stream.resumable = true;
+      stream.stored = true;
       stream.replayed = replayed;
       stream.body.write(replay);
       stream.onEnd = onEnd;
@@ -600,11 +642,18 @@ export class HttpServerTransport implements Transport {
       return;
     }
     let eventId: EventId | undefined;
-    if (events !== undefined) {
+    if (events !== undefined && stream.ready !== undefined && defers(events)) {
+      // In the POST's first turn: maybe sent whole, stored only if lost.
+      const reserved = events.reserve(stream.id, message);
+      eventId = reserved.eventId;
+      (stream.deferred ??= []).push(reserved.commit);
+      stream.resumable = true;
+    } else if (events !== undefined) {
       eventId = await events.storeEvent(stream.id, message);
       // A resumption may have taken the stream over meanwhile.
       stream = this.#byRequest.get(requestId) ?? stream;
       stream.resumable = true;
+      stream.stored = true;
     }
     if (eventId === undefined || !stream.replayed?.has(eventId)) {
       stream.body.write(sseEvent(message, eventId));
@@ -651,7 +700,7 @@ export class HttpServerTransport implements Transport {
   }
 
   #delivered(stream: Stream): void {
-    if (stream.pending === 0 && stream.resumable) {
+    if (stream.pending === 0 && stream.stored) {
       this.#options.onDelivered?.(stream.id);
     }
     this.#ended(stream, "delivered");

@@ -248,20 +248,38 @@ export class KvSessionBackend implements HttpSessionStore {
     message: JSONRPCMessage,
     ttl: number,
   ): Promise<EventId> {
+    const { eventId, commit } = this.reserve(id, streamId, message, ttl);
+    await commit();
+    return eventId;
+  }
+
+  /**
+   * The id the next event of session `id` gets, now, and the write that
+   * stores it under that id (ordered among the others by that id, whenever
+   * it runs).
+   */
+  reserve(
+    id: string,
+    streamId: StreamId,
+    message: JSONRPCMessage,
+    ttl: number,
+  ): { eventId: EventId; commit(): Promise<void> } {
     const seq = this.#sequence();
-    const event: StoredEvent = { streamId, message };
-    try {
-      await this.#kv.atomic()
-        .set(this.#key("e", id, seq), event, { expireIn: ttl })
-        .set(this.#key("t", id), seq, { expireIn: ttl })
-        .commit();
-    } catch (error) {
-      // Not kept (a value over KV's size limit, say): the live stream still
-      // gets the event; a resumption would miss it.
-      this.onStoreError?.(error);
-    }
-    this.#remember(`${id}/${streamId}`, seq);
-    return `${streamId}/${seq}`;
+    const commit = async () => {
+      const event: StoredEvent = { streamId, message };
+      try {
+        await this.#kv.atomic()
+          .set(this.#key("e", id, seq), event, { expireIn: ttl })
+          .set(this.#key("t", id), seq, { expireIn: ttl })
+          .commit();
+      } catch (error) {
+        // Not kept (a value over KV's size limit, say): the live stream
+        // still gets the event; a resumption would miss it.
+        this.onStoreError?.(error);
+      }
+      this.#remember(`${id}/${streamId}`, seq);
+    };
+    return { eventId: `${streamId}/${seq}`, commit };
   }
 
   // The sequences this instance stored per stream (newest 10,000 streams),
@@ -393,6 +411,17 @@ export class KvEventStore implements EventStore {
       return Promise.resolve(`${streamId}/${seq}`);
     }
     return this.#backend.store(this.#id, streamId, message, this.#ttl);
+  }
+
+  /**
+   * Names an event now and stores it when `commit` runs: the events of an
+   * answer sent whole are written only if its delivery fails.
+   */
+  reserve(
+    streamId: StreamId,
+    message: JSONRPCMessage,
+  ): { eventId: EventId; commit(): Promise<void> } {
+    return this.#backend.reserve(this.#id, streamId, message, this.#ttl);
   }
 
   /** The stream an event id names. */
