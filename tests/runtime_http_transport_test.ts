@@ -343,7 +343,7 @@ Deno.test("transport: the message shape check agrees with the SDK's message sche
   }
 });
 
-async function listenOn(handler: (req: Request) => Promise<Response>) {
+function listenOn(handler: (req: Request) => Promise<Response>) {
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen() {} },
     handler,
@@ -373,7 +373,7 @@ Deno.test("transport: an answer ready at once goes whole (a length); a slow one 
     );
     return server;
   });
-  await using listening = await listenOn(handler);
+  await using listening = listenOn(handler);
   const headers = {
     accept: BOTH,
     "content-type": "application/json",
