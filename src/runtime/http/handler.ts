@@ -247,7 +247,7 @@ const ALLOW = { allow: "GET, POST, DELETE" };
  * when dropped: its calls run on and their answers wait in the session's
  * events for the client to resume with `Last-Event-ID`. In
  * stateless mode a `notifications/cancelled` the client POSTs separately
- * lands on a fresh server and cannot be matched to the call (ids are per
+ * lands on another server and cannot be matched to the call (ids are per
  * client and collide across clients): only the drop stops it.
  *
  * In session mode streams are resumable: each session
