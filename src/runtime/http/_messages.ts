@@ -67,3 +67,20 @@ export function isJsonRpcMessage(m: unknown): boolean {
   }
   return false;
 }
+
+/** Whether a message is an answer (a result or an error). */
+export function isAnswer(message: object): boolean {
+  return "result" in message || "error" in message;
+}
+
+/** Whether an `initialize` request has the params the protocol requires. */
+export function isInitialize(
+  m: object,
+): m is { params: { protocolVersion: string } } {
+  const params = (m as { params?: Record<string, unknown> }).params;
+  return typeof params?.protocolVersion === "string" &&
+    typeof params.capabilities === "object" && params.capabilities !== null &&
+    typeof params.clientInfo === "object" && params.clientInfo !== null &&
+    typeof (params.clientInfo as { name?: unknown }).name === "string" &&
+    typeof (params.clientInfo as { version?: unknown }).version === "string";
+}

@@ -183,6 +183,16 @@ export class SseBody {
   }
 }
 
+/** One message as an SSE event (the SDK transport's framing), with its id when it has one. */
+export function sseEvent(
+  message: unknown,
+  eventId: string | undefined,
+): string {
+  return eventId === undefined
+    ? `event: message\ndata: ${JSON.stringify(message)}\n\n`
+    : `event: message\nid: ${eventId}\ndata: ${JSON.stringify(message)}\n\n`;
+}
+
 function concat(parts: Uint8Array[], size: number): Uint8Array {
   const all = new Uint8Array(size);
   let at = 0;

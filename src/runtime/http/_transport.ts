@@ -34,10 +34,20 @@ import type {
   StreamId,
 } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { DROPPED_REASON } from "./_requests.ts";
-import { type ConnectionInfo, type ResponseEnd, SseBody } from "./_sse_body.ts";
+import {
+  type ConnectionInfo,
+  type ResponseEnd,
+  SseBody,
+  sseEvent,
+} from "./_sse_body.ts";
 import { afterThisTurn } from "./_turn.ts";
 import { PRIMING_VERSION } from "./event_store.ts";
-import { isJsonRpcMessage, type RequestId } from "./_messages.ts";
+import {
+  isAnswer,
+  isInitialize,
+  isJsonRpcMessage,
+  type RequestId,
+} from "./_messages.ts";
 
 /** The stream id of a session's standalone GET stream (the SDK's). */
 const STANDALONE = "_GET_stream";
@@ -768,28 +778,6 @@ export class HttpServerTransport implements Transport {
     }
     return body;
   }
-}
-
-/** The SDK's SSE framing of one message. */
-function sseEvent(message: JSONRPCMessage, eventId: EventId | undefined) {
-  return eventId === undefined
-    ? `event: message\ndata: ${JSON.stringify(message)}\n\n`
-    : `event: message\nid: ${eventId}\ndata: ${JSON.stringify(message)}\n\n`;
-}
-
-function isAnswer(message: JSONRPCMessage): boolean {
-  return "result" in message || "error" in message;
-}
-
-function isInitialize(
-  m: JSONRPCMessage,
-): m is JSONRPCMessage & { params: { protocolVersion: string } } {
-  const params = (m as { params?: Record<string, unknown> }).params;
-  return typeof params?.protocolVersion === "string" &&
-    typeof params.capabilities === "object" && params.capabilities !== null &&
-    typeof params.clientInfo === "object" && params.clientInfo !== null &&
-    typeof (params.clientInfo as { name?: unknown }).name === "string" &&
-    typeof (params.clientInfo as { version?: unknown }).version === "string";
 }
 
 /**
