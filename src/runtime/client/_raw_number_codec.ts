@@ -48,7 +48,7 @@ export class RawNumberCodec {
    * it on first use.
    */
   encode(text: string): Encoded {
-    if (!MAY_HOLD_BIG_NUMBER.test(text)) return new Plain(text);
+    if (!mayHoldBigNumber(text)) return new Plain(text);
     let value: unknown;
     try {
       value = parseLossless(text);
@@ -99,6 +99,15 @@ export class RawNumberCodec {
 // more, or has an exponent (it may overflow a double): the lossless
 // reader's own test.
 const MAY_HOLD_BIG_NUMBER = /\d{16}|\d[eE]/;
+
+/**
+ * Whether `text` may hold a number {@link RawNumberCodec.encode} would
+ * re-encode (a run of 16 digits, or a digit before an exponent mark). When
+ * it does not, the text needs no lossless work at all.
+ */
+export function mayHoldBigNumber(text: string): boolean {
+  return MAY_HOLD_BIG_NUMBER.test(text);
+}
 
 /** Text handed on as it is; its value parsed only if asked for. */
 class Plain implements Encoded {

@@ -83,6 +83,41 @@ export class SseRewriterState {
     this.#buffer = this.#buffer.slice(start);
   }
 
+  /**
+   * Whether `text` holds whole events only, so it may be read with
+   * {@link SseRewriterState.watch} and handed on as it is: nothing is
+   * buffered from earlier text, and `text` ends with a blank line.
+   */
+  wholeEvents(text: string): boolean {
+    return this.#buffer === "" && this.#data.length === 0 &&
+      endsWithBlankLine(text);
+  }
+
+  /**
+   * Reads text {@link SseRewriterState.wholeEvents} accepted and whose data
+   * needs no rewrite: notes each `id`, gives each event's data to `observe`
+   * and writes nothing (the caller hands the text on unchanged).
+   */
+  watch(text: string, observe: (data: string) => void): void {
+    let start = 0;
+    for (;;) {
+      const end = lineEnd(text, start);
+      if (end === undefined) break;
+      const line = text.slice(start, end.at);
+      start = end.next;
+      if (line === "") {
+        if (this.#data.length > 0) {
+          observe(this.#data.join("\n"));
+          this.#data = [];
+        }
+        continue;
+      }
+      const { name, value } = field(line);
+      if (name === "data") this.#data.push(value);
+      else if (name === "id") this.lastEventId = value;
+    }
+  }
+
   /** The stream ended: flushes what is left. */
   end(controller: Controller): void {
     if (this.#buffer.endsWith("\r")) {
@@ -126,6 +161,20 @@ function field(line: string): { name: string; value: string } {
     value: value.startsWith(" ") ? value.slice(1) : value,
   };
 }
+
+// Whether the last line of `text` is complete and blank (an event ends
+// there), given that `text` starts at the start of a line.
+function endsWithBlankLine(text: string): boolean {
+  let end = text.length - 1;
+  if (end < 0 || text.charCodeAt(end) !== LF) return false;
+  if (end > 0 && text.charCodeAt(end - 1) === CR) end--;
+  if (end === 0) return true;
+  const before = text.charCodeAt(end - 1);
+  return before === LF || before === CR;
+}
+
+const LF = 10;
+const CR = 13;
 
 // The next line end at or after `from`: where the line stops and the next
 // begins. A CR at the very end waits for more input (it may be a CRLF).
