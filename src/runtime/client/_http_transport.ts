@@ -192,11 +192,10 @@ export class LosslessHttpTransport implements Transport {
       return response;
     }
     const waiting = id !== undefined && call !== undefined ? [id] : resumed;
-    return withBody(
-      this.#eventStream(response.body, waiting, call, release),
-      response,
-      false,
-    );
+    // The body is watched in place (no second stream): the response goes
+    // on as it is, unless it hands out a new body object on each read.
+    const body = this.#eventStream(response.body, waiting, call, release);
+    return response.body === body ? response : withBody(body, response, false);
   }
 
   // The SSE body the SDK reads: big numbers marked; for the calls waiting on
