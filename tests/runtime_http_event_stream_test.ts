@@ -129,6 +129,35 @@ Deno.test("watchEventStream hands whole events that need no rewrite on as the ve
   assert.equal(seen.finished, 1);
 });
 
+Deno.test("watchEventStream reads fields handed on as they came the way an EventSource parser does", async () => {
+  for (const eol of ["\n", "\r\n", "\r"]) {
+    const lines = [
+      "id: 1",
+      "identity: 2", // not an id
+      "datum: no", // not data
+      "data",
+      "data:x",
+      "data:  y",
+      ": comment",
+      "",
+      "id",
+      "data: z",
+      "",
+      "",
+    ];
+    // A lone CR at the very end waits for a possible LF: end on LF there.
+    const text = lines.join(eol) + (eol === "\r" ? "\n" : eol);
+    const body = source([text]);
+    const { watch, seen } = recorder();
+    const { text: read } = await readLikeSdk(
+      watchEventStream(body.stream, watch).stream,
+    );
+    assert.equal(read, text);
+    assert.deepEqual(seen.observed, ["\nx\n y", "z"], JSON.stringify(eol));
+    assert.deepEqual(seen.ended, [{ broken: false, lastEventId: "" }]);
+  }
+});
+
 Deno.test("watchEventStream rewrites a chunk that may hold a big number or ends inside an event; whole chunks after it go on as they came", async () => {
   const plain = encoder.encode('data: {"m":1}\n\n');
   const last = encoder.encode('id: 9\ndata: {"z":3}\n\n');

@@ -245,12 +245,8 @@ export class LosslessHttpTransport implements Transport {
     lastEventId: string,
     cause?: unknown,
   ): boolean {
-    if (this.#closed) return false;
-    const pending = waiting.filter((id) => {
-      const call = this.#calls.get(id);
-      return call !== undefined && !call.answered && !call.dropped;
-    });
-    if (pending.length === 0) return false;
+    if (this.#closed || !waiting.some(this.#isPending)) return false;
+    const pending = waiting.filter(this.#isPending);
     // A stream the server closed cleanly after giving an event id is
     // resumed by the SDK (SEP-1699); a broken one, or one without ids, is
     // lost.
@@ -261,6 +257,11 @@ export class LosslessHttpTransport implements Transport {
     for (const id of pending) this.#loseIfPending(id, cause);
     return true;
   }
+
+  readonly #isPending = (id: RequestId): boolean => {
+    const call = this.#calls.get(id);
+    return call !== undefined && !call.answered && !call.dropped;
+  };
 
   // The calls waiting for the stream a GET with Last-Event-ID resumes.
   #takeResuming(init: RequestInit | undefined): RequestId[] {

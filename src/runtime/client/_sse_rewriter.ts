@@ -99,6 +99,29 @@ export class SseRewriterState {
    * and writes nothing (the caller hands the text on unchanged).
    */
   watch(text: string, observe: (data: string) => void): void {
+    if (text.includes("\r")) return this.#watchLines(text, observe);
+    // LF only (the common case): each line read in place, only data and
+    // ids sliced out.
+    for (let start = 0; start < text.length;) {
+      const end = text.indexOf("\n", start);
+      if (end === -1) break; // not whole events: nothing more to note
+      if (end === start) {
+        if (this.#data.length > 0) {
+          observe(this.#data.join("\n"));
+          this.#data = [];
+        }
+      } else if (text.startsWith("data", start)) {
+        const value = fieldValue(text, start + 4, end);
+        if (value !== undefined) this.#data.push(value);
+      } else if (text.startsWith("id", start)) {
+        const value = fieldValue(text, start + 2, end);
+        if (value !== undefined) this.lastEventId = value;
+      }
+      start = end + 1;
+    }
+  }
+
+  #watchLines(text: string, observe: (data: string) => void): void {
     let start = 0;
     for (;;) {
       const end = lineEnd(text, start);
@@ -151,6 +174,18 @@ export class SseRewriterState {
     controller.enqueue(line + "\n");
   }
 }
+
+// The value of the field whose name ends at `at` on the line ending at
+// `end`, or `undefined` when the name goes on (`data` is not `datum`).
+function fieldValue(text: string, at: number, end: number): string | undefined {
+  if (at === end) return "";
+  if (text.charCodeAt(at) !== COLON) return undefined;
+  const from = text.charCodeAt(at + 1) === SPACE ? at + 2 : at + 1;
+  return text.slice(from, end);
+}
+
+const COLON = 58;
+const SPACE = 32;
 
 function field(line: string): { name: string; value: string } {
   const colon = line.indexOf(":");
