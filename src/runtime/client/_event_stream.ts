@@ -141,12 +141,21 @@ export function watchEventStream(
     }
   };
 
+  // The SDK pipes with no options; none are taken (they would not apply to
+  // the pump).
   const pipeThrough = <T>(
     transform: ReadableWritablePair<T, Uint8Array>,
   ): ReadableStream<T> => {
-    const writer = transform.writable.getWriter();
-    reader = body.getReader();
-    void pump(reader, writer);
+    const source = body.getReader(); // throws, as pipeThrough does, if locked
+    let writer: WritableStreamDefaultWriter<Uint8Array>;
+    try {
+      writer = transform.writable.getWriter();
+    } catch (error) {
+      source.releaseLock();
+      throw error;
+    }
+    reader = source;
+    void pump(source, writer);
     return transform.readable;
   };
   Object.defineProperty(body, "pipeThrough", {
