@@ -257,6 +257,26 @@ for (const sessions of [false, true]) {
   });
 }
 
+Deno.test("connectHttp: close() mid-call drops the call's HTTP request, its answer stream already open", async () => {
+  // Stateless: only the dropped request can stop the tool; the request's
+  // own signal follows the transport's until its stream ends.
+  const listening = listen();
+  try {
+    const client = await connectHttp(listening.url);
+    const call = client.callTool({ name: "wait", arguments: { ms: 5000 } });
+    await listening.started;
+    await sleep(50); // the response headers are in, its SSE body open
+    await client.close();
+    await assert.rejects(call);
+    assert.equal(
+      await abortedWithin(listening, 1000),
+      "the HTTP request was dropped",
+    );
+  } finally {
+    await listening.close();
+  }
+});
+
 Deno.test("connectHttp: a call's signal cuts a POST the server never answers, leaving nothing open", async () => {
   // initialize (and everything else) reaches a real httpHandler; a tools/call
   // POST is accepted and never answered: no status, no headers, no body.

@@ -1,7 +1,14 @@
 /**
  * The SSE response body the HTTP client transport hands the SDK: each
- * event's data rewritten, and the stream's end — clean or broken — reported
- * so calls still waiting on it can be resumed or failed at once.
+ * event's data rewritten where it must be, and the stream's end — clean or
+ * broken — reported so calls still waiting on it can be resumed or failed
+ * at once.
+ *
+ * No second stream is built around the body: the SDK reads an SSE body with
+ * `body.pipeThrough(new TextDecoderStream())`, so the body's own
+ * `pipeThrough` is replaced by one that pumps it into the transform itself,
+ * reading each chunk on the way. Chunks of whole events that need no
+ * rewrite (the common case) go on as the bytes that came.
  *
  * @module
  */
@@ -12,6 +19,13 @@ import { SseRewriterState } from "./_sse_rewriter.ts";
 export interface EventStreamWatch {
   /** Rewrites one event's data (and notes what it carries). */
   readonly rewrite: (data: string) => string;
+  /**
+   * Whether some of `text` (a chunk of the stream) may need rewriting;
+   * chunks of whole events that do not are handed on byte for byte.
+   */
+  readonly needsRewrite: (text: string) => boolean;
+  /** Notes what one event's data carries, for an event handed on as it is. */
+  readonly observe: (data: string) => void;
   /**
    * The stream ended — `broken` when reading it failed — after the event id
    * `lastEventId` (`""` when none came); returns whether calls were failed
@@ -24,64 +38,143 @@ export interface EventStreamWatch {
   ) => boolean;
   /** Whether a failure should end the stream quietly (its call was dropped, the transport closed). */
   readonly quiet: () => boolean;
+  /** Called once when the source is done with: read to its end, failed or cancelled. */
+  readonly finished?: () => void;
 }
 
 /** A watched stream and a way to cancel it from the outside. */
 export interface WatchedEventStream {
-  /** The body to hand on. */
+  /** The body to hand on: the source itself, watched through its `pipeThrough`. */
   readonly stream: ReadableStream<Uint8Array>;
   /** Cancels the source (a dropped call); the stream then ends quietly. */
   cancel(reason: unknown): void;
 }
 
-/** Wraps an SSE body: data rewritten through `watch.rewrite`, its end reported to `watch.ended`. */
+/**
+ * Watches an SSE body: data rewritten through `watch.rewrite` (or noted
+ * through `watch.observe`), its end reported to `watch.ended`. The body is
+ * returned as it is, its `pipeThrough` replaced: piping it anywhere else,
+ * or reading it with a reader, bypasses the watch.
+ */
 export function watchEventStream(
   body: ReadableStream<Uint8Array>,
   watch: EventStreamWatch,
 ): WatchedEventStream {
-  // One stream, no pipeline: bytes decoded, rewritten and encoded in the
-  // pull that reads them.
   const state = new SseRewriterState(watch.rewrite);
-  const reader = body.getReader();
   const decoder = new TextDecoder();
-  const encoder = new TextEncoder();
+  let encoder: TextEncoder | undefined;
   let out = "";
+  let afterLf = true; // the last chunk ended in LF (or none came yet)
   const sink = { enqueue: (text: string) => void (out += text) };
-  const take = (): string => {
-    const text = out;
+  const take = (): Uint8Array | undefined => {
+    if (out === "") return undefined;
+    encoder ??= new TextEncoder();
+    const bytes = encoder.encode(out);
     out = "";
-    return text;
+    return bytes;
   };
-  const stream = new ReadableStream<Uint8Array>({
-    pull: async (controller) => {
-      for (;;) {
-        let chunk: ReadableStreamReadResult<Uint8Array>;
-        try {
-          chunk = await reader.read();
-        } catch (error) {
-          if (watch.quiet() || watch.ended(true, state.lastEventId, error)) {
-            controller.close();
-          } else controller.error(error);
-          return;
-        }
-        if (chunk.done) {
-          state.push(decoder.decode(), sink);
-          state.end(sink);
-          const rest = take();
-          if (rest !== "") controller.enqueue(encoder.encode(rest));
-          watch.ended(false, state.lastEventId);
-          controller.close();
-          return;
-        }
-        state.push(decoder.decode(chunk.value, { stream: true }), sink);
-        const text = take();
-        if (text !== "") return controller.enqueue(encoder.encode(text));
+  // One chunk read: the bytes to hand on, if any.
+  const step = (bytes: Uint8Array): Uint8Array | undefined => {
+    const text = decoder.decode(bytes, { stream: true });
+    // Handed on as they came only between chunks that end in LF, so the
+    // decoder holds no part of a character on either side and every byte
+    // is handed on exactly once.
+    const whole = afterLf && bytes[bytes.length - 1] === LF;
+    afterLf = bytes[bytes.length - 1] === LF;
+    if (whole && state.wholeEvents(text) && !watch.needsRewrite(text)) {
+      state.watch(text, watch.observe);
+      return bytes;
+    }
+    state.push(text, sink);
+    return take();
+  };
+  let over = false;
+  const finish = (): void => {
+    if (over) return;
+    over = true;
+    watch.finished?.();
+  };
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+
+  // Like `pipeTo` (close, abort and cancel carried across; the writer waits
+  // for the transform's backpressure), with `step` on each chunk.
+  const pump = async (
+    source: ReadableStreamDefaultReader<Uint8Array>,
+    sinkWriter: WritableStreamDefaultWriter<Uint8Array>,
+  ): Promise<void> => {
+    // The reader went away (cancelled): stop reading, even while waiting.
+    sinkWriter.closed.catch((error) => {
+      finish();
+      void source.cancel(error).catch(noop);
+    });
+    for (;;) {
+      try {
+        await sinkWriter.ready;
+      } catch (error) {
+        finish(); // the reader went away: stop reading
+        await source.cancel(error).catch(noop);
+        return;
       }
-    },
-    cancel: (reason) => reader.cancel(reason),
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await source.read();
+      } catch (error) {
+        finish();
+        if (watch.quiet() || watch.ended(true, state.lastEventId, error)) {
+          await sinkWriter.close().catch(noop);
+        } else await sinkWriter.abort(error).catch(noop);
+        return;
+      }
+      if (chunk.done) {
+        finish();
+        state.push(decoder.decode(), sink);
+        state.end(sink);
+        const rest = take();
+        if (rest !== undefined) sinkWriter.write(rest).catch(noop);
+        watch.ended(false, state.lastEventId);
+        await sinkWriter.close().catch(noop);
+        return;
+      }
+      if (chunk.value.length === 0) continue;
+      const bytes = step(chunk.value);
+      if (bytes !== undefined) sinkWriter.write(bytes).catch(noop);
+    }
+  };
+
+  // The SDK pipes with no options; none are taken (they would not apply to
+  // the pump).
+  const pipeThrough = <T>(
+    transform: ReadableWritablePair<T, Uint8Array>,
+  ): ReadableStream<T> => {
+    const source = body.getReader(); // throws, as pipeThrough does, if locked
+    let writer: WritableStreamDefaultWriter<Uint8Array>;
+    try {
+      writer = transform.writable.getWriter();
+    } catch (error) {
+      source.releaseLock();
+      throw error;
+    }
+    reader = source;
+    void pump(source, writer);
+    return transform.readable;
+  };
+  Object.defineProperty(body, "pipeThrough", {
+    value: pipeThrough,
+    configurable: true,
+    writable: true,
   });
   return {
-    stream,
-    cancel: (reason) => void reader.cancel(reason).catch(() => {}),
+    stream: body,
+    cancel: (reason) => {
+      finish();
+      const cancelled = reader === undefined
+        ? body.cancel(reason)
+        : reader.cancel(reason);
+      void cancelled.catch(noop);
+    },
   };
 }
+
+function noop(): void {}
+
+const LF = 10;

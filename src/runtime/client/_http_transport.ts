@@ -20,7 +20,7 @@ import {
   type JSONRPCMessage,
 } from "@modelcontextprotocol/sdk/types.js";
 import { ConnectionLostError } from "../errors.ts";
-import { RawNumberCodec } from "./_raw_number_codec.ts";
+import { mayHoldBigNumber, RawNumberCodec } from "./_raw_number_codec.ts";
 import {
   answeredId,
   cancelledIdOf,
@@ -145,53 +145,57 @@ export class LosslessHttpTransport implements Transport {
     const resumed = this.#takeResuming(init);
     // Until its response begins, a cancelled call's POST is dropped by
     // aborting the fetch; a server that never answers must not hold it.
-    const drop = call === undefined ? undefined : new AbortController();
-    if (call !== undefined && drop !== undefined) {
+    // The fetch gets this call's own signal, which follows the SDK's (the
+    // transport's, aborted on close) until the response ends: a listener,
+    // not `AbortSignal.any`, whose dependent signals cost more than the
+    // rest of the wrapping.
+    let release = noop;
+    if (call !== undefined) {
+      const drop = new AbortController();
       call.drop = () => drop.abort(new Error("request cancelled"));
       if (call.dropped) call.drop();
-      const outer = init?.signal;
-      init = {
-        ...init,
-        signal: outer ? AbortSignal.any([outer, drop.signal]) : drop.signal,
-      };
+      release = follow(init?.signal, drop);
+      init = { ...init, signal: drop.signal };
     }
     let response: Response;
     try {
       response = await this.#fetch(input, init);
     } catch (error) {
+      release();
       for (const waiting of resumed) this.#loseIfPending(waiting, error);
       // The SDK already rejected the call with its signal's reason: end the
       // send quietly (202: no body), not as a transport error.
-      if (drop?.signal.aborted) return new Response(null, { status: 202 });
+      if (call?.dropped) return new Response(null, { status: 202 });
       throw error;
     } finally {
       if (call !== undefined) call.drop = undefined;
     }
     if (!response.ok || response.body === null) {
+      release();
       for (const waiting of resumed) this.#loseIfPending(waiting);
       return response;
     }
     const type = (response.headers.get("content-type") ?? "").split(";")[0]
       .trim().toLowerCase();
-    const headers = new Headers(response.headers);
-    headers.delete("content-length");
-    const init2 = {
-      status: response.status,
-      statusText: response.statusText,
-      headers,
-    };
     if (type === "application/json") {
-      return new Response(
-        this.#codec.encode(await response.text()).text,
-        init2,
-      );
+      let text: string;
+      try {
+        text = await response.text();
+      } finally {
+        release();
+      }
+      const encoded = this.#codec.encode(text).text;
+      return withBody(encoded, response, encoded === text);
     }
-    if (type !== "text/event-stream") return response;
+    if (type !== "text/event-stream") {
+      release();
+      return response;
+    }
     const waiting = id !== undefined && call !== undefined ? [id] : resumed;
-    return new Response(
-      this.#eventStream(response.body, waiting, call),
-      init2,
-    );
+    // The body is watched in place (no second stream): the response goes
+    // on as it is, unless it hands out a new body object on each read.
+    const body = this.#eventStream(response.body, waiting, call, release);
+    return response.body === body ? response : withBody(body, response, false);
   }
 
   // The SSE body the SDK reads: big numbers marked; for the calls waiting on
@@ -201,22 +205,30 @@ export class LosslessHttpTransport implements Transport {
     body: ReadableStream<Uint8Array>,
     waiting: readonly RequestId[],
     post: Call | undefined,
+    finished: () => void,
   ): ReadableStream<Uint8Array> {
+    // An event answering a waiting call marks it answered before the SDK
+    // reads it, so the stream's end cannot be taken for a loss.
+    const note = (data: string, value: () => unknown): void => {
+      if (waiting.length === 0) return;
+      const answered = answeredId(data, value);
+      if (answered !== undefined && waiting.includes(answered)) {
+        const call = this.#calls.get(answered);
+        if (call !== undefined) call.answered = true;
+      }
+    };
     const watched = watchEventStream(body, {
       rewrite: (data) => {
         const encoded = this.#codec.encode(data);
-        if (waiting.length > 0) {
-          const answered = answeredId(data, () => encoded.value);
-          if (answered !== undefined && waiting.includes(answered)) {
-            const call = this.#calls.get(answered);
-            if (call !== undefined) call.answered = true;
-          }
-        }
+        note(data, () => encoded.value);
         return encoded.text;
       },
+      needsRewrite: mayHoldBigNumber,
+      observe: (data) => note(data, () => parseOrUndefined(data)),
       ended: (broken, lastEventId, cause) =>
         this.#ended(waiting, broken, lastEventId, cause),
       quiet: () => post?.dropped === true || this.#closed,
+      finished,
     });
     if (post !== undefined) {
       post.drop = () => watched.cancel(new Error("request cancelled"));
@@ -233,12 +245,8 @@ export class LosslessHttpTransport implements Transport {
     lastEventId: string,
     cause?: unknown,
   ): boolean {
-    if (this.#closed) return false;
-    const pending = waiting.filter((id) => {
-      const call = this.#calls.get(id);
-      return call !== undefined && !call.answered && !call.dropped;
-    });
-    if (pending.length === 0) return false;
+    if (this.#closed || !waiting.some(this.#isPending)) return false;
+    const pending = waiting.filter(this.#isPending);
     // A stream the server closed cleanly after giving an event id is
     // resumed by the SDK (SEP-1699); a broken one, or one without ids, is
     // lost.
@@ -249,6 +257,11 @@ export class LosslessHttpTransport implements Transport {
     for (const id of pending) this.#loseIfPending(id, cause);
     return true;
   }
+
+  readonly #isPending = (id: RequestId): boolean => {
+    const call = this.#calls.get(id);
+    return call !== undefined && !call.answered && !call.dropped;
+  };
 
   // The calls waiting for the stream a GET with Last-Event-ID resumes.
   #takeResuming(init: RequestInit | undefined): RequestId[] {
@@ -279,4 +292,49 @@ export class LosslessHttpTransport implements Transport {
       },
     });
   }
+}
+
+function parseOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function noop(): void {}
+
+// Aborts `drop` when `outer` aborts, until the function returned is called.
+function follow(
+  outer: AbortSignal | null | undefined,
+  drop: AbortController,
+): () => void {
+  if (outer === null || outer === undefined) return noop;
+  if (outer.aborted) {
+    drop.abort(outer.reason);
+    return noop;
+  }
+  const onAbort = () => drop.abort(outer.reason);
+  outer.addEventListener("abort", onAbort, { once: true });
+  return () => outer.removeEventListener("abort", onAbort);
+}
+
+// `from` with another body. The headers are shared (a copy costs more than
+// the rest of the wrapping) unless the body's length may differ from a
+// `content-length` they give.
+function withBody(
+  body: BodyInit,
+  from: Response,
+  sameLength: boolean,
+): Response {
+  let headers = from.headers;
+  if (!sameLength && headers.has("content-length")) {
+    headers = new Headers(headers);
+    headers.delete("content-length");
+  }
+  return new Response(body, {
+    status: from.status,
+    statusText: from.statusText,
+    headers,
+  });
 }

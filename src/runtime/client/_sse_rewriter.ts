@@ -83,6 +83,64 @@ export class SseRewriterState {
     this.#buffer = this.#buffer.slice(start);
   }
 
+  /**
+   * Whether `text` holds whole events only, so it may be read with
+   * {@link SseRewriterState.watch} and handed on as it is: nothing is
+   * buffered from earlier text, and `text` ends with a blank line.
+   */
+  wholeEvents(text: string): boolean {
+    return this.#buffer === "" && this.#data.length === 0 &&
+      endsWithBlankLine(text);
+  }
+
+  /**
+   * Reads text {@link SseRewriterState.wholeEvents} accepted and whose data
+   * needs no rewrite: notes each `id`, gives each event's data to `observe`
+   * and writes nothing (the caller hands the text on unchanged).
+   */
+  watch(text: string, observe: (data: string) => void): void {
+    if (text.includes("\r")) return this.#watchLines(text, observe);
+    // LF only (the common case): each line read in place, only data and
+    // ids sliced out.
+    for (let start = 0; start < text.length;) {
+      const end = text.indexOf("\n", start);
+      if (end === -1) break; // not whole events: nothing more to note
+      if (end === start) {
+        if (this.#data.length > 0) {
+          observe(this.#data.join("\n"));
+          this.#data = [];
+        }
+      } else if (text.startsWith("data", start)) {
+        const value = fieldValue(text, start + 4, end);
+        if (value !== undefined) this.#data.push(value);
+      } else if (text.startsWith("id", start)) {
+        const value = fieldValue(text, start + 2, end);
+        if (value !== undefined) this.lastEventId = value;
+      }
+      start = end + 1;
+    }
+  }
+
+  #watchLines(text: string, observe: (data: string) => void): void {
+    let start = 0;
+    for (;;) {
+      const end = lineEnd(text, start);
+      if (end === undefined) break;
+      const line = text.slice(start, end.at);
+      start = end.next;
+      if (line === "") {
+        if (this.#data.length > 0) {
+          observe(this.#data.join("\n"));
+          this.#data = [];
+        }
+        continue;
+      }
+      const { name, value } = field(line);
+      if (name === "data") this.#data.push(value);
+      else if (name === "id") this.lastEventId = value;
+    }
+  }
+
   /** The stream ended: flushes what is left. */
   end(controller: Controller): void {
     if (this.#buffer.endsWith("\r")) {
@@ -117,6 +175,18 @@ export class SseRewriterState {
   }
 }
 
+// The value of the field whose name ends at `at` on the line ending at
+// `end`, or `undefined` when the name goes on (`data` is not `datum`).
+function fieldValue(text: string, at: number, end: number): string | undefined {
+  if (at === end) return "";
+  if (text.charCodeAt(at) !== COLON) return undefined;
+  const from = text.charCodeAt(at + 1) === SPACE ? at + 2 : at + 1;
+  return text.slice(from, end);
+}
+
+const COLON = 58;
+const SPACE = 32;
+
 function field(line: string): { name: string; value: string } {
   const colon = line.indexOf(":");
   if (colon === -1) return { name: line, value: "" };
@@ -126,6 +196,20 @@ function field(line: string): { name: string; value: string } {
     value: value.startsWith(" ") ? value.slice(1) : value,
   };
 }
+
+// Whether the last line of `text` is complete and blank (an event ends
+// there), given that `text` starts at the start of a line.
+function endsWithBlankLine(text: string): boolean {
+  let end = text.length - 1;
+  if (end < 0 || text.charCodeAt(end) !== LF) return false;
+  if (end > 0 && text.charCodeAt(end - 1) === CR) end--;
+  if (end === 0) return true;
+  const before = text.charCodeAt(end - 1);
+  return before === LF || before === CR;
+}
+
+const LF = 10;
+const CR = 13;
 
 // The next line end at or after `from`: where the line stops and the next
 // begins. A CR at the very end waits for more input (it may be a CRLF).
