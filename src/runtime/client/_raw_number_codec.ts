@@ -97,8 +97,7 @@ export class RawNumberCodec {
 
 // A number needs its digits kept only when it is an integer of 16 digits or
 // more, or has an exponent (it may overflow a double): the lossless
-// reader's own test (`\d{16}|\d[eE]`), with the shared first digit taken
-// out of the alternation, which makes a scan that finds nothing 3x faster.
+// reader's own test (`MAY_NEED_DIGITS` in src/core/json.ts).
 const MAY_HOLD_BIG_NUMBER = /\d(?:\d{15}|[eE])/;
 
 /**
