@@ -63,6 +63,8 @@ export class LosslessHttpTransport implements Transport {
   readonly #calls = new Map<RequestId, Call>();
   /** Calls whose stream the server closed after an event id, by that id, until the SDK resumes it. */
   readonly #resuming = new Map<string, RequestId[]>();
+  /** The SSE bodies being read now, cancelled on close. */
+  readonly #open = new Set<{ cancel(reason: unknown): void }>();
   #closed = false;
 
   /** Builds the transport for `url`. */
@@ -116,6 +118,12 @@ export class LosslessHttpTransport implements Transport {
   close(): Promise<void> {
     this.#closed = true;
     this.#resuming.clear();
+    // The SDK aborts its signal, which should end every response body; a
+    // body cancelled here as well releases its connection even when the
+    // abort does not reach it (seen under load with Deno's fetch).
+    const reason = new Error("the client closed");
+    for (const body of this.#open) body.cancel(reason);
+    this.#open.clear();
     return this.#inner.close();
   }
 
@@ -228,8 +236,12 @@ export class LosslessHttpTransport implements Transport {
       ended: (broken, lastEventId, cause) =>
         this.#ended(waiting, broken, lastEventId, cause),
       quiet: () => post?.dropped === true || this.#closed,
-      finished,
+      finished: () => {
+        this.#open.delete(watched);
+        finished();
+      },
     });
+    this.#open.add(watched);
     if (post !== undefined) {
       post.drop = () => watched.cancel(new Error("request cancelled"));
       if (post.dropped) post.drop();
