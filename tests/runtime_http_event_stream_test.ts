@@ -267,3 +267,103 @@ Deno.test("watchEventStream: a reader that cancels cancels the body, even while 
   assert.deepEqual(body.cancelled, [reason]);
   assert.equal(seen.finished, 1);
 });
+
+/** Reads `body` exactly as the SDK does: `pipeThrough(new TextDecoderStream())`, which the watch serves itself. */
+async function readDirect(
+  body: ReadableStream<Uint8Array>,
+): Promise<{ text: string; direct: boolean }> {
+  const decoder = new TextDecoderStream();
+  const out = body.pipeThrough(decoder);
+  const reader = out.getReader();
+  let text = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += value;
+  }
+  return { text, direct: out !== decoder.readable };
+}
+
+Deno.test("watchEventStream piped into a plain TextDecoderStream decodes itself: the same text, rewrites, split characters and end reports", async () => {
+  // Rewrites, whole chunks, an event split over chunks.
+  const body = source([
+    'data: {"n":12345678901234567890}\n\n',
+    'data: {"m":1}\n\n',
+    'data: {"k":',
+    "2}\n\n",
+    'id: 9\ndata: {"z":3}\n\n',
+  ]);
+  const { watch, seen } = recorder();
+  const read = await readDirect(watchEventStream(body.stream, watch).stream);
+  assert.equal(read.direct, true, "served here, not through the transform");
+  assert.equal(
+    read.text,
+    'data: {"n":"#12345678901234567890"}\n\ndata: {"m":1}\n\n' +
+      'data: {"k":2}\n\nid: 9\ndata: {"z":3}\n\n',
+  );
+  assert.deepEqual(seen.rewritten, ['{"n":12345678901234567890}', '{"k":2}']);
+  assert.deepEqual(seen.observed, ['{"m":1}', '{"z":3}']);
+  assert.deepEqual(seen.ended, [{ broken: false, lastEventId: "9" }]);
+  assert.equal(seen.finished, 1);
+
+  // A character split across chunks, plain and after a rewrite.
+  const bytes = encoder.encode(
+    'data: 12345678901234567890\n\né: x\n\ndata: "é"\n\n',
+  );
+  const split = bytes.indexOf(0xc3) + 1;
+  const splitBody = source([bytes.slice(0, split), bytes.slice(split)]);
+  const splitRead = await readDirect(
+    watchEventStream(splitBody.stream, recorder().watch).stream,
+  );
+  assert.equal(
+    splitRead.text,
+    'data: "#12345678901234567890"\n\né: x\n\ndata: "é"\n\n',
+  );
+  const plainBytes = encoder.encode('data: "é"\n\n');
+  const at = plainBytes.indexOf(0xc3) + 1;
+  const plainRead = await readDirect(
+    watchEventStream(
+      source([plainBytes.slice(0, at), plainBytes.slice(at)]).stream,
+      recorder().watch,
+    ).stream,
+  );
+  assert.equal(plainRead.text, 'data: "é"\n\n');
+});
+
+Deno.test("watchEventStream piped into a plain TextDecoderStream: broken, quiet and cancelled ends as through a pipe", async () => {
+  const failure = new Error("connection reset");
+  for (const failsCalls of [true, false]) {
+    const body = source(["id: 3\ndata: x\n\n"], { error: failure });
+    const { watch, seen } = recorder({ failsCalls });
+    const reading = readDirect(watchEventStream(body.stream, watch).stream);
+    if (failsCalls) {
+      assert.equal((await reading).text, "id: 3\ndata: x\n\n");
+    } else await assert.rejects(reading, (e) => e === failure);
+    assert.deepEqual(seen.ended, [{
+      broken: true,
+      lastEventId: "3",
+      cause: failure,
+    }]);
+    assert.equal(seen.finished, 1);
+  }
+  const quietBody = source(["data: x\n\n"], { error: new Error("aborted") });
+  const quiet = recorder({ quiet: true });
+  assert.equal(
+    (await readDirect(watchEventStream(quietBody.stream, quiet.watch).stream))
+      .text,
+    "data: x\n\n",
+  );
+  assert.deepEqual(quiet.seen.ended, []);
+  // Cancelled from outside while the reader waits for the next chunk.
+  const reason = new Error("request cancelled");
+  const late = source(["id: 1\ndata: x\n\n"], { hang: true });
+  const second = recorder();
+  const watched = watchEventStream(late.stream, second.watch);
+  const reading = readDirect(watched.stream);
+  await until(() => second.seen.observed.length > 0);
+  watched.cancel(reason);
+  assert.equal((await reading).text, "id: 1\ndata: x\n\n");
+  assert.deepEqual(late.cancelled, [reason]);
+  assert.deepEqual(second.seen.ended, [{ broken: false, lastEventId: "1" }]);
+  assert.equal(second.seen.finished, 1);
+});

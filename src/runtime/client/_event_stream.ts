@@ -6,9 +6,12 @@
  *
  * No second stream is built around the body: the SDK reads an SSE body with
  * `body.pipeThrough(new TextDecoderStream())`, so the body's own
- * `pipeThrough` is replaced by one that pumps it into the transform itself,
- * reading each chunk on the way. Chunks of whole events that need no
- * rewrite (the common case) go on as the bytes that came.
+ * `pipeThrough` is replaced. Into a plain UTF-8 `TextDecoderStream` (the
+ * SDK's case) it hands on the text it decodes anyway to watch the stream —
+ * one stream instead of a pipe through the transform; into anything else
+ * it pumps the bytes into the transform itself, reading each chunk on the
+ * way. Chunks of whole events that need no rewrite (the common case) go on
+ * as they came.
  *
  * @module
  */
@@ -73,8 +76,9 @@ export function watchEventStream(
     out = "";
     return bytes;
   };
-  // One chunk read: the bytes to hand on, if any.
-  const step = (bytes: Uint8Array): Uint8Array | undefined => {
+  // One chunk read: its text, and whether it goes on as it came (else
+  // what to hand on is in `out`).
+  const read = (bytes: Uint8Array): { text: string; asItCame: boolean } => {
     const text = decoder.decode(bytes, { stream: true });
     // Handed on as they came only between chunks that end in LF, so the
     // decoder holds no part of a character on either side and every byte
@@ -83,10 +87,21 @@ export function watchEventStream(
     afterLf = bytes[bytes.length - 1] === LF;
     if (whole && state.wholeEvents(text) && !watch.needsRewrite(text)) {
       state.watch(text, watch.observe);
-      return bytes;
+      return { text, asItCame: true };
     }
     state.push(text, sink);
-    return take();
+    return { text, asItCame: false };
+  };
+  // One chunk read: the bytes to hand on, if any.
+  const step = (bytes: Uint8Array): Uint8Array | undefined =>
+    read(bytes).asItCame ? bytes : take();
+  // The text that ends the stream (what the rewriter still held).
+  const last = (): string => {
+    state.push(decoder.decode(), sink);
+    state.end(sink);
+    const rest = out;
+    out = "";
+    return rest;
   };
   let over = false;
   const finish = (): void => {
@@ -127,10 +142,8 @@ export function watchEventStream(
       }
       if (chunk.done) {
         finish();
-        state.push(decoder.decode(), sink);
-        state.end(sink);
-        const rest = take();
-        if (rest !== undefined) sinkWriter.write(rest).catch(noop);
+        const rest = last();
+        if (rest !== "") sinkWriter.write(encoder0.encode(rest)).catch(noop);
         watch.ended(false, state.lastEventId);
         await sinkWriter.close().catch(noop);
         return;
@@ -141,11 +154,59 @@ export function watchEventStream(
     }
   };
 
+  // Piped into a plain TextDecoderStream (what the SDK does), the body is
+  // decoded here — it is anyway, to be watched — and the text handed on
+  // directly: one stream, not a pipe into a transform and out again.
+  const decoded = (
+    source: ReadableStreamDefaultReader<Uint8Array>,
+  ): ReadableStream<string> =>
+    new ReadableStream<string>({
+      pull: async (controller) => {
+        for (;;) {
+          let chunk: ReadableStreamReadResult<Uint8Array>;
+          try {
+            chunk = await source.read();
+          } catch (error) {
+            finish();
+            if (watch.quiet() || watch.ended(true, state.lastEventId, error)) {
+              controller.close();
+            } else controller.error(error);
+            return;
+          }
+          if (chunk.done) {
+            finish();
+            const rest = last();
+            if (rest !== "") controller.enqueue(rest);
+            watch.ended(false, state.lastEventId);
+            controller.close();
+            return;
+          }
+          if (chunk.value.length === 0) continue;
+          const { text, asItCame } = read(chunk.value);
+          const next = asItCame ? text : out;
+          out = "";
+          if (next !== "") {
+            controller.enqueue(next);
+            return;
+          }
+        }
+      },
+      cancel: (reason) => {
+        finish();
+        return source.cancel(reason);
+      },
+    }, { highWaterMark: 0 });
+
   // The SDK pipes with no options; none are taken (they would not apply to
   // the pump).
   const pipeThrough = <T>(
     transform: ReadableWritablePair<T, Uint8Array>,
   ): ReadableStream<T> => {
+    if (isPlainTextDecoder(transform)) {
+      const source = body.getReader(); // throws, as pipeThrough does, if locked
+      reader = source;
+      return decoded(source) as unknown as ReadableStream<T>;
+    }
     const source = body.getReader(); // throws, as pipeThrough does, if locked
     let writer: WritableStreamDefaultWriter<Uint8Array>;
     try {
@@ -176,5 +237,14 @@ export function watchEventStream(
 }
 
 function noop(): void {}
+
+const encoder0 = new TextEncoder();
+
+// A TextDecoderStream for UTF-8 with the defaults (the SDK's): its output is
+// what decoding here gives.
+function isPlainTextDecoder(transform: unknown): boolean {
+  return transform instanceof TextDecoderStream &&
+    transform.encoding === "utf-8" && !transform.fatal && !transform.ignoreBOM;
+}
 
 const LF = 10;
