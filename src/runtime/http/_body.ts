@@ -6,6 +6,7 @@
  */
 
 import { parseLossless } from "../../core/json.ts";
+import { concatBytes } from "../bytes.ts";
 
 /** A request body read under the limits: its lossless parse, or why not. */
 export type BodyResult =
@@ -142,7 +143,7 @@ export async function readJsonBody(
   }
   let text: string;
   try {
-    text = UTF8.decode(join(parts, size));
+    text = UTF8.decode(concatBytes(parts, size));
   } catch (cause) {
     return { kind: "invalid", cause };
   }
@@ -152,17 +153,6 @@ export async function readJsonBody(
   } catch (cause) {
     return { kind: "invalid", cause };
   }
-}
-
-function join(parts: Uint8Array[], size: number): Uint8Array {
-  if (parts.length === 1) return parts[0];
-  const all = new Uint8Array(size);
-  let at = 0;
-  for (const part of parts) {
-    all.set(part, at);
-    at += part.byteLength;
-  }
-  return all;
 }
 
 /**

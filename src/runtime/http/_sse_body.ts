@@ -7,6 +7,9 @@
  * @module
  */
 
+import { concatBytes } from "../bytes.ts";
+import { unrefTimer } from "./_timers.ts";
+
 /** How a response ended: `"overflow"` is a stream closed by the unread cap. */
 export type ResponseEnd = "delivered" | "dropped" | "overflow";
 
@@ -131,7 +134,7 @@ export class SseBody {
       const timer = setInterval(() => {
         if (this.#queue.length === 0) this.write(": keepalive\n\n");
       }, KEEP_ALIVE);
-      unrefTimer(Number(timer));
+      unrefTimer(timer);
       this.#keepAlive = timer;
     }
     return new ReadableStream<Uint8Array>({
@@ -141,9 +144,7 @@ export class SseBody {
       pull: (controller) => {
         if (this.#queue.length > 0) {
           // Everything waiting goes as one chunk: one write, not several.
-          const next = this.#queue.length === 1
-            ? this.#queue[0]
-            : concat(this.#queue, this.#queued);
+          const next = concatBytes(this.#queue, this.#queued);
           this.#queue = [];
           this.#queued = 0;
           controller.enqueue(next);
@@ -191,21 +192,4 @@ export function sseEvent(
   return eventId === undefined
     ? `event: message\ndata: ${JSON.stringify(message)}\n\n`
     : `event: message\nid: ${eventId}\ndata: ${JSON.stringify(message)}\n\n`;
-}
-
-function concat(parts: Uint8Array[], size: number): Uint8Array {
-  const all = new Uint8Array(size);
-  let at = 0;
-  for (const part of parts) {
-    all.set(part, at);
-    at += part.byteLength;
-  }
-  return all;
-}
-
-// Deno's own unref; other runtimes' timers are left as they are.
-function unrefTimer(timer: number): void {
-  const deno =
-    (globalThis as { Deno?: { unrefTimer?: (id: number) => void } }).Deno;
-  deno?.unrefTimer?.(timer);
 }

@@ -18,6 +18,7 @@ import {
 } from "./kv_store.ts";
 import type { ConnectionInfo } from "./_sse_body.ts";
 import { HttpServerTransport } from "./_transport.ts";
+import { unrefTimer } from "./_timers.ts";
 
 /** The default idle time after which a session expires, in milliseconds: 10 minutes. */
 export const DEFAULT_SESSION_IDLE_TIMEOUT = 10 * 60 * 1000;
@@ -394,7 +395,7 @@ export class SessionStore {
       this.#schedule();
     }, wait + 1);
     this.#timer = timer;
-    unrefTimer(Number(timer));
+    unrefTimer(timer);
   }
 
   #forget(sid: string): Promise<void> | void {
@@ -488,11 +489,4 @@ function answerId(message: unknown): RequestId | undefined {
 async function end(session: Session): Promise<void> {
   if (session.events instanceof SessionEventStore) session.events.clear();
   await session.server.close().catch(() => {});
-}
-
-// Deno's own unref; other runtimes' timers are left as they are.
-function unrefTimer(timer: number): void {
-  const deno =
-    (globalThis as { Deno?: { unrefTimer?: (id: number) => void } }).Deno;
-  deno?.unrefTimer?.(timer);
 }

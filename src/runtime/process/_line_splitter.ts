@@ -5,6 +5,7 @@
  * @module
  */
 
+import { concatBytes } from "../bytes.ts";
 import { DEFAULT_MAX_LINE_BYTES, LineTooLongError } from "../errors.ts";
 
 /** Options of {@link LineSplitStream}. */
@@ -130,9 +131,7 @@ class Splitter {
 
   // The buffered line as one array; a trailing CR is dropped when `strip`.
   #take(strip: boolean): Uint8Array {
-    const line = this.#parts.length === 1
-      ? this.#parts[0]
-      : concat(this.#parts, this.#size);
+    const line = concatBytes(this.#parts, this.#size);
     this.#parts = [];
     this.#size = 0;
     if (strip && line.length > 0 && line[line.length - 1] === CR) {
@@ -140,14 +139,4 @@ class Splitter {
     }
     return line;
   }
-}
-
-function concat(parts: Uint8Array[], size: number): Uint8Array {
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
 }
