@@ -223,10 +223,7 @@ export class HttpServerTransport implements Transport {
     info: ConnectionInfo | undefined,
     onEnd: EndListener,
   ): Promise<Response> | Response {
-    if (this.#closed) {
-      onEnd("delivered");
-      return sessionNotFound();
-    }
+    if (this.#closed) return this.#without(onEnd, sessionNotFound());
     switch (req.method) {
       case "POST":
         return this.#post(req, body, info, onEnd);
@@ -235,11 +232,19 @@ export class HttpServerTransport implements Transport {
       case "DELETE":
         return this.#delete(req, onEnd);
       default:
-        onEnd("delivered");
-        return jsonRpcError(405, -32000, "Method not allowed.", {
-          allow: "GET, POST, DELETE",
-        });
+        return this.#without(
+          onEnd,
+          jsonRpcError(405, -32000, "Method not allowed.", {
+            allow: "GET, POST, DELETE",
+          }),
+        );
     }
+  }
+
+  /** A request answered with no stream: it holds nothing once answered. */
+  #without(onEnd: EndListener, response: Response): Response {
+    onEnd("delivered");
+    return response;
   }
 
   #refuse(status: number, code: number, message: string): Response {
@@ -284,39 +289,45 @@ export class HttpServerTransport implements Transport {
     info: ConnectionInfo | undefined,
     onEnd: EndListener,
   ): Promise<Response> {
-    const refused = (response: Response) => {
-      onEnd("delivered");
-      return response;
-    };
     const accept = req.headers.get("accept");
     if (
       !accept?.includes("application/json") ||
       !accept.includes("text/event-stream")
     ) {
-      return refused(this.#refuse(
-        406,
-        -32000,
-        "Not Acceptable: Client must accept both application/json and text/event-stream",
-      ));
+      return this.#without(
+        onEnd,
+        this.#refuse(
+          406,
+          -32000,
+          "Not Acceptable: Client must accept both application/json and text/event-stream",
+        ),
+      );
     }
     if (body === undefined) {
-      return refused(this.#refuse(
-        415,
-        -32000,
-        "Unsupported Media Type: Content-Type must be application/json",
-      ));
+      return this.#without(
+        onEnd,
+        this.#refuse(
+          415,
+          -32000,
+          "Unsupported Media Type: Content-Type must be application/json",
+        ),
+      );
     }
     const batch = Array.isArray(body);
     if (batch && body.length > MAX_BATCH) {
-      return refused(this.#refuse(
-        400,
-        -32600,
-        `Invalid Request: Batch must not exceed ${MAX_BATCH} messages`,
-      ));
+      return this.#without(
+        onEnd,
+        this.#refuse(
+          400,
+          -32600,
+          `Invalid Request: Batch must not exceed ${MAX_BATCH} messages`,
+        ),
+      );
     }
     const messages = (batch ? body : [body]) as JSONRPCMessage[];
     if (!messages.every(isJsonRpcMessage)) {
-      return refused(
+      return this.#without(
+        onEnd,
         this.#refuse(400, -32700, "Parse error: Invalid JSON-RPC message"),
       );
     }
@@ -330,18 +341,24 @@ export class HttpServerTransport implements Transport {
     const version = req.headers.get("mcp-protocol-version");
     if (init !== undefined) {
       if (this.#initialized && this.sessionId !== undefined) {
-        return refused(this.#refuse(
-          400,
-          -32600,
-          "Invalid Request: Server already initialized",
-        ));
+        return this.#without(
+          onEnd,
+          this.#refuse(
+            400,
+            -32600,
+            "Invalid Request: Server already initialized",
+          ),
+        );
       }
       if (messages.length > 1) {
-        return refused(this.#refuse(
-          400,
-          -32600,
-          "Invalid Request: Only one initialization request is allowed",
-        ));
+        return this.#without(
+          onEnd,
+          this.#refuse(
+            400,
+            -32600,
+            "Invalid Request: Only one initialization request is allowed",
+          ),
+        );
       }
       this.sessionId = this.#options.sessionId;
       this.#initialized = true;
@@ -350,9 +367,9 @@ export class HttpServerTransport implements Transport {
       }
     } else {
       const refusal = this.#checkSession(req) ?? this.#checkVersion(version);
-      if (refusal !== undefined) return refused(refusal);
+      if (refusal !== undefined) return this.#without(onEnd, refusal);
     }
-    if (this.#closed) return refused(sessionNotFound());
+    if (this.#closed) return this.#without(onEnd, sessionNotFound());
     const extra = requestInfo(req);
     if (requests === 0) {
       for (const m of messages) this.onmessage?.(m, extra);
@@ -407,9 +424,7 @@ export class HttpServerTransport implements Transport {
       this.#forget(stream);
       throw error;
     }
-    const headers: Record<string, string> = this.sessionId === undefined
-      ? SSE_HEADERS
-      : { ...SSE_HEADERS, "mcp-session-id": this.sessionId };
+    const headers = this.#sseHeaders();
     if (stream.pending === 0) {
       // Everything is in: the whole text at once.
       await this.#watchDelivery(stream, info);
@@ -474,31 +489,33 @@ export class HttpServerTransport implements Transport {
     info: ConnectionInfo | undefined,
     onEnd: EndListener,
   ): Promise<Response> {
-    const refused = (response: Response) => {
-      onEnd("delivered");
-      return response;
-    };
     if (!req.headers.get("accept")?.includes("text/event-stream")) {
-      return refused(this.#refuse(
-        406,
-        -32000,
-        "Not Acceptable: Client must accept text/event-stream",
-      ));
+      return this.#without(
+        onEnd,
+        this.#refuse(
+          406,
+          -32000,
+          "Not Acceptable: Client must accept text/event-stream",
+        ),
+      );
     }
     const refusal = this.#checkSession(req) ??
       this.#checkVersion(req.headers.get("mcp-protocol-version"));
-    if (refusal !== undefined) return refused(refusal);
+    if (refusal !== undefined) return this.#without(onEnd, refusal);
     const events = this.#options.events;
     const lastEventId = req.headers.get("last-event-id");
     if (events !== undefined && lastEventId) {
       return await this.#resume(events, lastEventId, req, info, onEnd);
     }
     if (this.#streams.has(STANDALONE)) {
-      return refused(this.#refuse(
-        409,
-        -32000,
-        "Conflict: Only one SSE stream is allowed per session",
-      ));
+      return this.#without(
+        onEnd,
+        this.#refuse(
+          409,
+          -32000,
+          "Conflict: Only one SSE stream is allowed per session",
+        ),
+      );
     }
     const stream = this.#stream(STANDALONE, []);
     stream.onEnd = onEnd;
@@ -515,25 +532,25 @@ export class HttpServerTransport implements Transport {
     info: ConnectionInfo | undefined,
     onEnd: EndListener,
   ): Promise<Response> {
-    const refused = (response: Response) => {
-      onEnd("delivered");
-      return response;
-    };
     try {
       let streamId: StreamId | undefined;
       if (events.getStreamIdForEventId !== undefined) {
         streamId = await events.getStreamIdForEventId(lastEventId);
         if (!streamId) {
-          return refused(
+          return this.#without(
+            onEnd,
             this.#refuse(400, -32000, "Invalid event ID format"),
           );
         }
         if (this.#streams.has(streamId)) {
-          return refused(this.#refuse(
-            409,
-            -32000,
-            "Conflict: Stream already has an active connection",
-          ));
+          return this.#without(
+            onEnd,
+            this.#refuse(
+              409,
+              -32000,
+              "Conflict: Stream already has an active connection",
+            ),
+          );
         }
       }
       let replay = "";
@@ -545,7 +562,7 @@ export class HttpServerTransport implements Transport {
           return Promise.resolve();
         },
       });
-      if (this.#closed) return refused(sessionNotFound());
+      if (this.#closed) return this.#without(onEnd, sessionNotFound());
       const previous = this.#streams.get(replayedId);
       if (previous !== undefined) this.#finish(previous);
       // The stream's calls that still run (their stream was dropped or
@@ -577,7 +594,10 @@ export class HttpServerTransport implements Transport {
       });
     } catch (error) {
       this.onerror?.(error instanceof Error ? error : new Error(String(error)));
-      return refused(jsonRpcError(500, -32000, "Error replaying events"));
+      return this.#without(
+        onEnd,
+        jsonRpcError(500, -32000, "Error replaying events"),
+      );
     }
   }
 
