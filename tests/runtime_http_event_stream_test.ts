@@ -107,6 +107,28 @@ async function readLikeSdk(
   return { text, chunks };
 }
 
+/** Reads `body` exactly as the SDK does: `pipeThrough(new TextDecoderStream())`, which the watch serves itself. */
+async function readDirect(
+  body: ReadableStream<Uint8Array>,
+): Promise<{ text: string; direct: boolean }> {
+  const decoder = new TextDecoderStream();
+  const out = body.pipeThrough(decoder);
+  const reader = out.getReader();
+  let text = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += value;
+  }
+  return { text, direct: out !== decoder.readable };
+}
+
+/** The two ways the SDK's read reaches the watch: a transform it pumps into, and a plain TextDecoderStream it serves itself. */
+const READERS = [
+  ["through a transform", readLikeSdk],
+  ["into a TextDecoderStream", readDirect],
+] as const;
+
 Deno.test("watchEventStream hands whole events that need no rewrite on as the very bytes that came", async () => {
   const first = encoder.encode(
     'event: message\nid: 7\ndata:{"id":1}\n\n',
@@ -202,58 +224,64 @@ Deno.test("watchEventStream: a character split across chunks after a rewritten c
   assert.deepEqual(seen.rewritten, ["12345678901234567890", '"é"']);
 });
 
-Deno.test("watchEventStream: a broken body is reported; the reader sees a clean end when calls were failed for it, else the error", async () => {
-  const failure = new Error("connection reset");
-  for (const failsCalls of [true, false]) {
-    const body = source(["id: 3\ndata: x\n\n"], { error: failure });
-    const { watch, seen } = recorder({ failsCalls });
-    const reading = readLikeSdk(watchEventStream(body.stream, watch).stream);
-    if (failsCalls) {
-      assert.equal((await reading).text, "id: 3\ndata: x\n\n");
-    } else await assert.rejects(reading, (e) => e === failure);
-    assert.deepEqual(seen.ended, [{
-      broken: true,
-      lastEventId: "3",
-      cause: failure,
-    }]);
+for (const [path, readBody] of READERS) {
+  Deno.test(`watchEventStream: a broken body is reported; the reader sees a clean end when calls were failed for it, else the error (${path})`, async () => {
+    const failure = new Error("connection reset");
+    for (const failsCalls of [true, false]) {
+      const body = source(["id: 3\ndata: x\n\n"], { error: failure });
+      const { watch, seen } = recorder({ failsCalls });
+      const reading = readBody(watchEventStream(body.stream, watch).stream);
+      if (failsCalls) {
+        assert.equal((await reading).text, "id: 3\ndata: x\n\n");
+      } else await assert.rejects(reading, (e) => e === failure);
+      assert.deepEqual(seen.ended, [{
+        broken: true,
+        lastEventId: "3",
+        cause: failure,
+      }]);
+      assert.equal(seen.finished, 1);
+    }
+  });
+}
+
+for (const [path, readBody] of READERS) {
+  Deno.test(`watchEventStream: a quiet failure (dropped call, closed transport) ends the reader's stream without a report (${path})`, async () => {
+    const body = source(["data: x\n\n"], { error: new Error("aborted") });
+    const { watch, seen } = recorder({ quiet: true });
+    const { text } = await readBody(
+      watchEventStream(body.stream, watch).stream,
+    );
+    assert.equal(text, "data: x\n\n");
+    assert.deepEqual(seen.ended, []);
     assert.equal(seen.finished, 1);
-  }
-});
+  });
+}
 
-Deno.test("watchEventStream: a quiet failure (dropped call, closed transport) ends the reader's stream without a report", async () => {
-  const body = source(["data: x\n\n"], { error: new Error("aborted") });
-  const { watch, seen } = recorder({ quiet: true });
-  const { text } = await readLikeSdk(
-    watchEventStream(body.stream, watch).stream,
-  );
-  assert.equal(text, "data: x\n\n");
-  assert.deepEqual(seen.ended, []);
-  assert.equal(seen.finished, 1);
-});
-
-Deno.test("watchEventStream: cancelling from outside cancels the body and ends the reader's stream, before or while it is read", async () => {
-  const reason = new Error("request cancelled");
-  // Before the SDK pipes it.
-  const early = source(["data: x\n\n"], { hang: true });
-  const first = recorder();
-  const watchedEarly = watchEventStream(early.stream, first.watch);
-  watchedEarly.cancel(reason);
-  assert.deepEqual(early.cancelled, [reason]);
-  assert.equal((await readLikeSdk(watchedEarly.stream)).text, "");
-  assert.deepEqual(first.seen.ended, [{ broken: false, lastEventId: "" }]);
-  assert.equal(first.seen.finished, 1);
-  // While the SDK waits for the next chunk.
-  const late = source(["id: 1\ndata: x\n\n"], { hang: true });
-  const second = recorder();
-  const watchedLate = watchEventStream(late.stream, second.watch);
-  const reading = readLikeSdk(watchedLate.stream);
-  await until(() => second.seen.observed.length > 0);
-  watchedLate.cancel(reason);
-  assert.equal((await reading).text, "id: 1\ndata: x\n\n");
-  assert.deepEqual(late.cancelled, [reason]);
-  assert.deepEqual(second.seen.ended, [{ broken: false, lastEventId: "1" }]);
-  assert.equal(second.seen.finished, 1);
-});
+for (const [path, readBody] of READERS) {
+  Deno.test(`watchEventStream: cancelling from outside cancels the body and ends the reader's stream, before or while it is read (${path})`, async () => {
+    const reason = new Error("request cancelled");
+    // Before the SDK pipes it.
+    const early = source(["data: x\n\n"], { hang: true });
+    const first = recorder();
+    const watchedEarly = watchEventStream(early.stream, first.watch);
+    watchedEarly.cancel(reason);
+    assert.deepEqual(early.cancelled, [reason]);
+    assert.equal((await readBody(watchedEarly.stream)).text, "");
+    assert.deepEqual(first.seen.ended, [{ broken: false, lastEventId: "" }]);
+    assert.equal(first.seen.finished, 1);
+    // While the SDK waits for the next chunk.
+    const late = source(["id: 1\ndata: x\n\n"], { hang: true });
+    const second = recorder();
+    const watchedLate = watchEventStream(late.stream, second.watch);
+    const reading = readBody(watchedLate.stream);
+    await until(() => second.seen.observed.length > 0);
+    watchedLate.cancel(reason);
+    assert.equal((await reading).text, "id: 1\ndata: x\n\n");
+    assert.deepEqual(late.cancelled, [reason]);
+    assert.deepEqual(second.seen.ended, [{ broken: false, lastEventId: "1" }]);
+    assert.equal(second.seen.finished, 1);
+  });
+}
 
 Deno.test("watchEventStream: a reader that cancels cancels the body, even while it waits for a chunk", async () => {
   const body = source(["data: x\n\n"], { hang: true });
@@ -267,22 +295,6 @@ Deno.test("watchEventStream: a reader that cancels cancels the body, even while 
   assert.deepEqual(body.cancelled, [reason]);
   assert.equal(seen.finished, 1);
 });
-
-/** Reads `body` exactly as the SDK does: `pipeThrough(new TextDecoderStream())`, which the watch serves itself. */
-async function readDirect(
-  body: ReadableStream<Uint8Array>,
-): Promise<{ text: string; direct: boolean }> {
-  const decoder = new TextDecoderStream();
-  const out = body.pipeThrough(decoder);
-  const reader = out.getReader();
-  let text = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    text += value;
-  }
-  return { text, direct: out !== decoder.readable };
-}
 
 Deno.test("watchEventStream piped into a plain TextDecoderStream decodes itself: the same text, rewrites, split characters and end reports", async () => {
   // Rewrites, whole chunks, an event split over chunks.
@@ -328,42 +340,4 @@ Deno.test("watchEventStream piped into a plain TextDecoderStream decodes itself:
     ).stream,
   );
   assert.equal(plainRead.text, 'data: "é"\n\n');
-});
-
-Deno.test("watchEventStream piped into a plain TextDecoderStream: broken, quiet and cancelled ends as through a pipe", async () => {
-  const failure = new Error("connection reset");
-  for (const failsCalls of [true, false]) {
-    const body = source(["id: 3\ndata: x\n\n"], { error: failure });
-    const { watch, seen } = recorder({ failsCalls });
-    const reading = readDirect(watchEventStream(body.stream, watch).stream);
-    if (failsCalls) {
-      assert.equal((await reading).text, "id: 3\ndata: x\n\n");
-    } else await assert.rejects(reading, (e) => e === failure);
-    assert.deepEqual(seen.ended, [{
-      broken: true,
-      lastEventId: "3",
-      cause: failure,
-    }]);
-    assert.equal(seen.finished, 1);
-  }
-  const quietBody = source(["data: x\n\n"], { error: new Error("aborted") });
-  const quiet = recorder({ quiet: true });
-  assert.equal(
-    (await readDirect(watchEventStream(quietBody.stream, quiet.watch).stream))
-      .text,
-    "data: x\n\n",
-  );
-  assert.deepEqual(quiet.seen.ended, []);
-  // Cancelled from outside while the reader waits for the next chunk.
-  const reason = new Error("request cancelled");
-  const late = source(["id: 1\ndata: x\n\n"], { hang: true });
-  const second = recorder();
-  const watched = watchEventStream(late.stream, second.watch);
-  const reading = readDirect(watched.stream);
-  await until(() => second.seen.observed.length > 0);
-  watched.cancel(reason);
-  assert.equal((await reading).text, "id: 1\ndata: x\n\n");
-  assert.deepEqual(late.cancelled, [reason]);
-  assert.deepEqual(second.seen.ended, [{ broken: false, lastEventId: "1" }]);
-  assert.equal(second.seen.finished, 1);
 });

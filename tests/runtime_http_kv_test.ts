@@ -183,6 +183,26 @@ Deno.test("KV sessions: two processes on one KV file serve one session", async (
   }
 });
 
+/** A POST of `body` to an in-process handler, with `headers` added. */
+function request(headers: Record<string, string>, body: unknown): Request {
+  return new Request("http://localhost/mcp", {
+    method: "POST",
+    headers: { ...POST_HEADERS, ...headers },
+    body: JSON.stringify(body),
+  });
+}
+
+const INIT = {
+  jsonrpc: "2.0",
+  id: 0,
+  method: "initialize",
+  params: {
+    protocolVersion: MODERN,
+    capabilities: {},
+    clientInfo: { name: "kv-test", version: "1" },
+  },
+};
+
 Deno.test("KV sessions: the session cap and expiry hold across instances", async () => {
   const kv = await Deno.openKv(":memory:");
   const store = kvStore(kv);
@@ -195,28 +215,12 @@ Deno.test("KV sessions: the session cap and expiry hold across instances", async
   };
   const a = httpHandler(() => buildToolServer(), options);
   const b = httpHandler(() => buildToolServer(), options);
-  const request = (headers: Record<string, string>, body: unknown) =>
-    new Request("http://localhost/mcp", {
-      method: "POST",
-      headers: { ...POST_HEADERS, ...headers },
-      body: JSON.stringify(body),
-    });
-  const init = {
-    jsonrpc: "2.0",
-    id: 0,
-    method: "initialize",
-    params: {
-      protocolVersion: MODERN,
-      capabilities: {},
-      clientInfo: { name: "kv-test", version: "1" },
-    },
-  };
   try {
-    const first = await a(request({}, init));
+    const first = await a(request({}, INIT));
     assert.equal(first.status, 200);
     const sid = first.headers.get("mcp-session-id")!;
     await first.text();
-    const full = await b(request({}, init));
+    const full = await b(request({}, INIT));
     assert.equal(full.status, 503, "the cap counts A's session on B");
     await full.text();
     const list = { jsonrpc: "2.0", id: 1, method: "tools/list" };
@@ -228,7 +232,7 @@ Deno.test("KV sessions: the session cap and expiry hold across instances", async
     const expired = await b(request(session, list));
     assert.equal(expired.status, 404, "expired on every instance");
     await expired.text();
-    const again = await b(request({}, init));
+    const again = await b(request({}, INIT));
     assert.equal(again.status, 200, "room again once it expired");
     await again.text();
   } finally {
@@ -243,29 +247,13 @@ Deno.test("KV sessions: an answer sent whole is written to KV only when its deli
   const options = { sessions: true, store: kvStore(kv), onerror: () => {} };
   const a = httpHandler(() => buildToolServer(), options);
   const b = httpHandler(() => buildToolServer(), options);
-  const request = (headers: Record<string, string>, body: unknown) =>
-    new Request("http://localhost/mcp", {
-      method: "POST",
-      headers: { ...POST_HEADERS, ...headers },
-      body: JSON.stringify(body),
-    });
   const storedEvents = async () => {
     let n = 0;
     for await (const _ of kv.list({ prefix: ["weft-mcp", "e"] })) n++;
     return n;
   };
   try {
-    const init = {
-      jsonrpc: "2.0",
-      id: 0,
-      method: "initialize",
-      params: {
-        protocolVersion: MODERN,
-        capabilities: {},
-        clientInfo: { name: "kv-test", version: "1" },
-      },
-    };
-    const first = await a(request({}, init), { completed: Promise.resolve() });
+    const first = await a(request({}, INIT), { completed: Promise.resolve() });
     const sid = first.headers.get("mcp-session-id")!;
     await first.text();
     const session = { "mcp-session-id": sid, "mcp-protocol-version": MODERN };

@@ -92,9 +92,6 @@ export function watchEventStream(
     state.push(text, sink);
     return { text, asItCame: false };
   };
-  // One chunk read: the bytes to hand on, if any.
-  const step = (bytes: Uint8Array): Uint8Array | undefined =>
-    read(bytes).asItCame ? bytes : take();
   // The text that ends the stream (what the rewriter still held).
   const last = (): string => {
     state.push(decoder.decode(), sink);
@@ -111,8 +108,39 @@ export function watchEventStream(
   };
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
 
+  // The next chunk with bytes, read and watched; or the source's end, with
+  // the text still held, reported to the watch; or its failure, with
+  // whether to end quietly (reported to the watch unless quiet already).
+  const advance = async (
+    source: ReadableStreamDefaultReader<Uint8Array>,
+  ): Promise<
+    | { kind: "failed"; error: unknown; quietly: boolean }
+    | { kind: "done"; rest: string }
+    | { kind: "chunk"; bytes: Uint8Array; text: string; asItCame: boolean }
+  > => {
+    for (;;) {
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await source.read();
+      } catch (error) {
+        finish();
+        const quietly = watch.quiet() ||
+          watch.ended(true, state.lastEventId, error);
+        return { kind: "failed", error, quietly };
+      }
+      if (chunk.done) {
+        finish();
+        const rest = last();
+        watch.ended(false, state.lastEventId);
+        return { kind: "done", rest };
+      }
+      if (chunk.value.length === 0) continue;
+      return { kind: "chunk", bytes: chunk.value, ...read(chunk.value) };
+    }
+  };
+
   // Like `pipeTo` (close, abort and cancel carried across; the writer waits
-  // for the transform's backpressure), with `step` on each chunk.
+  // for the transform's backpressure), with each chunk read and watched on the way.
   const pump = async (
     source: ReadableStreamDefaultReader<Uint8Array>,
     sinkWriter: WritableStreamDefaultWriter<Uint8Array>,
@@ -130,26 +158,20 @@ export function watchEventStream(
         await source.cancel(error).catch(noop);
         return;
       }
-      let chunk: ReadableStreamReadResult<Uint8Array>;
-      try {
-        chunk = await source.read();
-      } catch (error) {
-        finish();
-        if (watch.quiet() || watch.ended(true, state.lastEventId, error)) {
-          await sinkWriter.close().catch(noop);
-        } else await sinkWriter.abort(error).catch(noop);
+      const next = await advance(source);
+      if (next.kind === "failed") {
+        if (next.quietly) await sinkWriter.close().catch(noop);
+        else await sinkWriter.abort(next.error).catch(noop);
         return;
       }
-      if (chunk.done) {
-        finish();
-        const rest = last();
-        if (rest !== "") sinkWriter.write(encoder0.encode(rest)).catch(noop);
-        watch.ended(false, state.lastEventId);
+      if (next.kind === "done") {
+        if (next.rest !== "") {
+          sinkWriter.write(encoder0.encode(next.rest)).catch(noop);
+        }
         await sinkWriter.close().catch(noop);
         return;
       }
-      if (chunk.value.length === 0) continue;
-      const bytes = step(chunk.value);
+      const bytes = next.asItCame ? next.bytes : take();
       if (bytes !== undefined) sinkWriter.write(bytes).catch(noop);
     }
   };
@@ -163,30 +185,21 @@ export function watchEventStream(
     new ReadableStream<string>({
       pull: async (controller) => {
         for (;;) {
-          let chunk: ReadableStreamReadResult<Uint8Array>;
-          try {
-            chunk = await source.read();
-          } catch (error) {
-            finish();
-            if (watch.quiet() || watch.ended(true, state.lastEventId, error)) {
-              controller.close();
-            } else controller.error(error);
+          const next = await advance(source);
+          if (next.kind === "failed") {
+            if (next.quietly) controller.close();
+            else controller.error(next.error);
             return;
           }
-          if (chunk.done) {
-            finish();
-            const rest = last();
-            if (rest !== "") controller.enqueue(rest);
-            watch.ended(false, state.lastEventId);
+          if (next.kind === "done") {
+            if (next.rest !== "") controller.enqueue(next.rest);
             controller.close();
             return;
           }
-          if (chunk.value.length === 0) continue;
-          const { text, asItCame } = read(chunk.value);
-          const next = asItCame ? text : out;
+          const text = next.asItCame ? next.text : out;
           out = "";
-          if (next !== "") {
-            controller.enqueue(next);
+          if (text !== "") {
+            controller.enqueue(text);
             return;
           }
         }
