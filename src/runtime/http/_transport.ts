@@ -247,6 +247,16 @@ export class HttpServerTransport implements Transport {
     return response;
   }
 
+  /** A refusal, as an answer that holds nothing. */
+  #decline(
+    onEnd: EndListener,
+    status: number,
+    code: number,
+    message: string,
+  ): Response {
+    return this.#without(onEnd, this.#refuse(status, code, message));
+  }
+
   #refuse(status: number, code: number, message: string): Response {
     this.onerror?.(new Error(message));
     return jsonRpcError(status, code, message);
@@ -294,70 +304,62 @@ export class HttpServerTransport implements Transport {
       !accept?.includes("application/json") ||
       !accept.includes("text/event-stream")
     ) {
-      return this.#without(
+      return this.#decline(
         onEnd,
-        this.#refuse(
-          406,
-          -32000,
-          "Not Acceptable: Client must accept both application/json and text/event-stream",
-        ),
+        406,
+        -32000,
+        "Not Acceptable: Client must accept both application/json and text/event-stream",
       );
     }
     if (body === undefined) {
-      return this.#without(
+      return this.#decline(
         onEnd,
-        this.#refuse(
-          415,
-          -32000,
-          "Unsupported Media Type: Content-Type must be application/json",
-        ),
+        415,
+        -32000,
+        "Unsupported Media Type: Content-Type must be application/json",
       );
     }
     const batch = Array.isArray(body);
     if (batch && body.length > MAX_BATCH) {
-      return this.#without(
+      return this.#decline(
         onEnd,
-        this.#refuse(
-          400,
-          -32600,
-          `Invalid Request: Batch must not exceed ${MAX_BATCH} messages`,
-        ),
+        400,
+        -32600,
+        `Invalid Request: Batch must not exceed ${MAX_BATCH} messages`,
       );
     }
     const messages = (batch ? body : [body]) as JSONRPCMessage[];
     if (!messages.every(isJsonRpcMessage)) {
-      return this.#without(
+      return this.#decline(
         onEnd,
-        this.#refuse(400, -32700, "Parse error: Invalid JSON-RPC message"),
+        400,
+        -32700,
+        "Parse error: Invalid JSON-RPC message",
       );
     }
     let init: { params: { protocolVersion: string } } | undefined;
-    let requests = 0;
+    const ids: RequestId[] = [];
     for (const m of messages) {
       if (!("method" in m) || !("id" in m)) continue;
-      requests++;
+      ids.push(m.id as RequestId);
       if (m.method === "initialize" && isInitialize(m)) init ??= m;
     }
     const version = req.headers.get("mcp-protocol-version");
     if (init !== undefined) {
       if (this.#initialized && this.sessionId !== undefined) {
-        return this.#without(
+        return this.#decline(
           onEnd,
-          this.#refuse(
-            400,
-            -32600,
-            "Invalid Request: Server already initialized",
-          ),
+          400,
+          -32600,
+          "Invalid Request: Server already initialized",
         );
       }
       if (messages.length > 1) {
-        return this.#without(
+        return this.#decline(
           onEnd,
-          this.#refuse(
-            400,
-            -32600,
-            "Invalid Request: Only one initialization request is allowed",
-          ),
+          400,
+          -32600,
+          "Invalid Request: Only one initialization request is allowed",
         );
       }
       this.sessionId = this.#options.sessionId;
@@ -371,14 +373,10 @@ export class HttpServerTransport implements Transport {
     }
     if (this.#closed) return this.#without(onEnd, sessionNotFound());
     const extra = requestInfo(req);
-    if (requests === 0) {
+    if (ids.length === 0) {
       for (const m of messages) this.onmessage?.(m, extra);
       onEnd("delivered");
       return new Response(null, { status: 202 });
-    }
-    const ids: RequestId[] = [];
-    for (const m of messages) {
-      if ("method" in m && "id" in m) ids.push(m.id as RequestId);
     }
     const stream = this.#stream(crypto.randomUUID(), ids);
     stream.onEnd = onEnd;
@@ -490,13 +488,11 @@ export class HttpServerTransport implements Transport {
     onEnd: EndListener,
   ): Promise<Response> {
     if (!req.headers.get("accept")?.includes("text/event-stream")) {
-      return this.#without(
+      return this.#decline(
         onEnd,
-        this.#refuse(
-          406,
-          -32000,
-          "Not Acceptable: Client must accept text/event-stream",
-        ),
+        406,
+        -32000,
+        "Not Acceptable: Client must accept text/event-stream",
       );
     }
     const refusal = this.#checkSession(req) ??
@@ -508,13 +504,11 @@ export class HttpServerTransport implements Transport {
       return await this.#resume(events, lastEventId, req, info, onEnd);
     }
     if (this.#streams.has(STANDALONE)) {
-      return this.#without(
+      return this.#decline(
         onEnd,
-        this.#refuse(
-          409,
-          -32000,
-          "Conflict: Only one SSE stream is allowed per session",
-        ),
+        409,
+        -32000,
+        "Conflict: Only one SSE stream is allowed per session",
       );
     }
     const stream = this.#stream(STANDALONE, []);
@@ -537,19 +531,14 @@ export class HttpServerTransport implements Transport {
       if (events.getStreamIdForEventId !== undefined) {
         streamId = await events.getStreamIdForEventId(lastEventId);
         if (!streamId) {
-          return this.#without(
-            onEnd,
-            this.#refuse(400, -32000, "Invalid event ID format"),
-          );
+          return this.#decline(onEnd, 400, -32000, "Invalid event ID format");
         }
         if (this.#streams.has(streamId)) {
-          return this.#without(
+          return this.#decline(
             onEnd,
-            this.#refuse(
-              409,
-              -32000,
-              "Conflict: Stream already has an active connection",
-            ),
+            409,
+            -32000,
+            "Conflict: Stream already has an active connection",
           );
         }
       }
