@@ -1,9 +1,9 @@
 /**
  * The example server on Deno Deploy (or `deno serve`). Two ways to run it:
  *
- * - Stateless (the default): a fresh `newServer()` per request, so any
- *   instance can answer any request and the single-use scripted agent is
- *   new every time.
+ * - Stateless (the default), with `reuseServers: false`: a fresh
+ *   `newServer()` per request, so any instance can answer any request and
+ *   the single-use scripted agent is new every time.
  * - Sessions in Deno KV (`MCP_SESSIONS=kv`): `Mcp-Session-Id`, resumable
  *   streams and DELETE, with the sessions in `Deno.openKv()` — a local file
  *   here, the database every isolate shares on Deno Deploy — so any
