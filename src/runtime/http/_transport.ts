@@ -108,6 +108,18 @@ export interface HttpServerTransportOptions {
   readonly onOverflow?: () => void;
 }
 
+/**
+ * The ids the server sees: every client request is given one of these,
+ * unique in the process, in place of its own, and answered with its own
+ * again. Clients number their requests alike (most start at 0 or 1), so a
+ * server that outlives a request (a session's, or a stateless one that is
+ * reused) could otherwise route a message a handler sends after its
+ * request was answered onto another request that carries the same id —
+ * another caller's stream. With ids of its own, such a message matches no
+ * request and goes nowhere.
+ */
+let lastServerSideId = 0;
+
 /** How a handled request ended, for whoever holds the session or server. */
 export type EndListener = (end: ResponseEnd) => void;
 
@@ -164,6 +176,10 @@ export class HttpServerTransport implements Transport {
   readonly #options: HttpServerTransportOptions;
   readonly #streams = new Map<StreamId, Stream>();
   readonly #byRequest = new Map<RequestId, Stream>();
+  /** A live request's id as the client gave it, by the id the server sees. */
+  readonly #clientIds = new Map<RequestId, RequestId>();
+  /** The id the server sees, by the client's id of a live request (for its cancellation). */
+  readonly #serverIds = new Map<RequestId, RequestId>();
   #initialized = false;
   #started = false;
   #closed = false;
@@ -187,6 +203,8 @@ export class HttpServerTransport implements Transport {
     for (const stream of this.#streams.values()) this.#finish(stream);
     this.#streams.clear();
     this.#byRequest.clear();
+    this.#clientIds.clear();
+    this.#serverIds.clear();
     this.onclose?.();
     return Promise.resolve();
   }
@@ -198,14 +216,15 @@ export class HttpServerTransport implements Transport {
   async restore(sessionId: string, initialize: JSONRPCMessage): Promise<void> {
     this.sessionId = sessionId;
     this.#initialized = true;
-    const id = (initialize as { id: RequestId }).id;
+    const admitted = this.#admit(initialize);
+    const id = (admitted as { id: RequestId }).id;
     const sink = this.#stream("_restore", [id]);
     sink.discard = true;
     const answered = new Promise<void>((resolve) => {
       sink.onEnd = () => resolve();
     });
     this.#byRequest.set(id, sink);
-    this.onmessage?.(initialize);
+    this.onmessage?.(admitted);
     await answered;
     this.onmessage?.({ jsonrpc: "2.0", method: "notifications/initialized" });
   }
@@ -338,10 +357,10 @@ export class HttpServerTransport implements Transport {
       );
     }
     let init: { params: { protocolVersion: string } } | undefined;
-    const ids: RequestId[] = [];
+    let requests = 0;
     for (const m of messages) {
       if (!("method" in m) || !("id" in m)) continue;
-      ids.push(m.id as RequestId);
+      requests++;
       if (m.method === "initialize" && isInitialize(m)) init ??= m;
     }
     const version = req.headers.get("mcp-protocol-version");
@@ -373,10 +392,15 @@ export class HttpServerTransport implements Transport {
     }
     if (this.#closed) return this.#without(onEnd, sessionNotFound());
     const extra = requestInfo(req);
-    if (ids.length === 0) {
-      for (const m of messages) this.onmessage?.(m, extra);
+    const admitted = messages.map((m) => this.#admit(m));
+    if (requests === 0) {
+      for (const m of admitted) this.onmessage?.(m, extra);
       onEnd("delivered");
       return new Response(null, { status: 202 });
+    }
+    const ids: RequestId[] = [];
+    for (const m of admitted) {
+      if ("method" in m && "id" in m) ids.push(m.id as RequestId);
     }
     const stream = this.#stream(crypto.randomUUID(), ids);
     stream.onEnd = onEnd;
@@ -401,7 +425,7 @@ export class HttpServerTransport implements Transport {
       const ready = new Promise<void>((resolve) => {
         stream.ready = resolve;
       });
-      for (const m of messages) {
+      for (const m of admitted) {
         if (primed && "id" in m && "method" in m) {
           const id = m.id as RequestId;
           this.onmessage?.(m, {
@@ -627,13 +651,16 @@ export class HttpServerTransport implements Transport {
 
   /** Sends a server message on the stream of the request it belongs to. */
   async send(
-    message: JSONRPCMessage,
+    serverMessage: JSONRPCMessage,
     options?: TransportSendOptions,
   ): Promise<void> {
-    const answer = isAnswer(message);
+    const answer = isAnswer(serverMessage);
     const requestId = answer
-      ? (message as { id: RequestId }).id
+      ? (serverMessage as { id: RequestId }).id
       : options?.relatedRequestId;
+    const message = answer
+      ? this.#release(serverMessage, requestId!)
+      : serverMessage;
     const events = this.#options.events;
     if (requestId === undefined) {
       if (answer) {
@@ -653,7 +680,7 @@ export class HttpServerTransport implements Transport {
     let stream = this.#byRequest.get(requestId);
     if (stream === undefined) {
       throw new Error(
-        `No connection established for request ID: ${String(requestId)}`,
+        "The request this message belongs to was answered or cancelled: a message sent after that goes nowhere",
       );
     }
     if (stream.discard) {
@@ -744,7 +771,10 @@ export class HttpServerTransport implements Transport {
       stream.dropped = end;
       return;
     }
-    for (const id of running) this.#byRequest.delete(id);
+    for (const id of running) {
+      this.#byRequest.delete(id);
+      this.#forgetId(id);
+    }
     for (const requestId of running) {
       this.onmessage?.({
         jsonrpc: "2.0",
@@ -766,8 +796,50 @@ export class HttpServerTransport implements Transport {
       this.#streams.delete(stream.id);
     }
     for (const id of stream.ids) {
-      if (this.#byRequest.get(id) === stream) this.#byRequest.delete(id);
+      if (this.#byRequest.get(id) === stream) {
+        this.#byRequest.delete(id);
+        this.#forgetId(id);
+      }
     }
+  }
+
+  /**
+   * A client message as the server sees it: a request under an id of its
+   * own (see {@link lastServerSideId}), a cancellation naming that id.
+   */
+  #admit(m: JSONRPCMessage): JSONRPCMessage {
+    if (!("method" in m)) return m;
+    if ("id" in m) {
+      const id = ++lastServerSideId;
+      this.#clientIds.set(id, m.id as RequestId);
+      this.#serverIds.set(m.id as RequestId, id);
+      return { ...m, id };
+    }
+    if (m.method === "notifications/cancelled") {
+      const params = m.params as { requestId?: RequestId } | undefined;
+      const id = params?.requestId === undefined
+        ? undefined
+        : this.#serverIds.get(params.requestId);
+      if (id !== undefined) {
+        return { ...m, params: { ...params, requestId: id } };
+      }
+    }
+    return m;
+  }
+
+  /** An answer as the client sees it: its own id again, the request forgotten. */
+  #release(answer: JSONRPCMessage, id: RequestId): JSONRPCMessage {
+    const clientId = this.#clientIds.get(id);
+    if (clientId === undefined) return answer;
+    this.#forgetId(id);
+    return { ...answer, id: clientId } as JSONRPCMessage;
+  }
+
+  #forgetId(id: RequestId): void {
+    const clientId = this.#clientIds.get(id);
+    if (clientId === undefined) return;
+    this.#clientIds.delete(id);
+    if (this.#serverIds.get(clientId) === id) this.#serverIds.delete(clientId);
   }
 
   /** The response body of a stream that must go out before its end. */

@@ -66,12 +66,19 @@ export interface HttpHandlerOptions {
   /**
    * Stateless mode: keep up to 64 servers whose request ended and connect
    * the next request to one of them, so tools are not registered anew (and
-   * the SDK's validator not rebuilt) for every request. A server serves one
-   * request at a time; one that handled `initialize` or `logging/setLevel`
-   * (which leave per-client state on it), or whose request was dropped, is
-   * never reused. Default `true`. `false`: a fresh server from `newServer`
-   * per request — for servers that keep state of their own from one request
-   * to the next (a counter in a closure, say) that must not be shared.
+   * the SDK's validator not rebuilt) for every request. Default `true`.
+   *
+   * Callers stay apart all the same: a server serves one request at a
+   * time; a message a handler sends after its request was answered goes
+   * nowhere (the server sees request ids of the handler's own, so such a
+   * message matches no later request); a server that handled `initialize`
+   * or `logging/setLevel` (which leave per-client state on it), or whose
+   * request was dropped, is never reused; and a `newServer` that declares a
+   * parameter (`(request) => …`) makes a server per request, never reused.
+   *
+   * `false`: a fresh server per request — for servers that keep state of
+   * their own from one request to the next (a counter in a closure, say)
+   * that must not be shared.
    */
   reuseServers?: boolean;
   /**
@@ -221,7 +228,10 @@ const ALLOW = { allow: "GET, POST, DELETE" };
  * Serves MCP over Streamable HTTP on web-standard `Request`/`Response`,
  * on SDK servers from `newServer`: one per request at a time, reused from
  * request to request (stateless, the default; see `reuseServers`), or one
- * per session (`sessions: true`). The wire behaviour is the SDK's
+ * per session (`sessions: true`). `newServer` is given the request the
+ * server is made for (in session mode, the request that opened or restored
+ * the session): a factory that reads it — to bind the server to its caller,
+ * say — gets a server per request in stateless mode, never a reused one. The wire behaviour is the SDK's
  * `WebStandardStreamableHTTPServerTransport`'s (status codes, error texts,
  * SSE framing, priming, `Last-Event-ID` replay), with less work per request.
  *
@@ -269,7 +279,7 @@ const ALLOW = { allow: "GET, POST, DELETE" };
  * ```
  */
 export function httpHandler(
-  newServer: () => Server,
+  newServer: (request: Request) => Server,
   options: HttpHandlerOptions = {},
 ): HttpHandler {
   const bodyTimeout = options.bodyTimeout ?? DEFAULT_BODY_TIMEOUT;
@@ -410,8 +420,9 @@ export function httpHandler(
       : stateless(req, body, info);
   }
 
-  // Stateless: servers whose request ended, ready for the next one.
-  const reuse = options.reuseServers !== false;
+  // Stateless: servers whose request ended, ready for the next one. A
+  // factory that takes the request may bind the server to its caller.
+  const reuse = options.reuseServers !== false && newServer.length === 0;
   const idle: Server[] = [];
 
   async function stateless(
@@ -420,7 +431,7 @@ export function httpHandler(
     info: HttpRequestInfo | undefined,
   ): Promise<Response> {
     const reusable = reuse && holdsNoClientState(body);
-    const server = (reusable ? idle.pop() : undefined) ?? newServer();
+    const server = (reusable ? idle.pop() : undefined) ?? newServer(req);
     const transport = new HttpServerTransport({
       maxUnread,
       onOverflow: overflow,

@@ -84,7 +84,7 @@ interface Session {
  * its events dropped.
  */
 export class SessionStore {
-  readonly #newServer: () => Server;
+  readonly #newServer: (request: Request) => Server;
   readonly #options: SessionStoreOptions;
   readonly #sessions = new Map<string, Session>();
   /** Idle sessions, in the order they went idle (oldest first). */
@@ -95,7 +95,10 @@ export class SessionStore {
   #timer?: ReturnType<typeof setTimeout>;
 
   /** Builds a store making servers with `newServer`. */
-  constructor(newServer: () => Server, options: SessionStoreOptions) {
+  constructor(
+    newServer: (request: Request) => Server,
+    options: SessionStoreOptions,
+  ) {
     this.#newServer = newServer;
     this.#options = options;
   }
@@ -173,18 +176,20 @@ export class SessionStore {
     if (lastEventId !== null && this.#options.events > 0) {
       return resumeShared(shared, record, lastEventId);
     }
-    session ??= await this.#restore(shared, record);
+    session ??= await this.#restore(req, shared, record);
     session.record = record;
     return this.#forward(session, req, body, info);
   }
 
   // A session this instance has not seen: a server and transport brought to
-  // the stored state by replaying its initialize (nothing of it stored).
+  // the stored state by replaying its initialize (nothing of it stored). Its
+  // server is made for the request that found it here.
   async #restore(
+    req: Request,
     shared: KvSessionBackend,
     record: SessionRecord,
   ): Promise<Session> {
-    const session = this.#make(record.id, record.protocol, shared);
+    const session = this.#make(req, record.id, record.protocol, shared);
     await session.server.connect(session.transport);
     await session.transport.restore(record.id, {
       jsonrpc: "2.0",
@@ -245,7 +250,7 @@ export class SessionStore {
       opening = false;
     };
     try {
-      const session = this.#make(sid, protocol, shared, done);
+      const session = this.#make(req, sid, protocol, shared, done);
       await session.server.connect(session.transport);
       const response = await this.#forward(session, req, body, info);
       if (session.id === undefined) {
@@ -258,14 +263,15 @@ export class SessionStore {
     }
   }
 
-  /** A session's server and transport, not yet connected. */
+  /** A session's server (made for `req`) and transport, not yet connected. */
   #make(
+    req: Request,
     sid: string,
     protocol: string,
     shared: KvSessionBackend | undefined,
     registered?: () => void,
   ): Session {
-    const server = this.#newServer();
+    const server = this.#newServer(req);
     const events = this.#options.events <= 0
       ? undefined
       : shared !== undefined

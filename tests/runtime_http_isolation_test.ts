@@ -1,0 +1,332 @@
+// Stateless httpHandler keeps callers apart whatever reuseServers says: a
+// notification a handler sends after its request was answered reaches no
+// one (not the next caller on the same pooled server), a server that saw
+// per-client state is not reused, a factory that takes the request gets a
+// server per request. Each test is ordered by latches, not by timing: the
+// late send happens while the other caller's request is running on the
+// same server.
+
+import assert from "node:assert/strict";
+// @ts-types="@modelcontextprotocol/sdk/server/index"
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import {
+  httpHandler,
+  type HttpHandlerOptions,
+} from "../src/runtime/http/handler.ts";
+import { post } from "./fixtures/http_test_server.ts";
+
+const DEADLINE = 10_000;
+
+/** A latch: `open()` resolves `opened`. */
+function latch(): { opened: Promise<void>; open(): void } {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
+}
+
+/**
+ * What a test server's handlers do, keyed by tool name: each gets the
+ * caller's `user` argument and the SDK's `extra`.
+ */
+type Tools = Record<
+  string,
+  (
+    user: string,
+    extra: { sendNotification(n: unknown): Promise<void> },
+  ) => Promise<string> | string
+>;
+
+/** The number of each server `newServer` made, in order, and what it binds. */
+interface Made {
+  serial: number;
+  bound?: string;
+}
+
+function toolServer(tools: Tools, made: Made[], bound?: string): Server {
+  const serial = made.length + 1;
+  made.push({ serial, bound });
+  const server = new Server({ name: "iso", version: "1" }, {
+    capabilities: { tools: {}, logging: {} },
+  });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: Object.keys(tools).map((name) => ({
+      name,
+      inputSchema: { type: "object" as const },
+    })),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const user = String(request.params.arguments?.user ?? bound ?? "?");
+    const run = tools[request.params.name];
+    const text = await run(
+      user,
+      extra as unknown as Parameters<Tools[string]>[1],
+    );
+    return { content: [{ type: "text", text: `${text} (server ${serial})` }] };
+  });
+  return server;
+}
+
+function serve(
+  newServer: (request: Request) => Server,
+  options: HttpHandlerOptions = {},
+) {
+  const handler = httpHandler(newServer, options);
+  const listener = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    handler,
+  );
+  return {
+    url: `http://127.0.0.1:${listener.addr.port}/mcp`,
+    async [Symbol.asyncDispose]() {
+      await handler.close();
+      await listener.shutdown();
+    },
+  };
+}
+
+function call(id: number, name: string, user: string) {
+  return {
+    jsonrpc: "2.0",
+    id,
+    method: "tools/call",
+    params: { name, arguments: { user } },
+  };
+}
+
+async function postText(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<string> {
+  const res = await post(url, JSON.stringify(body), headers);
+  return await res.text();
+}
+
+/** A log line as the handlers send it. */
+function log(data: string) {
+  return {
+    method: "notifications/message",
+    params: { level: "info", data },
+  };
+}
+
+/**
+ * Alice's calls answer and, once Bob's call runs, send an audit line; Bob's
+ * call waits for Alice's late sends before it answers. What Bob reads must
+ * hold nothing of Alice's. (A lone call's late send is usually stopped by
+ * the SDK, which aborts a request's signal when the server closes before
+ * it is done with the request; a batch's first answer is done with by then.)
+ */
+async function lateSendScenario(
+  aliceBody: unknown,
+  bobBody: unknown,
+  lateSends: number,
+  options: HttpHandlerOptions = {},
+) {
+  const bobRunning = latch();
+  const lateDone = latch();
+  const late: string[] = [];
+  const made: Made[] = [];
+  const tools: Tools = {
+    async audit(user, extra) {
+      (async () => {
+        await bobRunning.opened;
+        try {
+          await extra.sendNotification(
+            log(`audit: Bearer ${user} opened record 4711`),
+          );
+          late.push("sent");
+        } catch {
+          late.push("refused");
+        }
+        if (late.length === lateSends) lateDone.open();
+      })();
+      // An answer after the first turn goes out as a stream: the SDK is
+      // done with the request (its signal no longer aborts on close) when
+      // the server returns to the pool.
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      return `audited ${user}`;
+    },
+    async work(user, extra) {
+      bobRunning.open();
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        lateDone.opened,
+        new Promise((resolve) => (timer = setTimeout(resolve, 2_000))),
+      ]);
+      clearTimeout(timer);
+      await extra.sendNotification(log(`working for ${user}`));
+      return `done ${user}`;
+    },
+  };
+  await using server = serve(() => toolServer(tools, made), options);
+  const alice = await postText(server.url, aliceBody);
+  assert.match(alice, /audited alice/);
+  // The server's close settles; it goes back to the pool.
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  const bob = await postText(server.url, bobBody);
+  return { alice, bob, late, made };
+}
+
+Deno.test({
+  name:
+    "isolation: a notification sent after its call was answered reaches no later caller",
+  sanitizeOps: true,
+  async fn() {
+    const { bob, late, made } = await lateSendScenario(
+      call(1, "audit", "alice"),
+      call(1, "work", "bob"),
+      1,
+    );
+    // Bob ran on Alice's pooled server: the case that leaked.
+    assert.equal(made.length, 1, "one pooled server served both callers");
+    assert.match(bob, /working for bob/);
+    assert.match(bob, /done bob/);
+    assert.doesNotMatch(bob, /alice/);
+    assert.equal(late.length, 1, "Alice's late send ran while Bob's call did");
+  },
+});
+
+Deno.test("isolation: the late notifications of a batch reach no later batch", async () => {
+  const { bob, late, made } = await lateSendScenario(
+    [call(1, "audit", "alice"), call(2, "audit", "alice")],
+    [call(1, "work", "bob"), call(2, "work", "bob")],
+    2,
+  );
+  assert.equal(made.length, 1);
+  assert.equal(bob.match(/done bob/g)?.length, 2);
+  assert.doesNotMatch(bob, /alice/);
+  assert.equal(late.length, 2);
+});
+
+Deno.test("isolation: with reuseServers: false a late notification reaches no one either", async () => {
+  const { bob, late, made } = await lateSendScenario(
+    call(1, "audit", "alice"),
+    call(1, "work", "bob"),
+    1,
+    { reuseServers: false },
+  );
+  assert.equal(made.length, 2);
+  assert.doesNotMatch(bob, /alice/);
+  assert.equal(late.length, 1);
+});
+
+Deno.test("isolation: a server that saw logging/setLevel or initialize is never reused", async () => {
+  const made: Made[] = [];
+  const tools: Tools = { whoami: (user) => `you are ${user}` };
+  await using server = serve(() => toolServer(tools, made));
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 10));
+  const setLevel = {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "logging/setLevel",
+    params: { level: "emergency" },
+  };
+  assert.match(await postText(server.url, setLevel), /"result"/);
+  await settle();
+  assert.match(
+    await postText(server.url, call(2, "whoami", "bob")),
+    /server 2/,
+  );
+  const initialize = {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: {
+      protocolVersion: "2025-06-18",
+      capabilities: {},
+      clientInfo: { name: "alice", version: "1" },
+    },
+  };
+  await postText(server.url, initialize);
+  await settle();
+  // Server 2 went back to the pool; server 3 saw initialize and did not.
+  assert.match(
+    await postText(server.url, call(3, "whoami", "bob")),
+    /server 2/,
+  );
+  assert.match(
+    await postText(server.url, call(4, "whoami", "bob")),
+    /server 2/,
+  );
+  assert.equal(made.length, 3);
+});
+
+Deno.test("isolation: a factory that takes the request gets a fresh server per request, bound to its caller", async () => {
+  const made: Made[] = [];
+  const tools: Tools = { whoami: (user) => `you are ${user}` };
+  await using server = serve((request) => {
+    const who = request.headers.get("authorization")?.replace("Bearer ", "");
+    return toolServer(tools, made, who);
+  });
+  const whoami = {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: { name: "whoami" },
+  };
+  for (const user of ["alice", "bob", "alice", "bob"]) {
+    const text = await postText(server.url, whoami, {
+      authorization: `Bearer ${user}`,
+    });
+    assert.match(text, new RegExp(`you are ${user} `));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  assert.equal(made.length, 4, "no server was reused");
+  assert.deepEqual(made.map((m) => m.bound), ["alice", "bob", "alice", "bob"]);
+});
+
+Deno.test("isolation: twenty callers alternating on pooled servers each read only their own notifications and answers", async () => {
+  const made: Made[] = [];
+  const tools: Tools = {
+    async chatty(user, extra) {
+      for (let i = 0; i < 2; i++) {
+        await extra.sendNotification(log(`${user} step ${i}`));
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 4));
+      }
+      // After the answer, while other callers run on this server: must
+      // reach no one.
+      setTimeout(() => {
+        extra.sendNotification(log(`${user} after`)).catch(() => {});
+      }, Math.random() * 15);
+      return `done ${user}`;
+    },
+  };
+  await using server = serve(() => toolServer(tools, made));
+  const signal = AbortSignal.timeout(DEADLINE);
+  const callers = Array.from({ length: 20 }, (_, i) => `caller${i}`);
+  let calls = 0;
+  await Promise.all(callers.map(async (user, i) => {
+    // Each caller posts five batches of two calls, one after another,
+    // starting at its own time: the callers' requests interleave.
+    await new Promise((resolve) => setTimeout(resolve, i));
+    for (let round = 0; round < 5; round++) {
+      const res = await fetch(server.url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify([
+          call(1, "chatty", user),
+          call(2, "chatty", user),
+        ]),
+        signal,
+      });
+      const text = await res.text();
+      const seen = [...text.matchAll(/caller\d+/g)].map((m) => m[0]);
+      assert.equal(text.match(/done caller/g)?.length, 2, text);
+      assert.deepEqual([...new Set(seen)], [user], `${user} read: ${text}`);
+      calls += 2;
+    }
+  }));
+  assert.equal(calls, 200);
+  assert.ok(made.length < 100, `servers were pooled (${made.length} made)`);
+  // The late sends fire within 15 ms of each answer.
+  await new Promise((resolve) => setTimeout(resolve, 30));
+});
