@@ -38,6 +38,7 @@ import { DEFAULT_SESSION_EVENTS } from "./event_store.ts";
 import { type HttpSessionStore, KvSessionBackend } from "./kv_store.ts";
 import { DEFAULT_SESSION_IDLE_TIMEOUT, SessionStore } from "./sessions.ts";
 import { HttpServerTransport } from "./_transport.ts";
+import { SignalHook } from "./_signals.ts";
 
 /**
  * Options of {@link httpHandler}.
@@ -146,6 +147,12 @@ export interface HttpHandlerOptions {
    */
   maxBodyDepth?: number;
   /**
+   * Closes the handler (as {@link HttpHandler.close} does) when it aborts:
+   * pass the signal that stops your `Deno.serve`, so open GET streams,
+   * calls in flight and sessions end with it and the process can exit.
+   */
+  signal?: AbortSignal;
+  /**
    * Sees every refusal (an `HttpRefusalError`) and internal failure, and a
    * stream closed by `maxUnreadBytes` (an `UnreadLimitError`). A reached
    * session cap and a refused Host or Origin come once per handler (the
@@ -210,13 +217,40 @@ export interface HttpHandlerStats {
   readonly keptBytes: number;
 }
 
-/** The handler: a fetch function, closable (it may hold sessions). */
+/** Where a server listens, as `deno serve` tells `onListen`. */
+export interface ListenAddress {
+  /** The host name or address listened on. */
+  readonly hostname?: string;
+  /** The port listened on. */
+  readonly port?: number;
+}
+
+/**
+ * The handler: a fetch function, closable (it may hold sessions), and a
+ * `deno serve` default export as it is (`export default httpHandler(…)`).
+ */
 export interface HttpHandler {
   /** Answers one request; never throws, never shows a stack trace. */
   (req: Request, info?: HttpRequestInfo): Promise<Response>;
+  /** The handler itself, under the name `deno serve` calls. */
+  readonly fetch: (req: Request, info?: HttpRequestInfo) => Promise<Response>;
+  /**
+   * Called by `deno serve` once it listens, when the handler is the
+   * module's default export: prints the address (as `deno serve` does
+   * when there is no `onListen`) and, on Deno, closes the handler on
+   * SIGTERM and SIGINT — `deno serve` stops listening then, and open GET
+   * streams and calls in flight would otherwise hold the process. Not
+   * called by `Deno.serve(handler)`: there, pass `signal`.
+   */
+  onListen(address: ListenAddress): void;
   /** What the handler holds now: live sessions and their kept events (0 in stateless mode). */
   stats(): HttpHandlerStats;
-  /** Closes every session (and its server); later requests still work. */
+  /**
+   * Ends what the handler holds: every session and its server, every open
+   * stream (GET streams and calls in flight, whose handlers' signals
+   * abort), the idle servers; nothing of it keeps the process alive after.
+   * Later requests still work.
+   */
   close(): Promise<void>;
   /** Same as `close`, for `await using`. */
   [Symbol.asyncDispose](): Promise<void>;
@@ -424,6 +458,8 @@ export function httpHandler(
   // factory that takes the request may bind the server to its caller.
   const reuse = options.reuseServers !== false && newServer.length === 0;
   const idle: Server[] = [];
+  // Stateless: servers serving a request now (closed by `close`).
+  const busy = new Set<Server>();
 
   async function stateless(
     req: Request,
@@ -436,12 +472,17 @@ export function httpHandler(
       maxUnread,
       onOverflow: overflow,
     });
+    busy.add(server);
     await server.connect(transport);
     try {
       return await transport.handle(req, body, info, (end) => {
+        // Not busy any more: `close` ended its request (never reused).
+        const interrupted = !busy.delete(server);
         if (end === "delivered") {
           server.close().then(() => {
-            if (reusable && idle.length < IDLE_SERVERS) idle.push(server);
+            if (reusable && !interrupted && idle.length < IDLE_SERVERS) {
+              idle.push(server);
+            }
           }, report);
           return;
         }
@@ -451,6 +492,7 @@ export function httpHandler(
         setTimeout(() => server.close().catch(report), 0);
       });
     } catch (error) {
+      busy.delete(server);
       await server.close().catch(() => {});
       throw error;
     }
@@ -467,9 +509,27 @@ export function httpHandler(
       return internalError();
     }
   };
+  const signals = new SignalHook(() => void close());
   const close = async (): Promise<void> => {
+    signals.remove();
     idle.length = 0;
-    await store?.close();
+    const serving = [...busy];
+    busy.clear();
+    await Promise.all([
+      store?.close(),
+      ...serving.map((server) => server.close().catch(report)),
+    ]);
+  };
+  options.signal?.addEventListener("abort", () => void close(), {
+    once: true,
+  });
+  const onListen = (address: ListenAddress): void => {
+    console.error(
+      `httpHandler: listening on http://${address.hostname ?? "0.0.0.0"}:${
+        address.port ?? ""
+      }/`,
+    );
+    signals.install();
   };
   const stats = (): HttpHandlerStats => {
     const kept = store?.kept ?? { events: 0, bytes: 0 };
@@ -480,6 +540,8 @@ export function httpHandler(
     };
   };
   return Object.assign(handler, {
+    fetch: handler,
+    onListen,
     stats,
     close,
     [Symbol.asyncDispose]: close,
