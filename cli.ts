@@ -21,32 +21,19 @@ import { fileURLToPath } from "node:url";
 import type { DefaultTarget } from "./src/cli/connect.ts";
 import { runCli } from "./src/cli/run.ts";
 
+// The CLI as a module: run it with your own output and default target,
+// parse its command line, format an inspection. Its other parts stay in
+// src/cli/.
 export type { CliCommand, Target } from "./src/cli/args.ts";
-export {
-  DEFAULT_TIMEOUT_MS,
-  parseCommandLine,
-  UsageError,
-} from "./src/cli/args.ts";
-export type { DefaultTarget, OwnedClient } from "./src/cli/connect.ts";
-export { NoDefaultTargetError, targetLabel } from "./src/cli/connect.ts";
-export type { ExtraKeyword, Inspection } from "./src/cli/format.ts";
-export {
-  CORE_KEYWORDS,
-  extraKeywords,
-  formatInspection,
-  formatTool,
-} from "./src/cli/format.ts";
+export { parseCommandLine, UsageError } from "./src/cli/args.ts";
+export type { DefaultTarget } from "./src/cli/connect.ts";
+export type { Inspection } from "./src/cli/format.ts";
+export { formatInspection } from "./src/cli/format.ts";
 export type { CliOutput, RunCliOptions } from "./src/cli/run.ts";
 export { runCli } from "./src/cli/run.ts";
-export { ExitCode, USAGE } from "./src/cli/usage.ts";
+export { ExitCode } from "./src/cli/usage.ts";
 
-/**
- * The bundled example server, `examples/server.ts` next to this file, run
- * with this Deno from the repository root; `undefined` when this module was
- * not loaded from a file (from a registry, where `examples/` is not
- * published).
- */
-export function bundledServer(): DefaultTarget | undefined {
+function bundledServer(): DefaultTarget | undefined {
   const example = new URL("./examples/server.ts", import.meta.url);
   if (example.protocol !== "file:") return undefined;
   const env: Record<string, string> = {};
@@ -72,7 +59,7 @@ export function bundledServer(): DefaultTarget | undefined {
  * bundled server as the default target; SIGINT closes the server and
  * resolves 130. Resolves to the exit code.
  */
-export async function main(args: readonly string[]): Promise<number> {
+async function main(args: readonly string[]): Promise<number> {
   const interrupt = new AbortController();
   const onInterrupt = () => interrupt.abort(new Error("interrupted"));
   Deno.addSignalListener("SIGINT", onInterrupt);

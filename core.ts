@@ -28,7 +28,32 @@
  * @module
  */
 
-export * from "./src/core/errors.ts";
+export {
+  ApprovalRequiredError,
+  CodeDenied,
+  CodeInvalidInput,
+  CodeNoSuchTool,
+  CodeRetry,
+  CodeSubagentCycle,
+  CodeSubagentFailed,
+  CodeSubagentPending,
+  DuplicateDecisionError,
+  DuplicateToolError,
+  InvalidInputError,
+  MaxStepsError,
+  MissingToolError,
+  ModelContractError,
+  ModelStreamError,
+  NoSuchToolError,
+  NotPendingError,
+  OutputSchemaError,
+  RunConsumedError,
+  SchemaError,
+  ToolError,
+  ToolOutputError,
+  ToolPanicError,
+  ToolTimeoutError,
+} from "./src/core/errors.ts";
 export type {
   ToolCall,
   ToolCaller,
@@ -37,13 +62,8 @@ export type {
 export { composeMiddleware } from "./src/core/middleware.ts";
 export type { Schema } from "./src/core/schema.ts";
 export { parseSchema } from "./src/core/schema.ts";
-export type { JsonType, RawJson } from "./src/core/json.ts";
-export {
-  isRawJson,
-  jsonTypeOf,
-  parseLossless,
-  stringifyExact,
-} from "./src/core/json.ts";
+export type { RawJson } from "./src/core/json.ts";
+export { isRawJson, parseLossless, stringifyExact } from "./src/core/json.ts";
 export type {
   CallInfo,
   InvokeOptions,
@@ -87,14 +107,7 @@ export type {
 } from "./src/core/decisions.ts";
 export { RunStream } from "./src/core/stream.ts";
 export { rawTool, tool } from "./src/core/tool.ts";
-export {
-  DEFAULT_MAX_RESULT_BYTES,
-  failureError,
-  failureText,
-  formatDuration,
-  isPanic,
-  truncateResult,
-} from "./src/core/policy.ts";
+export { DEFAULT_MAX_RESULT_BYTES } from "./src/core/policy.ts";
 export { modelRequestsAllowed } from "./src/core/env.ts";
 export { Agent } from "./src/core/agent.ts";
 export type {
@@ -113,7 +126,6 @@ export type {
   RunSubagentOptions,
   SubagentOptions,
 } from "./src/core/subagent.ts";
-export { addUsage } from "./src/core/model.ts";
 export type {
   FinishEvent,
   Model,

@@ -12,6 +12,20 @@
  *   (and type-only `@ai-sdk/provider`); `src/mcp` and `src/runtime` → core
  *   and the SDK; `src/servers` → runtime, mcp, core and the SDK; `src/cli` →
  *   servers, runtime, mcp, core and the SDK; `src/testing` → core.
+ * - Inside `src/runtime`, each of `http` (the HTTP server), `client` (the
+ *   HTTP clients) and `process` (stdio) is a layer of its own over the
+ *   runtime's root files (`src/runtime/*.ts`, shared by all three), which
+ *   import no subfolder: `http` imports neither `client` nor `process`;
+ *   `client` imports neither `http` nor `process`; `process` may import
+ *   `client` (a stdio connection is a client), never `http`.
+ * - The HTTP server runs wherever `Request` and `Response` do. What it
+ *   loads (the value imports reached from `src/runtime/http`) imports no
+ *   `node:` module and not the SDK's client, and names the global `Deno`
+ *   in one file only, `src/runtime/http/_timers.ts`, and there only as an
+ *   optional property of `globalThis` (`(globalThis as …).Deno`, then
+ *   `?.`): never `Deno.x` or `typeof Deno`, which are Deno-only.
+ * - What the HTTP clients load (from `src/runtime/client`) does not
+ *   import the SDK's server.
  * - A file whose name starts with `_` is internal to its folder: no file in
  *   another folder (nor an entry point) imports it.
  * - Nothing under `src/` imports `tests/`, `examples/` or `bench/`.
@@ -28,6 +42,14 @@ const sdkOrNode = (specifier: string): boolean =>
   specifier.startsWith("@modelcontextprotocol/sdk/") ||
   specifier.startsWith("node:");
 
+/** The SDK's client side: `@modelcontextprotocol/sdk/client` and its subpaths. */
+const isSdkClient = (specifier: string): boolean =>
+  /^@modelcontextprotocol\/sdk\/client(\/|$)/.test(specifier);
+
+/** The SDK's server side: `@modelcontextprotocol/sdk/server` and its subpaths. */
+const isSdkServer = (specifier: string): boolean =>
+  /^@modelcontextprotocol\/sdk\/server(\/|$)/.test(specifier);
+
 /** Per folder above the core: the folders it may import, and the bare specifiers. */
 const LAYERS: Record<
   string,
@@ -43,7 +65,26 @@ const LAYERS: Record<
       (s === "@ai-sdk/provider" || s.startsWith("@ai-sdk/provider/")),
   },
   "src/mcp/": { folders: ["src/mcp/", "src/core/"], bare: sdkOrNode },
-  "src/runtime/": { folders: ["src/runtime/", "src/core/"], bare: sdkOrNode },
+  // The runtime's subfolders before its root: the first prefix that
+  // matches a file names its layer. `src/runtime/*` is the root files only.
+  "src/runtime/http/": {
+    folders: ["src/runtime/http/", "src/runtime/*", "src/core/"],
+    bare: (s) => sdkOrNode(s) && !s.startsWith("node:") && !isSdkClient(s),
+  },
+  "src/runtime/client/": {
+    folders: ["src/runtime/client/", "src/runtime/*", "src/core/"],
+    bare: sdkOrNode,
+  },
+  "src/runtime/process/": {
+    folders: [
+      "src/runtime/process/",
+      "src/runtime/client/",
+      "src/runtime/*",
+      "src/core/",
+    ],
+    bare: sdkOrNode,
+  },
+  "src/runtime/": { folders: ["src/runtime/*", "src/core/"], bare: sdkOrNode },
   "src/servers/": {
     folders: ["src/servers/", "src/runtime/", "src/mcp/", "src/core/"],
     bare: sdkOrNode,
@@ -64,6 +105,16 @@ const LAYERS: Record<
 /** The folder of a repo-relative path, with its trailing slash. */
 function folderOf(path: string): string {
   return path.slice(0, path.lastIndexOf("/") + 1);
+}
+
+/**
+ * Whether `path` lies in `folder`: under it, or, for `dir/*`, directly in
+ * `dir/` (not in a subfolder).
+ */
+function inFolder(path: string, folder: string): boolean {
+  return folder.endsWith("/*")
+    ? folderOf(path) === folder.slice(0, -1)
+    : path.startsWith(folder);
 }
 
 /** Whether a repo-relative path names a folder-internal file (`_name.ts`). */
@@ -149,7 +200,7 @@ function violations(file: string, source: string): string[] {
     if (layer !== undefined && !outsideSrc) {
       const [dir, { folders, bare }] = layer;
       const allowed = target !== undefined
-        ? folders.some((f) => target.startsWith(f))
+        ? folders.some((f) => inFolder(target, f))
         : bare(specifier, typeOnly);
       if (!allowed) {
         found.push(`${file}: ${dir.slice(0, -1)} imports ${specifier}`);
@@ -176,6 +227,122 @@ function violations(file: string, source: string): string[] {
   return found;
 }
 
+/** Code alone: comments go, and every string literal's contents become spaces. */
+function codeOf(source: string): string {
+  const code = stripComments(source);
+  let out = "";
+  let i = 0;
+  while (i < code.length) {
+    const c = code[i];
+    if (c === '"' || c === "'" || c === "`") {
+      let j = i + 1;
+      while (j < code.length && code[j] !== c) j += code[j] === "\\" ? 2 : 1;
+      out += c + " ".repeat(Math.max(0, Math.min(j, code.length) - i - 1)) + c;
+      i = j + 1;
+    } else {
+      out += c;
+      i++;
+    }
+  }
+  return out;
+}
+
+/** The one file of the HTTP server path that may reach Deno's API (guarded). */
+const DENO_HOOKS = "src/runtime/http/_timers.ts";
+
+/**
+ * Where a file on the HTTP server path names the global `Deno`. Only
+ * `DENO_HOOKS` may, and only as an optional property of `globalThis`: a
+ * type key `Deno?:` or a read `….Deno` not followed by `.`, `[` or `(`
+ * (the value is then used with `?.`). A bare `Deno` (`Deno.serve`,
+ * `typeof Deno`) is a ReferenceError, or a dead branch, off Deno.
+ */
+function denoViolations(file: string, source: string): string[] {
+  const code = codeOf(source);
+  const found: string[] = [];
+  for (const m of code.matchAll(/(?<![\w$])Deno(?![\w$])/g)) {
+    const before = code.slice(0, m.index).trimEnd();
+    const after = code.slice(m.index + "Deno".length).trimStart();
+    const typeKey = after.startsWith("?:");
+    const propertyRead = before.endsWith(".") && !/^[.[(]/.test(after);
+    if (file === DENO_HOOKS && (typeKey || propertyRead)) continue;
+    const line = code.slice(0, m.index).split("\n").length;
+    found.push(
+      file === DENO_HOOKS
+        ? `${file}:${line}: Deno used without the globalThis guard`
+        : `${file}:${line}: names Deno (only ${DENO_HOOKS} may, guarded)`,
+    );
+  }
+  return found;
+}
+
+/**
+ * What importing `starts` loads: the files reached through value imports
+ * (type-only ones are erased) and, per bare specifier reached, the first
+ * file importing it.
+ */
+function valueClosure(
+  sources: ReadonlyMap<string, string>,
+  starts: readonly string[],
+): { files: Set<string>; bare: Map<string, string> } {
+  const files = new Set<string>();
+  const bare = new Map<string, string>();
+  const pending = [...starts];
+  while (pending.length > 0) {
+    const file = pending.pop()!;
+    if (files.has(file)) continue;
+    files.add(file);
+    const source = sources.get(file);
+    assert.ok(source !== undefined, `${file}: not a source file`);
+    for (const { specifier, typeOnly } of specifiersOf(source)) {
+      if (typeOnly) continue;
+      const target = resolved(file, specifier);
+      if (target === undefined) {
+        if (!bare.has(specifier)) bare.set(specifier, file);
+      } else pending.push(target);
+    }
+  }
+  return { files, bare };
+}
+
+/** Where what `src/runtime/http` loads leaves web standards. */
+function httpServerPathViolations(
+  sources: ReadonlyMap<string, string>,
+): string[] {
+  const starts = [...sources.keys()].filter((f) =>
+    f.startsWith("src/runtime/http/")
+  );
+  const { files, bare } = valueClosure(sources, starts);
+  const found: string[] = [];
+  for (const file of files) {
+    if (/^src\/runtime\/(client|process)\//.test(file)) {
+      found.push(`the HTTP server loads ${file}`);
+    }
+    found.push(...denoViolations(file, sources.get(file)!));
+  }
+  for (const [specifier, file] of bare) {
+    if (specifier.startsWith("node:") || isSdkClient(specifier)) {
+      found.push(`the HTTP server loads ${specifier} (from ${file})`);
+    }
+  }
+  return found;
+}
+
+/** Where what `src/runtime/client` loads reaches the SDK's server. */
+function httpClientPathViolations(
+  sources: ReadonlyMap<string, string>,
+): string[] {
+  const starts = [...sources.keys()].filter((f) =>
+    f.startsWith("src/runtime/client/")
+  );
+  const { bare } = valueClosure(sources, starts);
+  return [...bare]
+    .filter(([specifier]) => isSdkServer(specifier))
+    .map(([specifier, file]) =>
+      `the HTTP clients load ${specifier} (from ${file})`
+    );
+}
+
 async function sourceFiles(dir: string): Promise<string[]> {
   const files: string[] = [];
   for await (const entry of Deno.readDir(new URL(dir, ROOT))) {
@@ -199,6 +366,44 @@ Deno.test("every file under src/ keeps the dependency arrows", async () => {
     );
   }
   assert.deepEqual(found, []);
+});
+
+async function sourceMap(): Promise<Map<string, string>> {
+  const sources = new Map<string, string>();
+  for (const file of await sourceFiles("src/")) {
+    sources.set(file, await Deno.readTextFile(new URL(file, ROOT)));
+  }
+  return sources;
+}
+
+Deno.test("the HTTP server path is on web standards: no client, process, node: or SDK client; Deno only guarded in one file", async () => {
+  const sources = await sourceMap();
+  const { files } = valueClosure(
+    sources,
+    [...sources.keys()].filter((f) => f.startsWith("src/runtime/http/")),
+  );
+  // Not vacuous: the walk reaches the handler, the root files and the core.
+  for (
+    const file of [
+      "src/runtime/http/handler.ts",
+      "src/runtime/errors.ts",
+      "src/core/json.ts",
+      DENO_HOOKS,
+    ]
+  ) {
+    assert.ok(files.has(file), `the walk misses ${file}`);
+  }
+  assert.deepEqual(httpServerPathViolations(sources), []);
+});
+
+Deno.test("the HTTP clients do not load the SDK's server", async () => {
+  const sources = await sourceMap();
+  const { bare } = valueClosure(
+    sources,
+    [...sources.keys()].filter((f) => f.startsWith("src/runtime/client/")),
+  );
+  assert.ok(bare.has("@modelcontextprotocol/sdk/client"), "walk is empty");
+  assert.deepEqual(httpClientPathViolations(sources), []);
 });
 
 Deno.test("no entry point imports a folder's internal file", async () => {
@@ -399,4 +604,112 @@ Deno.test("the checker refuses Deno in core outside env.ts", () => {
     [],
   );
   assert.deepEqual(violations("src/runtime/r.ts", "Deno.stdin;"), []);
+});
+
+Deno.test("the checker keeps src/runtime/{http,client,process} apart over the root files", () => {
+  const cases: [string, string, boolean][] = [
+    ["src/runtime/http/h.ts", 'import { e } from "../errors.ts";', true],
+    ["src/runtime/http/h.ts", 'import { g } from "./guard.ts";', true],
+    ["src/runtime/http/h.ts", 'import { j } from "../../core/json.ts";', true],
+    ["src/runtime/http/h.ts", 'import { c } from "../client/c.ts";', false],
+    ["src/runtime/http/h.ts", 'import { p } from "../process/p.ts";', false],
+    [
+      "src/runtime/http/h.ts",
+      'import type { P } from "../process/p.ts";',
+      false,
+    ],
+    ["src/runtime/http/h.ts", 'import { B } from "node:buffer";', false],
+    [
+      "src/runtime/http/h.ts",
+      'import { T } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";',
+      true,
+    ],
+    [
+      "src/runtime/http/h.ts",
+      'import { C } from "@modelcontextprotocol/sdk/client/streamableHttp.js";',
+      false,
+    ],
+    ["src/runtime/client/c.ts", 'import { e } from "../errors.ts";', true],
+    ["src/runtime/client/c.ts", 'import { h } from "../http/guard.ts";', false],
+    ["src/runtime/client/c.ts", 'import { p } from "../process/p.ts";', false],
+    ["src/runtime/process/p.ts", 'import { d } from "../client/d.ts";', true],
+    [
+      "src/runtime/process/p.ts",
+      'import { h } from "../http/guard.ts";',
+      false,
+    ],
+    ["src/runtime/process/p.ts", 'import { s } from "node:process";', true],
+    ["src/runtime/r.ts", 'import { e } from "./errors.ts";', true],
+    ["src/runtime/r.ts", 'import { h } from "./http/guard.ts";', false],
+    ["src/runtime/r.ts", 'import { p } from "./process/p.ts";', false],
+    ["src/runtime/r.ts", 'import { c } from "./client/c.ts";', false],
+  ];
+  for (const [file, source, ok] of cases) {
+    assert.equal(
+      violations(file, source).length,
+      ok ? 0 : 1,
+      `${file}: ${source}`,
+    );
+  }
+});
+
+Deno.test("the checker allows Deno on the HTTP server path only as a guarded globalThis property in the hooks file", () => {
+  const guarded = [
+    "const deno = (globalThis as { Deno?: { unrefTimer?: (id: number) => void } }).Deno;",
+    "deno?.unrefTimer?.(1);",
+    "globalThis.Deno?.unrefTimer?.(1);",
+    '// Deno.unrefTimer(1) in a comment; "Deno.exit" in a string',
+    'const text = "Deno.serve";',
+  ].join("\n");
+  assert.deepEqual(denoViolations(DENO_HOOKS, guarded), []);
+  for (
+    const source of [
+      "Deno.unrefTimer(1);",
+      'if (typeof Deno !== "undefined") Deno.unrefTimer(1);',
+      "const d = Deno;",
+      "globalThis.Deno.unrefTimer(1);",
+      "(globalThis as { Deno: typeof Deno }).Deno.exit(1);",
+      'globalThis.Deno["exit"](1);',
+    ]
+  ) {
+    assert.ok(denoViolations(DENO_HOOKS, source).length > 0, source);
+  }
+  // Any other file: not even the guarded form.
+  assert.equal(
+    denoViolations("src/runtime/http/handler.ts", "globalThis.Deno?.x;").length,
+    1,
+  );
+  assert.deepEqual(
+    denoViolations(
+      "src/runtime/http/handler.ts",
+      '// Deno.serve\nconst s = "Deno";',
+    ),
+    [],
+  );
+});
+
+Deno.test("the checker follows value imports from the HTTP server and the clients", () => {
+  const sources = new Map([
+    [
+      "src/runtime/http/h.ts",
+      'import { r } from "../r.ts";\nimport type { T } from "../t.ts";',
+    ],
+    ["src/runtime/r.ts", 'import { x } from "node:fs";\nDeno.exit(0);'],
+    [
+      "src/runtime/t.ts",
+      'import { C } from "@modelcontextprotocol/sdk/client";',
+    ],
+    ["src/runtime/client/c.ts", 'import { s } from "../s.ts";'],
+    [
+      "src/runtime/s.ts",
+      'export { S } from "@modelcontextprotocol/sdk/server";',
+    ],
+  ]);
+  assert.deepEqual(httpServerPathViolations(sources).sort(), [
+    "src/runtime/r.ts:2: names Deno (only src/runtime/http/_timers.ts may, guarded)",
+    "the HTTP server loads node:fs (from src/runtime/r.ts)",
+  ]);
+  assert.deepEqual(httpClientPathViolations(sources), [
+    "the HTTP clients load @modelcontextprotocol/sdk/server (from src/runtime/s.ts)",
+  ]);
 });

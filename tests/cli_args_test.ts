@@ -1,12 +1,9 @@
 // `weft-mcp`'s command line: parseCommandLine and targetLabel, pinned directly.
 
 import assert from "node:assert/strict";
-import {
-  DEFAULT_TIMEOUT_MS,
-  parseCommandLine,
-  targetLabel,
-  UsageError,
-} from "../cli.ts";
+import { parseCommandLine, UsageError } from "../cli.ts";
+import { DEFAULT_TIMEOUT_MS } from "../src/cli/args.ts";
+import { targetLabel } from "../src/cli/connect.ts";
 
 Deno.test("parseCommandLine", async (t) => {
   await t.step("no arguments inspects the bundled server", () => {

@@ -1,7 +1,8 @@
 // `weft-mcp`'s failures: each one's exit code and message, timeouts and interrupts leaving no process.
 
 import assert from "node:assert/strict";
-import { ExitCode, runCli, USAGE } from "../cli.ts";
+import { ExitCode, runCli } from "../cli.ts";
+import { USAGE } from "../src/cli/usage.ts";
 import { CLI, cli, closedPort, processWithArg, run } from "./_helpers/cli.ts";
 
 Deno.test("runCli without a bundled server asks for a target", async () => {

@@ -1,7 +1,8 @@
 // What `weft-mcp inspect` prints and how it waits: the schema walk, the inspection text, the progress lines.
 
 import assert from "node:assert/strict";
-import { extraKeywords, formatInspection } from "../cli.ts";
+import { formatInspection } from "../cli.ts";
+import { extraKeywords } from "../src/cli/format.ts";
 import { withProgress } from "../src/cli/connect.ts";
 import { ImportError, rawTool, SchemaError } from "../mod.ts";
 import { NonObjectEntryError } from "../bridge.ts";

@@ -56,7 +56,7 @@ export class NoDefaultTargetError extends Error {
  *
  * @example Using `targetLabel`
  * ```ts
- * import { targetLabel } from "@weft/mcp/cli";
+ * import { targetLabel } from "./connect.ts";
  * import assert from "node:assert/strict";
  * assert.equal(targetLabel({ kind: "command", command: "npx", args: ["-y", "srv"] }), "npx -y srv");
  * assert.equal(targetLabel({ kind: "command", command: "sh", args: ["-c", "a b"] }), "sh -c 'a b'");

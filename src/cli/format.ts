@@ -75,7 +75,7 @@ const SCHEMA_LIST = new Set([
  *
  * @example Using `extraKeywords`
  * ```ts
- * import { extraKeywords } from "@weft/mcp/cli";
+ * import { extraKeywords } from "./format.ts";
  * import assert from "node:assert/strict";
  * const found = extraKeywords({ type: "object", properties: { n: { type: "integer", minimum: 1 } } });
  * assert.ok(found[0].keyword === "minimum" && found[0].at[0] === "/properties/n");

@@ -111,7 +111,7 @@ export function isRawJson(value: unknown): value is RawJson {
  *
  * @example Using `jsonTypeOf`
  * ```ts
- * import { jsonTypeOf } from "@weft/mcp/core";
+ * import { jsonTypeOf } from "./json.ts";
  * import assert from "node:assert/strict";
  * assert.ok(jsonTypeOf([1]) === "array" && jsonTypeOf(null) === "null");
  * ```

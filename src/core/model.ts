@@ -170,7 +170,7 @@ export interface Model {
  *
  * @example Using `addUsage`
  * ```ts
- * import { addUsage } from "@weft/mcp/core";
+ * import { addUsage } from "./model.ts";
  * import assert from "node:assert/strict";
  * const sum = addUsage(
  *   { inputTokens: 10, outputTokens: 2, cachedInputTokens: 8 },

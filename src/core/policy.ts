@@ -26,7 +26,7 @@ const NS_PER_S = 1_000_000_000n;
  *
  * @example Using `formatDuration`
  * ```ts
- * import { formatDuration } from "@weft/mcp/core";
+ * import { formatDuration } from "./policy.ts";
  * import assert from "node:assert/strict";
  * assert.equal(formatDuration(50), "50ms");
  * assert.equal(formatDuration(150_000), "2m30s");
@@ -72,7 +72,7 @@ function fraction(value: bigint, unit: bigint): string {
  *
  * @example Using `truncateResult`
  * ```ts
- * import { truncateResult } from "@weft/mcp/core";
+ * import { truncateResult } from "./policy.ts";
  * import assert from "node:assert/strict";
  * assert.equal(truncateResult("x".repeat(500), 8), "xxxxxxxx\n…[truncated 492 bytes]");
  * ```
@@ -98,7 +98,7 @@ export function truncateResult(text: string, maxBytes: number): string {
  *
  * @example Using `isPanic`
  * ```ts
- * import { isPanic } from "@weft/mcp/core";
+ * import { isPanic } from "./policy.ts";
  * import assert from "node:assert/strict";
  * assert.ok(isPanic("bang") && isPanic(new TypeError("x")) && !isPanic(new Error("x")));
  * ```
@@ -120,7 +120,7 @@ export function isPanic(thrown: unknown): boolean {
  *
  * @example Using `failureError`
  * ```ts
- * import { failureError } from "@weft/mcp/core";
+ * import { failureError } from "./policy.ts";
  * import assert from "node:assert/strict";
  * assert.equal(failureError("t", 42).message, 'tool "t" panicked: 42');
  * ```
@@ -137,7 +137,7 @@ export function failureError(tool: string, thrown: unknown): Error {
  *
  * @example Using `failureText`
  * ```ts
- * import { failureText } from "@weft/mcp/core";
+ * import { failureText } from "./policy.ts";
  * import { ToolError } from "@weft/mcp";
  * import assert from "node:assert/strict";
  * assert.equal(failureText("t", new ToolError("RETRY", "again")), "RETRY: again");

@@ -8,22 +8,19 @@
  * @module
  */
 
-import { Client as SdkClient } from "@modelcontextprotocol/sdk/client";
 import { Server as SdkServer } from "@modelcontextprotocol/sdk/server";
 // @ts-types="@modelcontextprotocol/sdk/inMemory"
 import { InMemoryTransport as SdkInMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import type {
-  ClientOptions,
-  Implementation,
-  ServerOptions,
-} from "./sdk_types.ts";
+import type { Implementation, ServerOptions } from "./sdk_types.ts";
+
+// The client lives in its own file so the HTTP client and the stdio client
+// load the SDK's client without its server.
+export { Client } from "./sdk_client.ts";
 
 // The SDK classes, documented by the SDK itself; marked internal so the
 // documentation of this package stops at the subclasses below.
 /** @internal */
 class SdkServerBase extends SdkServer {}
-/** @internal */
-class SdkClientBase extends SdkClient {}
 /** @internal */
 class SdkInMemoryTransportBase extends SdkInMemoryTransport {}
 
@@ -61,36 +58,6 @@ export class Server extends SdkServerBase {
    * options (`capabilities`, `instructions`, ...).
    */
   constructor(info: Implementation, options?: ServerOptions) {
-    super(info, options);
-  }
-}
-
-/**
- * The MCP SDK's `Client` (`@modelcontextprotocol/sdk/client`):
- * `new Client(info, options?)`, `connect(transport)`, `listTools()`,
- * `callTool(params)`, `close()` and the rest, as the SDK documents them.
- * Hand it to `importTools`, or to any SDK API that takes the SDK's `Client`.
- *
- * @example Connect a client and read the server's name
- * ```ts
- * import { Client, InMemoryTransport, Server } from "@weft/mcp";
- * import assert from "node:assert/strict";
- *
- * const server = new Server({ name: "demo", version: "1.0.0" });
- * const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
- * await server.connect(serverSide);
- * const client = new Client({ name: "demo-client", version: "1.0.0" });
- * await client.connect(clientSide);
- * assert.equal(client.getServerVersion()?.name, "demo");
- * await client.close();
- * ```
- */
-export class Client extends SdkClientBase {
-  /**
-   * Builds a client from its `{ name, version }` and the SDK's client
-   * options (`capabilities`, ...).
-   */
-  constructor(info: Implementation, options?: ClientOptions) {
     super(info, options);
   }
 }

@@ -185,6 +185,10 @@ Deno.test("the committed baseline names only scenarios of the pinned suite", asy
       "run",
       "-A",
       "--cached-only",
+      // The suite is a test-only package: tests/interop's import map and
+      // lock hold it, and the root lock must not gain it.
+      "--config",
+      new URL("../interop/deno.json", import.meta.url).pathname,
       "npm:@modelcontextprotocol/conformance@0.1.16",
       "list",
     ],

@@ -15,7 +15,11 @@ import { ResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { importTools, RemoteToolError, type ToolDef } from "../../mod.ts";
 import { assertJsonEqual } from "../_helpers/json_equal.ts";
 
-const repoRoot = new URL("..", import.meta.url).pathname;
+const repoRoot = new URL("../..", import.meta.url).pathname;
+// tests/interop's import map and lock hold the server; without `--config`
+// the child would resolve it through the root deno.json and write it into
+// the root lock.
+const config = new URL("./deno.json", import.meta.url).pathname;
 const everything = "npm:@modelcontextprotocol/server-everything@2026.8.31";
 
 function childEnv(): Record<string, string> {
@@ -32,7 +36,16 @@ async function connectEverything(): Promise<
 > {
   const transport = new StdioClientTransport({
     command: Deno.execPath(),
-    args: ["run", "--cached-only", "--quiet", "-A", everything, "stdio"],
+    args: [
+      "run",
+      "--config",
+      config,
+      "--cached-only",
+      "--quiet",
+      "-A",
+      everything,
+      "stdio",
+    ],
     cwd: repoRoot,
     env: childEnv(),
     stderr: "ignore",

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { Client } from "../sdk.ts";
+import { Client } from "../sdk_client.ts";
 import type {
   AnySchema,
   ClientOptions,
