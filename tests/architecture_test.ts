@@ -21,7 +21,7 @@
  * - The HTTP server runs wherever `Request` and `Response` do. What it
  *   loads (the value imports reached from `src/runtime/http`) imports no
  *   `node:` module and not the SDK's client, and names the global `Deno`
- *   in one file only, `src/runtime/http/_timers.ts`, and there only as an
+ *   in one file only, `src/runtime/http/_host.ts`, and there only as an
  *   optional property of `globalThis` (`(globalThis as …).Deno`, then
  *   `?.`): never `Deno.x` or `typeof Deno`, which are Deno-only.
  * - What the HTTP clients load (from `src/runtime/client`) does not
@@ -248,7 +248,7 @@ function codeOf(source: string): string {
 }
 
 /** The one file of the HTTP server path that may reach Deno's API (guarded). */
-const DENO_HOOKS = "src/runtime/http/_timers.ts";
+const DENO_HOOKS = "src/runtime/http/_host.ts";
 
 /**
  * Where a file on the HTTP server path names the global `Deno`. Only
@@ -706,7 +706,7 @@ Deno.test("the checker follows value imports from the HTTP server and the client
     ],
   ]);
   assert.deepEqual(httpServerPathViolations(sources).sort(), [
-    "src/runtime/r.ts:2: names Deno (only src/runtime/http/_timers.ts may, guarded)",
+    "src/runtime/r.ts:2: names Deno (only src/runtime/http/_host.ts may, guarded)",
     "the HTTP server loads node:fs (from src/runtime/r.ts)",
   ]);
   assert.deepEqual(httpClientPathViolations(sources), [

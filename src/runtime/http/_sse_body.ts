@@ -8,7 +8,7 @@
  */
 
 import { concatBytes } from "../bytes.ts";
-import { unrefTimer } from "./_timers.ts";
+import { unrefTimer } from "./_host.ts";
 
 /** How a response ended: `"overflow"` is a stream closed by the unread cap. */
 export type ResponseEnd = "delivered" | "dropped" | "overflow";

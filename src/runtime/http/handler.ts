@@ -38,7 +38,7 @@ import { DEFAULT_SESSION_EVENTS } from "./event_store.ts";
 import { type HttpSessionStore, KvSessionBackend } from "./kv_store.ts";
 import { DEFAULT_SESSION_IDLE_TIMEOUT, SessionStore } from "./sessions.ts";
 import { HttpServerTransport } from "./_transport.ts";
-import { SignalHook } from "./_signals.ts";
+import { SignalHook } from "./_host.ts";
 
 /**
  * Options of {@link httpHandler}.

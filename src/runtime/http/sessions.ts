@@ -18,7 +18,7 @@ import {
 } from "./kv_store.ts";
 import type { ConnectionInfo } from "./_sse_body.ts";
 import { HttpServerTransport } from "./_transport.ts";
-import { unrefTimer } from "./_timers.ts";
+import { unrefTimer } from "./_host.ts";
 
 /** The default idle time after which a session expires, in milliseconds: 10 minutes. */
 export const DEFAULT_SESSION_IDLE_TIMEOUT = 10 * 60 * 1000;

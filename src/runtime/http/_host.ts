@@ -1,10 +1,29 @@
 /**
- * Closing a handler on the signals that stop `deno serve`: SIGTERM and
- * SIGINT, on Deno only (elsewhere, and where a signal cannot be listened
- * to, nothing is installed).
+ * What the HTTP server takes from the runtime it runs on, where it offers
+ * it: timers that do not keep the process alive, and the signals that stop
+ * `deno serve`. The one file of the server that reaches Deno's API, always
+ * through an optional `globalThis.Deno`, so the server runs wherever
+ * `Request` and `Response` do.
  *
  * @module
  */
+
+/**
+ * Unrefs a timer: a timer object's own `unref` (Deno 2's and Node's
+ * timers are objects), else Deno's `unrefTimer` for a numeric id; on a
+ * runtime with neither the timer is left as it is.
+ */
+export function unrefTimer(timer: ReturnType<typeof setTimeout>): void {
+  const unref = (timer as { unref?: () => unknown } | null)?.unref;
+  if (typeof unref === "function") {
+    unref.call(timer);
+    return;
+  }
+  if (typeof timer !== "number") return;
+  const deno =
+    (globalThis as { Deno?: { unrefTimer?: (id: number) => void } }).Deno;
+  deno?.unrefTimer?.(timer);
+}
 
 type Listen = (signal: string, listener: () => void) => void;
 
