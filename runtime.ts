@@ -36,6 +36,7 @@ export type {
   HttpHandlerOptions,
   HttpHandlerStats,
   HttpRequestInfo,
+  ListenAddress,
 } from "./src/runtime/http/handler.ts";
 export { kvStore } from "./src/runtime/http/kv_store.ts";
 export type {

@@ -240,10 +240,26 @@ Deno.test("methods other than POST are refused with 405 in stateless mode", asyn
   for (const method of ["GET", "DELETE", "PUT"]) {
     const res = await handler(new Request("http://localhost/mcp", { method }));
     assert.equal(res.status, 405, method);
-    assert.equal(res.headers.get("allow"), "GET, POST, DELETE");
+    // Stateless mode serves POST alone: the header says so.
+    assert.equal(res.headers.get("allow"), "POST");
     assert.equal(
       await res.text(),
       '{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Method not allowed."}}',
     );
   }
+});
+
+Deno.test("session mode refuses other methods with 405 naming GET, POST and DELETE", async () => {
+  await using handler = httpHandler(() => buildToolServer(), {
+    sessions: true,
+  });
+  const res = await handler(
+    new Request("http://localhost/mcp", { method: "PUT" }),
+  );
+  assert.equal(res.status, 405);
+  assert.equal(res.headers.get("allow"), "GET, POST, DELETE");
+  assert.equal(
+    await res.text(),
+    '{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Method not allowed."}}',
+  );
 });

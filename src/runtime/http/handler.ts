@@ -256,7 +256,9 @@ export interface HttpHandler {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
-const ALLOW = { allow: "GET, POST, DELETE" };
+/** The methods each mode serves, for a 405's `Allow`. */
+const ALLOW_STATELESS = { allow: "POST" };
+const ALLOW_SESSIONS = { allow: "GET, POST, DELETE" };
 
 /**
  * Serves MCP over Streamable HTTP on web-standard `Request`/`Response`,
@@ -398,7 +400,13 @@ export function httpHandler(
       method !== "POST" &&
       (store === undefined || (method !== "GET" && method !== "DELETE"))
     ) {
-      return jsonRpcError(405, -32000, "Method not allowed.", null, ALLOW);
+      return jsonRpcError(
+        405,
+        -32000,
+        "Method not allowed.",
+        null,
+        store === undefined ? ALLOW_STATELESS : ALLOW_SESSIONS,
+      );
     }
     let body: unknown = undefined;
     if (
