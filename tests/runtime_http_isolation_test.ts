@@ -76,15 +76,17 @@ function serve(
   options: HttpHandlerOptions = {},
 ) {
   const handler = httpHandler(newServer, options);
+  const stop = new AbortController();
   const listener = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    { hostname: "127.0.0.1", port: 0, signal: stop.signal, onListen() {} },
     handler,
   );
   return {
     url: `http://127.0.0.1:${listener.addr.port}/mcp`,
     async [Symbol.asyncDispose]() {
       await handler.close();
-      await listener.shutdown();
+      stop.abort();
+      await listener.finished;
     },
   };
 }

@@ -344,13 +344,15 @@ Deno.test("transport: the message shape check agrees with the SDK's message sche
 });
 
 function listenOn(handler: (req: Request) => Promise<Response>) {
+  const stop = new AbortController();
   const server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    { hostname: "127.0.0.1", port: 0, signal: stop.signal, onListen() {} },
     handler,
   );
   return {
     url: `http://127.0.0.1:${server.addr.port}/mcp`,
-    [Symbol.asyncDispose]: () => server.shutdown(),
+    // Cut, not drained: a stream left open must not hold the test.
+    [Symbol.asyncDispose]: () => (stop.abort(), server.finished),
   };
 }
 
