@@ -12,6 +12,10 @@
  *     deno serve -A examples/deploy.ts                            # stateless
  *     MCP_SESSIONS=kv deno serve -A --unstable-kv examples/deploy.ts
  *
+ * The handler is the module's default export as it is: `deno serve` then
+ * tells it when it listens, and it closes its sessions and open streams on
+ * SIGTERM, so a stop exits at once.
+ *
  * Every path serves MCP. The handler's DNS-rebinding rule refuses a
  * non-loopback Origin header unless `allowedOrigins` names it; MCP clients
  * outside a browser send none.
@@ -20,20 +24,18 @@
  */
 
 import { httpHandler, kvStore } from "../mod.ts";
-import type { KvLike } from "../runtime.ts";
+import type { HttpHandler, KvLike } from "../runtime.ts";
 import { newServer } from "./server.ts";
 
 /** The session-mode handler with its sessions in `kv`. */
-export function kvSessions(kv: KvLike): Deno.ServeDefaultExport {
-  return {
-    fetch: httpHandler(newServer, { sessions: true, store: kvStore(kv) }),
-  };
+export function kvSessions(kv: KvLike): HttpHandler {
+  return httpHandler(newServer, { sessions: true, store: kvStore(kv) });
 }
 
-/** The fetch handler Deno Deploy and `deno serve` call. */
-const app: Deno.ServeDefaultExport = Deno.env.get("MCP_SESSIONS") === "kv"
+/** What Deno Deploy and `deno serve` call. */
+const app: HttpHandler = Deno.env.get("MCP_SESSIONS") === "kv"
   ? kvSessions(await Deno.openKv())
   // The example's scripted model answers once: a fresh server per request.
-  : { fetch: httpHandler(newServer, { reuseServers: false }) };
+  : httpHandler(newServer, { reuseServers: false });
 
-export default app;
+export default app satisfies Deno.ServeDefaultExport;

@@ -217,12 +217,16 @@ export interface HttpHandlerStats {
   readonly keptBytes: number;
 }
 
-/** Where a server listens, as `deno serve` tells `onListen`. */
+/** Where a server listens, as `deno serve` tells `onListen` (any of Deno's address kinds). */
 export interface ListenAddress {
-  /** The host name or address listened on. */
+  /** `"tcp"`, `"unix"`, …. */
+  readonly transport?: string;
+  /** The host name or address listened on (TCP). */
   readonly hostname?: string;
-  /** The port listened on. */
+  /** The port listened on (TCP). */
   readonly port?: number;
+  /** The socket's path (a Unix socket). */
+  readonly path?: string;
 }
 
 /**
@@ -532,11 +536,9 @@ export function httpHandler(
     once: true,
   });
   const onListen = (address: ListenAddress): void => {
-    console.error(
-      `httpHandler: listening on http://${address.hostname ?? "0.0.0.0"}:${
-        address.port ?? ""
-      }/`,
-    );
+    const where = address.path ??
+      `http://${address.hostname ?? "0.0.0.0"}:${address.port ?? ""}/`;
+    console.error(`httpHandler: listening on ${where}`);
     signals.install();
   };
   const stats = (): HttpHandlerStats => {
