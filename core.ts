@@ -120,14 +120,17 @@ export type {
   ModelEvent,
   ModelInfo,
   ModelRequest,
+  ModelResponseInfo,
   ModelStreamOptions,
   ModelTool,
+  ModelWarning,
   ProviderMetadata,
   ReasoningEvent,
   StopReason,
   TextEvent,
   ToolCallEvent,
   Usage,
+  WarningEvent,
 } from "./src/core/model.ts";
 export {
   lastAssistantText,
@@ -145,6 +148,7 @@ export type {
 } from "./src/core/messages.ts";
 export type {
   EventHandler,
+  ModelWarningEvent,
   ReasoningDeltaEvent,
   RunEvent,
   RunFinishEvent,

@@ -51,10 +51,16 @@ export interface AiSdkLanguageModel {
   ): PromiseLike<{ readonly stream: ReadableStream<unknown> }>;
 }
 
-/** `doStream` as `aiSdkModel` calls it. */
+/**
+ * `doStream` as `aiSdkModel` calls it. Warnings travel in the stream's
+ * `stream-start` part; a model that gives them on the result instead (as
+ * the non-streaming call does) is read too.
+ */
 type DoStream = (
   options: LanguageModelV4CallOptions,
-) => PromiseLike<{ readonly stream: ReadableStream<unknown> }>;
+) => PromiseLike<
+  { readonly stream: ReadableStream<unknown>; readonly warnings?: unknown }
+>;
 
 /** JSON the provider options may hold. */
 export type ProviderOptions = Readonly<
@@ -185,14 +191,15 @@ async function* streamTurn(
   at.signal.throwIfAborted();
   const call = callOptions(request, at);
   let stream: ReadableStream<unknown>;
+  let warnings: unknown;
   try {
     const doStream = model.doStream as DoStream;
-    ({ stream } = await doStream.call(model, call));
+    ({ stream, warnings } = await doStream.call(model, call));
   } catch (err) {
     if (at.signal.aborted) throw at.signal.reason;
     throw providerFailure(at.provider, err, "request");
   }
-  yield* mapStream(stream, at.provider);
+  yield* mapStream(stream, at.provider, warnings);
 }
 
 function callOptions(
