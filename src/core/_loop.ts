@@ -15,7 +15,7 @@ import type { Model, ModelRequest } from "./model.ts";
 import type { OutputRecorder } from "./output.ts";
 import type { PendingCall, RunResult } from "./run.ts";
 import { RunState } from "./_run_state.ts";
-import { snapshotTools, toolChain, type ToolSnapshot } from "./_chain.ts";
+import { recordingChain, snapshotTools, type ToolSnapshot } from "./_chain.ts";
 import { type CallOutcome, executeCalls, refuseCalls } from "./dispatch.ts";
 import type { ToolDef } from "./tool.ts";
 import { type ModelTurn, readTurn } from "./_turn.ts";
@@ -244,6 +244,10 @@ function runCalls(
       maxResultBytes: config.maxResultBytes,
     });
   }
+  const { caller, reported } = recordingChain(at.tools, {
+    middleware: config.middleware,
+    strictInput: config.strictInput,
+  });
   return executeCalls(turn.calls, {
     runId: run.id,
     step: at.step,
@@ -251,10 +255,8 @@ function runCalls(
     lineage: at.lineage,
     parallelism: config.parallelism,
     tools: at.tools,
-    caller: toolChain(at.tools, {
-      middleware: config.middleware,
-      strictInput: config.strictInput,
-    }),
+    caller,
+    reported,
     timeout: config.timeout,
     maxResultBytes: config.maxResultBytes,
     events: run.toolEvents(),

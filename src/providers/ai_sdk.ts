@@ -18,7 +18,12 @@ import type {
   ModelRequest,
   ModelStreamOptions,
 } from "../core/model.ts";
-import { toPrompt, toTools } from "./_prompt.ts";
+import {
+  type MediaKind,
+  type MediaSettings,
+  toPrompt,
+  toTools,
+} from "./_prompt.ts";
 import { mapStream } from "./_stream.ts";
 import { providerFailure } from "./_failure.ts";
 import {
@@ -94,12 +99,37 @@ export interface AiSdkModelOptions {
    * provider's `name`).
    */
   readonly sequentialToolsOptions?: ProviderOptions;
+  /**
+   * The media a tool result sends this provider as media parts beside its
+   * text: an image or audio item of a tool's result (an MCP tool's
+   * screenshot, a `content(…)` result) goes as a file part after the text
+   * the model reads, where the text marks it `[image image/png, N bytes]`.
+   * Defaults by the model's provider id, for v4 models (the versions whose
+   * packages were checked): `openai.responses` and `anthropic.messages` take
+   * `["image"]`; every other model `[]`, the text alone (`openai.chat` would
+   * write the bytes into the tool message as JSON text). Give it for a
+   * provider whose package you know takes them, e.g. `["image"]` for an
+   * OpenAI-compatible server created with `supportsMultiPartToolContent`.
+   */
+  readonly toolResultMedia?: readonly ("image" | "audio")[];
 }
 
 const SEQUENTIAL_DEFAULTS: Readonly<Record<string, ProviderOptions>> = {
   openai: { openai: { parallelToolCalls: false } },
   anthropic: { anthropic: { disableParallelToolUse: true } },
   groq: { groq: { parallelToolCalls: false } },
+};
+
+/**
+ * The media v4 models take in tool results, by provider id: the packages'
+ * prompt converters were read (`@ai-sdk/openai` 4: Responses sends an image
+ * as `input_image`, audio as an `input_file` the API refuses, Chat
+ * Completions stringifies the parts as JSON; `@ai-sdk/anthropic` 4: an image
+ * block, audio dropped with a warning).
+ */
+const MEDIA_DEFAULTS: Readonly<Record<string, readonly MediaKind[]>> = {
+  "openai.responses": ["image"],
+  "anthropic.messages": ["image"],
 };
 
 /**
@@ -158,6 +188,15 @@ export function aiSdkModel(
     (Object.hasOwn(SEQUENTIAL_DEFAULTS, optionsKey)
       ? SEQUENTIAL_DEFAULTS[optionsKey]
       : undefined);
+  const media: MediaSettings = {
+    version,
+    kinds: new Set(
+      settings.toolResultMedia ??
+        (version === "v4" && Object.hasOwn(MEDIA_DEFAULTS, provider)
+          ? MEDIA_DEFAULTS[provider]
+          : []),
+    ),
+  };
   return {
     info,
     stream(
@@ -170,6 +209,7 @@ export function aiSdkModel(
         optionsKey,
         options: settings,
         sequential: request.sequentialTools ? sequential : undefined,
+        media,
       });
     },
   };
@@ -181,6 +221,7 @@ interface TurnSettings {
   readonly optionsKey: string;
   readonly options: AiSdkModelOptions;
   readonly sequential: ProviderOptions | undefined;
+  readonly media: MediaSettings;
 }
 
 async function* streamTurn(
@@ -210,7 +251,7 @@ function callOptions(
   const tools = toTools(request);
   const providerOptions = mergeOptions(options.providerOptions, at.sequential);
   return {
-    prompt: toPrompt(request, at.optionsKey),
+    prompt: toPrompt(request, at.optionsKey, at.media),
     ...(tools !== undefined ? { tools } : {}),
     ...(options.maxOutputTokens !== undefined
       ? { maxOutputTokens: options.maxOutputTokens }
