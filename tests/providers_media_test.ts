@@ -24,6 +24,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { Agent } from "../src/core/agent.ts";
 import { audio, content, image } from "../src/core/content.ts";
+import { approve } from "../src/core/decisions.ts";
 import type { Message, ToolResultPart } from "../src/core/messages.ts";
 import type { ToolMiddleware } from "../src/core/middleware.ts";
 import { rawTool, type ToolDef } from "../src/core/tool.ts";
@@ -115,6 +116,32 @@ Deno.test("core: no media when middleware rewrote the text or the call failed", 
     rawTool({ name: "chart", description: "", run: () => "text only" }),
   );
   assert.equal("media" in plain, false);
+});
+
+Deno.test("core: an approved call's media survive the park and the resume", async () => {
+  const gated = rawTool({
+    name: "chart",
+    description: "Draws the chart.",
+    requireApproval: true,
+    run: () => content("the chart:", image(PNG, "image/png")),
+  });
+  const agent = new Agent(
+    script(callTools({ name: "chart" }), say("ok")),
+    { tools: [gated] },
+  );
+  const parked = await agent.generate("go");
+  assert.deepEqual(parked.pending.map((p) => p.id), ["call_1"]);
+  const resumed = await agent.generate(parked.messages, {
+    decisions: [approve("call_1")],
+  });
+  assert.deepEqual(toolResults(resumed.messages), [{
+    type: "tool_result",
+    callId: "call_1",
+    name: "chart",
+    content: "the chart:\n[image image/png, 12 bytes]",
+    isError: false,
+    media: [{ type: "image", data: PNG, mimeType: "image/png" }],
+  }]);
 });
 
 /** An MCP server of someone else's (the SDK's low-level `Server`) whose tool answers an image. */

@@ -41,7 +41,8 @@ import {
  * option types differ in parts weft never sends, such as files).
  * `aiSdkModel` calls it with v4 call options holding only system, text,
  * reasoning, tool-call and tool-result parts, which v2 and v3 models read
- * the same way.
+ * the same way; a tool result's media parts it writes in the model's own
+ * version's names.
  */
 export interface AiSdkLanguageModel {
   /** `"v2"`, `"v3"` or `"v4"`, checked when the adapter is built. */
@@ -141,8 +142,11 @@ const MEDIA_DEFAULTS: Readonly<Record<string, readonly MediaKind[]>> = {
  * Each step streams one `doStream` call with the agent's instructions as the
  * system message, the transcript in order (text, reasoning with its
  * provider metadata, tool calls with their argument JSON, tool results with
- * `isError` as an error result) and the step's tools as function tools with
- * their schema documents whole. Text and reasoning deltas reach the run as
+ * `isError` as an error result and their images after the text where the
+ * provider takes them, see `toolResultMedia`) and the step's tools as
+ * function tools with their schema documents whole. The provider's warnings
+ * become `warning` events, its response metadata and finish metadata ride
+ * on the finish (the run's `model_warning` event and step record). Text and reasoning deltas reach the run as
  * they arrive; tool calls arrive whole, their argument text verbatim. The
  * run's signal reaches the provider's `fetch`. A provider error fails the
  * run as `model stream: <provider> answered HTTP <status> (retryable): <message>`
