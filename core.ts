@@ -132,14 +132,17 @@ export type {
   ModelEvent,
   ModelInfo,
   ModelRequest,
+  ModelResponseInfo,
   ModelStreamOptions,
   ModelTool,
+  ModelWarning,
   ProviderMetadata,
   ReasoningEvent,
   StopReason,
   TextEvent,
   ToolCallEvent,
   Usage,
+  WarningEvent,
 } from "./src/core/model.ts";
 export {
   lastAssistantText,
@@ -157,6 +160,7 @@ export type {
 } from "./src/core/messages.ts";
 export type {
   EventHandler,
+  ModelWarningEvent,
   ReasoningDeltaEvent,
   RunEvent,
   RunFinishEvent,

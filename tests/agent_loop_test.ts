@@ -348,7 +348,7 @@ Deno.test("an observer that throws does not break the run", async () => {
   assert.equal((await agent.generate("go")).text, "fine");
 });
 
-Deno.test("a run cancelled before it starts fails at step 0 with the signal's reason as cause", async () => {
+Deno.test("a run cancelled before it starts fails at step 1 (index 0) with the signal's reason as cause", async () => {
   const reason = new Error("caller gave up");
   const model = script(say("never"));
   const err = await rejection(

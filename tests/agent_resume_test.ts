@@ -223,7 +223,7 @@ Deno.test("resolve and resolveError answer without running; undecided calls read
   ]);
 });
 
-Deno.test("a decision on a call that is not pending fails the run at step 0 before any model call", async (t) => {
+Deno.test("a decision on a call that is not pending fails the run at step 1 (index 0) before any model call", async (t) => {
   const model = script(twoCalls(), say("never"));
   const agent = new Agent(model, { tools: [gated(), plain] });
   const parked = await parkedRun(agent);
@@ -267,7 +267,7 @@ Deno.test("decisions on a transcript with nothing pending: not pending", async (
   assert.ok(err.cause instanceof NotPendingError);
 });
 
-Deno.test("two decisions for one call fail the run at step 0", async () => {
+Deno.test("two decisions for one call fail the run at step 1 (index 0)", async () => {
   const seen: CallInfo[] = [];
   const agent = new Agent(script(twoCalls(), say("never")), {
     tools: [gated("write_file", seen), plain],
@@ -286,7 +286,7 @@ Deno.test("two decisions for one call fail the run at step 0", async () => {
   assert.equal(seen.length, 0);
 });
 
-Deno.test("a decision of an unknown type fails the run at step 0 with TypeError", async () => {
+Deno.test("a decision of an unknown type fails the run at step 1 (index 0) with TypeError", async () => {
   const agent = new Agent(script(twoCalls(), say("never")), {
     tools: [gated(), plain],
   });
@@ -486,7 +486,7 @@ Deno.test("resolved content is capped like any result", async () => {
   );
 });
 
-Deno.test("cancellation while an approved call runs fails the run at step 0 with the reason", async () => {
+Deno.test("cancellation while an approved call runs fails the run at step 1 (index 0) with the reason", async () => {
   const controller = new AbortController();
   const slow = tool({
     name: "write_file",

@@ -5,7 +5,11 @@
 
 import assert from "node:assert/strict";
 // @ts-types="@modelcontextprotocol/sdk/types"
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolResultSchema,
+  ErrorCode,
+  McpError,
+} from "@modelcontextprotocol/sdk/types.js";
 import { ToolError } from "../src/core/errors.ts";
 import { rawTool, type ToolDef } from "../src/core/tool.ts";
 import { exportTools } from "../src/mcp/export.ts";
@@ -221,6 +225,63 @@ Deno.test("no tool failure is a JSON-RPC error and none takes the server down", 
     "heard: still up",
   );
   assert.equal((await pair.client.listTools()).tools.length, 4);
+});
+
+Deno.test("arguments that are not an object are an isError result naming their type, never a JSON-RPC error", async () => {
+  let ran = 0;
+  const counted = rawTool({
+    name: "counted",
+    description: "",
+    run: () => `ran ${++ran}`,
+  });
+  await using pair = await pairWith(lookupOrder, counted);
+  const cases: [unknown, string][] = [
+    [[1], "array"],
+    ["x", "string"],
+    [5, "number"],
+    [true, "boolean"],
+  ];
+  for (const name of ["lookup_order", "counted"]) {
+    for (const [args, kind] of cases) {
+      const res = await callRaw(pair.client, name, args);
+      assert.deepEqual(res, {
+        content: [{
+          type: "text",
+          text:
+            `INVALID_INPUT: tool "${name}": expected object at the top level, got ${kind}`,
+        }],
+        isError: true,
+      }, `${name} ${JSON.stringify(args)}`);
+    }
+  }
+  assert.equal(ran, 0, "the handler never ran");
+  assert.equal(pair.fromServer.some((m) => "error" in m), false);
+  // null arguments read as missing; the server answers on as before.
+  assert.equal(onlyText(await callRaw(pair.client, "counted", null)), "ran 1");
+  assert.equal(onlyText(await callRaw(pair.client, "counted", {})), "ran 2");
+  assert.deepEqual(
+    (await callRaw(pair.client, "lookup_order", { order_id: "A1" }))
+      .structuredContent,
+    { id: "A1", status: "shipped" },
+  );
+});
+
+Deno.test("a tools/call without a name is still the SDK's InvalidParams, and an unknown tool with bad arguments is unknown", async () => {
+  await using pair = await pairWith(echo);
+  await assert.rejects(
+    pair.client.request(
+      { method: "tools/call", params: { arguments: {} } } as never,
+      CallToolResultSchema,
+    ),
+    (err: unknown) =>
+      err instanceof McpError && err.code === ErrorCode.InvalidParams,
+  );
+  await assert.rejects(
+    callRaw(pair.client, "nope", [1]),
+    (err: unknown) =>
+      err instanceof McpError &&
+      err.message === 'MCP error -32602: unknown tool "nope"',
+  );
 });
 
 Deno.test("unknown tool: a protocol error, InvalidParams (-32602), as the MCP spec asks", async () => {

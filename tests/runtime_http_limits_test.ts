@@ -7,13 +7,6 @@ import assert from "node:assert/strict";
 import { HttpRefusalError, UnreadLimitError } from "../src/runtime/errors.ts";
 import { SessionEventStore } from "../src/runtime/http/event_store.ts";
 import {
-  DEFAULT_BODY_TIMEOUT,
-  DEFAULT_MAX_BODY_DEPTH,
-  DEFAULT_MAX_SESSIONS,
-  DEFAULT_MAX_UNREAD_BYTES,
-  DEFAULT_SESSION_EVENT_BYTES,
-} from "../src/runtime/http/limits.ts";
-import {
   INITIALIZE,
   listen,
   type Listening,
@@ -53,14 +46,6 @@ async function openSession(listening: Listening): Promise<string> {
 }
 
 const LIST = '{"jsonrpc":"2.0","id":2,"method":"tools/list"}';
-
-Deno.test("limits: the documented defaults", () => {
-  assert.equal(DEFAULT_MAX_SESSIONS, 1000);
-  assert.equal(DEFAULT_SESSION_EVENT_BYTES, 4 * 1024 * 1024);
-  assert.equal(DEFAULT_MAX_UNREAD_BYTES, 8 * 1024 * 1024);
-  assert.equal(DEFAULT_BODY_TIMEOUT, 30_000);
-  assert.equal(DEFAULT_MAX_BODY_DEPTH, 64);
-});
 
 Deno.test("limits: past maxSessions initialize answers 503 with Retry-After; existing sessions are untouched; logged once", async () => {
   const warned: unknown[] = [];

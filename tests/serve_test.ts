@@ -203,7 +203,7 @@ Deno.test("child failures are isError results with the SUBAGENT_* texts; bad arg
     [
       "research",
       { prompt: "x" },
-      'SUBAGENT_FAILED: agent "research" failed at step 0: model stream: model down',
+      'SUBAGENT_FAILED: agent "research" failed at step 1: model stream: model down',
     ],
     [
       "support",

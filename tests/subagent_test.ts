@@ -148,11 +148,16 @@ Deno.test("a failed child run is SUBAGENT_FAILED with the child's RunError as ca
   const err = await invokeError(subagent(child, "d").invoke('{"prompt":"q"}'));
   assert.equal(
     err.message,
-    'SUBAGENT_FAILED: agent "research" failed at step 0: model stream: provider down',
+    'SUBAGENT_FAILED: agent "research" failed at step 1: model stream: provider down',
   );
   assert.equal(err.code, "SUBAGENT_FAILED");
   assert.ok(err.cause instanceof RunError);
   assert.equal(err.cause.step, 0);
+  // One numbering: the child's own text names the same step.
+  assert.equal(
+    err.cause.message,
+    "weft: run failed at step 1: model stream: provider down",
+  );
 });
 
 Deno.test("SUBAGENT_FAILED quotes the tool name and the child's step budget failure", async () => {
@@ -178,7 +183,7 @@ Deno.test("SUBAGENT_FAILED quotes the tool name and the child's step budget fail
     callId: "call_1",
     name: "research",
     content:
-      'SUBAGENT_FAILED: agent "research" failed at step 3: weft: run exceeded the maximum number of steps',
+      'SUBAGENT_FAILED: agent "research" failed at step 4: weft: run exceeded the maximum number of steps',
     isError: true,
   });
 });

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { snapshotTools, toolChain, type ToolSnapshot } from "./_chain.ts";
+import { recordingChain, snapshotTools, type ToolSnapshot } from "./_chain.ts";
 import { type Decision, deniedText, NO_DECISION } from "./decisions.ts";
 import { type CallOutcome, cap, executeCalls } from "./dispatch.ts";
 import type { ToolCallPart, ToolResultPart } from "./messages.ts";
@@ -59,6 +59,10 @@ export async function applyDecisions(
   );
   const outcomes = new Map<ToolCallPart, CallOutcome>();
   if (approved.length > 0) {
+    const { caller, reported } = recordingChain(tools, {
+      middleware: config.middleware,
+      strictInput: config.strictInput,
+    });
     const done = await executeCalls(approved, {
       runId: run.id,
       step: 0,
@@ -67,10 +71,8 @@ export async function applyDecisions(
       lineage: options.lineage,
       parallelism: config.parallelism,
       tools,
-      caller: toolChain(tools, {
-        middleware: config.middleware,
-        strictInput: config.strictInput,
-      }),
+      caller,
+      reported,
       timeout: config.timeout,
       maxResultBytes: config.maxResultBytes,
       events: run.toolEvents(),

@@ -14,6 +14,7 @@ import {
 } from "./errors.ts";
 import {
   composeMiddleware,
+  type ToolCall,
   type ToolCaller,
   type ToolMiddleware,
 } from "./middleware.ts";
@@ -51,8 +52,8 @@ export interface ChainOptions {
   readonly middleware: readonly ToolMiddleware[];
   /** The agent-level strictness, ORed with each tool's own. */
   readonly strictInput: boolean;
-  /** Receives the called tool's whole result (`Agent.callTool`'s option). */
-  readonly onResult?: (result: ToolResult) => void;
+  /** Receives the called tool's whole result, with the call as the base saw it. */
+  readonly onResult?: (result: ToolResult, call: ToolCall) => void;
 }
 
 /**
@@ -65,6 +66,7 @@ export function toolChain(
   tools: ToolSnapshot,
   options: ChainOptions,
 ): ToolCaller {
+  const onResult = options.onResult;
   const base: ToolCaller = async (call, ctx) => {
     const tool = tools.get(call.name);
     if (tool === undefined) throw new NoSuchToolError(call.name);
@@ -77,7 +79,9 @@ export function toolChain(
       lineage: ctx.lineage,
       strictInput: options.strictInput,
       progress: ctx.progress,
-      onResult: options.onResult,
+      onResult: onResult === undefined
+        ? undefined
+        : (result) => onResult(result, call),
     });
   };
   return async (call, ctx) => {
@@ -85,6 +89,23 @@ export function toolChain(
     const caller = composeMiddleware([...options.middleware, ...own], base);
     return await caller(call, ctx);
   };
+}
+
+/**
+ * The chain of {@link toolChain} for one batch of calls, with the whole
+ * results it reported (`onResult`), by call id: the dispatch reads a call's
+ * media from there.
+ */
+export function recordingChain(
+  tools: ToolSnapshot,
+  options: Omit<ChainOptions, "onResult">,
+): { caller: ToolCaller; reported: Map<string, ToolResult> } {
+  const reported = new Map<string, ToolResult>();
+  const caller = toolChain(tools, {
+    ...options,
+    onResult: (result, call) => reported.set(call.id, result),
+  });
+  return { caller, reported };
 }
 
 /** Whether `err` (or a cause below it) asks for approval: such a call is parked. */

@@ -63,12 +63,31 @@ export function parseArguments(
   }
   if (value === null) return {};
   if (typeof value !== "object" || Array.isArray(value)) {
-    throw new InvalidInputError(
-      tool,
-      `expected object at the top level, got ${jsonTypeOf(value)}`,
-    );
+    throw notAnObject(value, tool);
   }
   return value as Record<string, unknown>;
+}
+
+/**
+ * The refusal of arguments that decoded to `value`, a JSON value that is
+ * not an object: an {@link InvalidInputError} reading
+ * `INVALID_INPUT: tool "<tool>": expected object at the top level, got <JSON type>`.
+ *
+ * @example Using `notAnObject`
+ * ```ts
+ * import { notAnObject } from "./_decode.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(
+ *   notAnObject([1], "t").message,
+ *   'INVALID_INPUT: tool "t": expected object at the top level, got array',
+ * );
+ * ```
+ */
+export function notAnObject(value: unknown, tool: string): InvalidInputError {
+  return new InvalidInputError(
+    tool,
+    `expected object at the top level, got ${jsonTypeOf(value)}`,
+  );
 }
 
 // The value of text JSON.parse refused: blank text reads as null; otherwise

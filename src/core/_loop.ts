@@ -15,7 +15,7 @@ import type { Model, ModelRequest } from "./model.ts";
 import type { OutputRecorder } from "./output.ts";
 import type { PendingCall, RunResult } from "./run.ts";
 import { RunState } from "./_run_state.ts";
-import { snapshotTools, toolChain, type ToolSnapshot } from "./_chain.ts";
+import { recordingChain, snapshotTools, type ToolSnapshot } from "./_chain.ts";
 import { type CallOutcome, executeCalls, refuseCalls } from "./dispatch.ts";
 import type { ToolDef } from "./tool.ts";
 import { type ModelTurn, readTurn } from "./_turn.ts";
@@ -174,6 +174,13 @@ async function runStep(
         text: (text) => run.emit({ type: "text_delta", runId: run.id, text }),
         reasoning: (text) =>
           run.emit({ type: "reasoning_delta", runId: run.id, text }),
+        warning: (warning) =>
+          run.emit({
+            type: "model_warning",
+            runId: run.id,
+            index: step,
+            warning,
+          }),
       },
     });
   } catch (err) {
@@ -193,6 +200,12 @@ async function runStep(
   }
   if (results.length > 0) run.messages.push({ role: "tool", content: results });
   run.pending.push(...parked);
+  const about = {
+    ...(turn.response !== undefined ? { response: turn.response } : {}),
+    ...(turn.providerMetadata !== undefined
+      ? { providerMetadata: turn.providerMetadata }
+      : {}),
+  };
   run.record({
     index: step,
     stopReason: turn.reason,
@@ -200,6 +213,8 @@ async function runStep(
     text: turn.text,
     toolCalls: turn.calls,
     results,
+    ...(turn.warnings.length > 0 ? { warnings: turn.warnings } : {}),
+    ...about,
   });
   run.emit({
     type: "step_finish",
@@ -207,6 +222,7 @@ async function runStep(
     index: step,
     reason: turn.reason,
     usage: turn.usage,
+    ...about,
   });
   // Cancellation wins over every other ending, the step budget included.
   if (signal.aborted) throw run.fail(step, signal.reason);
@@ -228,6 +244,10 @@ function runCalls(
       maxResultBytes: config.maxResultBytes,
     });
   }
+  const { caller, reported } = recordingChain(at.tools, {
+    middleware: config.middleware,
+    strictInput: config.strictInput,
+  });
   return executeCalls(turn.calls, {
     runId: run.id,
     step: at.step,
@@ -235,10 +255,8 @@ function runCalls(
     lineage: at.lineage,
     parallelism: config.parallelism,
     tools: at.tools,
-    caller: toolChain(at.tools, {
-      middleware: config.middleware,
-      strictInput: config.strictInput,
-    }),
+    caller,
+    reported,
     timeout: config.timeout,
     maxResultBytes: config.maxResultBytes,
     events: run.toolEvents(),

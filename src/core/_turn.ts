@@ -1,6 +1,6 @@
 /**
- * Reading one model turn under the stream contract: any number of deltas
- * and whole tool calls, then exactly one finish. A violation is a
+ * Reading one model turn under the stream contract: any number of deltas,
+ * whole tool calls and warnings, then exactly one finish. A violation is a
  * `ModelContractError`; a thrown stream a `ModelStreamError`, unless the run
  * was cancelled, when the signal's reason is the failure.
  *
@@ -15,6 +15,8 @@ import type {
   Model,
   ModelEvent,
   ModelRequest,
+  ModelResponseInfo,
+  ModelWarning,
   ProviderMetadata,
   StopReason,
   Usage,
@@ -34,14 +36,22 @@ export interface ModelTurn {
   readonly reason: StopReason;
   /** The finish usage. */
   readonly usage: Usage;
+  /** The provider's warnings, in order; empty when none. */
+  readonly warnings: readonly ModelWarning[];
+  /** What the provider said about its response, when it said anything. */
+  readonly response?: ModelResponseInfo;
+  /** The provider's data about the whole call, from the finish. */
+  readonly providerMetadata?: ProviderMetadata;
 }
 
-/** Receives the deltas as they arrive. */
+/** Receives the deltas and warnings as they arrive. */
 export interface TurnSink {
   /** A text delta. */
   text(text: string): void;
   /** A reasoning delta. */
   reasoning(text: string): void;
+  /** A provider warning. */
+  warning(warning: ModelWarning): void;
 }
 
 /** Streams one turn of `model` and checks the contract; rejects with the run's failure. */
@@ -94,6 +104,7 @@ class TurnBuilder {
   #open: string | undefined;
   #calls: ToolCallPart[] = [];
   #ids = new Set<string>();
+  #warnings: ModelWarning[] = [];
 
   /** Takes one event; returns it when it is the finish. */
   add(event: unknown, sink: TurnSink): FinishEvent | undefined {
@@ -132,6 +143,13 @@ class TurnBuilder {
         if (e.type !== "tool_call") break;
         this.#call(e.id, e.name, e.args, e.providerMetadata);
         return undefined;
+      case "warning": {
+        if (e.type !== "warning") break;
+        const warning = warningOf(e.warning);
+        this.#warnings.push(warning);
+        sink.warning(warning);
+        return undefined;
+      }
       case "finish":
         if (e.type !== "finish") break;
         return e;
@@ -172,6 +190,8 @@ class TurnBuilder {
       reasoning.push({ type: "reasoning", text: this.#open });
     }
     const usage: Partial<Usage> = finish.usage ?? {};
+    const response = responseOf(finish.response);
+    const metadata = finish.providerMetadata;
     return {
       text: this.#text,
       ...(this.#textMetadata !== undefined
@@ -187,8 +207,39 @@ class TurnBuilder {
         ...optionalCount("cacheWriteTokens", usage.cacheWriteTokens),
         ...optionalCount("reasoningTokens", usage.reasoningTokens),
       },
+      warnings: this.#warnings,
+      ...(response !== undefined ? { response } : {}),
+      ...(isRecord(metadata) ? { providerMetadata: metadata } : {}),
     };
   }
+}
+
+/**
+ * A warning as the run keeps it: a string `type` (`other` when missing),
+ * `feature` and `message` only when they are strings. Frozen.
+ */
+function warningOf(value: unknown): ModelWarning {
+  const given = isRecord(value) ? value : {};
+  const { type, feature, message } = given;
+  return Object.freeze({
+    type: typeof type === "string" && type !== "" ? type : "other",
+    ...(typeof feature === "string" ? { feature } : {}),
+    ...(typeof message === "string" ? { message } : {}),
+  });
+}
+
+/** The string fields of a finish's `response`; undefined when none is given. */
+function responseOf(value: unknown): ModelResponseInfo | undefined {
+  if (!isRecord(value)) return undefined;
+  const kept: { id?: string; modelId?: string; timestamp?: string } = {};
+  if (typeof value.id === "string") kept.id = value.id;
+  if (typeof value.modelId === "string") kept.modelId = value.modelId;
+  if (typeof value.timestamp === "string") kept.timestamp = value.timestamp;
+  return Object.keys(kept).length > 0 ? Object.freeze(kept) : undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** `{ [key]: value }` when `value` is a finite number, else `{}`. */

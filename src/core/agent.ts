@@ -83,10 +83,11 @@ export interface GenerateOptions {
   runId?: string;
   /**
    * Decisions on the pending calls of the transcript given to `generate`
-   * (`approve`, `deny`, `resolve`, `resolveError`), applied before step 0.
-   * With any decision given, a pending call without one reads
+   * (`approve`, `deny`, `resolve`, `resolveError`), applied before the
+   * first step. With any decision given, a pending call without one reads
    * `DENIED: no decision`; a decision on a call that is not pending fails
-   * the run at step 0 with `NotPendingError`.
+   * the run at its first step (`weft: run failed at step 1: …`) with
+   * `NotPendingError`.
    */
   decisions?: readonly Decision[];
 }

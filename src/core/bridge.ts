@@ -9,5 +9,5 @@
  */
 
 export { annotationsOf, build } from "./_tool_build.ts";
-export { parseArguments } from "./_decode.ts";
+export { notAnObject, parseArguments } from "./_decode.ts";
 export { adoptSchema } from "./schema.ts";

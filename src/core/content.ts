@@ -126,7 +126,9 @@ const BRAND = Symbol.for("@weft/mcp/content");
  * A tool result made of content items, built by {@link content}. A
  * handler returns it in place of text; the loop and `invoke` read it as the
  * one-line-per-item rendering ({@link renderContentItems}), the MCP export
- * sends the items as they are.
+ * sends the items as they are, and the loop keeps the image and audio
+ * items on the result's transcript part (`media`) for a provider that takes
+ * them.
  */
 export interface ToolContent {
   /** The items, in order. */

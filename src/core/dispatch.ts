@@ -9,11 +9,18 @@
 
 import { linkSignal, raceAbort } from "./abort.ts";
 import { errorText, ToolTimeoutError } from "./errors.ts";
+import type { AudioContent, ImageContent } from "./content.ts";
 import type { ToolCallPart, ToolResultPart } from "./messages.ts";
 import type { ToolCaller } from "./middleware.ts";
 import { failureText, formatDuration, truncateResult } from "./policy.ts";
 import { isApprovalRequired, type ToolSnapshot } from "./_chain.ts";
-import type { CallInfo, ProgressFn, ToolDef, ToolProgress } from "./tool.ts";
+import type {
+  CallInfo,
+  ProgressFn,
+  ToolDef,
+  ToolProgress,
+  ToolResult,
+} from "./tool.ts";
 
 /** The result text of a call that could not get a slot before the run was cancelled. */
 export const CANCELED_BEFORE_START = "run canceled before the tool started";
@@ -60,6 +67,8 @@ export interface DispatchOptions {
   readonly tools: ToolSnapshot;
   /** The step's tool chain. */
   readonly caller: ToolCaller;
+  /** The whole results the chain reported, by call id (`recordingChain`): where media come from. */
+  readonly reported?: ReadonlyMap<string, ToolResult>;
   /** The agent's default per-call timeout in ms; 0 for none. */
   readonly timeout: number;
   /** The agent's default result cap in bytes; 0 for none. */
@@ -166,6 +175,7 @@ async function runCall(
   }
   let content: string;
   let isError = true;
+  let media: ToolResultPart["media"];
   try {
     const work = options.caller({
       id: call.id,
@@ -174,6 +184,7 @@ async function runCall(
     }, ctx);
     content = await raceAbort(work, link.signal);
     isError = false;
+    media = mediaOf(options.reported?.get(call.id), content);
   } catch (err) {
     if (run.aborted) content = errorText(run.reason);
     else if (timedOut !== undefined) content = timedOut.message;
@@ -186,7 +197,31 @@ async function runCall(
   }
   content = cap(content, tool, options);
   options.events.finish(call, content, isError);
-  return result(call, content, isError);
+  return result(call, content, isError, media);
+}
+
+/**
+ * The image and audio items of a whole result whose text is `text` (so no
+ * middleware rewrote it), as `{ type, data, mimeType }`; undefined when
+ * there are none.
+ */
+function mediaOf(
+  whole: ToolResult | undefined,
+  text: string,
+): readonly (ImageContent | AudioContent)[] | undefined {
+  if (whole?.content === undefined || whole.text !== text) return undefined;
+  const media: (ImageContent | AudioContent)[] = [];
+  for (const item of whole.content) {
+    if (item === null || typeof item !== "object") continue;
+    const { type, data, mimeType } = item as unknown as Record<string, unknown>;
+    if (
+      (type === "image" || type === "audio") && typeof data === "string" &&
+      typeof mimeType === "string"
+    ) {
+      media.push(Object.freeze({ type, data, mimeType }));
+    }
+  }
+  return media.length > 0 ? Object.freeze(media) : undefined;
 }
 
 /** The fields of a progress report the event carries: finite numbers, a string message. */
@@ -220,6 +255,7 @@ function result(
   call: ToolCallPart,
   content: string,
   isError: boolean,
+  media?: ToolResultPart["media"],
 ): CallOutcome {
   return {
     kind: "result",
@@ -229,6 +265,7 @@ function result(
       name: call.name,
       content,
       isError,
+      ...(media !== undefined ? { media } : {}),
     },
   };
 }

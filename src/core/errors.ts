@@ -301,8 +301,9 @@ function safeString(value: unknown): string {
 
 /**
  * A decision names a call that is not pending in the transcript given to
- * the run: no such call, or it already has a result. The run fails at step
- * 0. Renders `resolve: call "<id>" is not pending in this run's transcript`.
+ * the run: no such call, or it already has a result. The run fails at its
+ * first step (`RunError.step` 0, `run failed at step 1`). Renders
+ * `resolve: call "<id>" is not pending in this run's transcript`.
  */
 export class NotPendingError extends Error {
   /** The call id the decision named. */
@@ -319,7 +320,8 @@ export class NotPendingError extends Error {
 }
 
 /**
- * Two decisions name one pending call. The run fails at step 0. Renders
+ * Two decisions name one pending call. The run fails at its first step
+ * (`RunError.step` 0, `run failed at step 1`). Renders
  * `resolve: call "<id>" has more than one decision`.
  */
 export class DuplicateDecisionError extends Error {

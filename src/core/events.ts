@@ -6,7 +6,14 @@
  * @module
  */
 
-import type { ModelInfo, StopReason, Usage } from "./model.ts";
+import type {
+  ModelInfo,
+  ModelResponseInfo,
+  ModelWarning,
+  ProviderMetadata,
+  StopReason,
+  Usage,
+} from "./model.ts";
 import type { PendingCall } from "./run.ts";
 
 /** The run began. */
@@ -49,6 +56,45 @@ export interface ReasoningDeltaEvent {
   readonly runId: string;
   /** The delta. */
   readonly text: string;
+}
+
+/**
+ * The provider warned about this step's model call: a setting or feature it
+ * ignored or emulates, something deprecated, or a note of its own. Emitted
+ * as it arrives (before the step's text, for the AI SDK's warnings), so it
+ * is seen even when the step then fails; the step record keeps them all.
+ *
+ * @example See what the provider ignored
+ * ```ts
+ * import { Agent, type RunEvent } from "@weft/mcp";
+ * import { raw, script } from "@weft/mcp/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const model = script(raw(
+ *   { type: "warning", warning: { type: "unsupported", feature: "seed" } },
+ *   { type: "text", text: "hi" },
+ *   { type: "finish", reason: "stop", usage: { inputTokens: 1, outputTokens: 1 } },
+ * ));
+ * const warned: string[] = [];
+ * const agent = new Agent(model, {
+ *   onEvent: (event: RunEvent) => {
+ *     if (event.type === "model_warning") warned.push(`${event.warning.type}: ${event.warning.feature}`);
+ *   },
+ * });
+ * const result = await agent.generate("hello");
+ * assert.deepEqual(warned, ["unsupported: seed"]);
+ * assert.deepEqual(result.steps[0].warnings, [{ type: "unsupported", feature: "seed" }]);
+ * ```
+ */
+export interface ModelWarningEvent {
+  /** Discriminator. */
+  readonly type: "model_warning";
+  /** The run id. */
+  readonly runId: string;
+  /** The index of the step whose model call it concerns. */
+  readonly index: number;
+  /** The provider's warning. */
+  readonly warning: ModelWarning;
 }
 
 /** A call started (or was parked: a parked call has a start and no finish). */
@@ -122,6 +168,10 @@ export interface StepFinishEvent {
   readonly reason: StopReason;
   /** The step's model usage. */
   readonly usage: Usage;
+  /** What the provider said about its response (id, the model that answered, when), when it said anything. */
+  readonly response?: ModelResponseInfo;
+  /** The provider's data about the call from its finish, when it gave any. */
+  readonly providerMetadata?: ProviderMetadata;
 }
 
 /** The run ended successfully. A failed run ends with its `RunError` instead. */
@@ -161,6 +211,7 @@ export type RunEvent =
   | StepStartEvent
   | TextDeltaEvent
   | ReasoningDeltaEvent
+  | ModelWarningEvent
   | ToolStartEvent
   | ToolProgressEvent
   | ToolFinishEvent

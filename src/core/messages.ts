@@ -6,6 +6,7 @@
  * @module
  */
 
+import type { AudioContent, ImageContent } from "./content.ts";
 import type { ProviderMetadata } from "./model.ts";
 
 /** A piece of text. */
@@ -56,6 +57,14 @@ export interface ToolResultPart {
   readonly content: string;
   /** Whether `content` reports a failure. */
   readonly isError: boolean;
+  /**
+   * The result's image and audio items (base64 data and MIME type, in
+   * order), when the tool returned some and `content` is their rendering
+   * (no middleware rewrote it). A provider that takes media in tool results
+   * receives them after `content`; any other reads `content` alone, where
+   * each one is a `[image <mimeType>, <N> bytes]` line. Never on an error.
+   */
+  readonly media?: readonly (ImageContent | AudioContent)[];
 }
 
 /** Any part of a message. */

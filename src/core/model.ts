@@ -1,8 +1,8 @@
 /**
  * The model interface the agent loop consumes: one streaming call per step.
  * A model receives a {@linkcode ModelRequest} and yields
- * {@linkcode ModelEvent}s: any number of text and reasoning deltas and whole
- * tool calls, then exactly one `finish`. The loop enforces that contract.
+ * {@linkcode ModelEvent}s: any number of text and reasoning deltas, whole
+ * tool calls and provider warnings, then exactly one `finish`. The loop enforces that contract.
  *
  * @module
  */
@@ -38,6 +38,37 @@ export interface Usage {
 export type ProviderMetadata = Readonly<
   Record<string, Readonly<Record<string, unknown>>>
 >;
+
+/**
+ * A provider's warning about one call: a setting or feature it ignored
+ * (`temperature` on a reasoning model, a `seed` it does not take) or only
+ * emulates, something deprecated, or a note of its own. The run reports it
+ * as a `model_warning` event when it arrives and keeps it on the step record.
+ */
+export interface ModelWarning {
+  /**
+   * The kind: `unsupported` (ignored), `compatibility` (emulated),
+   * `deprecated`, or `other` (the AI SDK's kinds); a model may use its own.
+   */
+  readonly type: string;
+  /** The setting, feature or tool it concerns, when one is named. */
+  readonly feature?: string;
+  /** What the provider says beyond the feature's name, when it says anything. */
+  readonly message?: string;
+}
+
+/**
+ * What the provider says about the response it sent, each field only when
+ * it said it: kept on the step record and on the `step_finish` event.
+ */
+export interface ModelResponseInfo {
+  /** The provider's id for the response, e.g. `chatcmpl-…`, `msg_…`, `resp_…`. */
+  readonly id?: string;
+  /** The model that actually answered, e.g. a dated snapshot of the one asked for. */
+  readonly modelId?: string;
+  /** When the provider made the response, as ISO 8601 text. */
+  readonly timestamp?: string;
+}
 
 /** A tool as the model sees it: the name, the description, the schema document whole. */
 export interface ModelTool {
@@ -100,6 +131,14 @@ export interface ToolCallEvent {
   readonly providerMetadata?: ProviderMetadata;
 }
 
+/** A provider's warning about this call (any time before the finish). */
+export interface WarningEvent {
+  /** Discriminator. */
+  readonly type: "warning";
+  /** The warning. */
+  readonly warning: ModelWarning;
+}
+
 /** The end of the turn: exactly one per stream, last. */
 export interface FinishEvent {
   /** Discriminator. */
@@ -108,6 +147,14 @@ export interface FinishEvent {
   readonly reason: StopReason;
   /** What the call consumed. */
   readonly usage: Usage;
+  /** What the provider said about its response (its id, the model that answered, when). */
+  readonly response?: ModelResponseInfo;
+  /**
+   * The provider's own data about the whole call (e.g. OpenAI's logprobs or
+   * service tier, Anthropic's cache and container details), kept on the step
+   * record and never read by the core.
+   */
+  readonly providerMetadata?: ProviderMetadata;
 }
 
 /** Everything a model stream may yield. */
@@ -115,6 +162,7 @@ export type ModelEvent =
   | TextEvent
   | ReasoningEvent
   | ToolCallEvent
+  | WarningEvent
   | FinishEvent;
 
 /** Options for one {@linkcode Model.stream} call. */

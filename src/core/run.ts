@@ -7,7 +7,13 @@
 
 import { errorText } from "./errors.ts";
 import type { Message, ToolCallPart, ToolResultPart } from "./messages.ts";
-import type { StopReason, Usage } from "./model.ts";
+import type {
+  ModelResponseInfo,
+  ModelWarning,
+  ProviderMetadata,
+  StopReason,
+  Usage,
+} from "./model.ts";
 
 /** A call parked for approval: it has a `tool_start` event and no result. */
 export interface PendingCall {
@@ -33,6 +39,12 @@ export interface StepRecord {
   readonly toolCalls: readonly ToolCallPart[];
   /** The results, in call order (parked calls have none). */
   readonly results: readonly ToolResultPart[];
+  /** The provider's warnings about the step's model call, in order; absent when none. */
+  readonly warnings?: readonly ModelWarning[];
+  /** What the provider said about its response (id, the model that answered, when); absent when nothing. */
+  readonly response?: ModelResponseInfo;
+  /** The provider's data about the call from its finish; absent when none. */
+  readonly providerMetadata?: ProviderMetadata;
 }
 
 /**

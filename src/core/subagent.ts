@@ -134,7 +134,7 @@ export async function runSubagent(
     if (!(err instanceof RunError)) throw err;
     throw new ToolError(
       CodeSubagentFailed,
-      `agent ${quote(name)} failed at step ${err.step}: ${
+      `agent ${quote(name)} failed at step ${err.step + 1}: ${
         errorText(err.cause)
       }`,
       { cause: err },

@@ -20,10 +20,12 @@ import {
   ErrorCode,
   ListToolsRequestSchema,
   type ListToolsResult,
+  RequestSchema,
   type ServerNotification,
   type ServerRequest,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
+import { notAnObject } from "../core/bridge.ts";
 import { isPlainJson, jsonTypeOf, parseLossless } from "../core/json.ts";
 import { failureText } from "../core/policy.ts";
 import { quote } from "../core/errors.ts";
@@ -127,14 +129,44 @@ function setHandlers(server: Server, registry: Registry): void {
     ListToolsRequestSchema,
     (): ListToolsResult => ({ tools: listing(registry) }),
   );
-  // The SDK parsed the request with CallToolRequestSchema before calling
-  // the handler, and its context is the SDK's own (see ToolServer).
+  // The SDK checked the request against CallToolRequestSchema before calling
+  // the handler (after CALL_REQUEST set non-object arguments aside), and its
+  // context is the SDK's own (see ToolServer).
   server.setRequestHandler(
-    CallToolRequestSchema,
+    CALL_REQUEST,
     (request, extra): Promise<CallToolResult> =>
       call(registry, request as CallToolRequest, extra as CallExtra),
   );
 }
+
+/**
+ * The `arguments` values set aside, by the params object that no longer
+ * holds them: `arguments` that are neither an object nor `null` (`[1]`,
+ * `"x"`, `5`). Any other tools/call carries none.
+ */
+const setAside = new WeakMap<object, unknown>();
+
+/**
+ * The tools/call request as the bridge reads it. The SDK's
+ * `CallToolRequestSchema` refuses `arguments` that are not an object before
+ * any handler runs, answering an internal error (-32603) with its
+ * validation dump. This schema reads the same request with any params
+ * (the SDK still checks the rest: a missing name is its InvalidParams) and
+ * moves a non-object `arguments` aside, so such a call is answered like
+ * every other undecodable argument: an `isError` result with the core's
+ * `INVALID_INPUT` text. `null` arguments read as missing (`{}`).
+ */
+const CALL_REQUEST = RequestSchema.extend({
+  method: CallToolRequestSchema.shape.method,
+  params: RequestSchema.shape.params.transform((params) => {
+    if (params === undefined) return params;
+    const given = params.arguments;
+    if (given === undefined || jsonTypeOf(given) === "object") return params;
+    const { arguments: _, ...rest } = params;
+    if (given !== null) setAside.set(rest, given);
+    return rest;
+  }),
+});
 
 function listing(registry: Registry): Tool[] {
   registry.listing ??= Array.from(registry.tools.values(), (e) => e.listing);
@@ -165,7 +197,19 @@ function call(
   if (entry === undefined) {
     return Promise.reject(new UnknownToolError(name));
   }
+  if (setAside.has(request.params)) {
+    return Promise.resolve(refused(name, setAside.get(request.params)));
+  }
   return answer(entry, request.params.arguments, extra);
+}
+
+/**
+ * The answer to `arguments` that are not an object: the text a typed tool
+ * gives such argument text in weft's own loop,
+ * `INVALID_INPUT: tool "<name>": expected object at the top level, got <JSON type>`.
+ */
+function refused(name: string, given: unknown): CallToolResult {
+  return errorResult(failureText(name, notAnObject(given, name)));
 }
 
 /**

@@ -10,10 +10,12 @@ import type {
   LanguageModelV4FunctionTool,
   LanguageModelV4Message,
   LanguageModelV4Prompt,
+  LanguageModelV4ToolResultOutput,
   SharedV4ProviderOptions,
 } from "@ai-sdk/provider";
+import type { AudioContent, ImageContent } from "../core/content.ts";
 import { parseLossless } from "../core/json.ts";
-import type { Message, Part } from "../core/messages.ts";
+import type { Message, Part, ToolResultPart } from "../core/messages.ts";
 import type { ModelRequest, ProviderMetadata } from "../core/model.ts";
 
 type AssistantPart = Extract<
@@ -24,6 +26,24 @@ type ToolPart = Extract<
   LanguageModelV4Message,
   { role: "tool" }
 >["content"][number];
+
+type ContentOutput = Extract<
+  LanguageModelV4ToolResultOutput,
+  { type: "content" }
+>["value"][number];
+
+/** The media kinds a tool result may carry as media parts. */
+export type MediaKind = "image" | "audio";
+
+/** How the prompt writes tool results' media: which kinds, in which version's parts. */
+export interface MediaSettings {
+  /** The kinds the provider takes in tool results; none: the text alone. */
+  readonly kinds: ReadonlySet<MediaKind>;
+  /** The model's specification version, whose part names the media take. */
+  readonly version: string;
+}
+
+const NO_MEDIA: MediaSettings = { kinds: new Set(), version: "v4" };
 
 /**
  * The prompt for `request`: the system text first (when not empty), then
@@ -36,13 +56,14 @@ type ToolPart = Extract<
 export function toPrompt(
   request: ModelRequest,
   optionsKey: string,
+  media: MediaSettings = NO_MEDIA,
 ): LanguageModelV4Prompt {
   const prompt: LanguageModelV4Prompt = [];
   if (request.system !== "") {
     prompt.push({ role: "system", content: request.system });
   }
   for (const message of request.messages) {
-    prompt.push(toMessage(message, optionsKey));
+    prompt.push(toMessage(message, optionsKey, media));
   }
   return prompt;
 }
@@ -64,6 +85,7 @@ export function toTools(
 function toMessage(
   message: Message,
   optionsKey: string,
+  media: MediaSettings,
 ): LanguageModelV4Message {
   switch (message.role) {
     case "user":
@@ -82,7 +104,7 @@ function toMessage(
     case "tool":
       return {
         role: "tool",
-        content: message.content.map((part) => toolPart(part)),
+        content: message.content.map((part) => toolPart(part, media)),
       };
     default:
       throw new TypeError(
@@ -121,7 +143,7 @@ function assistantPart(part: Part, optionsKey: string): AssistantPart {
   }
 }
 
-function toolPart(part: Part): ToolPart {
+function toolPart(part: Part, media: MediaSettings): ToolPart {
   if (part.type !== "tool_result") throw misplaced(part, "tool");
   return {
     type: "tool-result",
@@ -129,8 +151,52 @@ function toolPart(part: Part): ToolPart {
     toolName: part.name,
     output: part.isError
       ? { type: "error-text", value: part.content }
-      : { type: "text", value: part.content },
+      : resultOutput(part, media),
   };
+}
+
+/**
+ * A result's output: its text, then each of its media items the provider
+ * takes as a media part (`content` output); the text alone (`text` output)
+ * when there is none to send.
+ */
+function resultOutput(
+  part: ToolResultPart,
+  media: MediaSettings,
+): LanguageModelV4ToolResultOutput {
+  const sent = (part.media ?? []).filter((item) => media.kinds.has(item.type));
+  if (sent.length === 0) return { type: "text", value: part.content };
+  return {
+    type: "content",
+    value: [
+      { type: "text", text: part.content },
+      ...sent.map((item) => mediaPart(item, media.version)),
+    ],
+  };
+}
+
+/**
+ * One media item as the version's part: v4 `file` with `data` as
+ * `{ type: "data", data }`; v3 `image-data` for an image, `file-data`
+ * otherwise; v2 `media`. Each with the base64 data and the MIME type.
+ */
+function mediaPart(
+  item: ImageContent | AudioContent,
+  version: string,
+): ContentOutput {
+  const { data, mimeType: mediaType } = item;
+  switch (version) {
+    case "v2":
+      return { type: "media", data, mediaType } as unknown as ContentOutput;
+    case "v3":
+      return {
+        type: item.type === "image" ? "image-data" : "file-data",
+        data,
+        mediaType,
+      } as unknown as ContentOutput;
+    default:
+      return { type: "file", data: { type: "data", data }, mediaType };
+  }
 }
 
 /**

@@ -6,8 +6,13 @@
  */
 
 import { ModelStreamError } from "../core/errors.ts";
-import type { ModelEvent, ProviderMetadata } from "../core/model.ts";
+import type {
+  ModelEvent,
+  ModelResponseInfo,
+  ProviderMetadata,
+} from "../core/model.ts";
 import { readFinishReason, readUsage, stopReason } from "./_finish.ts";
+import { readResponse, readWarning } from "./_response.ts";
 import { providerFailure } from "./_failure.ts";
 import { ProviderFinishError } from "./errors.ts";
 
@@ -24,24 +29,31 @@ interface StreamPart {
   readonly error?: unknown;
   readonly finishReason?: unknown;
   readonly usage?: unknown;
+  readonly warnings?: unknown;
 }
 
 /**
- * Maps the parts of `stream` to model events: text and reasoning deltas as
- * they come, a closing event carrying a block's provider metadata at its
- * end, whole tool calls, then the finish. A stream `error` part, or a
- * finish that is not a clean stop, throws. Cancels the stream when the
- * consumer stops early.
+ * Maps the parts of `stream` to model events: the `stream-start` warnings
+ * first, text and reasoning deltas as they come, a closing event carrying a
+ * block's provider metadata at its end, whole tool calls, then the finish
+ * with the `response-metadata` (id, model, timestamp) and the finish's
+ * provider metadata. A stream `error` part, or a finish that is not a clean
+ * stop, throws. Cancels the stream when the consumer stops early.
+ * `warnings` (the `warnings` a `doStream` result carries, when it does) come
+ * first.
  */
 export async function* mapStream(
   stream: ReadableStream<unknown>,
   provider: string,
+  warnings?: unknown,
 ): AsyncGenerator<ModelEvent> {
   const reader = stream.getReader();
   const text = new Map<string, ProviderMetadata | undefined>();
   const reasoning = new Map<string, ProviderMetadata | undefined>();
+  let response: ModelResponseInfo | undefined;
   let finished = false;
   try {
+    yield* warningEvents(warnings);
     for (;;) {
       let read: ReadableStreamReadResult<unknown>;
       try {
@@ -125,12 +137,27 @@ export async function* mapStream(
               }),
             );
           }
-          yield { type: "finish", reason, usage: readUsage(part.usage) };
+          yield {
+            type: "finish",
+            reason,
+            usage: readUsage(part.usage),
+            ...(response !== undefined ? { response } : {}),
+            ...(isRecord(part.providerMetadata)
+              ? { providerMetadata: part.providerMetadata }
+              : {}),
+          };
           break;
         }
+        case "stream-start":
+          yield* warningEvents(part.warnings);
+          break;
+        case "response-metadata":
+          response = readResponse(part as unknown as Record<string, unknown>) ??
+            response;
+          break;
         default:
-          // stream-start, response-metadata, tool-input-*, sources, files,
-          // raw chunks and pings carry nothing the transcript keeps.
+          // tool-input-*, sources, files, raw chunks and pings carry
+          // nothing the run keeps.
           break;
       }
     }
@@ -138,6 +165,18 @@ export async function* mapStream(
     if (!finished) reader.cancel().catch(() => {});
     reader.releaseLock();
   }
+}
+
+/** A warning event for each entry of `warnings`, when it is an array. */
+function* warningEvents(warnings: unknown): Generator<ModelEvent> {
+  if (!Array.isArray(warnings)) return;
+  for (const warning of warnings) {
+    yield { type: "warning", warning: readWarning(warning) };
+  }
+}
+
+function isRecord(value: unknown): value is ProviderMetadata {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** Keeps the latest metadata a block's part carries (the AI SDK's own rule). */

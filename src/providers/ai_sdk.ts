@@ -18,7 +18,12 @@ import type {
   ModelRequest,
   ModelStreamOptions,
 } from "../core/model.ts";
-import { toPrompt, toTools } from "./_prompt.ts";
+import {
+  type MediaKind,
+  type MediaSettings,
+  toPrompt,
+  toTools,
+} from "./_prompt.ts";
 import { mapStream } from "./_stream.ts";
 import { providerFailure } from "./_failure.ts";
 import {
@@ -36,7 +41,8 @@ import {
  * option types differ in parts weft never sends, such as files).
  * `aiSdkModel` calls it with v4 call options holding only system, text,
  * reasoning, tool-call and tool-result parts, which v2 and v3 models read
- * the same way.
+ * the same way; a tool result's media parts it writes in the model's own
+ * version's names.
  */
 export interface AiSdkLanguageModel {
   /** `"v2"`, `"v3"` or `"v4"`, checked when the adapter is built. */
@@ -51,10 +57,16 @@ export interface AiSdkLanguageModel {
   ): PromiseLike<{ readonly stream: ReadableStream<unknown> }>;
 }
 
-/** `doStream` as `aiSdkModel` calls it. */
+/**
+ * `doStream` as `aiSdkModel` calls it. Warnings travel in the stream's
+ * `stream-start` part; a model that gives them on the result instead (as
+ * the non-streaming call does) is read too.
+ */
 type DoStream = (
   options: LanguageModelV4CallOptions,
-) => PromiseLike<{ readonly stream: ReadableStream<unknown> }>;
+) => PromiseLike<
+  { readonly stream: ReadableStream<unknown>; readonly warnings?: unknown }
+>;
 
 /** JSON the provider options may hold. */
 export type ProviderOptions = Readonly<
@@ -88,12 +100,37 @@ export interface AiSdkModelOptions {
    * provider's `name`).
    */
   readonly sequentialToolsOptions?: ProviderOptions;
+  /**
+   * The media a tool result sends this provider as media parts beside its
+   * text: an image or audio item of a tool's result (an MCP tool's
+   * screenshot, a `content(…)` result) goes as a file part after the text
+   * the model reads, where the text marks it `[image image/png, N bytes]`.
+   * Defaults by the model's provider id, for v4 models (the versions whose
+   * packages were checked): `openai.responses` and `anthropic.messages` take
+   * `["image"]`; every other model `[]`, the text alone (`openai.chat` would
+   * write the bytes into the tool message as JSON text). Give it for a
+   * provider whose package you know takes them, e.g. `["image"]` for an
+   * OpenAI-compatible server created with `supportsMultiPartToolContent`.
+   */
+  readonly toolResultMedia?: readonly ("image" | "audio")[];
 }
 
 const SEQUENTIAL_DEFAULTS: Readonly<Record<string, ProviderOptions>> = {
   openai: { openai: { parallelToolCalls: false } },
   anthropic: { anthropic: { disableParallelToolUse: true } },
   groq: { groq: { parallelToolCalls: false } },
+};
+
+/**
+ * The media v4 models take in tool results, by provider id: the packages'
+ * prompt converters were read (`@ai-sdk/openai` 4: Responses sends an image
+ * as `input_image`, audio as an `input_file` the API refuses, Chat
+ * Completions stringifies the parts as JSON; `@ai-sdk/anthropic` 4: an image
+ * block, audio dropped with a warning).
+ */
+const MEDIA_DEFAULTS: Readonly<Record<string, readonly MediaKind[]>> = {
+  "openai.responses": ["image"],
+  "anthropic.messages": ["image"],
 };
 
 /**
@@ -105,8 +142,11 @@ const SEQUENTIAL_DEFAULTS: Readonly<Record<string, ProviderOptions>> = {
  * Each step streams one `doStream` call with the agent's instructions as the
  * system message, the transcript in order (text, reasoning with its
  * provider metadata, tool calls with their argument JSON, tool results with
- * `isError` as an error result) and the step's tools as function tools with
- * their schema documents whole. Text and reasoning deltas reach the run as
+ * `isError` as an error result and their images after the text where the
+ * provider takes them, see `toolResultMedia`) and the step's tools as
+ * function tools with their schema documents whole. The provider's warnings
+ * become `warning` events, its response metadata and finish metadata ride
+ * on the finish (the run's `model_warning` event and step record). Text and reasoning deltas reach the run as
  * they arrive; tool calls arrive whole, their argument text verbatim. The
  * run's signal reaches the provider's `fetch`. A provider error fails the
  * run as `model stream: <provider> answered HTTP <status> (retryable): <message>`
@@ -152,6 +192,15 @@ export function aiSdkModel(
     (Object.hasOwn(SEQUENTIAL_DEFAULTS, optionsKey)
       ? SEQUENTIAL_DEFAULTS[optionsKey]
       : undefined);
+  const media: MediaSettings = {
+    version,
+    kinds: new Set(
+      settings.toolResultMedia ??
+        (version === "v4" && Object.hasOwn(MEDIA_DEFAULTS, provider)
+          ? MEDIA_DEFAULTS[provider]
+          : []),
+    ),
+  };
   return {
     info,
     stream(
@@ -164,6 +213,7 @@ export function aiSdkModel(
         optionsKey,
         options: settings,
         sequential: request.sequentialTools ? sequential : undefined,
+        media,
       });
     },
   };
@@ -175,6 +225,7 @@ interface TurnSettings {
   readonly optionsKey: string;
   readonly options: AiSdkModelOptions;
   readonly sequential: ProviderOptions | undefined;
+  readonly media: MediaSettings;
 }
 
 async function* streamTurn(
@@ -185,14 +236,15 @@ async function* streamTurn(
   at.signal.throwIfAborted();
   const call = callOptions(request, at);
   let stream: ReadableStream<unknown>;
+  let warnings: unknown;
   try {
     const doStream = model.doStream as DoStream;
-    ({ stream } = await doStream.call(model, call));
+    ({ stream, warnings } = await doStream.call(model, call));
   } catch (err) {
     if (at.signal.aborted) throw at.signal.reason;
     throw providerFailure(at.provider, err, "request");
   }
-  yield* mapStream(stream, at.provider);
+  yield* mapStream(stream, at.provider, warnings);
 }
 
 function callOptions(
@@ -203,7 +255,7 @@ function callOptions(
   const tools = toTools(request);
   const providerOptions = mergeOptions(options.providerOptions, at.sequential);
   return {
-    prompt: toPrompt(request, at.optionsKey),
+    prompt: toPrompt(request, at.optionsKey, at.media),
     ...(tools !== undefined ? { tools } : {}),
     ...(options.maxOutputTokens !== undefined
       ? { maxOutputTokens: options.maxOutputTokens }

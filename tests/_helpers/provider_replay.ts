@@ -120,8 +120,50 @@ export const OWN_FIXTURES = new URL(
   import.meta.url,
 );
 
-/** The text of a recorded fixture. */
+/**
+ * Whether the recordings are there. They live beside the repository, not in
+ * it: on a clone alone the folder is absent.
+ */
+export const SHARED_PRESENT: boolean = isDirectory(SHARED_FIXTURES);
+
+function isDirectory(url: URL): boolean {
+  try {
+    return Deno.statSync(url).isDirectory;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return false;
+    throw err;
+  }
+}
+
+let announced = false;
+
+/**
+ * A test over the recordings in `../shared/fixtures/providers/`: it runs when
+ * the folder is present; when it is absent the test is registered as
+ * ignored (deno's summary counts it) and one line on stderr names the folder,
+ * so a clone of the repository alone neither fails nor skips silently.
+ */
+export function recordedTest(name: string, fn: () => Promise<void>): void {
+  if (!SHARED_PRESENT && !announced) {
+    announced = true;
+    console.warn(
+      `NOT RUN: the tests over the provider recordings are ignored, because ${
+        decodeURIComponent(SHARED_FIXTURES.pathname)
+      } (../shared/fixtures/providers/ beside the repository) is absent`,
+    );
+  }
+  Deno.test({ name, ignore: !SHARED_PRESENT, fn });
+}
+
+/** The text of a recorded fixture; only in a {@linkcode recordedTest}. */
 export function shared(name: string): string {
+  if (!SHARED_PRESENT) {
+    throw new Error(
+      `the recording ${name} was read, but ${
+        decodeURIComponent(SHARED_FIXTURES.pathname)
+      } is absent: register the test with recordedTest`,
+    );
+  }
   return Deno.readTextFileSync(new URL(name, SHARED_FIXTURES));
 }
 

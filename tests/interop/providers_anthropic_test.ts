@@ -18,6 +18,7 @@ import { ProviderFinishError } from "../../src/providers/errors.ts";
 import {
   chunksToSse,
   own,
+  recordedTest,
   type Replay,
   replayFetch,
   shared,
@@ -121,74 +122,86 @@ async function toolRoundTrip(imported: ImportedTools) {
   ]);
 }
 
-Deno.test("anthropic: an agent over tools imported in memory completes a recorded tool round trip", async () => {
-  await using imported = await inMemoryTools();
-  await toolRoundTrip(imported);
-});
+recordedTest(
+  "anthropic: an agent over tools imported in memory completes a recorded tool round trip",
+  async () => {
+    await using imported = await inMemoryTools();
+    await toolRoundTrip(imported);
+  },
+);
 
-Deno.test("anthropic: an agent over tools imported over stdio completes a recorded tool round trip", async () => {
-  await using imported = await stdioTools();
-  await toolRoundTrip(imported);
-});
+recordedTest(
+  "anthropic: an agent over tools imported over stdio completes a recorded tool round trip",
+  async () => {
+    await using imported = await stdioTools();
+    await toolRoundTrip(imported);
+  },
+);
 
-Deno.test("anthropic: recorded signed thinking streams as reasoning and its signature goes back", async () => {
-  const { model, replay } = claude([
-    { body: chunksToSse(shared("anthropic-thinking.chunks.txt")) },
-    { body: own("anthropic-answer.sse") },
-  ], {
-    providerOptions: {
-      anthropic: { thinking: { type: "enabled", budgetTokens: 1024 } },
-    },
-  });
-  const reasoning: string[] = [];
-  const result = await new Agent(model).generate("What is 925 / 5?", {
-    onEvent: (e) => {
-      if (e.type === "reasoning_delta") reasoning.push(e.text);
-    },
-  });
-  assert.equal(result.text, "925 ÷ 5 = 185");
-  assert.ok(reasoning.length > 1);
-  assert.ok(reasoning.every((r) => r !== ""), "an empty reasoning delta");
-  const part = result.messages[1].content[0];
-  assert.equal(part.type, "reasoning");
-  assert.ok(part.type === "reasoning");
-  assert.equal(part.text, reasoning.join(""));
-  assert.ok(part.signature?.startsWith("EvQBCkYICxgC"));
-  assert.deepEqual(part.providerMetadata, {
-    anthropic: { signature: part.signature },
-  });
-  assert.deepEqual(result.usage, {
-    inputTokens: 69,
-    outputTokens: 53,
-    cachedInputTokens: 0,
-    cacheWriteTokens: 0,
-  });
-  assert.deepEqual(replay.requests[0].body.thinking, {
-    type: "enabled",
-    budget_tokens: 1024,
-  });
-  // The next request carries the thinking block with its signature, first.
-  const events: ModelEvent[] = [];
-  for await (
-    const event of model.stream({
-      system: "",
-      messages: [...result.messages, userMessage("And times two?")],
-      tools: [],
-      sequentialTools: false,
-    }, { signal: new AbortController().signal })
-  ) events.push(event);
-  const sent = replay.requests[1].body.messages as {
-    role: string;
-    content: Record<string, unknown>[];
-  }[];
-  assert.deepEqual(sent[1].content[0], {
-    type: "thinking",
-    thinking: part.text,
-    signature: part.signature,
-  });
-  assert.deepEqual(sent[1].content[1], { type: "text", text: "925 ÷ 5 = 185" });
-  assert.equal(events.at(-1)?.type, "finish");
-});
+recordedTest(
+  "anthropic: recorded signed thinking streams as reasoning and its signature goes back",
+  async () => {
+    const { model, replay } = claude([
+      { body: chunksToSse(shared("anthropic-thinking.chunks.txt")) },
+      { body: own("anthropic-answer.sse") },
+    ], {
+      providerOptions: {
+        anthropic: { thinking: { type: "enabled", budgetTokens: 1024 } },
+      },
+    });
+    const reasoning: string[] = [];
+    const result = await new Agent(model).generate("What is 925 / 5?", {
+      onEvent: (e) => {
+        if (e.type === "reasoning_delta") reasoning.push(e.text);
+      },
+    });
+    assert.equal(result.text, "925 ÷ 5 = 185");
+    assert.ok(reasoning.length > 1);
+    assert.ok(reasoning.every((r) => r !== ""), "an empty reasoning delta");
+    const part = result.messages[1].content[0];
+    assert.equal(part.type, "reasoning");
+    assert.ok(part.type === "reasoning");
+    assert.equal(part.text, reasoning.join(""));
+    assert.ok(part.signature?.startsWith("EvQBCkYICxgC"));
+    assert.deepEqual(part.providerMetadata, {
+      anthropic: { signature: part.signature },
+    });
+    assert.deepEqual(result.usage, {
+      inputTokens: 69,
+      outputTokens: 53,
+      cachedInputTokens: 0,
+      cacheWriteTokens: 0,
+    });
+    assert.deepEqual(replay.requests[0].body.thinking, {
+      type: "enabled",
+      budget_tokens: 1024,
+    });
+    // The next request carries the thinking block with its signature, first.
+    const events: ModelEvent[] = [];
+    for await (
+      const event of model.stream({
+        system: "",
+        messages: [...result.messages, userMessage("And times two?")],
+        tools: [],
+        sequentialTools: false,
+      }, { signal: new AbortController().signal })
+    ) events.push(event);
+    const sent = replay.requests[1].body.messages as {
+      role: string;
+      content: Record<string, unknown>[];
+    }[];
+    assert.deepEqual(sent[1].content[0], {
+      type: "thinking",
+      thinking: part.text,
+      signature: part.signature,
+    });
+    assert.deepEqual(sent[1].content[1], {
+      type: "text",
+      text: "925 ÷ 5 = 185",
+    });
+    assert.equal(events.at(-1)?.type, "finish");
+  },
+);
 
 Deno.test("anthropic: redacted thinking is kept on the transcript and sent back", async () => {
   const { model, replay } = claude([
@@ -358,10 +371,13 @@ Deno.test("anthropic: an overloaded error inside the stream fails the run", asyn
   assert.equal(cause.statusCode, 529);
 });
 
-Deno.test("anthropic: aborting mid-stream settles the run promptly", async () => {
-  const { model, replay } = claude([{
-    body: shared("anthropic-tool-use.sse"),
-    stallAfter: 900,
-  }]);
-  await abortMidStream(model, replay);
-});
+recordedTest(
+  "anthropic: aborting mid-stream settles the run promptly",
+  async () => {
+    const { model, replay } = claude([{
+      body: shared("anthropic-tool-use.sse"),
+      stallAfter: 900,
+    }]);
+    await abortMidStream(model, replay);
+  },
+);

@@ -14,6 +14,7 @@ import type { AiSdkModelOptions } from "../../src/providers/ai_sdk.ts";
 import { ProviderFinishError } from "../../src/providers/errors.ts";
 import {
   own,
+  recordedTest,
   type Replay,
   replayFetch,
   shared,
@@ -33,36 +34,41 @@ function chatModel(replays: Replay[], options?: AiSdkModelOptions) {
   return { replay, model: aiSdkModel(openai.chat("gpt-4o"), options) };
 }
 
-Deno.test("openai chat: a recorded text answer streams as deltas and reports usage", async () => {
-  const { model, replay } = chatModel([{
-    body: shared("openai-chat-text.sse"),
-  }]);
-  const deltas: string[] = [];
-  const agent = new Agent(model, { instructions: "Be brief." });
-  const result = await agent.generate("What's the weather in SF?", {
-    onEvent: (e: RunEvent) => {
-      if (e.type === "text_delta") deltas.push(e.text);
-    },
-  });
-  assert.ok(result.text.startsWith("I'm unable to provide real-time weather"));
-  assert.ok(deltas.length >= 20, `only ${deltas.length} deltas`);
-  assert.equal(deltas.join(""), result.text);
-  assert.equal(result.stopReason, "stop");
-  assert.deepEqual(result.usage, {
-    inputTokens: 14,
-    outputTokens: 30,
-    cachedInputTokens: 0,
-    reasoningTokens: 0,
-  });
-  const body = replay.requests[0].body;
-  assert.deepEqual(body.messages, [
-    { role: "system", content: "Be brief." },
-    { role: "user", content: "What's the weather in SF?" },
-  ]);
-  assert.equal(body.stream, true);
-  assert.equal(model.info?.provider, "openai.chat");
-  assert.equal(model.info?.name, "gpt-4o");
-});
+recordedTest(
+  "openai chat: a recorded text answer streams as deltas and reports usage",
+  async () => {
+    const { model, replay } = chatModel([{
+      body: shared("openai-chat-text.sse"),
+    }]);
+    const deltas: string[] = [];
+    const agent = new Agent(model, { instructions: "Be brief." });
+    const result = await agent.generate("What's the weather in SF?", {
+      onEvent: (e: RunEvent) => {
+        if (e.type === "text_delta") deltas.push(e.text);
+      },
+    });
+    assert.ok(
+      result.text.startsWith("I'm unable to provide real-time weather"),
+    );
+    assert.ok(deltas.length >= 20, `only ${deltas.length} deltas`);
+    assert.equal(deltas.join(""), result.text);
+    assert.equal(result.stopReason, "stop");
+    assert.deepEqual(result.usage, {
+      inputTokens: 14,
+      outputTokens: 30,
+      cachedInputTokens: 0,
+      reasoningTokens: 0,
+    });
+    const body = replay.requests[0].body;
+    assert.deepEqual(body.messages, [
+      { role: "system", content: "Be brief." },
+      { role: "user", content: "What's the weather in SF?" },
+    ]);
+    assert.equal(body.stream, true);
+    assert.equal(model.info?.provider, "openai.chat");
+    assert.equal(model.info?.name, "gpt-4o");
+  },
+);
 
 async function toolRoundTrip(imported: ImportedTools) {
   const { model, replay } = chatModel(
@@ -146,65 +152,71 @@ Deno.test("openai chat: an agent over tools imported over stdio completes a tool
   await toolRoundTrip(imported);
 });
 
-Deno.test("openai chat: two recorded parallel tool calls run and answer in call order", async () => {
-  await using imported = await inMemoryTools();
-  const { model, replay } = chatModel([
-    { body: shared("openai-chat-parallel-tool-calls.sse") },
-    { body: shared("openai-chat-text.sse") },
-  ]);
-  const agent = new Agent(model, { tools: imported.tools });
-  const result = await agent.generate("Weather in Edinburgh and AAPL price?");
-  const calls = result.steps[0].toolCalls;
-  assert.deepEqual(calls, [
-    {
-      type: "tool_call",
-      id: "call_JMW1whyEaYG438VE1OIflxA2",
-      name: "GetWeatherArgs",
-      args: '{"city": "Edinburgh", "country": "GB", "units": "c"}',
-    },
-    {
-      type: "tool_call",
-      id: "call_DNYTawLBoN8fj3KN6qU9N1Ou",
-      name: "get_stock_price",
-      args: '{"ticker": "AAPL", "exchange": "NASDAQ"}',
-    },
-  ]);
-  assert.equal(result.steps[0].stopReason, "tool_calls");
-  assert.deepEqual(result.steps[0].usage, {
-    inputTokens: 149,
-    outputTokens: 60,
-    cachedInputTokens: 0,
-    reasoningTokens: 0,
-  });
-  const tools = replay.requests[1].body.messages as {
-    role: string;
-    tool_call_id?: string;
-    content: unknown;
-  }[];
-  assert.deepEqual(
-    tools.filter((m) => m.role === "tool").map((
-      m,
-    ) => [m.tool_call_id, m.content]),
-    [
-      ["call_JMW1whyEaYG438VE1OIflxA2", "Edinburgh: 9°C, rain"],
-      ["call_DNYTawLBoN8fj3KN6qU9N1Ou", "AAPL: 187.50"],
-    ],
-  );
-});
+recordedTest(
+  "openai chat: two recorded parallel tool calls run and answer in call order",
+  async () => {
+    await using imported = await inMemoryTools();
+    const { model, replay } = chatModel([
+      { body: shared("openai-chat-parallel-tool-calls.sse") },
+      { body: shared("openai-chat-text.sse") },
+    ]);
+    const agent = new Agent(model, { tools: imported.tools });
+    const result = await agent.generate("Weather in Edinburgh and AAPL price?");
+    const calls = result.steps[0].toolCalls;
+    assert.deepEqual(calls, [
+      {
+        type: "tool_call",
+        id: "call_JMW1whyEaYG438VE1OIflxA2",
+        name: "GetWeatherArgs",
+        args: '{"city": "Edinburgh", "country": "GB", "units": "c"}',
+      },
+      {
+        type: "tool_call",
+        id: "call_DNYTawLBoN8fj3KN6qU9N1Ou",
+        name: "get_stock_price",
+        args: '{"ticker": "AAPL", "exchange": "NASDAQ"}',
+      },
+    ]);
+    assert.equal(result.steps[0].stopReason, "tool_calls");
+    assert.deepEqual(result.steps[0].usage, {
+      inputTokens: 149,
+      outputTokens: 60,
+      cachedInputTokens: 0,
+      reasoningTokens: 0,
+    });
+    const tools = replay.requests[1].body.messages as {
+      role: string;
+      tool_call_id?: string;
+      content: unknown;
+    }[];
+    assert.deepEqual(
+      tools.filter((m) => m.role === "tool").map((
+        m,
+      ) => [m.tool_call_id, m.content]),
+      [
+        ["call_JMW1whyEaYG438VE1OIflxA2", "Edinburgh: 9°C, rain"],
+        ["call_DNYTawLBoN8fj3KN6qU9N1Ou", "AAPL: 187.50"],
+      ],
+    );
+  },
+);
 
-Deno.test("openai chat: sequential tools ask the provider for no parallel calls", async () => {
-  await using imported = await inMemoryTools();
-  const { model, replay } = chatModel([
-    { body: shared("openai-chat-text.sse") },
-  ], { providerOptions: { openai: { user: "u1" } } });
-  await new Agent(model, { tools: imported.tools, parallelism: 1 })
-    .generate("hi");
-  assert.equal(replay.requests[0].body.parallel_tool_calls, false);
-  assert.equal(replay.requests[0].body.user, "u1");
-  const again = chatModel([{ body: shared("openai-chat-text.sse") }]);
-  await new Agent(again.model, { tools: imported.tools }).generate("hi");
-  assert.equal(again.replay.requests[0].body.parallel_tool_calls, undefined);
-});
+recordedTest(
+  "openai chat: sequential tools ask the provider for no parallel calls",
+  async () => {
+    await using imported = await inMemoryTools();
+    const { model, replay } = chatModel([
+      { body: shared("openai-chat-text.sse") },
+    ], { providerOptions: { openai: { user: "u1" } } });
+    await new Agent(model, { tools: imported.tools, parallelism: 1 })
+      .generate("hi");
+    assert.equal(replay.requests[0].body.parallel_tool_calls, false);
+    assert.equal(replay.requests[0].body.user, "u1");
+    const again = chatModel([{ body: shared("openai-chat-text.sse") }]);
+    await new Agent(again.model, { tools: imported.tools }).generate("hi");
+    assert.equal(again.replay.requests[0].body.parallel_tool_calls, undefined);
+  },
+);
 
 Deno.test("openai chat: a failed tool's result goes back as the tool message", async () => {
   await using imported = await inMemoryTools();
@@ -229,28 +241,31 @@ Deno.test("openai chat: a failed tool's result goes back as the tool message", a
   assert.equal(part.content, "the tool broke");
 });
 
-Deno.test("openai chat: a recorded 429 fails the run as model stream with the provider's error as cause", async () => {
-  const { model } = chatModel([{
-    status: 429,
-    contentType: "application/json",
-    body: shared("openai-error-insufficient-quota.json"),
-  }]);
-  const err = await failure(new Agent(model).generate("hi"));
-  const streamError = err.cause;
-  assert.ok(streamError instanceof ModelStreamError);
-  assert.equal(
-    streamError.message,
-    "model stream: openai.chat answered HTTP 429 (retryable): You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.",
-  );
-  const cause = streamError.cause as {
-    statusCode?: number;
-    isRetryable?: boolean;
-    name?: string;
-  };
-  assert.equal(cause.statusCode, 429);
-  assert.equal(cause.isRetryable, true);
-  assert.equal(cause.name, "AI_APICallError");
-});
+recordedTest(
+  "openai chat: a recorded 429 fails the run as model stream with the provider's error as cause",
+  async () => {
+    const { model } = chatModel([{
+      status: 429,
+      contentType: "application/json",
+      body: shared("openai-error-insufficient-quota.json"),
+    }]);
+    const err = await failure(new Agent(model).generate("hi"));
+    const streamError = err.cause;
+    assert.ok(streamError instanceof ModelStreamError);
+    assert.equal(
+      streamError.message,
+      "model stream: openai.chat answered HTTP 429 (retryable): You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.",
+    );
+    const cause = streamError.cause as {
+      statusCode?: number;
+      isRetryable?: boolean;
+      name?: string;
+    };
+    assert.equal(cause.statusCode, 429);
+    assert.equal(cause.isRetryable, true);
+    assert.equal(cause.name, "AI_APICallError");
+  },
+);
 
 Deno.test("openai chat: a 500 fails the run naming the status and the provider's message", async () => {
   const { model } = chatModel([{
@@ -275,39 +290,42 @@ Deno.test("openai chat: an error inside the stream fails the run, it does not fi
   assert.equal(err.result.text, "");
 });
 
-Deno.test("openai chat: a connection lost mid-stream fails the run naming the provider", async () => {
-  const sse = shared("openai-chat-text.sse");
-  const lost = new TypeError("error reading a body from connection");
-  let sent = false;
-  const fetchThenDrop = (): Promise<Response> =>
-    Promise.resolve(
-      new Response(
-        new ReadableStream<Uint8Array>({
-          pull(controller) {
-            // The first read gets half the events, the next one fails.
-            if (sent) return controller.error(lost);
-            sent = true;
-            controller.enqueue(
-              new TextEncoder().encode(sse.slice(0, sse.length / 2)),
-            );
-          },
-        }),
-        { headers: { "content-type": "text/event-stream" } },
-      ),
+recordedTest(
+  "openai chat: a connection lost mid-stream fails the run naming the provider",
+  async () => {
+    const sse = shared("openai-chat-text.sse");
+    const lost = new TypeError("error reading a body from connection");
+    let sent = false;
+    const fetchThenDrop = (): Promise<Response> =>
+      Promise.resolve(
+        new Response(
+          new ReadableStream<Uint8Array>({
+            pull(controller) {
+              // The first read gets half the events, the next one fails.
+              if (sent) return controller.error(lost);
+              sent = true;
+              controller.enqueue(
+                new TextEncoder().encode(sse.slice(0, sse.length / 2)),
+              );
+            },
+          }),
+          { headers: { "content-type": "text/event-stream" } },
+        ),
+      );
+    const openai = createOpenAI({ apiKey: "test-key", fetch: fetchThenDrop });
+    const model = aiSdkModel(openai.chat("gpt-4o"));
+    const err = await failure(new Agent(model).generate("hi"));
+    assert.equal(
+      err.message,
+      "weft: run failed at step 1: model stream: openai.chat stream error (not retryable): Failed to process successful response: error reading a body from connection",
     );
-  const openai = createOpenAI({ apiKey: "test-key", fetch: fetchThenDrop });
-  const model = aiSdkModel(openai.chat("gpt-4o"));
-  const err = await failure(new Agent(model).generate("hi"));
-  assert.equal(
-    err.message,
-    "weft: run failed at step 1: model stream: openai.chat stream error (not retryable): Failed to process successful response: error reading a body from connection",
-  );
-  assert.ok(err.cause instanceof ModelStreamError);
-  // The provider's own error is the cause; what broke is its cause.
-  const provider = err.cause.cause as Error;
-  assert.equal(provider.name, "AI_APICallError");
-  assert.equal(provider.cause, lost);
-});
+    assert.ok(err.cause instanceof ModelStreamError);
+    // The provider's own error is the cause; what broke is its cause.
+    const provider = err.cause.cause as Error;
+    assert.equal(provider.name, "AI_APICallError");
+    assert.equal(provider.cause, lost);
+  },
+);
 
 Deno.test("openai chat: a content-filter finish fails the run naming the provider's reason", async () => {
   const { model } = chatModel([{
@@ -324,14 +342,17 @@ Deno.test("openai chat: a content-filter finish fails the run naming the provide
   assert.equal(finish.raw, "content_filter");
 });
 
-Deno.test("openai chat: aborting mid-stream settles the run promptly and reaches the fetch", async () => {
-  const { model, replay } = chatModel([{
-    body: shared("openai-chat-text.sse"),
-    stallAfter: 1500,
-  }]);
-  const deltas: string[] = [];
-  await abortMidStream(model, replay, (e) => {
-    if (e.type === "text_delta") deltas.push(e.text);
-  });
-  assert.ok(deltas.length > 0, "no delta arrived before the stall");
-});
+recordedTest(
+  "openai chat: aborting mid-stream settles the run promptly and reaches the fetch",
+  async () => {
+    const { model, replay } = chatModel([{
+      body: shared("openai-chat-text.sse"),
+      stallAfter: 1500,
+    }]);
+    const deltas: string[] = [];
+    await abortMidStream(model, replay, (e) => {
+      if (e.type === "text_delta") deltas.push(e.text);
+    });
+    assert.ok(deltas.length > 0, "no delta arrived before the stall");
+  },
+);

@@ -15,6 +15,7 @@ import {
 import {
   chunksToSse,
   own,
+  recordedTest,
   type Replay,
   replayFetch,
   shared,
@@ -117,31 +118,42 @@ async function recordedToolCall(imported: ImportedTools) {
   assert.equal(messages[3].content, "San Francisco: 14°C, fog");
 }
 
-Deno.test("openai-compatible: a recorded reasoning tool call over tools imported in memory", async () => {
-  await using imported = await inMemoryTools();
-  await recordedToolCall(imported);
-});
+recordedTest(
+  "openai-compatible: a recorded reasoning tool call over tools imported in memory",
+  async () => {
+    await using imported = await inMemoryTools();
+    await recordedToolCall(imported);
+  },
+);
 
-Deno.test("openai-compatible: the same over tools imported over stdio", async () => {
-  await using imported = await stdioTools();
-  await recordedToolCall(imported);
-});
+recordedTest(
+  "openai-compatible: the same over tools imported over stdio",
+  async () => {
+    await using imported = await stdioTools();
+    await recordedToolCall(imported);
+  },
+);
 
-Deno.test("openai-compatible: recorded parallel tool calls and a text answer", async () => {
-  await using imported = await inMemoryTools();
-  const { model } = localModel([
-    { body: shared("openai-chat-parallel-tool-calls.sse") },
-    { body: shared("openai-chat-text.sse") },
-  ]);
-  const result = await new Agent(model, { tools: imported.tools }).generate(
-    "x",
-  );
-  assert.deepEqual(result.steps[0].results.map((r) => r.content), [
-    "Edinburgh: 9°C, rain",
-    "AAPL: 187.50",
-  ]);
-  assert.ok(result.text.startsWith("I'm unable to provide real-time weather"));
-});
+recordedTest(
+  "openai-compatible: recorded parallel tool calls and a text answer",
+  async () => {
+    await using imported = await inMemoryTools();
+    const { model } = localModel([
+      { body: shared("openai-chat-parallel-tool-calls.sse") },
+      { body: shared("openai-chat-text.sse") },
+    ]);
+    const result = await new Agent(model, { tools: imported.tools }).generate(
+      "x",
+    );
+    assert.deepEqual(result.steps[0].results.map((r) => r.content), [
+      "Edinburgh: 9°C, rain",
+      "AAPL: 187.50",
+    ]);
+    assert.ok(
+      result.text.startsWith("I'm unable to provide real-time weather"),
+    );
+  },
+);
 
 Deno.test("openai-compatible: sequential tools send the configured no-parallel option only", async () => {
   await using imported = await inMemoryTools();
@@ -160,30 +172,33 @@ Deno.test("openai-compatible: sequential tools send the configured no-parallel o
   assert.equal(body.temperature, 0.2);
 });
 
-Deno.test("openai-compatible: a 404 for a missing model and a recorded 429 fail the run", async () => {
-  const missing = localModel([{
-    status: 404,
-    contentType: "application/json",
-    body: own("compatible-404.json"),
-  }]);
-  const err = await failure(new Agent(missing.model).generate("x"));
-  assert.equal(
-    err.message,
-    'weft: run failed at step 1: model stream: ollama.chat answered HTTP 404 (not retryable): model "qwen3:8b" not found, try pulling it first',
-  );
-  const quota = localModel([{
-    status: 429,
-    contentType: "application/json",
-    body: shared("openai-error-insufficient-quota.json"),
-  }]);
-  const err429 = await failure(new Agent(quota.model).generate("x"));
-  assert.ok(
-    err429.message.startsWith(
-      "weft: run failed at step 1: model stream: ollama.chat answered HTTP 429 (retryable): You exceeded your current quota",
-    ),
-    err429.message,
-  );
-});
+recordedTest(
+  "openai-compatible: a 404 for a missing model and a recorded 429 fail the run",
+  async () => {
+    const missing = localModel([{
+      status: 404,
+      contentType: "application/json",
+      body: own("compatible-404.json"),
+    }]);
+    const err = await failure(new Agent(missing.model).generate("x"));
+    assert.equal(
+      err.message,
+      'weft: run failed at step 1: model stream: ollama.chat answered HTTP 404 (not retryable): model "qwen3:8b" not found, try pulling it first',
+    );
+    const quota = localModel([{
+      status: 429,
+      contentType: "application/json",
+      body: shared("openai-error-insufficient-quota.json"),
+    }]);
+    const err429 = await failure(new Agent(quota.model).generate("x"));
+    assert.ok(
+      err429.message.startsWith(
+        "weft: run failed at step 1: model stream: ollama.chat answered HTTP 429 (retryable): You exceeded your current quota",
+      ),
+      err429.message,
+    );
+  },
+);
 
 Deno.test("openai-compatible: a Gemini thought signature on a tool call is kept and sent back", async () => {
   await using imported = await inMemoryTools();
@@ -218,12 +233,15 @@ Deno.test("openai-compatible: a Gemini thought signature on a tool call is kept 
   });
 });
 
-Deno.test("openai-compatible: aborting mid-stream settles the run promptly", async () => {
-  const { model, replay } = localModel([{
-    body: chunksToSse(
-      shared("openai-compatible-deepseek-tool-call.chunks.txt"),
-    ),
-    stallAfter: 3000,
-  }]);
-  await abortMidStream(model, replay);
-});
+recordedTest(
+  "openai-compatible: aborting mid-stream settles the run promptly",
+  async () => {
+    const { model, replay } = localModel([{
+      body: chunksToSse(
+        shared("openai-compatible-deepseek-tool-call.chunks.txt"),
+      ),
+      stallAfter: 3000,
+    }]);
+    await abortMidStream(model, replay);
+  },
+);

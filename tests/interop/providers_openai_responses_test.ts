@@ -18,6 +18,7 @@ import {
 import {
   chunksToSse,
   own,
+  recordedTest,
   type Replay,
   replayFetch,
   shared,
@@ -146,15 +147,21 @@ async function recordedToolRun(imported: ImportedTools) {
   assert.deepEqual(last[2], input[2]);
 }
 
-Deno.test("openai responses: a recorded four-step run over tools imported in memory, encrypted reasoning round-tripping", async () => {
-  await using imported = await inMemoryTools();
-  await recordedToolRun(imported);
-});
+recordedTest(
+  "openai responses: a recorded four-step run over tools imported in memory, encrypted reasoning round-tripping",
+  async () => {
+    await using imported = await inMemoryTools();
+    await recordedToolRun(imported);
+  },
+);
 
-Deno.test("openai responses: the same run over tools imported over stdio", async () => {
-  await using imported = await stdioTools();
-  await recordedToolRun(imported);
-});
+recordedTest(
+  "openai responses: the same run over tools imported over stdio",
+  async () => {
+    await using imported = await stdioTools();
+    await recordedToolRun(imported);
+  },
+);
 
 Deno.test("openai responses: two parallel function calls run, usage with cached and reasoning tokens", async () => {
   await using imported = await inMemoryTools();
@@ -234,68 +241,80 @@ Deno.test("openai responses: a continued conversation sends the answer's message
   ]);
 });
 
-Deno.test("openai responses: sequential tools ask for no parallel calls", async () => {
-  await using imported = await inMemoryTools();
-  const { model, replay } = responsesModel(recordedRun().slice(3));
-  await new Agent(model, { tools: imported.tools, parallelism: 1 }).generate(
-    "x",
-  );
-  assert.equal(replay.requests[0].body.parallel_tool_calls, false);
-  assert.equal(replay.requests[0].body.store, false);
-});
+recordedTest(
+  "openai responses: sequential tools ask for no parallel calls",
+  async () => {
+    await using imported = await inMemoryTools();
+    const { model, replay } = responsesModel(recordedRun().slice(3));
+    await new Agent(model, { tools: imported.tools, parallelism: 1 }).generate(
+      "x",
+    );
+    assert.equal(replay.requests[0].body.parallel_tool_calls, false);
+    assert.equal(replay.requests[0].body.store, false);
+  },
+);
 
-Deno.test("openai responses: a recorded error inside a 200 stream fails the run", async () => {
-  const { model } = responsesModel([{
-    body: chunksToSse(shared("openai-responses-stream-error.chunks.txt")),
-  }]);
-  const err = await failure(new Agent(model).generate("hi"));
-  assert.ok(err.cause instanceof ModelStreamError);
-  // The package finds the error frame before any output and reports it as the
-  // request's failure: quota errors are not retryable.
-  assert.equal(
-    err.message,
-    "weft: run failed at step 1: model stream: openai.responses answered HTTP 429 (not retryable): You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.",
-  );
-  assert.equal(
-    (err.cause.cause as { isRetryable?: boolean }).isRetryable,
-    false,
-  );
-  assert.equal(err.result.text, "");
-});
+recordedTest(
+  "openai responses: a recorded error inside a 200 stream fails the run",
+  async () => {
+    const { model } = responsesModel([{
+      body: chunksToSse(shared("openai-responses-stream-error.chunks.txt")),
+    }]);
+    const err = await failure(new Agent(model).generate("hi"));
+    assert.ok(err.cause instanceof ModelStreamError);
+    // The package finds the error frame before any output and reports it as the
+    // request's failure: quota errors are not retryable.
+    assert.equal(
+      err.message,
+      "weft: run failed at step 1: model stream: openai.responses answered HTTP 429 (not retryable): You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.",
+    );
+    assert.equal(
+      (err.cause.cause as { isRetryable?: boolean }).isRetryable,
+      false,
+    );
+    assert.equal(err.result.text, "");
+  },
+);
 
-Deno.test("openai responses: a recorded 429 and a 500 fail the run with status and message", async () => {
-  const quota = responsesModel([{
-    status: 429,
-    contentType: "application/json",
-    body: shared("openai-error-insufficient-quota.json"),
-  }]);
-  const err429 = await failure(new Agent(quota.model).generate("hi"));
-  assert.ok(
-    err429.message.startsWith(
-      "weft: run failed at step 1: model stream: openai.responses answered HTTP 429 (retryable): You exceeded your current quota",
-    ),
-    err429.message,
-  );
-  const down = responsesModel([{
-    status: 500,
-    contentType: "application/json",
-    body: own("openai-500.json"),
-  }]);
-  const err500 = await failure(new Agent(down.model).generate("hi"));
-  assert.equal(
-    err500.message,
-    "weft: run failed at step 1: model stream: openai.responses answered HTTP 500 (retryable): The server had an error while processing your request. Sorry about that!",
-  );
-  assert.equal(
-    ((err500.cause as Error).cause as { statusCode: number }).statusCode,
-    500,
-  );
-});
+recordedTest(
+  "openai responses: a recorded 429 and a 500 fail the run with status and message",
+  async () => {
+    const quota = responsesModel([{
+      status: 429,
+      contentType: "application/json",
+      body: shared("openai-error-insufficient-quota.json"),
+    }]);
+    const err429 = await failure(new Agent(quota.model).generate("hi"));
+    assert.ok(
+      err429.message.startsWith(
+        "weft: run failed at step 1: model stream: openai.responses answered HTTP 429 (retryable): You exceeded your current quota",
+      ),
+      err429.message,
+    );
+    const down = responsesModel([{
+      status: 500,
+      contentType: "application/json",
+      body: own("openai-500.json"),
+    }]);
+    const err500 = await failure(new Agent(down.model).generate("hi"));
+    assert.equal(
+      err500.message,
+      "weft: run failed at step 1: model stream: openai.responses answered HTTP 500 (retryable): The server had an error while processing your request. Sorry about that!",
+    );
+    assert.equal(
+      ((err500.cause as Error).cause as { statusCode: number }).statusCode,
+      500,
+    );
+  },
+);
 
-Deno.test("openai responses: aborting mid-stream settles the run promptly", async () => {
-  const { model, replay } = responsesModel([{
-    body: recordedRun()[0].body,
-    stallAfter: 4000,
-  }]);
-  await abortMidStream(model, replay);
-});
+recordedTest(
+  "openai responses: aborting mid-stream settles the run promptly",
+  async () => {
+    const { model, replay } = responsesModel([{
+      body: recordedRun()[0].body,
+      stallAfter: 4000,
+    }]);
+    await abortMidStream(model, replay);
+  },
+);
