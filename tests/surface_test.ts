@@ -13,8 +13,11 @@ import assert from "node:assert/strict";
  */
 const BUDGETS: Record<string, number> = {
   "mod.ts": 45,
-  "core.ts": 138,
+  // +4: the provider warning and response info of a step (ModelWarning,
+  // ModelResponseInfo, WarningEvent, ModelWarningEvent).
+  "core.ts": 142,
   "bridge.ts": 21,
+  // 63: ListenAddress, what deno serve tells the handler's onListen.
   "runtime.ts": 63,
   "providers.ts": 7,
   "servers.ts": 19,
