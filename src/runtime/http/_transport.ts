@@ -41,6 +41,7 @@ import {
   sseEvent,
 } from "./_sse_body.ts";
 import { afterThisTurn } from "./_turn.ts";
+import { jsonRpcError, sessionNotFound } from "./guard.ts";
 import { PRIMING_VERSION } from "./event_store.ts";
 import {
   isAnswer,
@@ -253,7 +254,7 @@ export class HttpServerTransport implements Transport {
       default:
         return this.#without(
           onEnd,
-          jsonRpcError(405, -32000, "Method not allowed.", {
+          jsonRpcError(405, -32000, "Method not allowed.", null, {
             allow: "GET, POST, DELETE",
           }),
         );
@@ -878,26 +879,4 @@ function requestInfo(req: Request): MessageExtraInfo {
       },
     },
   } as MessageExtraInfo;
-}
-
-function sessionNotFound(): Response {
-  return jsonRpcError(404, -32001, "Session not found");
-}
-
-/** A refusal as the SDK's transport words it: `error` before `id`. */
-function jsonRpcError(
-  status: number,
-  code: number,
-  message: string,
-  headers: Record<string, string> = {},
-): Response {
-  const body = JSON.stringify({
-    jsonrpc: "2.0",
-    error: { code, message },
-    id: null,
-  });
-  return new Response(body, {
-    status,
-    headers: { "content-type": "application/json", ...headers },
-  });
 }
