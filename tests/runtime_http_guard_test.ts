@@ -24,7 +24,7 @@ Deno.test("DNS rebinding: a local request naming another Host is refused with 40
     assert.ok(evil.startsWith("HTTP/1.1 403"), evil);
     assert.ok(
       evil.endsWith(
-        '{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Forbidden: the Host header is not localhost, 127.0.0.1 or [::1], which DNS-rebinding protection requires of a request from this machine; list the host in the allowedHosts option to accept it"}}',
+        '{"jsonrpc":"2.0","error":{"code":-32000,"message":"Forbidden: the Host header is not localhost, 127.0.0.1 or [::1], which DNS-rebinding protection requires of a request from this machine; list the host in the allowedHosts option to accept it"},"id":null}',
       ),
       evil,
     );
@@ -60,7 +60,7 @@ Deno.test("DNS rebinding: a foreign Origin is refused; allowedOrigins and allowe
     assert.equal(res.status, 403);
     assert.equal(
       await res.text(),
-      '{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Forbidden: the Origin header is not a loopback origin, which DNS-rebinding protection requires; list the origin in the allowedOrigins option to accept it"}}',
+      '{"jsonrpc":"2.0","error":{"code":-32000,"message":"Forbidden: the Origin header is not a loopback origin, which DNS-rebinding protection requires; list the origin in the allowedOrigins option to accept it"},"id":null}',
     );
     const local = await post(listening.url, INITIALIZE, {
       origin: `http://localhost:${listening.port}`,
@@ -149,7 +149,7 @@ Deno.test("DNS rebinding: without a Host header the request URL's host is judged
   assert.equal(foreign.status, 403);
   assert.equal(
     await foreign.text(),
-    '{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Forbidden: the Host header is not localhost, 127.0.0.1 or [::1], which DNS-rebinding protection requires of a request from this machine; list the host in the allowedHosts option to accept it"}}',
+    '{"jsonrpc":"2.0","error":{"code":-32000,"message":"Forbidden: the Host header is not localhost, 127.0.0.1 or [::1], which DNS-rebinding protection requires of a request from this machine; list the host in the allowedHosts option to accept it"},"id":null}',
   );
   // A Host header, when present, wins over the URL.
   const named = await call("http://localhost/mcp", { host: "evil.example" });

@@ -163,7 +163,7 @@ Deno.test("KV sessions: two processes on one KV file serve one session", async (
     assert.equal(after.status, 404);
     assert.equal(
       await after.text(),
-      '{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"Session not found"}}',
+      '{"jsonrpc":"2.0","error":{"code":-32001,"message":"Session not found"},"id":null}',
     );
 
     // A forged id is refused by both.

@@ -61,7 +61,7 @@ Deno.test("limits: past maxSessions initialize answers 503 with Retry-After; exi
       assert.equal(refused.headers.get("retry-after"), "600");
       assert.equal(
         await refused.text(),
-        '{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"Service Unavailable: the server holds its maximum of 2 sessions (maxSessions); retry after 600 s"}}',
+        '{"jsonrpc":"2.0","error":{"code":-32000,"message":"Service Unavailable: the server holds its maximum of 2 sessions (maxSessions); retry after 600 s"},"id":1}',
       );
     }
     assert.deepEqual(warned, [
@@ -246,7 +246,7 @@ Deno.test("limits: a body that does not arrive within bodyTimeout is answered 40
       assert.ok(text.startsWith("HTTP/1.1 408"), text);
       assert.ok(
         text.endsWith(
-          '{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Request Timeout: the request body did not arrive within 200 ms"}}',
+          '{"jsonrpc":"2.0","error":{"code":-32000,"message":"Request Timeout: the request body did not arrive within 200 ms"},"id":null}',
         ),
         text,
       );
@@ -282,7 +282,7 @@ Deno.test("limits: a body nested deeper than maxBodyDepth is answered 400 before
     assert.equal(deep.status, 400);
     assert.equal(
       await deep.text(),
-      '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: the body nests deeper than 32 levels"}}',
+      '{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: the body nests deeper than 32 levels"},"id":null}',
     );
     // Brackets inside strings do not count; a body within the limit passes.
     const shallow = await post(
@@ -322,7 +322,7 @@ Deno.test("limits: a junk Host is answered with a plain 400, no exception text",
       assert.ok(reply.startsWith("HTTP/1.1 400"), `${host}: ${reply}`);
       assert.ok(
         reply.endsWith(
-          '{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Bad Request: invalid Host header"}}',
+          '{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: invalid Host header"},"id":null}',
         ),
         `${host}: ${reply}`,
       );

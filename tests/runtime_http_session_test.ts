@@ -68,13 +68,13 @@ Deno.test("session mode: the client's notifications stream, DELETE on close, unk
     assert.equal(after.status, 404);
     assert.equal(
       await after.text(),
-      '{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"Session not found"}}',
+      '{"jsonrpc":"2.0","error":{"code":-32001,"message":"Session not found"},"id":null}',
     );
     const missing = await post(listening.url, list);
     assert.equal(missing.status, 400);
     assert.equal(
       await missing.text(),
-      '{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Bad Request: Mcp-Session-Id header is required"}}',
+      '{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: Mcp-Session-Id header is required"},"id":null}',
     );
   } finally {
     await listening.close();

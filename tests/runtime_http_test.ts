@@ -84,7 +84,7 @@ for (const sessions of [false, true]) {
         assert.equal(res.headers.get("content-type"), "application/json");
         assert.equal(
           await res.text(),
-          '{"jsonrpc":"2.0","id":7,"error":{"code":-32601,"message":"Method not found"}}',
+          '{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":7}',
         );
       }
       assert.equal(
@@ -123,7 +123,7 @@ for (const sessions of [false, true]) {
       const declared = await post(listening.url, big);
       assert.equal(declared.status, 413);
       const expected =
-        '{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Payload Too Large: request body exceeds 1024 bytes"}}';
+        '{"jsonrpc":"2.0","error":{"code":-32000,"message":"Payload Too Large: request body exceeds 1024 bytes"},"id":null}';
       assert.equal(await declared.text(), expected);
       const chunks = [
         new TextEncoder().encode(big.slice(0, 600)),
@@ -211,7 +211,7 @@ Deno.test("failures answer a generic JSON-RPC error, never a stack trace", async
   assert.equal(res.status, 500);
   assert.equal(
     await res.text(),
-    '{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error"}}',
+    '{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"},"id":null}',
   );
   assert.equal(logged[0].message, "secret internal detail");
 
@@ -228,7 +228,7 @@ Deno.test("failures answer a generic JSON-RPC error, never a stack trace", async
     assert.equal(bad.status, 400);
     assert.equal(
       await bad.text(),
-      '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}',
+      '{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}',
     );
   } finally {
     await listening.close();
@@ -244,7 +244,7 @@ Deno.test("methods other than POST are refused with 405 in stateless mode", asyn
     assert.equal(res.headers.get("allow"), "POST");
     assert.equal(
       await res.text(),
-      '{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Method not allowed."}}',
+      '{"jsonrpc":"2.0","error":{"code":-32000,"message":"Method not allowed."},"id":null}',
     );
   }
 });
@@ -260,6 +260,6 @@ Deno.test("session mode refuses other methods with 405 naming GET, POST and DELE
   assert.equal(res.headers.get("allow"), "GET, POST, DELETE");
   assert.equal(
     await res.text(),
-    '{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Method not allowed."}}',
+    '{"jsonrpc":"2.0","error":{"code":-32000,"message":"Method not allowed."},"id":null}',
   );
 });

@@ -50,7 +50,12 @@ function refusal(
 
 const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
 
-/** A JSON-RPC error body with a fixed message, as a Response. */
+/**
+ * A JSON-RPC error body with a fixed message, as a Response: every refusal
+ * and failure of the HTTP server, in the SDK transport's key order
+ * (`jsonrpc`, `error`, `id`), so one refusal reads the same byte for byte
+ * whichever path answers it.
+ */
 export function jsonRpcError(
   status: number,
   code: number,
@@ -58,11 +63,16 @@ export function jsonRpcError(
   id: string | number | null = null,
   headers: Record<string, string> = {},
 ): Response {
-  const body = JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } });
+  const body = JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id });
   return new Response(body, {
     status,
     headers: { "content-type": "application/json", ...headers },
   });
+}
+
+/** The answer to a request for a session this handler does not hold: 404, -32001. */
+export function sessionNotFound(): Response {
+  return jsonRpcError(404, -32001, "Session not found");
 }
 
 /** The answer to anything that went wrong inside: 500, -32603, `Internal error`. */

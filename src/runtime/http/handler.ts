@@ -6,38 +6,18 @@
  */
 
 import type { ConnectableServer as Server } from "../connectable.ts";
+import { HttpRefusalError, UnreadLimitError } from "../errors.ts";
+import { internalError, type RemoteAddress } from "./guard.ts";
 import {
-  DEFAULT_MAX_BODY_BYTES,
-  HttpRefusalError,
-  UnreadLimitError,
-} from "../errors.ts";
-import {
-  badHost,
-  bodyTimedOut,
-  checkRebinding,
-  forbidden,
-  internalError,
-  isJsonContentType,
-  isValidHost,
-  jsonRpcError,
-  type RebindingRefusal,
-  type RemoteAddress,
-  tooDeep,
-  tooLarge,
-} from "./guard.ts";
-import { Deadlines, readJsonBody } from "./_body.ts";
-import {
-  DEFAULT_BODY_TIMEOUT,
-  DEFAULT_MAX_BODY_DEPTH,
   DEFAULT_MAX_SESSIONS,
   DEFAULT_MAX_UNREAD_BYTES,
   DEFAULT_SESSION_EVENT_BYTES,
 } from "./limits.ts";
-import { discoverRequest } from "./_requests.ts";
 import { DEFAULT_SESSION_EVENTS } from "./event_store.ts";
 import { type HttpSessionStore, KvSessionBackend } from "./kv_store.ts";
 import { DEFAULT_SESSION_IDLE_TIMEOUT, SessionStore } from "./sessions.ts";
-import { HttpServerTransport } from "./_transport.ts";
+import { frontDoor, type Notice } from "./_front_door.ts";
+import { StatelessRoute } from "./_stateless.ts";
 import { SignalHook } from "./_host.ts";
 
 /**
@@ -182,23 +162,6 @@ function sharedBackend(
   return store;
 }
 
-/** Stateless mode: how many idle servers are kept for reuse. */
-const IDLE_SERVERS = 64;
-
-/**
- * Whether a body leaves no per-client state on the server that handles it:
- * `initialize` records the client's capabilities and info, and
- * `logging/setLevel` its log level, so a server that saw either is not
- * reused.
- */
-function holdsNoClientState(body: unknown): boolean {
-  const messages = Array.isArray(body) ? body : [body];
-  return messages.every((m) => {
-    const method = (m as { method?: unknown } | null)?.method;
-    return method !== "initialize" && method !== "logging/setLevel";
-  });
-}
-
 /** What `Deno.serve` passes a handler next to the request; both fields optional. */
 export interface HttpRequestInfo {
   /** The peer's address: the DNS-rebinding rule treats loopback peers as local. */
@@ -260,10 +223,6 @@ export interface HttpHandler {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
-/** The methods each mode serves, for a 405's `Allow`. */
-const ALLOW_STATELESS = { allow: "POST" };
-const ALLOW_SESSIONS = { allow: "GET, POST, DELETE" };
-
 /**
  * Serves MCP over Streamable HTTP on web-standard `Request`/`Response`,
  * on SDK servers from `newServer`: one per request at a time, reused from
@@ -322,22 +281,23 @@ export function httpHandler(
   newServer: (request: Request) => Server,
   options: HttpHandlerOptions = {},
 ): HttpHandler {
-  const bodyTimeout = options.bodyTimeout ?? DEFAULT_BODY_TIMEOUT;
-  const limits = {
-    maxBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-    timeout: bodyTimeout,
-    maxDepth: options.maxBodyDepth ?? DEFAULT_MAX_BODY_DEPTH,
-    deadlines: new Deadlines(bodyTimeout),
-  };
   const maxUnread = options.maxUnreadBytes ?? DEFAULT_MAX_UNREAD_BYTES;
   const report = options.onerror ?? defaultReport;
   // What an operator must act on: every one to `onerror`, else logged once.
   const logged = new Set<string>();
-  const notable = (key: string, error: Error, log: () => string) => {
+  const notice: Notice = (key, error, log) => {
     if (options.onerror !== undefined) return options.onerror(error);
     if (logged.has(key)) return;
     logged.add(key);
     console.warn(log());
+  };
+  const overflow = (): void => {
+    const error = new UnreadLimitError(maxUnread);
+    notice(
+      "unread",
+      error,
+      () => `httpHandler: ${error.message} (logged once)`,
+    );
   };
   const store = options.sessions === true
     ? new SessionStore(newServer, {
@@ -352,170 +312,32 @@ export function httpHandler(
           503,
           `the handler holds its maximum of ${max} sessions (maxSessions)`,
         );
-        notable("full", error, () =>
+        notice("full", error, () =>
           `httpHandler: ${error.message}; initialize answers 503 until sessions end or expire (logged once)`);
       },
-      onOverflow: () =>
-        overflow(),
+      onOverflow: overflow,
       shared: sharedBackend(options.store, report),
     })
     : undefined;
-  const guard = options.dnsRebindingProtection === false ? undefined : {
-    allowedHosts: options.allowedHosts,
-    allowedOrigins: options.allowedOrigins,
-  };
-
-  function refuseRebinding(refusal: RebindingRefusal): void {
-    const error = new HttpRefusalError(403, refusal.reason);
-    notable(refusal.header, error, () => {
-      const value = JSON.stringify(refusal.value.slice(0, 200));
-      return `httpHandler: ${error.message}: ${value}; DNS-rebinding protection refuses it — to accept it, list it in the ${refusal.option} option (logged once)`;
-    });
-  }
-
-  function overflow(): void {
-    const error = new UnreadLimitError(maxUnread);
-    notable(
-      "unread",
-      error,
-      () => `httpHandler: ${error.message} (logged once)`,
-    );
-  }
-
-  async function route(
-    req: Request,
-    info: HttpRequestInfo | undefined,
-  ): Promise<Response> {
-    if (!isValidHost(req.headers.get("host"))) {
-      report(new HttpRefusalError(400, "malformed Host header"));
-      await req.body?.cancel().catch(() => {});
-      return badHost();
-    }
-    if (guard !== undefined) {
-      const refusal = checkRebinding(req, info?.remoteAddr, guard);
-      if (refusal !== undefined) {
-        refuseRebinding(refusal);
-        await req.body?.cancel().catch(() => {});
-        return forbidden(refusal);
-      }
-    }
-    const method = req.method;
-    if (
-      method !== "POST" &&
-      (store === undefined || (method !== "GET" && method !== "DELETE"))
-    ) {
-      return jsonRpcError(
-        405,
-        -32000,
-        "Method not allowed.",
-        null,
-        store === undefined ? ALLOW_STATELESS : ALLOW_SESSIONS,
-      );
-    }
-    let body: unknown = undefined;
-    if (
-      method === "POST" && isJsonContentType(req.headers.get("content-type"))
-    ) {
-      const read = await readJsonBody(req, limits);
-      switch (read.kind) {
-        case "tooLarge":
-          report(
-            new HttpRefusalError(413, `body over ${limits.maxBytes} bytes`),
-          );
-          return tooLarge(limits.maxBytes);
-        case "timeout":
-          report(
-            new HttpRefusalError(
-              408,
-              `body not read within ${limits.timeout} ms`,
-            ),
-          );
-          return bodyTimedOut(limits.timeout);
-        case "tooDeep":
-          report(
-            new HttpRefusalError(
-              400,
-              `body nested deeper than ${limits.maxDepth} levels`,
-            ),
-          );
-          return tooDeep(limits.maxDepth);
-        case "disconnected": {
-          const error = new HttpRefusalError(
-            499,
-            "the client disconnected while sending its body",
-          );
-          notable(
-            "disconnect",
-            error,
-            () =>
-              `httpHandler: ${error.message} (a client going away is not a failure; logged once)`,
-          );
-          return jsonRpcError(400, -32700, "Parse error");
-        }
-        case "invalid":
-          return jsonRpcError(400, -32700, "Parse error");
-      }
-      body = read.value;
-      const discover = discoverRequest(body);
-      if (discover !== undefined) {
-        return jsonRpcError(400, -32601, "Method not found", discover.id);
-      }
-    }
-    return store !== undefined
-      ? store.handle(req, body, info)
-      : stateless(req, body, info);
-  }
-
-  // Stateless: servers whose request ended, ready for the next one. A
-  // factory that takes the request may bind the server to its caller.
-  const reuse = options.reuseServers !== false && newServer.length === 0;
-  const idle: Server[] = [];
-  // Stateless: servers serving a request now (closed by `close`).
-  const busy = new Set<Server>();
-
-  async function stateless(
-    req: Request,
-    body: unknown,
-    info: HttpRequestInfo | undefined,
-  ): Promise<Response> {
-    const reusable = reuse && holdsNoClientState(body);
-    const server = (reusable ? idle.pop() : undefined) ?? newServer(req);
-    const transport = new HttpServerTransport({
-      maxUnread,
-      onOverflow: overflow,
-    });
-    busy.add(server);
-    await server.connect(transport);
-    try {
-      return await transport.handle(req, body, info, (end) => {
-        // Not busy any more: `close` ended its request (never reused).
-        const interrupted = !busy.delete(server);
-        if (end === "delivered") {
-          server.close().then(() => {
-            if (reusable && !interrupted && idle.length < IDLE_SERVERS) {
-              idle.push(server);
-            }
-          }, report);
-          return;
-        }
-        // The transport cancelled the calls; the SDK handles notifications
-        // a tick later: close once it has, so the handlers see the
-        // cancellation's reason, not a bare close.
-        setTimeout(() => server.close().catch(report), 0);
-      });
-    } catch (error) {
-      busy.delete(server);
-      await server.close().catch(() => {});
-      throw error;
-    }
-  }
+  const route = store ?? new StatelessRoute(newServer, {
+    reuseServers: options.reuseServers,
+    maxUnread,
+    onOverflow: overflow,
+    report,
+  });
+  const enter = frontDoor(route, {
+    ...options,
+    sessions: store !== undefined,
+    report,
+    notice,
+  });
 
   const handler = async (
     req: Request,
     info?: HttpRequestInfo,
   ): Promise<Response> => {
     try {
-      return await route(req, info);
+      return await enter(req, info);
     } catch (error) {
       report(error instanceof Error ? error : new Error(String(error)));
       return internalError();
@@ -524,13 +346,7 @@ export function httpHandler(
   const signals = new SignalHook(() => void close());
   const close = async (): Promise<void> => {
     signals.remove();
-    idle.length = 0;
-    const serving = [...busy];
-    busy.clear();
-    await Promise.all([
-      store?.close(),
-      ...serving.map((server) => server.close().catch(report)),
-    ]);
+    await route.close();
   };
   options.signal?.addEventListener("abort", () => void close(), {
     once: true,

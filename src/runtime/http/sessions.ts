@@ -10,7 +10,7 @@ import type { ConnectableServer as Server } from "../connectable.ts";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { negotiatedVersion, SessionEventStore } from "./event_store.ts";
-import { jsonRpcError } from "./guard.ts";
+import { jsonRpcError, sessionNotFound } from "./guard.ts";
 import {
   type KvSessionBackend,
   parseEventId,
@@ -143,7 +143,7 @@ export class SessionStore {
     const session = this.#sessions.get(id);
     if (session === undefined || this.#expired(session, Date.now())) {
       if (session !== undefined) this.#expire();
-      return Promise.resolve(notFound());
+      return Promise.resolve(sessionNotFound());
     }
     return this.#forward(session, req, body, info);
   }
@@ -165,7 +165,7 @@ export class SessionStore {
         this.#idle.delete(id);
         void end(session);
       }
-      return notFound();
+      return sessionNotFound();
     }
     if (Date.now() - record.lastSeen > this.#options.idle / 10) {
       record = await shared.touch(record, this.#options.idle);
@@ -415,10 +415,6 @@ export class SessionStore {
     // A DELETE ends a shared session on every instance before it answers.
     return this.#options.shared?.remove(sid);
   }
-}
-
-function notFound(): Response {
-  return jsonRpcError(404, -32001, "Session not found");
 }
 
 /**

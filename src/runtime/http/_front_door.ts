@@ -1,0 +1,185 @@
+/**
+ * The front door of the HTTP handler: what every request passes before a
+ * route (stateless or sessions) sees it — a well-formed Host, the
+ * DNS-rebinding rule, a method the mode serves (else 405 naming those in
+ * `Allow`), a JSON body read within its limits (else 413, 408 or 400), and
+ * the `server/discover` probe answered.
+ *
+ * @module
+ */
+
+import { DEFAULT_MAX_BODY_BYTES, HttpRefusalError } from "../errors.ts";
+import {
+  badHost,
+  bodyTimedOut,
+  checkRebinding,
+  forbidden,
+  isJsonContentType,
+  isValidHost,
+  jsonRpcError,
+  type RebindingRefusal,
+  type RemoteAddress,
+  tooDeep,
+  tooLarge,
+} from "./guard.ts";
+import { type BodyLimits, Deadlines, readJsonBody } from "./_body.ts";
+import { DEFAULT_BODY_TIMEOUT, DEFAULT_MAX_BODY_DEPTH } from "./limits.ts";
+import { discoverRequest } from "./_requests.ts";
+import type { ConnectionInfo } from "./_sse_body.ts";
+
+/** What the handler is passed next to a request (`Deno.serve`'s info). */
+export interface PeerInfo extends ConnectionInfo {
+  /** The peer's address: the DNS-rebinding rule treats loopback peers as local. */
+  readonly remoteAddr?: RemoteAddress;
+}
+
+/** Where a request that passed goes, with its parsed body. */
+export interface Route {
+  /** Answers a request whose body was read (`undefined`: none, or not JSON). */
+  handle(
+    req: Request,
+    body: unknown,
+    info: ConnectionInfo | undefined,
+  ): Promise<Response>;
+}
+
+/**
+ * Tells the operator of something to act on: every time to `onerror`
+ * when there is one, else logged once under `key`.
+ */
+export type Notice = (key: string, error: Error, log: () => string) => void;
+
+/** Options of {@link frontDoor}: the handler's, and how it reports. */
+export interface FrontDoorOptions {
+  /** Session mode: GET and DELETE are served too. */
+  readonly sessions: boolean;
+  /** Host header values accepted. */
+  readonly allowedHosts?: string[];
+  /** Origin header values accepted. */
+  readonly allowedOrigins?: string[];
+  /** `false` turns the DNS-rebinding rule off. */
+  readonly dnsRebindingProtection?: boolean;
+  /** The largest request body accepted, in bytes. */
+  readonly maxBodyBytes?: number;
+  /** The time a request body may take to arrive, in ms. */
+  readonly bodyTimeout?: number;
+  /** The deepest nesting a request body may have. */
+  readonly maxBodyDepth?: number;
+  /** Sees every refusal. */
+  readonly report: (error: Error) => void;
+  /** Sees what an operator must act on (a refused Host or Origin, a client gone mid-body). */
+  readonly notice: Notice;
+}
+
+/** The methods each mode serves, for a 405's `Allow`. */
+const ALLOW_STATELESS = { allow: "POST" };
+const ALLOW_SESSIONS = { allow: "GET, POST, DELETE" };
+
+/**
+ * The checks in front of `route`: a function answering a request with a
+ * refusal, or with what `route` answers.
+ */
+export function frontDoor(
+  route: Route,
+  options: FrontDoorOptions,
+): (req: Request, info: PeerInfo | undefined) => Promise<Response> {
+  const bodyTimeout = options.bodyTimeout ?? DEFAULT_BODY_TIMEOUT;
+  const limits: BodyLimits = {
+    maxBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    timeout: bodyTimeout,
+    maxDepth: options.maxBodyDepth ?? DEFAULT_MAX_BODY_DEPTH,
+    deadlines: new Deadlines(bodyTimeout),
+  };
+  const { report, notice, sessions } = options;
+  const guard = options.dnsRebindingProtection === false ? undefined : {
+    allowedHosts: options.allowedHosts,
+    allowedOrigins: options.allowedOrigins,
+  };
+
+  function refuseRebinding(refusal: RebindingRefusal): void {
+    const error = new HttpRefusalError(403, refusal.reason);
+    notice(refusal.header, error, () => {
+      const value = JSON.stringify(refusal.value.slice(0, 200));
+      return `httpHandler: ${error.message}: ${value}; DNS-rebinding protection refuses it — to accept it, list it in the ${refusal.option} option (logged once)`;
+    });
+  }
+
+  return async (req, info) => {
+    if (!isValidHost(req.headers.get("host"))) {
+      report(new HttpRefusalError(400, "malformed Host header"));
+      await req.body?.cancel().catch(() => {});
+      return badHost();
+    }
+    if (guard !== undefined) {
+      const refusal = checkRebinding(req, info?.remoteAddr, guard);
+      if (refusal !== undefined) {
+        refuseRebinding(refusal);
+        await req.body?.cancel().catch(() => {});
+        return forbidden(refusal);
+      }
+    }
+    const method = req.method;
+    if (
+      method !== "POST" &&
+      (!sessions || (method !== "GET" && method !== "DELETE"))
+    ) {
+      return jsonRpcError(
+        405,
+        -32000,
+        "Method not allowed.",
+        null,
+        sessions ? ALLOW_SESSIONS : ALLOW_STATELESS,
+      );
+    }
+    let body: unknown = undefined;
+    if (
+      method === "POST" && isJsonContentType(req.headers.get("content-type"))
+    ) {
+      const read = await readJsonBody(req, limits);
+      switch (read.kind) {
+        case "tooLarge":
+          report(
+            new HttpRefusalError(413, `body over ${limits.maxBytes} bytes`),
+          );
+          return tooLarge(limits.maxBytes);
+        case "timeout":
+          report(
+            new HttpRefusalError(
+              408,
+              `body not read within ${limits.timeout} ms`,
+            ),
+          );
+          return bodyTimedOut(limits.timeout);
+        case "tooDeep":
+          report(
+            new HttpRefusalError(
+              400,
+              `body nested deeper than ${limits.maxDepth} levels`,
+            ),
+          );
+          return tooDeep(limits.maxDepth);
+        case "disconnected": {
+          const error = new HttpRefusalError(
+            499,
+            "the client disconnected while sending its body",
+          );
+          notice(
+            "disconnect",
+            error,
+            () =>
+              `httpHandler: ${error.message} (a client going away is not a failure; logged once)`,
+          );
+          return jsonRpcError(400, -32700, "Parse error");
+        }
+        case "invalid":
+          return jsonRpcError(400, -32700, "Parse error");
+      }
+      body = read.value;
+      const discover = discoverRequest(body);
+      if (discover !== undefined) {
+        return jsonRpcError(400, -32601, "Method not found", discover.id);
+      }
+    }
+    return route.handle(req, body, info);
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * The stateless route of the HTTP handler: each request on a server of its
+ * own for as long as it runs, taken from a pool of servers whose request
+ * ended (or made anew), and returned to the pool only when nothing of that
+ * request is alive and it left no per-client state behind.
+ *
+ * @module
+ */
+
+import type { ConnectableServer as Server } from "../connectable.ts";
+import type { ConnectionInfo } from "./_sse_body.ts";
+import { HttpServerTransport } from "./_transport.ts";
+
+/** How many idle servers are kept for reuse. */
+const IDLE_SERVERS = 64;
+
+/**
+ * Whether a body leaves no per-client state on the server that handles it:
+ * `initialize` records the client's capabilities and info, and
+ * `logging/setLevel` its log level, so a server that saw either is not
+ * reused.
+ */
+function holdsNoClientState(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.every((m) => {
+    const method = (m as { method?: unknown } | null)?.method;
+    return method !== "initialize" && method !== "logging/setLevel";
+  });
+}
+
+/** Options of {@link StatelessRoute}. */
+export interface StatelessOptions {
+  /** `false`: a fresh server per request. */
+  readonly reuseServers?: boolean;
+  /** The bytes one response stream may hold for a client that does not read. */
+  readonly maxUnread: number;
+  /** Told when a stream was closed by the unread cap. */
+  readonly onOverflow: () => void;
+  /** Sees a server that failed to close. */
+  readonly report: (error: Error) => void;
+}
+
+/** Stateless requests, each on a server of its own while it runs. */
+export class StatelessRoute {
+  readonly #newServer: (request: Request) => Server;
+  readonly #options: StatelessOptions;
+  // Servers whose request ended, ready for the next one. A factory that
+  // takes the request may bind the server to its caller: never reused.
+  readonly #reuse: boolean;
+  readonly #idle: Server[] = [];
+  /** Servers serving a request now (closed by `close`). */
+  readonly #busy = new Set<Server>();
+
+  /** A route making servers with `newServer`. */
+  constructor(
+    newServer: (request: Request) => Server,
+    options: StatelessOptions,
+  ) {
+    this.#newServer = newServer;
+    this.#options = options;
+    this.#reuse = options.reuseServers !== false && newServer.length === 0;
+  }
+
+  /** Answers a request on a pooled or fresh server. */
+  async handle(
+    req: Request,
+    body: unknown,
+    info: ConnectionInfo | undefined,
+  ): Promise<Response> {
+    const { report } = this.#options;
+    const idle = this.#idle;
+    const busy = this.#busy;
+    const reusable = this.#reuse && holdsNoClientState(body);
+    const server = (reusable ? idle.pop() : undefined) ??
+      this.#newServer(req);
+    const transport = new HttpServerTransport({
+      maxUnread: this.#options.maxUnread,
+      onOverflow: this.#options.onOverflow,
+    });
+    busy.add(server);
+    await server.connect(transport);
+    try {
+      return await transport.handle(req, body, info, (end) => {
+        // Not busy any more: `close` ended its request (never reused).
+        const interrupted = !busy.delete(server);
+        if (end === "delivered") {
+          server.close().then(() => {
+            if (reusable && !interrupted && idle.length < IDLE_SERVERS) {
+              idle.push(server);
+            }
+          }, report);
+          return;
+        }
+        // The transport cancelled the calls; the SDK handles notifications
+        // a tick later: close once it has, so the handlers see the
+        // cancellation's reason, not a bare close.
+        setTimeout(() => server.close().catch(report), 0);
+      });
+    } catch (error) {
+      busy.delete(server);
+      await server.close().catch(() => {});
+      throw error;
+    }
+  }
+
+  /** Drops the idle servers and closes those serving a request now. */
+  async close(): Promise<void> {
+    this.#idle.length = 0;
+    const serving = [...this.#busy];
+    this.#busy.clear();
+    await Promise.all(
+      serving.map((server) => server.close().catch(this.#options.report)),
+    );
+  }
+}
