@@ -43,3 +43,27 @@ Deno.test("stateless, reuseServers: false: a fresh server per request", async ()
     await listening.close();
   }
 });
+
+Deno.test("stateless: a server whose call close() interrupted is not reused", async () => {
+  const listening = listen();
+  try {
+    const res = await post(
+      listening.url,
+      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"wait","arguments":{"ms":8000}}}',
+    );
+    await listening.started;
+    await listening.handler!.close();
+    await res.body?.pipeTo(new WritableStream()).catch(() => {});
+    assert.ok(listening.wasAborted(), "the call's signal aborted");
+    await new Promise((resolve) => setTimeout(resolve, 10)); // the close settles
+    const next = await post(listening.url, LIST);
+    assert.match(await next.text(), /"tools"/);
+    assert.equal(
+      listening.servers.length,
+      2,
+      "a fresh server, not the interrupted one",
+    );
+  } finally {
+    await listening.close();
+  }
+});
