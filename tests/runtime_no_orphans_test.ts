@@ -133,18 +133,20 @@ for (const how of ["forward", "once"]) {
   });
 }
 
-Deno.test("forwardSignals: false leaves the server to the host: the Ctrl-C is the host's alone, its close ends the server", async () => {
-  const { lines, status, serverPid } = await interruptListeningHost("manage");
-  assert.ok(serverPid > 0, lines.join("\n"));
-  assert.equal(
-    lines.filter((l) => l.startsWith("delivery ")).join(", "),
-    "delivery 1",
-  );
-  // Not forwarded: the server still answered after the Ctrl-C, and ended
-  // by the host's close (SIGTERM), not by SIGINT.
-  assert.ok(lines.includes(`server answers ${serverPid}`), lines.join("\n"));
-  assert.ok(!lines.includes("child got SIGINT"), lines.join("\n"));
-  assert.equal(lines.at(-1), "deliveries 1");
-  assert.equal(status.code, 0);
-  assert.ok(processGone(serverPid), `server ${serverPid} outlived its host`);
-});
+for (const how of ["manage", "manage-servers"]) {
+  Deno.test(`forwardSignals: false (${how}) leaves the server to the host: the Ctrl-C is the host's alone, its close ends the server`, async () => {
+    const { lines, status, serverPid } = await interruptListeningHost(how);
+    assert.ok(serverPid > 0, lines.join("\n"));
+    assert.equal(
+      lines.filter((l) => l.startsWith("delivery ")).join(", "),
+      "delivery 1",
+    );
+    // Not forwarded: the server still answered after the Ctrl-C, and ended
+    // by the host's close (SIGTERM), not by SIGINT.
+    assert.ok(lines.includes(`server answers ${serverPid}`), lines.join("\n"));
+    assert.ok(!lines.includes("child got SIGINT"), lines.join("\n"));
+    assert.equal(lines.at(-1), "deliveries 1");
+    assert.equal(status.code, 0);
+    assert.ok(processGone(serverPid), `server ${serverPid} outlived its host`);
+  });
+}

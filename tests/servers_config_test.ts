@@ -57,7 +57,7 @@ Deno.test("a wrong configuration is refused before anything starts, naming the s
     ],
     [
       { a: { command: "x", arg: ["y"] } },
-      'mcpServers "a": "arg" is not a field of a stdio server (type, command, args, env, cwd, prefix, policy, disabled, initializeTimeout)',
+      'mcpServers "a": "arg" is not a field of a stdio server (type, command, args, env, cwd, prefix, policy, disabled, initializeTimeout, render)',
     ],
     [
       { a: { type: "websocket", url: "ws://x" } },
@@ -79,6 +79,18 @@ Deno.test("a wrong configuration is refused before anything starts, naming the s
     [
       { a: { command: "x", initializeTimeout: -1 } },
       'mcpServers "a": "initializeTimeout" must be a positive number of milliseconds',
+    ],
+    [
+      { a: { url: "http://x", render: "json" } },
+      'mcpServers "a": "render" must be "structured", "text" or "both", got "json"',
+    ],
+    [
+      { a: { command: "x", policy: { requireApproval: "yes" } } },
+      'mcpServers "a": "policy.requireApproval" must be true, false, an array of tool names or a function, got "yes"',
+    ],
+    [
+      { a: { command: "x", policy: { requireApproval: ["ok", 1] } } },
+      'mcpServers "a": "policy.requireApproval" must be true, false, an array of tool names or a function, got ["ok",1]',
     ],
   ];
   for (const [config, message] of cases) {
