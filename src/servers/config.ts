@@ -260,7 +260,9 @@ function checkEntry(name: string, entry: Record<string, unknown>): ServerSpec {
   if (entry.policy !== undefined && !isRecord(entry.policy)) {
     throw new ServerConfigError(name, "policy", "must be an object");
   }
-  const rule = isRecord(entry.policy) ? entry.policy.requireApproval : undefined;
+  const rule = isRecord(entry.policy)
+    ? entry.policy.requireApproval
+    : undefined;
   if (
     rule !== undefined && typeof rule !== "boolean" &&
     typeof rule !== "function" &&

@@ -337,7 +337,9 @@ class ServerSet implements ConnectedServers {
       }
       const error = server.failure;
       if (error !== undefined) status.error = error;
-      const skipped = this.#skipped.filter((s) => s.server === server.spec.name);
+      const skipped = this.#skipped.filter((s) =>
+        s.server === server.spec.name
+      );
       if (skipped.length > 0) status.skipped = skipped;
       return status;
     });

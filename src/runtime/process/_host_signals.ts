@@ -6,7 +6,11 @@
  * @module
  */
 
-import { send, type SpawnedProcess, terminateProcess } from "./process_group.ts";
+import {
+  send,
+  type SpawnedProcess,
+  terminateProcess,
+} from "./process_group.ts";
 
 /** The signals a host forwards to its children. */
 const FORWARDED = ["SIGINT", "SIGTERM"] as const;
