@@ -1,0 +1,73 @@
+// importTools' requireApproval picks tools: true, false, a list of names
+// (the server's or the prefixed), a function of the server's name; a rule
+// of another type is refused before anything is listed.
+
+import assert from "node:assert/strict";
+import { type ApprovalRule, importTools } from "../mod.ts";
+import { entry, listedServer } from "./_helpers/mcp_servers.ts";
+
+const NAMES = ["read_file", "write_file", "delete_file"];
+
+async function gated(rule: ApprovalRule, prefix = ""): Promise<string[]> {
+  await using peer = await listedServer({ tools: NAMES.map((n) => entry(n)) });
+  const { tools } = await importTools(peer.client, {
+    prefix,
+    policy: { requireApproval: rule },
+  });
+  return tools.filter((t) => t.requiresApproval).map((t) => t.name);
+}
+
+Deno.test("requireApproval: true gates every tool, false none", async () => {
+  assert.deepEqual(await gated(true), NAMES);
+  assert.deepEqual(await gated(false), []);
+});
+
+Deno.test("requireApproval: a list gates the tools it names, by the server's name or the prefixed one", async () => {
+  assert.deepEqual(await gated(["delete_file"]), ["delete_file"]);
+  assert.deepEqual(await gated(["delete_file"], "fs_"), ["fs_delete_file"]);
+  assert.deepEqual(await gated(["fs_write_file"], "fs_"), ["fs_write_file"]);
+  // Exact names only: no prefix matching, no case folding.
+  assert.deepEqual(await gated(["delete", "DELETE_FILE"]), []);
+});
+
+Deno.test("requireApproval: a function is asked once per tool with the server's name; true gates it", async () => {
+  const asked: string[] = [];
+  const rule = (name: string) => {
+    asked.push(name);
+    return name !== "read_file";
+  };
+  assert.deepEqual(await gated(rule, "fs_"), [
+    "fs_write_file",
+    "fs_delete_file",
+  ]);
+  assert.deepEqual(asked, NAMES);
+  // Only `true` gates: a truthy value that is not `true` does not.
+  const loose = (() => "yes") as unknown as ApprovalRule;
+  assert.deepEqual(await gated(loose), []);
+});
+
+Deno.test("requireApproval of another type is refused before the listing, naming what it got", async () => {
+  await using peer = await listedServer({ tools: [entry("x")] });
+  for (
+    const [rule, got] of [
+      ["true", "string"],
+      [1, "number"],
+      [["a", 2], "an array with a non-string"],
+    ] as const
+  ) {
+    await assert.rejects(
+      importTools(peer.client, {
+        policy: { requireApproval: rule as unknown as ApprovalRule },
+      }),
+      (error: unknown) => {
+        assert.ok(error instanceof TypeError);
+        assert.equal(
+          error.message,
+          `importTools: policy.requireApproval must be true, false, an array of tool names or a function, got ${got}`,
+        );
+        return true;
+      },
+    );
+  }
+  assert.deepEqual(peer.cursors, []);
+});
