@@ -3,7 +3,8 @@
 // of another type is refused before anything is listed.
 
 import assert from "node:assert/strict";
-import { type ApprovalRule, importTools } from "../mod.ts";
+import { Agent, type ApprovalRule, approve, importTools } from "../mod.ts";
+import { callTools, say, script } from "../testing.ts";
 import { entry, listedServer } from "./_helpers/mcp_servers.ts";
 
 const NAMES = ["read_file", "write_file", "delete_file"];
@@ -70,4 +71,41 @@ Deno.test("requireApproval of another type is refused before the listing, naming
     );
   }
   assert.deepEqual(peer.cursors, []);
+});
+
+Deno.test("docs/import.md: the listed tools park for approval, the others run, approving runs them", async () => {
+  await using peer = await listedServer({
+    tools: ["read_file", "list_directory", "delete_file", "move_file"].map((
+      n,
+    ) => entry(n)),
+    call: (call) => ({
+      content: [{ type: "text", text: `${call.name} done` }],
+    }),
+  });
+  const { tools } = await importTools(peer.client, {
+    prefix: "fs_",
+    policy: { requireApproval: ["delete_file", "move_file"] },
+  });
+  const model = script(
+    callTools(
+      { name: "fs_list_directory", args: { path: "/tmp" } },
+      { name: "fs_delete_file", args: { path: "/tmp/old.log" } },
+    ),
+    say("Deleted."),
+  );
+  const agent = new Agent(model, { tools });
+  const parked = await agent.generate("Tidy up /tmp: delete the old logs.");
+  assert.deepEqual(
+    parked.pending.map((call) => [call.name, call.args]),
+    [["fs_delete_file", '{"path":"/tmp/old.log"}']],
+  );
+  assert.deepEqual(peer.calls.map((c) => c.name), ["list_directory"]);
+  const done = await agent.generate(parked.messages, {
+    decisions: parked.pending.map((call) => approve(call.id)),
+  });
+  assert.equal(done.text, "Deleted.");
+  assert.deepEqual(peer.calls.map((c) => c.name), [
+    "list_directory",
+    "delete_file",
+  ]);
 });
