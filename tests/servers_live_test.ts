@@ -14,6 +14,7 @@ import { fixtureServer } from "./fixtures/npm_servers.ts";
 import {
   childEnv,
   fixtureArgs,
+  processGone,
   waitUntil,
 } from "./fixtures/runtime_server_helpers.ts";
 
@@ -251,6 +252,67 @@ Deno.test("reconnect: a server that comes back but dies on every call is given u
     ).length,
     1,
   );
+});
+
+Deno.test("reconnect: a call that gets through resets the count, so a server lost again and again between good calls is never given up", async () => {
+  const errors: Error[] = [];
+  await using servers = await connectServers({ fx: fixtureServer() }, {
+    onError: (e) => errors.push(e),
+    // One reconnect in a row allowed: only the reset makes a second one possible.
+    reconnect: { maxAttempts: 1, initialDelay: 10 },
+    stderr: "ignore",
+  });
+  const pid = byName(servers.tools, "fx_pid");
+  const pids = [Number(await pid.invoke("{}"))];
+  for (let round = 0; round < 3; round++) {
+    Deno.kill(pids.at(-1)!, "SIGKILL");
+    assert.ok(
+      await waitUntil(() => servers.servers()[0].state === "lost", 5000),
+      `round ${round}: the loss was not seen`,
+    );
+    // The call reconnects (one attempt), then gets through.
+    pids.push(Number(await pid.invoke("{}")));
+  }
+  assert.equal(new Set(pids).size, 4, pids.join(" "));
+  assert.deepEqual(errors, []);
+  assert.deepEqual(servers.servers().map((s) => s.state), ["connected"]);
+});
+
+Deno.test("reconnect: the lost connection is closed, so what the dead server left in its process group is ended", async () => {
+  const errors: Error[] = [];
+  await using servers = await connectServers({ fx: fixtureServer() }, {
+    onError: (e) => errors.push(e),
+    reconnect: { initialDelay: 10 },
+    stderr: "ignore",
+  });
+  const pid = byName(servers.tools, "fx_pid");
+  const oldPid = Number(await pid.invoke("{}"));
+  // A grandchild in the server's group, then the server dies alone.
+  const sleeper = Number(
+    await byName(servers.tools, "fx_spawn").invoke("{}"),
+  );
+  try {
+    assert.ok(sleeper > 0 && !processGone(sleeper));
+    Deno.kill(oldPid, "SIGKILL");
+    assert.ok(
+      await waitUntil(() => servers.servers()[0].state === "lost", 5000),
+    );
+    assert.ok(!processGone(sleeper), "nothing ends the group before a call");
+    // The next call reconnects; closing the lost connection ends its group.
+    const newPid = Number(await pid.invoke("{}"));
+    assert.ok(newPid > 0 && newPid !== oldPid);
+    assert.ok(
+      await waitUntil(() => processGone(sleeper), 5000),
+      `${sleeper}, left by the lost server ${oldPid}, still runs`,
+    );
+    assert.deepEqual(errors, []);
+  } finally {
+    try {
+      Deno.kill(sleeper, "SIGKILL");
+    } catch {
+      // gone, as it should be
+    }
+  }
 });
 
 Deno.test("the reconnect backoff doubles from initialDelay up to maxDelay, jittered down to half", () => {

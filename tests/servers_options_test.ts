@@ -68,7 +68,10 @@ Deno.test("render: the option reaches every server, a server's own render wins, 
       both: { url, render: "both" },
     }, { signal: AbortSignal.timeout(10_000) });
     assert.equal(servers.error, undefined, servers.error?.message);
-    const read = (name: string) => byName(servers.tools, name).invoke("{}");
+    const read = (name: string) =>
+      byName(servers.tools, name).invoke("{}", {
+        signal: AbortSignal.timeout(10_000),
+      });
     assert.equal(await read("plain_lookup"), '{"hits":1}');
     assert.equal(await read("texts_lookup"), "1 hit: denim jacket");
     assert.equal(await read("both_lookup"), '1 hit: denim jacket\n{"hits":1}');
