@@ -32,6 +32,11 @@ function growing(...names: string[]) {
   };
 }
 
+// Each call fails within seconds if the server or its reconnect hangs.
+function deadline(): { signal: AbortSignal } {
+  return { signal: AbortSignal.timeout(10_000) };
+}
+
 function byName(tools: readonly ToolDef[], name: string): ToolDef {
   const found = tools.find((t) => t.name === name);
   assert.ok(found, `no ${name} among ${tools.map((t) => t.name).join(", ")}`);
@@ -84,7 +89,9 @@ Deno.test("a server that failed at start is retried in the background: retrying,
     assert.equal(errors[0].phase, "initialize");
     assert.equal(await Deno.readTextFile(`${dir}/starts`), "3\n");
     // Up now: its tools are in the list and work; nothing is reported.
-    const pid = Number(await byName(servers.tools, "late_pid").invoke("{}"));
+    const pid = Number(
+      await byName(servers.tools, "late_pid").invoke("{}", deadline()),
+    );
     assert.ok(pid > 0);
     assert.equal(servers.error, undefined);
     const [up] = servers.servers();
@@ -175,7 +182,10 @@ Deno.test("a tool name a server loses to another after a refresh is reported thr
   }, { onError: (e) => errors.push(e) });
   assert.equal(servers.error, undefined, servers.error?.message);
   // b grows extra_1; the call returns once b's new list is in.
-  assert.equal(await byName(servers.tools, "b_grow").invoke("{}"), "grown 1");
+  assert.equal(
+    await byName(servers.tools, "b_grow").invoke("{}", deadline()),
+    "grown 1",
+  );
   assert.equal(errors.length, 1, errors.map((e) => e.message).join("; "));
   const report = errors[0];
   assert.ok(report instanceof ServersError);
@@ -199,7 +209,10 @@ Deno.test("a tool name a server loses to another after a refresh is reported thr
   assert.deepEqual(b.skipped?.map((s) => s.name), ["extra_1"]);
   assert.equal(a.skipped, undefined);
   // Another refresh of b: the same collision is not news.
-  assert.equal(await byName(servers.tools, "b_grow").invoke("{}"), "grown 2");
+  assert.equal(
+    await byName(servers.tools, "b_grow").invoke("{}", deadline()),
+    "grown 2",
+  );
   assert.ok(servers.tools.some((t) => t.name === "b_extra_2"));
   assert.equal(errors.length, 1, errors.map((e) => e.message).join("; "));
 });
@@ -215,16 +228,21 @@ Deno.test("a server that exits after a start retry brought it up is reconnected 
     assert.ok(
       await waitUntil(() => servers.servers()[0].state === "connected", 15_000),
     );
-    const pid = Number(await byName(servers.tools, "late_pid").invoke("{}"));
+    const pid = Number(
+      await byName(servers.tools, "late_pid").invoke("{}", deadline()),
+    );
     const exit = await byName(servers.tools, "late_exit").invoke(
       '{"code":9,"now":true}',
+      deadline(),
     ).then(() => undefined, (e: unknown) => e);
     assert.ok(
       (exit as { cause?: { cause?: unknown } })?.cause
         ?.cause instanceof ServerExitError,
       String(exit),
     );
-    const again = Number(await byName(servers.tools, "late_pid").invoke("{}"));
+    const again = Number(
+      await byName(servers.tools, "late_pid").invoke("{}", deadline()),
+    );
     assert.ok(again > 0 && again !== pid);
   } finally {
     await Deno.remove(dir, { recursive: true });
