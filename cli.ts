@@ -21,7 +21,7 @@ import { fileURLToPath } from "node:url";
 import type { DefaultTarget } from "./src/cli/connect.ts";
 import { runCli } from "./src/cli/run.ts";
 
-export type { CliCommand, Target } from "./src/cli/args.ts";
+export type { CliCommand, EnvSetting, Target } from "./src/cli/args.ts";
 export {
   DEFAULT_TIMEOUT_MS,
   parseCommandLine,
