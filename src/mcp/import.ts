@@ -121,10 +121,11 @@ export type ApprovalRule =
  * import assert from "node:assert/strict";
  *
  * const server = new Server({ name: "files", version: "1.0.0" });
- * exportTools(server, [
+ * exportTools(
+ *   server,
  *   rawTool({ name: "read_file", description: "Reads.", run: () => "text" }),
  *   rawTool({ name: "delete_file", description: "Deletes.", run: () => "gone" }),
- * ]);
+ * );
  * const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
  * await server.connect(serverSide);
  * const client = new Client({ name: "demo", version: "1.0.0" });
