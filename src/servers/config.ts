@@ -157,7 +157,9 @@ const HTTP_FIELDS = new Set([
  * wrong: a missing or empty `command` or `url`, a `type` other than
  * `stdio`, `http`, `streamable-http` or `sse`, `args` that are not strings,
  * an `env` or `headers` value that is not a string, a `url` that is not
- * http(s), an unknown field (a typo such as `"arg"` would otherwise be
+ * http(s), a `policy.requireApproval` that is not `true`, `false`, a list of
+ * names or a function, a `render` other than `"structured"`, `"text"` or
+ * `"both"`, an unknown field (a typo such as `"arg"` would otherwise be
  * ignored silently).
  *
  * @example Using `parseServersConfig`
