@@ -17,7 +17,12 @@
  * @module
  */
 
-export type { ImportOptions, ImportResult } from "./src/mcp/import.ts";
+export type {
+  ApprovalRule,
+  ImportOptions,
+  ImportPolicy,
+  ImportResult,
+} from "./src/mcp/import.ts";
 export { importTools } from "./src/mcp/import.ts";
 export type { SkippedTool } from "./src/mcp/import_error.ts";
 export {

@@ -24,7 +24,7 @@ import { runCli } from "./src/cli/run.ts";
 // The CLI as a module: run it with your own output and default target,
 // parse its command line, format an inspection. Its other parts stay in
 // src/cli/.
-export type { CliCommand, Target } from "./src/cli/args.ts";
+export type { CliCommand, EnvSetting, Target } from "./src/cli/args.ts";
 export { parseCommandLine, UsageError } from "./src/cli/args.ts";
 export type { DefaultTarget } from "./src/cli/connect.ts";
 export type { Inspection } from "./src/cli/format.ts";

@@ -71,7 +71,12 @@ export { aiSdkModel } from "./src/providers/ai_sdk.ts";
 
 // The bridge: MCP tools in, weft tools and agents out.
 export { importTools } from "./src/mcp/import.ts";
-export type { ImportOptions, ImportResult } from "./src/mcp/import.ts";
+export type {
+  ApprovalRule,
+  ImportOptions,
+  ImportPolicy,
+  ImportResult,
+} from "./src/mcp/import.ts";
 export { ImportError } from "./src/mcp/import_error.ts";
 export { RemoteToolError } from "./src/mcp/remote_error.ts";
 export { exportTools } from "./src/mcp/export.ts";

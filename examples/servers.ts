@@ -9,7 +9,9 @@
  *     deno run -A examples/servers.ts
  *
  * The final text goes to stdout; the report of the failed server and the
- * tool result go to stderr. Every server is closed before the process ends.
+ * tool result go to stderr (and, while the run lasts, each background retry
+ * of the failed server: the reconnect policy). Every server is closed before
+ * the process ends.
  *
  * @module
  */

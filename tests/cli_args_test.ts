@@ -11,6 +11,7 @@ Deno.test("parseCommandLine", async (t) => {
       kind: "inspect",
       target: { kind: "default" },
       timeout: DEFAULT_TIMEOUT_MS,
+      env: [],
     });
   });
   await t.step("inspect a command after --, options before it", () => {
@@ -34,6 +35,7 @@ Deno.test("parseCommandLine", async (t) => {
           args: ["-y", "srv", "--timeout", "9"],
         },
         timeout: 500,
+        env: [],
       },
     );
   });
@@ -55,6 +57,7 @@ Deno.test("parseCommandLine", async (t) => {
       args: "{}",
       target: { kind: "default" },
       timeout: DEFAULT_TIMEOUT_MS,
+      env: [],
     });
     const cmd = parseCommandLine([
       "call",
@@ -71,6 +74,46 @@ Deno.test("parseCommandLine", async (t) => {
         viaUrlOnly.args === "{}",
     );
   });
+  await t.step(
+    "--env NAME=VALUE and --env NAME, in order, for a server command",
+    () => {
+      const cmd = parseCommandLine([
+        "inspect",
+        "--env",
+        "GITHUB_TOKEN",
+        "--env=LOG_LEVEL=debug",
+        "--env",
+        "EMPTY=",
+        "--env",
+        "URL=http://h/?a=b",
+        "--",
+        "npx",
+        "srv",
+        "--env",
+        "X=1",
+      ]);
+      assert.deepEqual(cmd, {
+        kind: "inspect",
+        // The server's own `--env` after -- is its argument.
+        target: {
+          kind: "command",
+          command: "npx",
+          args: ["srv", "--env", "X=1"],
+        },
+        timeout: DEFAULT_TIMEOUT_MS,
+        env: [
+          ["GITHUB_TOKEN", undefined],
+          ["LOG_LEVEL", "debug"],
+          ["EMPTY", ""],
+          ["URL", "http://h/?a=b"],
+        ],
+      });
+      // The bundled server is a server command too.
+      const bundled = parseCommandLine(["call", "t", "--env", "A=1"]);
+      assert.ok(bundled.kind === "call");
+      assert.deepEqual(bundled.env, [["A", "1"]]);
+    },
+  );
   await t.step("help, --help and -h", () => {
     for (
       const argv of [["help"], ["--help"], ["inspect", "-h"], [
@@ -111,6 +154,16 @@ Deno.test("parseCommandLine", async (t) => {
       [
         ["--timeout"],
         "weft-mcp: --timeout needs a positive number of milliseconds, got nothing",
+      ],
+      [["--env"], "weft-mcp: --env needs NAME=VALUE or NAME, got nothing"],
+      [["--env", "=x"], 'weft-mcp: --env needs NAME=VALUE or NAME, got "=x"'],
+      [
+        ["inspect", "--env", "A=1", "http://h/mcp"],
+        "weft-mcp: --env sets variables of a server command (-- <command>); an HTTP server has its own environment",
+      ],
+      [
+        ["inspect", "--env", "A=1", "--config", "mcp.json"],
+        'weft-mcp: --env sets variables of a server command (-- <command>); with --config, give each server an "env" in the file',
       ],
     ];
     for (const [argv, message] of cases) {

@@ -43,6 +43,7 @@ Deno.test("parseCommandLine takes --config as the target, alone", () => {
     kind: "inspect",
     target: { kind: "config", path: "mcp.json" },
     timeout: 30_000,
+    env: [],
   });
   const call = parseCommandLine(["call", "fx.echo", "{}", "--config=m.json"]);
   assert.ok(call.kind === "call" && call.tool === "fx.echo");

@@ -11,11 +11,7 @@ import {
 } from "../servers.ts";
 import { fixtureServer } from "./fixtures/npm_servers.ts";
 import { listen } from "./fixtures/http_test_server.ts";
-import {
-  processGone,
-  sleep,
-  waitUntil,
-} from "./fixtures/runtime_server_helpers.ts";
+import { processGone, waitUntil } from "./fixtures/runtime_server_helpers.ts";
 
 function refusal(config: unknown): string {
   try {
@@ -57,7 +53,7 @@ Deno.test("a wrong configuration is refused before anything starts, naming the s
     ],
     [
       { a: { command: "x", arg: ["y"] } },
-      'mcpServers "a": "arg" is not a field of a stdio server (type, command, args, env, cwd, prefix, policy, disabled, initializeTimeout)',
+      'mcpServers "a": "arg" is not a field of a stdio server (type, command, args, env, cwd, prefix, policy, disabled, initializeTimeout, render)',
     ],
     [
       { a: { type: "websocket", url: "ws://x" } },
@@ -79,6 +75,18 @@ Deno.test("a wrong configuration is refused before anything starts, naming the s
     [
       { a: { command: "x", initializeTimeout: -1 } },
       'mcpServers "a": "initializeTimeout" must be a positive number of milliseconds',
+    ],
+    [
+      { a: { url: "http://x", render: "json" } },
+      'mcpServers "a": "render" must be "structured", "text" or "both", got "json"',
+    ],
+    [
+      { a: { command: "x", policy: { requireApproval: "yes" } } },
+      'mcpServers "a": "policy.requireApproval" must be true, false, an array of tool names or a function, got "yes"',
+    ],
+    [
+      { a: { command: "x", policy: { requireApproval: ["ok", 1] } } },
+      'mcpServers "a": "policy.requireApproval" must be true, false, an array of tool names or a function, got ["ok",1]',
     ],
   ];
   for (const [config, message] of cases) {
@@ -175,20 +183,53 @@ Deno.test("close (and await using) ends every server process", async () => {
 });
 
 Deno.test("HTTP: a server that forgets the session (404) is reconnected and the call runs", async () => {
-  const listening = listen({ sessionIdleTimeout: 100 });
+  const listening = listen({ sessions: true });
+  // Every response the client got: its method, status and session.
+  const seen: { method: string; status: number; session: string | null }[] = [];
+  const fetchSeen: typeof fetch = async (input, init) => {
+    const response = await fetch(input, init);
+    seen.push({
+      method: init?.method ?? "GET",
+      status: response.status,
+      session: new Headers(init?.headers).get("mcp-session-id"),
+    });
+    return response;
+  };
   try {
     const errors: Error[] = [];
     await using servers = await connectServers({
       web: { type: "http", url: listening.url },
-    }, { onError: (e) => errors.push(e) });
+    }, {
+      onError: (e) => errors.push(e),
+      fetch: fetchSeen,
+      signal: AbortSignal.timeout(10_000),
+    });
     assert.equal(servers.error, undefined);
     const echo = servers.tools.find((t) => t.name === "web_echo");
     assert.ok(echo);
-    assert.equal(await echo.invoke('{"a":1}'), '{"a":1}');
-    await sleep(400); // the session expires on the server
-    assert.equal(await echo.invoke('{"a":2}'), '{"a":2}');
-    assert.ok(listening.servers.length >= 2, "a new session was opened");
+    const call = (text: string) =>
+      echo.invoke(text, { signal: AbortSignal.timeout(10_000) });
+    assert.equal(await call('{"a":1}'), '{"a":1}');
+    const first = seen.find((r) => r.session !== null)?.session;
+    assert.ok(first, "the server gave a session");
+    // The server forgets the session (as a restart or an expiry would).
+    const gone = await fetch(listening.url, {
+      method: "DELETE",
+      headers: { "mcp-session-id": first },
+    });
+    await gone.body?.cancel();
+    assert.equal(gone.status, 200);
+    seen.length = 0;
+    assert.equal(await call('{"a":2}'), '{"a":2}');
+    // The call was refused with 404 on the old session, then ran on a new one.
+    const posts = seen.filter((r) => r.method === "POST");
+    assert.deepEqual(posts[0], { method: "POST", status: 404, session: first });
+    const fresh = posts.at(-1)?.session;
+    assert.ok(fresh && fresh !== first, `${first} -> ${fresh}`);
+    assert.equal(posts.at(-1)?.status, 200);
+    assert.equal(listening.servers.length, 2, "a new session was opened");
     assert.deepEqual(errors, []);
+    assert.deepEqual(servers.servers().map((s) => s.state), ["connected"]);
   } finally {
     await listening.close();
   }

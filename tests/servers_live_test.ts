@@ -14,6 +14,7 @@ import { fixtureServer } from "./fixtures/npm_servers.ts";
 import {
   childEnv,
   fixtureArgs,
+  processGone,
   waitUntil,
 } from "./fixtures/runtime_server_helpers.ts";
 
@@ -26,6 +27,11 @@ function growing() {
     args: ["run", "-A", "--quiet", GROWING],
     env: childEnv(),
   };
+}
+
+// Each call fails within seconds if the server or its reconnect hangs.
+function deadline(): { signal: AbortSignal } {
+  return { signal: AbortSignal.timeout(10_000) };
 }
 
 function byName(tools: readonly ToolDef[], name: string): ToolDef {
@@ -59,7 +65,9 @@ Deno.test("list_changed: a server adds a tool during a run and the next step see
     say("done"),
   );
   const agent = new Agent(model, { toolSource: servers.toolSource });
-  const result = await agent.generate("grow");
+  const result = await agent.generate("grow", {
+    signal: AbortSignal.timeout(20_000),
+  });
   assert.equal(result.text, "done");
   const [first, second] = model.requests();
   assert.ok(!first.tools.some((t) => t.name === "g_extra_1"));
@@ -76,10 +84,13 @@ Deno.test("a failed refresh keeps the last good list and reports why", async () 
   await using servers = await connectServers({ g: growing() }, {
     onError: (e) => errors.push(e),
   });
-  await byName(servers.tools, "g_grow").invoke("{}");
+  await byName(servers.tools, "g_grow").invoke("{}", deadline());
   const before = servers.tools.map((t) => t.name);
   assert.deepEqual(before, ["g_grow", "g_break", "g_pid", "g_extra_1"]);
-  assert.equal(await byName(servers.tools, "g_break").invoke("{}"), "broken");
+  assert.equal(
+    await byName(servers.tools, "g_break").invoke("{}", deadline()),
+    "broken",
+  );
   assert.deepEqual(servers.tools.map((t) => t.name), before);
   assert.equal(errors.length, 1, errors.map((e) => e.message).join("; "));
   const error = errors[0];
@@ -92,7 +103,7 @@ Deno.test("a failed refresh keeps the last good list and reports why", async () 
   );
   // The kept tools still work.
   assert.equal(
-    await byName(servers.tools, "g_extra_1").invoke("{}"),
+    await byName(servers.tools, "g_extra_1").invoke("{}", deadline()),
     "extra 1",
   );
 });
@@ -104,7 +115,9 @@ Deno.test("reconnect: a server killed mid-run fails the call in flight with a na
     reconnect: { initialDelay: 20 },
     stderr: "ignore",
   });
-  const oldPid = Number(await byName(servers.tools, "fx_pid").invoke("{}"));
+  const oldPid = Number(
+    await byName(servers.tools, "fx_pid").invoke("{}", deadline()),
+  );
   const model = script(
     callTools({ name: "fx_wait", args: { ms: 60_000 } }),
     callTools({ name: "fx_pid" }),
@@ -112,6 +125,7 @@ Deno.test("reconnect: a server killed mid-run fails the call in flight with a na
   );
   const agent = new Agent(model, { toolSource: servers.toolSource });
   const result = await agent.generate("wait, then pid", {
+    signal: AbortSignal.timeout(20_000),
     onEvent: (event) => {
       if (event.type === "tool_start" && event.name === "fx_wait") {
         setTimeout(() => Deno.kill(oldPid, "SIGKILL"), 200);
@@ -139,8 +153,13 @@ Deno.test("reconnect: the in-flight error is a ServerConnectError in phase call,
     stderr: "ignore",
     reconnect: false,
   });
-  const pid = Number(await byName(servers.tools, "fx_pid").invoke("{}"));
-  const call = byName(servers.tools, "fx_wait").invoke('{"ms":60000}');
+  const pid = Number(
+    await byName(servers.tools, "fx_pid").invoke("{}", deadline()),
+  );
+  const call = byName(servers.tools, "fx_wait").invoke(
+    '{"ms":60000}',
+    deadline(),
+  );
   setTimeout(() => Deno.kill(pid, "SIGKILL"), 200);
   const error = await call.then(() => undefined, (e: unknown) => e);
   assert.ok(error instanceof McpTransportError, String(error));
@@ -150,10 +169,11 @@ Deno.test("reconnect: the in-flight error is a ServerConnectError in phase call,
   assert.equal(named.phase, "call");
   assert.ok(named.cause instanceof ServerExitError);
   // reconnect: false — the next call fails too, naming the lost server.
-  const next = await byName(servers.tools, "fx_pid").invoke("{}").then(
-    () => undefined,
-    (e: unknown) => e,
-  );
+  const next = await byName(servers.tools, "fx_pid").invoke("{}", deadline())
+    .then(
+      () => undefined,
+      (e: unknown) => e,
+    );
   assert.ok(next instanceof McpTransportError);
   assert.ok(next.cause instanceof ServerConnectError);
   assert.equal(next.cause.phase, "call");
@@ -177,13 +197,18 @@ Deno.test("reconnect: a server that keeps failing is given up after maxAttempts 
       reconnect: { maxAttempts: 2, initialDelay: 10 },
       stderr: "ignore",
     });
-    const pid = Number(await byName(servers.tools, "flaky_pid").invoke("{}"));
+    const pid = Number(
+      await byName(servers.tools, "flaky_pid").invoke("{}", deadline()),
+    );
     Deno.kill(pid, "SIGKILL");
     // Once the loss is seen, the next call reconnects instead of trying the dead one.
     assert.ok(
       await waitUntil(() => servers.servers()[0].state === "lost", 3000),
     );
-    const first = await byName(servers.tools, "flaky_pid").invoke("{}").then(
+    const first = await byName(servers.tools, "flaky_pid").invoke(
+      "{}",
+      deadline(),
+    ).then(
       () => undefined,
       (e: unknown) => e,
     );
@@ -205,7 +230,10 @@ Deno.test("reconnect: a server that keeps failing is given up after maxAttempts 
       ["initialize", "initialize", "call"],
     );
     // A later call fails at once with the same report; nothing is retried.
-    const again = await byName(servers.tools, "flaky_pid").invoke("{}").then(
+    const again = await byName(servers.tools, "flaky_pid").invoke(
+      "{}",
+      deadline(),
+    ).then(
       () => undefined,
       (e: unknown) => e,
     );
@@ -229,7 +257,7 @@ Deno.test("reconnect: a server that comes back but dies on every call is given u
   const exit = byName(servers.tools, "fx_exit");
   const causes: unknown[] = [];
   for (let i = 0; i < 4; i++) {
-    const error = await exit.invoke('{"code":9,"now":true}').then(
+    const error = await exit.invoke('{"code":9,"now":true}', deadline()).then(
       () => undefined,
       (e: unknown) => e,
     );
@@ -251,6 +279,67 @@ Deno.test("reconnect: a server that comes back but dies on every call is given u
     ).length,
     1,
   );
+});
+
+Deno.test("reconnect: a call that gets through resets the count, so a server lost again and again between good calls is never given up", async () => {
+  const errors: Error[] = [];
+  await using servers = await connectServers({ fx: fixtureServer() }, {
+    onError: (e) => errors.push(e),
+    // One reconnect in a row allowed: only the reset makes a second one possible.
+    reconnect: { maxAttempts: 1, initialDelay: 10 },
+    stderr: "ignore",
+  });
+  const pid = byName(servers.tools, "fx_pid");
+  const pids = [Number(await pid.invoke("{}", deadline()))];
+  for (let round = 0; round < 3; round++) {
+    Deno.kill(pids.at(-1)!, "SIGKILL");
+    assert.ok(
+      await waitUntil(() => servers.servers()[0].state === "lost", 5000),
+      `round ${round}: the loss was not seen`,
+    );
+    // The call reconnects (one attempt), then gets through.
+    pids.push(Number(await pid.invoke("{}", deadline())));
+  }
+  assert.equal(new Set(pids).size, 4, pids.join(" "));
+  assert.deepEqual(errors, []);
+  assert.deepEqual(servers.servers().map((s) => s.state), ["connected"]);
+});
+
+Deno.test("reconnect: the lost connection is closed, so what the dead server left in its process group is ended", async () => {
+  const errors: Error[] = [];
+  await using servers = await connectServers({ fx: fixtureServer() }, {
+    onError: (e) => errors.push(e),
+    reconnect: { initialDelay: 10 },
+    stderr: "ignore",
+  });
+  const pid = byName(servers.tools, "fx_pid");
+  const oldPid = Number(await pid.invoke("{}", deadline()));
+  // A grandchild in the server's group, then the server dies alone.
+  const sleeper = Number(
+    await byName(servers.tools, "fx_spawn").invoke("{}", deadline()),
+  );
+  try {
+    assert.ok(sleeper > 0 && !processGone(sleeper));
+    Deno.kill(oldPid, "SIGKILL");
+    assert.ok(
+      await waitUntil(() => servers.servers()[0].state === "lost", 5000),
+    );
+    assert.ok(!processGone(sleeper), "nothing ends the group before a call");
+    // The next call reconnects; closing the lost connection ends its group.
+    const newPid = Number(await pid.invoke("{}", deadline()));
+    assert.ok(newPid > 0 && newPid !== oldPid);
+    assert.ok(
+      await waitUntil(() => processGone(sleeper), 5000),
+      `${sleeper}, left by the lost server ${oldPid}, still runs`,
+    );
+    assert.deepEqual(errors, []);
+  } finally {
+    try {
+      Deno.kill(sleeper, "SIGKILL");
+    } catch {
+      // gone, as it should be
+    }
+  }
 });
 
 Deno.test("the reconnect backoff doubles from initialDelay up to maxDelay, jittered down to half", () => {

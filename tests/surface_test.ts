@@ -12,17 +12,20 @@ import assert from "node:assert/strict";
  * lowered, so no spare room lets a name in unnoticed.
  */
 const BUDGETS: Record<string, number> = {
-  "mod.ts": 45,
+  // +2 here and on bridge.ts: ImportPolicy and ApprovalRule, the types of
+  // requireApproval picking tools.
+  "mod.ts": 47,
   // +4: the provider warning and response info of a step (ModelWarning,
   // ModelResponseInfo, WarningEvent, ModelWarningEvent).
   "core.ts": 142,
-  "bridge.ts": 21,
+  "bridge.ts": 23,
   // 63: ListenAddress, what deno serve tells the handler's onListen.
   "runtime.ts": 63,
   "providers.ts": 7,
   "servers.ts": 19,
   "testing.ts": 15,
-  "cli.ts": 11,
+  // 12: EnvSetting, the --env of a server command (CliCommand names it).
+  "cli.ts": 12,
 };
 
 const ROOT = new URL("../", import.meta.url);

@@ -24,6 +24,13 @@ export type Target =
   }
   | { readonly kind: "url"; readonly url: URL };
 
+/**
+ * One `--env` option: `--env NAME=VALUE` gives `["NAME", "VALUE"]`;
+ * `--env NAME` gives `["NAME", undefined]`, the value to be taken from
+ * `weft-mcp`'s own environment.
+ */
+export type EnvSetting = readonly [name: string, value: string | undefined];
+
 /** A parsed command line. */
 export type CliCommand =
   | { readonly kind: "help" }
@@ -31,11 +38,15 @@ export type CliCommand =
     readonly kind: "inspect";
     readonly target: Target;
     readonly timeout: number;
+    /** Variables for a server command (`--env`), in order; empty when none. */
+    readonly env: readonly EnvSetting[];
   }
   | {
     readonly kind: "call";
     readonly target: Target;
     readonly timeout: number;
+    /** Variables for a server command (`--env`), in order; empty when none. */
+    readonly env: readonly EnvSetting[];
     /** The tool's name as the server lists it. */
     readonly tool: string;
     /** The argument text, passed to the tool unchanged; `{}` when omitted. */
@@ -75,9 +86,14 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
   const positionals: string[] = [];
   let timeout = DEFAULT_TIMEOUT_MS;
   let config: string | undefined;
+  const env: EnvSetting[] = [];
   for (let i = 0; i < before.length; i++) {
     const arg = before[i];
     if (arg === "-h" || arg === "--help") return { kind: "help" };
+    if (arg === "--env" || arg.startsWith("--env=")) {
+      env.push(envSetting(arg === "--env" ? before[++i] : arg.slice(6)));
+      continue;
+    }
     if (arg === "--config" || arg.startsWith("--config=")) {
       const value = arg === "--config"
         ? before[++i]
@@ -103,17 +119,15 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
   switch (name) {
     case "help":
       return { kind: "help" };
-    case "inspect":
-      return {
-        kind: "inspect",
-        target: withConfig(targetOf(rest, after), config),
-        timeout,
-      };
+    case "inspect": {
+      const target = withConfig(targetOf(rest, after), config);
+      return { kind: "inspect", target, timeout, env: withEnv(env, target) };
+    }
     case "call": {
       const call = parseCall(rest, after, timeout);
-      return call.kind === "call"
-        ? { ...call, target: withConfig(call.target, config) }
-        : call;
+      if (call.kind !== "call") return call;
+      const target = withConfig(call.target, config);
+      return { ...call, target, env: withEnv(env, target) };
     }
     default:
       throw new UsageError(`weft-mcp: unknown command ${JSON.stringify(name)}`);
@@ -142,7 +156,33 @@ function parseCall(
     args: json[0] ?? "{}",
     target: targetOf(urls, after),
     timeout,
+    env: [],
   };
+}
+
+// `NAME=VALUE` or `NAME`: the name is what comes before the first `=`.
+function envSetting(text: string | undefined): EnvSetting {
+  const at = text === undefined ? -1 : text.indexOf("=");
+  const name = at === -1 ? text : text!.slice(0, at);
+  if (name === undefined || name === "" || /\s/.test(name)) {
+    throw new UsageError(
+      `weft-mcp: --env needs NAME=VALUE or NAME, got ${
+        text === undefined ? "nothing" : JSON.stringify(text)
+      }`,
+    );
+  }
+  return at === -1 ? [name, undefined] : [name, text!.slice(at + 1)];
+}
+
+// --env is for a server process: the bundled one, or one after --.
+function withEnv(env: EnvSetting[], target: Target): EnvSetting[] {
+  if (env.length === 0 || target.kind === "command") return env;
+  if (target.kind === "default") return env;
+  throw new UsageError(
+    target.kind === "url"
+      ? "weft-mcp: --env sets variables of a server command (-- <command>); an HTTP server has its own environment"
+      : 'weft-mcp: --env sets variables of a server command (-- <command>); with --config, give each server an "env" in the file',
+  );
 }
 
 // --config is the target; it goes with no other.

@@ -33,6 +33,8 @@ export interface ConnectTargetOptions {
   signal: AbortSignal;
   /** What `{ kind: "default" }` means; absent where there is no bundled server. */
   defaultTarget?: DefaultTarget;
+  /** Variables for a server process (`--env`), over the default target's own. */
+  env?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -93,7 +95,7 @@ export function connectTarget(
   target: Target,
   options: ConnectTargetOptions,
 ): Promise<OwnedClient> {
-  const { signal, defaultTarget } = options;
+  const { signal, defaultTarget, env } = options;
   switch (target.kind) {
     case "url":
       return connectHttp(target.url, { signal });
@@ -102,7 +104,11 @@ export function connectTarget(
         new TypeError("a config target connects through connectServers"),
       );
     case "command":
-      return connectStdio(target.command, { args: [...target.args], signal });
+      return connectStdio(target.command, {
+        args: [...target.args],
+        env: { ...env },
+        signal,
+      });
     case "default":
       if (defaultTarget === undefined) {
         return Promise.reject(new NoDefaultTargetError());
@@ -110,7 +116,7 @@ export function connectTarget(
       return connectStdio(defaultTarget.command, {
         args: [...defaultTarget.args],
         cwd: defaultTarget.cwd,
-        env: { ...defaultTarget.env },
+        env: { ...defaultTarget.env, ...env },
         signal,
       });
   }

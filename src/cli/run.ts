@@ -15,6 +15,7 @@ import type { ToolDef } from "../core/tool.ts";
 import { type ImportResult, importTools } from "../mcp/import.ts";
 import {
   type CliCommand,
+  type EnvSetting,
   parseCommandLine,
   type Target,
   UsageError,
@@ -72,6 +73,14 @@ export async function runCli(
     output.stdout(USAGE);
     return ExitCode.ok;
   }
+  let env: Record<string, string>;
+  try {
+    env = serverEnv(command.env);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    output.stderr(`${error.message}\n`);
+    return ExitCode.usage;
+  }
   // Our own timer, cleared when done: a pending AbortSignal.timeout with
   // listeners keeps the event loop alive until it fires.
   const deadline = new AbortController();
@@ -84,7 +93,8 @@ export async function runCli(
     );
   }, command.timeout);
   try {
-    return await new Session(command, options, output, deadline.signal).run();
+    return await new Session(command, options, output, deadline.signal, env)
+      .run();
   } finally {
     clearTimeout(timer);
   }
@@ -97,14 +107,17 @@ class Session {
   readonly #deadline: AbortSignal;
   readonly #signal: AbortSignal;
   readonly #label: string;
+  readonly #env: Record<string, string>;
 
   constructor(
     command: Exclude<CliCommand, { kind: "help" }>,
     options: RunCliOptions,
     output: CliOutput,
     deadline: AbortSignal,
+    env: Record<string, string>,
   ) {
     this.#command = command;
+    this.#env = env;
     this.#options = options;
     this.#output = output;
     this.#deadline = deadline;
@@ -168,6 +181,7 @@ class Session {
     return connectTarget(target, {
       signal: this.#signal,
       defaultTarget: this.#options.defaultTarget,
+      env: this.#env,
     });
   }
 
@@ -236,6 +250,33 @@ class Session {
     );
     return ExitCode.failure;
   }
+}
+
+// The `--env` settings as variables: a bare name takes our value, which
+// must be there (a server silently missing its token is the failure to avoid).
+function serverEnv(settings: readonly EnvSetting[]): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of settings) {
+    if (value !== undefined) {
+      env[name] = value;
+      continue;
+    }
+    let ours: string | undefined;
+    try {
+      ours = Deno.env.get(name);
+    } catch {
+      throw new UsageError(
+        `weft-mcp: --env ${name}: cannot read this process's environment (run with --allow-env, or give --env ${name}=<value>)`,
+      );
+    }
+    if (ours === undefined) {
+      throw new UsageError(
+        `weft-mcp: --env ${name}: not set here, so there is nothing to pass on (set it, or give --env ${name}=<value>)`,
+      );
+    }
+    env[name] = ours;
+  }
+  return env;
 }
 
 function processOutput(): CliOutput {

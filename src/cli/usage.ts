@@ -48,9 +48,13 @@ Commands:
             65536 bytes, as the agent loop caps it)
 
 Options:
-  --timeout <ms>   give up after <ms> milliseconds (default 30000)
-  --config <file>  the mcpServers file to use as the target
-  -h, --help       print this text
+  --timeout <ms>     give up after <ms> milliseconds (default 30000)
+  --config <file>    the mcpServers file to use as the target
+  --env NAME=VALUE   set a variable for the server command (repeatable); the
+                     server gets only HOME LOGNAME PATH SHELL TERM USER of
+                     ours, plus these
+  --env NAME         pass our NAME on to the server command (it must be set)
+  -h, --help         print this text
 
 Exit codes: 0 done, 1 the tool failed (its text is printed), 2 connection,
 listing or call failure (with --config: any server failed), or timeout,

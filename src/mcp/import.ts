@@ -63,8 +63,9 @@ export interface ImportOptions {
    * `sequential` and `requireApproval` can be added, never removed; a given
    * `origin` replaces `"mcp"`; `timeout`, `maxResultBytes` and `wrap` apply
    * as on any tool; `strictInput` has no effect (the server validates).
+   * `requireApproval` may pick tools ({@link ApprovalRule}).
    */
-  policy?: ToolOptions;
+  policy?: ImportPolicy;
   /** The listing's deadline. When it ends, `importTools` rejects with its reason, unchanged. */
   signal?: AbortSignal;
   /**
@@ -75,6 +76,73 @@ export interface ImportOptions {
    * content reads as its content items in every mode (see `renderContent`).
    */
   render?: ResultRendering;
+}
+
+/**
+ * Which imported tools wait for approval:
+ *
+ * - `true`: every tool; `false` (or absent): none.
+ * - A list of names: the tools it names — by the server's name (`"create_issue"`)
+ *   or the prefixed one (`"gh_create_issue"`); either matches, exactly.
+ * - A function: called once per tool at import with the server's name (before
+ *   the prefix); `true` gates the tool. What it throws rejects the import.
+ *
+ * @example Gate one tool of a server
+ * ```ts
+ * import type { ApprovalRule } from "@weft/mcp";
+ * import assert from "node:assert/strict";
+ *
+ * const writes: ApprovalRule = (name) => /^(create|delete|update)_/.test(name);
+ * const one: ApprovalRule = ["delete_file"];
+ * assert.equal(typeof writes === "function" && writes("delete_repo"), true);
+ * assert.deepEqual(one, ["delete_file"]);
+ * ```
+ */
+export type ApprovalRule =
+  | boolean
+  | readonly string[]
+  | ((name: string) => boolean);
+
+/**
+ * The tool options `importTools` applies to each imported tool: a tool's
+ * `ToolOptions`, with a `requireApproval` that can pick tools.
+ *
+ * @example Ask before deleting, and nothing else
+ * ```ts
+ * import {
+ *   Client,
+ *   exportTools,
+ *   importTools,
+ *   type ImportPolicy,
+ *   InMemoryTransport,
+ *   rawTool,
+ *   Server,
+ * } from "@weft/mcp";
+ * import assert from "node:assert/strict";
+ *
+ * const server = new Server({ name: "files", version: "1.0.0" });
+ * exportTools(
+ *   server,
+ *   rawTool({ name: "read_file", description: "Reads.", run: () => "text" }),
+ *   rawTool({ name: "delete_file", description: "Deletes.", run: () => "gone" }),
+ * );
+ * const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+ * await server.connect(serverSide);
+ * const client = new Client({ name: "demo", version: "1.0.0" });
+ * await client.connect(clientSide);
+ *
+ * const policy: ImportPolicy = { requireApproval: ["delete_file"], timeout: 10_000 };
+ * const { tools } = await importTools(client, { prefix: "fs_", policy });
+ * assert.deepEqual(
+ *   tools.map((t) => [t.name, t.requiresApproval]),
+ *   [["fs_read_file", false], ["fs_delete_file", true]],
+ * );
+ * await client.close();
+ * ```
+ */
+export interface ImportPolicy extends Omit<ToolOptions, "requireApproval"> {
+  /** Which tools wait for approval (see {@link ApprovalRule}). Default none. */
+  requireApproval?: ApprovalRule;
 }
 
 /**
@@ -204,9 +272,10 @@ export async function importTools(
   client: Client,
   options: ImportOptions = {},
 ): Promise<ImportResult> {
-  const entries = await listToolEntries(client, options.signal);
   const prefix = typeof options.prefix === "string" ? options.prefix : "";
   const policy = options.policy ?? {};
+  const gated = approvalTest(policy.requireApproval, prefix);
+  const entries = await listToolEntries(client, options.signal);
   const render = { render: options.render };
   const tools: ToolDef[] = [];
   const skipped: SkippedTool[] = [];
@@ -215,10 +284,8 @@ export async function importTools(
     const outcome = importEntry(
       client,
       entries[index],
-      prefix,
-      policy,
+      { prefix, policy, gated, render },
       imported,
-      render,
     );
     if (outcome instanceof Error) {
       skipped.push({
@@ -236,14 +303,21 @@ export async function importTools(
     : { tools, skipped: new ImportError(skipped) };
 }
 
+/** What every entry of one listing is imported with. */
+interface EntryRules {
+  readonly prefix: string;
+  readonly policy: ImportPolicy;
+  /** Whether the tool the server names so waits for approval. */
+  readonly gated: (serverName: string) => boolean;
+  readonly render: RenderOptions;
+}
+
 // The per-entry pipeline: the first failing check decides the cause.
 function importEntry(
   client: Client,
   entry: unknown,
-  prefix: string,
-  policy: ToolOptions,
+  { prefix, policy, gated, render }: EntryRules,
   imported: ReadonlySet<string>,
-  render: RenderOptions,
 ): ToolDef | Error {
   if (!isRecord(entry)) return new NonObjectEntryError();
   const serverName = entry.name;
@@ -278,7 +352,7 @@ function importEntry(
         : "",
       origin: policy.origin !== undefined ? policy.origin : "mcp",
       sequential: !readOnly || policy.sequential === true,
-      requireApproval: policy.requireApproval === true,
+      requireApproval: gated(serverName),
       strictInput: policy.strictInput,
       timeout: policy.timeout,
       maxResultBytes: policy.maxResultBytes,
@@ -291,6 +365,28 @@ function importEntry(
       outputSchema: objectOutputSchema(entry.outputSchema),
     },
     remoteInvoke(client, serverName, name, render),
+  );
+}
+
+// The approval rule as one test of the server's name, checked before any
+// listing: a value of another type would otherwise gate nothing, silently.
+function approvalTest(
+  rule: unknown,
+  prefix: string,
+): (serverName: string) => boolean {
+  if (rule === undefined || rule === false) return () => false;
+  if (rule === true) return () => true;
+  if (typeof rule === "function") {
+    return (name) => (rule as (name: string) => unknown)(name) === true;
+  }
+  if (Array.isArray(rule) && rule.every((n) => typeof n === "string")) {
+    const names = new Set<string>(rule);
+    return (name) => names.has(name) || names.has(prefix + name);
+  }
+  throw new TypeError(
+    `importTools: policy.requireApproval must be true, false, an array of tool names or a function, got ${
+      Array.isArray(rule) ? "an array with a non-string" : typeof rule
+    }`,
   );
 }
 

@@ -28,6 +28,8 @@ export interface ConnectSpecOptions {
     | ((server: string, line: string) => void);
   /** The fetch for HTTP servers. */
   readonly fetch?: typeof globalThis.fetch;
+  /** Whether the host's SIGINT and SIGTERM are forwarded to stdio servers. Default true. */
+  readonly forwardSignals?: boolean;
 }
 
 /**
@@ -52,6 +54,7 @@ export function connectSpec(
       initializeTimeout,
       clientInfo: options.clientInfo,
       stderr: stderrOf(spec.name, options.stderr),
+      forwardSignals: options.forwardSignals,
     });
   }
   const http = {

@@ -21,6 +21,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolDef } from "../core/tool.ts";
 import { importTools } from "../mcp/import.ts";
+import type { ResultRendering } from "../mcp/render.ts";
 import type { ImportError } from "../mcp/import_error.ts";
 import type { McpClient } from "../runtime/client/disposable_client.ts";
 import {
@@ -47,14 +48,26 @@ export interface ServerContext {
     | ((server: string, line: string) => void);
   readonly reconnect: Required<ReconnectOptions> | false;
   readonly fetch?: typeof globalThis.fetch;
-  /** A failure after connect: a refresh, a reconnect, a give-up. */
+  readonly forwardSignals?: boolean;
+  readonly render?: ResultRendering;
+  /** A failure after connect: a refresh, a reconnect, a retry, a give-up. */
   report(error: Error): void;
-  /** The server's tool list changed. */
+  /** The server's tools or state changed. */
   changed(): void;
 }
 
-/** Where a server stands. */
-export type ServerState = "connected" | "lost" | "failed" | "closed";
+/**
+ * Where a server stands: `connected`; `lost` (reconnected on the next
+ * call); `retrying` (it failed at start and is being started again in the
+ * background, under the reconnect policy); `failed` (did not start and is
+ * not retried, or given up); `closed`.
+ */
+export type ServerState =
+  | "connected"
+  | "lost"
+  | "retrying"
+  | "failed"
+  | "closed";
 
 /** A server of a set. */
 export class ManagedServer {
@@ -68,6 +81,8 @@ export class ManagedServer {
   #tools: readonly ToolDef[] = [];
   #skipped?: ImportError;
   #attempts = 0;
+  #startFailure?: ServerConnectError;
+  #retrying?: Promise<void>;
   #gaveUp?: ServerConnectError;
   #reconnecting?: Promise<McpClient>;
   #refreshing?: Promise<void>;
@@ -93,15 +108,21 @@ export class ManagedServer {
     return this.#skipped;
   }
 
-  /** The error a given-up server's calls fail with. */
-  get gaveUp(): ServerConnectError | undefined {
-    return this.#gaveUp;
+  /**
+   * Why it is not up: the give-up, else its last failure to start (while
+   * it is retried, or for good); `undefined` for a server that started.
+   */
+  get failure(): ServerConnectError | undefined {
+    return this.#gaveUp ?? this.#startFailure;
   }
 
   /** Where it stands. */
   get state(): ServerState {
     if (this.#closed) return "closed";
     if (this.#gaveUp !== undefined) return "failed";
+    if (this.#startFailure !== undefined) {
+      return this.#retrying !== undefined ? "retrying" : "failed";
+    }
     if (this.#client === undefined || this.#lostCause !== undefined) {
       return "lost";
     }
@@ -119,10 +140,71 @@ export class ManagedServer {
   }
 
   /**
-   * Connects and lists, under `signal`. Rejects with a
-   * `ServerConnectError` naming the phase; leaves nothing running then.
+   * The first start, under `deadline`: connects and lists. Resolves to the
+   * `ServerConnectError` (naming the phase) when it fails, and then leaves
+   * nothing running; `retryStart` may bring it up later.
    */
-  async start(deadline: AbortSignal): Promise<void> {
+  async launch(deadline: AbortSignal): Promise<ServerConnectError | undefined> {
+    try {
+      await this.#start(deadline);
+      return undefined;
+    } catch (error) {
+      this.#startFailure = this.#named(error, "initialize");
+      return this.#startFailure;
+    }
+  }
+
+  /**
+   * Starts a server that failed at start again, in the background: up to
+   * `maxAttempts` tries, each after the reconnect backoff. Each failure is
+   * reported (and is the server's `failure` meanwhile); a start that works
+   * brings its tools into the set; after the last failure the server is
+   * given up and that is reported once. Ends at once on `close()`.
+   */
+  retryStart(policy: Required<ReconnectOptions>): Promise<void> {
+    if (this.#startFailure === undefined || this.#closed) {
+      return Promise.resolve();
+    }
+    this.#retrying ??= this.#retryStart(policy).finally(() => {
+      this.#retrying = undefined;
+    });
+    return this.#retrying;
+  }
+
+  async #retryStart(policy: Required<ReconnectOptions>): Promise<void> {
+    let last = this.#startFailure!;
+    for (let attempt = 1; attempt <= policy.maxAttempts; attempt++) {
+      await delay(reconnectDelay(attempt, policy), this.#closing.signal);
+      if (this.#closed) return;
+      try {
+        await this.#start(this.#closing.signal);
+      } catch (error) {
+        if (this.#closed) return;
+        last = this.#named(error, "initialize");
+        this.#startFailure = last;
+        this.#ctx.report(last);
+        this.#ctx.changed();
+        continue;
+      }
+      this.#startFailure = undefined;
+      if (this.#skipped !== undefined) this.#ctx.report(this.#skipped);
+      this.#ctx.changed();
+      return;
+    }
+    // Named in the phase it kept failing in; the cause is the last failure's own.
+    this.#gaveUp = new ServerConnectError(
+      this.spec.name,
+      this.target,
+      last.phase,
+      new ReconnectLimitError(policy.maxAttempts, last.cause),
+    );
+    this.#ctx.report(this.#gaveUp);
+    this.#ctx.changed();
+  }
+
+  // Connects and lists, under `deadline`. Rejects with a
+  // `ServerConnectError` naming the phase; leaves nothing running then.
+  async #start(deadline: AbortSignal): Promise<void> {
     // The deadline bounds the start only: a connector closes its client
     // when its signal aborts, so it gets a child detached once started.
     const attempt = new AbortController();
@@ -150,6 +232,7 @@ export class ManagedServer {
     this.#closed = true;
     this.#closing.abort(new Error("the servers were closed"));
     await this.#reconnecting?.catch(() => {});
+    await this.#retrying;
     const client = this.#client;
     this.#client = undefined;
     await client?.close().catch(() => {});
@@ -205,6 +288,7 @@ export class ManagedServer {
         clientInfo: ctx.clientInfo,
         stderr: ctx.stderr,
         fetch: ctx.fetch,
+        forwardSignals: ctx.forwardSignals,
       });
     } catch (error) {
       throw this.#named(error, "initialize");
@@ -227,6 +311,7 @@ export class ManagedServer {
       const result = await importTools(this.#routed, {
         prefix: this.spec.prefix,
         policy: this.spec.config.policy,
+        render: this.spec.config.render ?? this.#ctx.render,
         signal,
       });
       this.#tools = result.tools;
@@ -333,6 +418,7 @@ export class ManagedServer {
       new ReconnectLimitError(this.#attempts, last),
     );
     this.#ctx.report(this.#gaveUp);
+    this.#ctx.changed();
     throw this.#gaveUp;
   }
 

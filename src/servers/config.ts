@@ -5,7 +5,8 @@
  * @module
  */
 
-import type { ToolOptions } from "../core/tool.ts";
+import type { ImportPolicy } from "../mcp/import.ts";
+import type { ResultRendering } from "../mcp/render.ts";
 
 /** Fields every server entry may carry beside its connection. */
 export interface ServerEntryOptions {
@@ -14,8 +15,19 @@ export interface ServerEntryOptions {
    * config key and an underscore); `""` for none.
    */
   prefix?: string;
-  /** Tool options for every tool of this server (`importTools`' `policy`), e.g. `{ requireApproval: true }`. */
-  policy?: ToolOptions;
+  /**
+   * Tool options for every tool of this server (`importTools`' `policy`):
+   * `{ requireApproval: true }` gates them all, `{ requireApproval: ["delete_file"] }`
+   * the ones named (the server's names, or the prefixed ones), a function
+   * the ones it picks by the server's name.
+   */
+  policy?: ImportPolicy;
+  /**
+   * What the model reads of a result with structured content (`importTools`'
+   * `render`): `"structured"`, `"text"` or `"both"`. Default: the
+   * `connectServers` option, else `"structured"`.
+   */
+  render?: ResultRendering;
   /** A host's switch (Cline, Roo): a disabled server is not started. */
   disabled?: boolean;
   /** Milliseconds the server has to answer `initialize`. Default: the `connectServers` option, else 30000. */
@@ -116,6 +128,7 @@ const STDIO_FIELDS = new Set([
   "policy",
   "disabled",
   "initializeTimeout",
+  "render",
   // Host-specific fields other hosts ignore, accepted and not used.
   "envFile",
   "autoApprove",
@@ -131,6 +144,7 @@ const HTTP_FIELDS = new Set([
   "policy",
   "disabled",
   "initializeTimeout",
+  "render",
   "autoApprove",
   "alwaysAllow",
   "timeout",
@@ -143,7 +157,9 @@ const HTTP_FIELDS = new Set([
  * wrong: a missing or empty `command` or `url`, a `type` other than
  * `stdio`, `http`, `streamable-http` or `sse`, `args` that are not strings,
  * an `env` or `headers` value that is not a string, a `url` that is not
- * http(s), an unknown field (a typo such as `"arg"` would otherwise be
+ * http(s), a `policy.requireApproval` that is not `true`, `false`, a list of
+ * names or a function, a `render` other than `"structured"`, `"text"` or
+ * `"both"`, an unknown field (a typo such as `"arg"` would otherwise be
  * ignored silently).
  *
  * @example Using `parseServersConfig`
@@ -234,7 +250,7 @@ function checkEntry(name: string, entry: Record<string, unknown>): ServerSpec {
         name,
         key,
         `is not a field of ${stdio ? "a stdio" : "an HTTP"} server (${
-          [...allowed].slice(0, stdio ? 9 : 7).join(", ")
+          [...allowed].slice(0, stdio ? 10 : 8).join(", ")
         })`,
       );
     }
@@ -245,6 +261,33 @@ function checkEntry(name: string, entry: Record<string, unknown>): ServerSpec {
   }
   if (entry.policy !== undefined && !isRecord(entry.policy)) {
     throw new ServerConfigError(name, "policy", "must be an object");
+  }
+  const rule = isRecord(entry.policy)
+    ? entry.policy.requireApproval
+    : undefined;
+  if (
+    rule !== undefined && typeof rule !== "boolean" &&
+    typeof rule !== "function" &&
+    !(Array.isArray(rule) && rule.every((n) => typeof n === "string"))
+  ) {
+    throw new ServerConfigError(
+      name,
+      "policy.requireApproval",
+      `must be true, false, an array of tool names or a function, got ${
+        JSON.stringify(rule)
+      }`,
+    );
+  }
+  const render = entry.render;
+  if (
+    render !== undefined && render !== "structured" && render !== "text" &&
+    render !== "both"
+  ) {
+    throw new ServerConfigError(
+      name,
+      "render",
+      `must be "structured", "text" or "both", got ${JSON.stringify(render)}`,
+    );
   }
   if (entry.disabled !== undefined && typeof entry.disabled !== "boolean") {
     throw new ServerConfigError(name, "disabled", "must be a boolean");

@@ -6,6 +6,7 @@
  */
 
 import type { ToolDef } from "../core/tool.ts";
+import type { ResultRendering } from "../mcp/render.ts";
 import type { ServerConnectError } from "../runtime/errors.ts";
 import { parseServersConfig, type ServersConfig } from "./config.ts";
 import {
@@ -44,17 +45,20 @@ export interface ConnectServersOptions {
    */
   initializeTimeout?: number;
   /**
-   * How a lost server is brought back on the next call: `maxAttempts`
-   * reconnects in a row (default 5) without a call getting through, waiting
-   * `initialDelay` ms (default 250) doubled each attempt, up to `maxDelay`
-   * (default 10000), each wait jittered down to half. `false`: never; a
-   * lost server's calls fail.
+   * How a lost server is brought back on the next call, and a server that
+   * failed at start in the background: `maxAttempts` tries in a row
+   * (default 5) without a call getting through, waiting `initialDelay` ms
+   * (default 250) doubled each attempt, up to `maxDelay` (default 10000),
+   * each wait jittered down to half. `false`: never; a lost server's calls
+   * fail, a server that failed at start stays failed.
    */
   reconnect?: ReconnectOptions | false;
   /**
    * Failures after `connectServers` resolved: a refresh that failed (the
-   * last good list is kept), tools a refresh skipped, a failed reconnect,
-   * a server given up. Default: the message on stderr.
+   * last good list is kept), tools a refresh skipped, a name a server lost
+   * to another after a refresh (a `ServersError` naming both), a failed
+   * reconnect or start retry, a server given up. Default: the message on
+   * stderr.
    */
   onError?: (error: Error) => void;
   /**
@@ -66,6 +70,18 @@ export interface ConnectServersOptions {
   clientInfo?: PeerInfo;
   /** The fetch HTTP servers are reached with; `globalThis.fetch` when absent. */
   fetch?: typeof globalThis.fetch;
+  /**
+   * What the model reads of a result with structured content, for every
+   * server (a server's own `render` wins): `"structured"` (the default) its
+   * JSON, `"text"` the content items, `"both"` (see `importTools`).
+   */
+  render?: ResultRendering;
+  /**
+   * Forward a SIGINT or SIGTERM this process gets to the stdio servers'
+   * process groups. Default true. `false` for a host that ends them itself
+   * (`close()` from its own signal listener); see `connectStdio`.
+   */
+  forwardSignals?: boolean;
 }
 
 /** One server of a {@link ConnectedServers} set, as it stands now. */
@@ -76,14 +92,23 @@ export interface ServerStatus {
   readonly target: string;
   /** The prefix of its tools' names. */
   readonly prefix: string;
-  /** `connected`; `lost` (reconnected on the next call); `failed` (did not connect, or given up); `closed`. */
+  /**
+   * `connected`; `lost` (reconnected on the next call); `retrying` (failed
+   * at start, started again in the background); `failed` (did not start
+   * and is not retried, or given up); `closed`.
+   */
   readonly state: ServerState;
-  /** Its tools as the model sees them (prefixed); empty for a failed server. */
+  /** Its tools as the model sees them (prefixed); empty for a server that never started. */
   readonly tools: readonly ToolDef[];
   /** Its `serverInfo`, when connected. */
   readonly serverInfo?: PeerInfo;
-  /** Why it failed: to connect, or (given up) to come back. */
+  /**
+   * Why it is not up: its last failure to start (`retrying`, `failed`), or
+   * the give-up (its cause a `ReconnectLimitError`).
+   */
   readonly error?: ServerConnectError;
+  /** Its tools left out now: a name another server has (`ToolNameTakenError`), a schema refused. */
+  readonly skipped?: readonly SkippedServerTool[];
 }
 
 /** What {@link connectServers} resolves to. `await using` closes every server. */
@@ -97,9 +122,10 @@ export interface ConnectedServers extends AsyncDisposable {
    */
   readonly toolSource: () => readonly ToolDef[];
   /**
-   * `undefined` when every server connected and every tool imported; else
-   * one {@link ServersError} naming each failed server (phase and cause)
-   * and each skipped tool. The rest are usable either way.
+   * As things stand now: `undefined` when every server is up and every
+   * tool imported; else one {@link ServersError} naming each server not up
+   * (retried, failed or given up: phase and cause) and each skipped tool.
+   * The rest are usable either way.
    */
   readonly error: ServersError | undefined;
   /** Each server, in config order. */
@@ -118,14 +144,18 @@ export interface ConnectedServers extends AsyncDisposable {
  * A server that fails to spawn, to initialize or to list is named in
  * `error` with its phase and cause, and so is each tool that could not be
  * imported (a bad schema, or a prefixed name an earlier server already
- * has); everything else is usable. A configuration that is wrong is
- * refused before anything starts, with a `ServerConfigError` naming the
- * server and the field.
+ * has); everything else is usable. Under `reconnect` (the default) a
+ * server that failed is started again in the background (state
+ * `retrying`), each failure going to `onError`; its tools join the list
+ * when it comes up, and it is given up after `maxAttempts`. A
+ * configuration that is wrong is refused before anything starts, with a
+ * `ServerConfigError` naming the server and the field.
  *
  * The tools stay current: a server's `notifications/tools/list_changed`
  * lists it again (a call during which the list changed returns once the
  * new list is in); a failed refresh keeps the last good list and goes to
- * `onError`. A server that goes away — its process exits, its HTTP session
+ * `onError`, and so does a name a server loses to an earlier one after a
+ * refresh. A server that goes away — its process exits, its HTTP session
  * is forgotten — is reconnected on the next call (see `reconnect`); the
  * call in flight when it died fails with a `ServerConnectError` (phase
  * `call`), which the model reads as the tool's error.
@@ -156,25 +186,21 @@ export async function connectServers(
   const servers = specs.map((spec) => new ManagedServer(spec, set.context));
   set.attach(servers);
   const deadline = options.signal ?? new AbortController().signal;
-  const outcomes = await Promise.allSettled(
-    servers.map((server) => server.start(deadline)),
-  );
-  const failures = new Map<ManagedServer, ServerConnectError>();
-  outcomes.forEach((outcome, i) => {
-    if (outcome.status === "rejected") {
-      failures.set(servers[i], outcome.reason as ServerConnectError);
-    }
-  });
-  set.settle(failures);
+  await Promise.all(servers.map((server) => server.launch(deadline)));
+  set.settle();
   return set;
 }
 
 class ServerSet implements ConnectedServers {
   #members: ManagedServer[] = [];
   readonly context: ServerContext;
-  #failures = new Map<ManagedServer, ServerConnectError>();
+  readonly #reconnect: Required<ReconnectOptions> | false;
+  #settled = false;
   #tools: readonly ToolDef[] = [];
+  #skipped: readonly SkippedServerTool[] = [];
   #error?: ServersError;
+  /** The name collisions seen so far, as `<server>\0<name>`: only new ones are reported. */
+  #collisions = new Set<string>();
   #closing?: Promise<void>;
 
   constructor(options: ConnectServersOptions) {
@@ -183,6 +209,7 @@ class ServerSet implements ConnectedServers {
       initialDelay: options.reconnect?.initialDelay ?? 250,
       maxDelay: options.reconnect?.maxDelay ?? 10_000,
     };
+    this.#reconnect = reconnect;
     const onError = options.onError ??
       ((error: Error) => console.error(`weft-mcp: ${error.message}`));
     this.context = {
@@ -191,6 +218,8 @@ class ServerSet implements ConnectedServers {
       stderr: options.stderr,
       reconnect,
       fetch: options.fetch,
+      forwardSignals: options.forwardSignals,
+      render: options.render,
       report: (error) => {
         try {
           onError(error);
@@ -199,7 +228,7 @@ class ServerSet implements ConnectedServers {
         }
       },
       changed: () => {
-        if (this.#closing === undefined) this.#tools = this.#merge().tools;
+        if (this.#settled && this.#closing === undefined) this.#update();
       },
     };
   }
@@ -208,26 +237,51 @@ class ServerSet implements ConnectedServers {
     this.#members = servers;
   }
 
-  settle(failures: Map<ManagedServer, ServerConnectError>): void {
-    this.#failures = failures;
-    const { tools, skipped } = this.#merge();
-    this.#tools = tools;
-    const failed = this.#members.flatMap((s) => {
-      const f = failures.get(s);
-      return f === undefined ? [] : [f];
-    });
-    if (failed.length > 0 || skipped.length > 0) {
-      this.#error = new ServersError(failed, skipped);
+  /**
+   * Every server has had its first start: the list and the report are
+   * made, and the servers that failed are retried under the policy.
+   */
+  settle(): void {
+    this.#update();
+    this.#settled = true;
+    const policy = this.#reconnect;
+    if (policy === false) return;
+    for (const server of this.#members) {
+      if (server.state === "failed") void server.retryStart(policy);
     }
   }
 
-  // Every connected server's tools; a name an earlier server has is skipped.
+  // The list, the report and the collisions, as the servers stand now; a
+  // name a server lost to another since the last look goes to onError.
+  #update(): void {
+    const { tools, skipped } = this.#merge();
+    this.#tools = tools;
+    this.#skipped = skipped;
+    const failures = this.#members.flatMap((s) => s.failure ?? []);
+    this.#error = failures.length > 0 || skipped.length > 0
+      ? new ServersError(failures, skipped)
+      : undefined;
+    const collisions = new Set<string>();
+    const fresh: SkippedServerTool[] = [];
+    for (const entry of skipped) {
+      if (!(entry.error instanceof ToolNameTakenError)) continue;
+      const key = `${entry.server}\0${entry.name}`;
+      collisions.add(key);
+      if (!this.#collisions.has(key)) fresh.push(entry);
+    }
+    this.#collisions = collisions;
+    // At the first start collisions are in `error`; later ones are news.
+    if (this.#settled && fresh.length > 0) {
+      this.context.report(new ServersError([], fresh));
+    }
+  }
+
+  // Every server's tools; a name an earlier server has is skipped.
   #merge(): { tools: ToolDef[]; skipped: SkippedServerTool[] } {
     const tools: ToolDef[] = [];
     const skipped: SkippedServerTool[] = [];
     const owners = new Map<string, string>();
     for (const server of this.#members) {
-      if (this.#failures.has(server)) continue;
       const name = server.spec.name;
       for (const entry of server.skipped?.skipped ?? []) {
         skipped.push({ server: name, name: entry.name, error: entry.error });
@@ -261,8 +315,6 @@ class ServerSet implements ConnectedServers {
 
   servers(): ServerStatus[] {
     return this.#members.map((server) => {
-      const failed = this.#failures.get(server);
-      const error = failed ?? server.gaveUp;
       const status: {
         name: string;
         target: string;
@@ -271,20 +323,24 @@ class ServerSet implements ConnectedServers {
         tools: readonly ToolDef[];
         serverInfo?: PeerInfo;
         error?: ServerConnectError;
+        skipped?: readonly SkippedServerTool[];
       } = {
         name: server.spec.name,
         target: server.target,
         prefix: server.spec.prefix,
-        state: failed !== undefined ? "failed" : server.state,
-        tools: failed !== undefined
-          ? []
-          : this.#tools.filter((t) => server.tools.includes(t)),
+        state: server.state,
+        tools: this.#tools.filter((t) => server.tools.includes(t)),
       };
       const info = server.serverInfo;
       if (info !== undefined) {
         status.serverInfo = { name: info.name, version: info.version };
       }
+      const error = server.failure;
       if (error !== undefined) status.error = error;
+      const skipped = this.#skipped.filter((s) =>
+        s.server === server.spec.name
+      );
+      if (skipped.length > 0) status.skipped = skipped;
       return status;
     });
   }

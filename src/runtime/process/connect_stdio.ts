@@ -24,9 +24,9 @@ import {
 } from "../errors.ts";
 import { commandLine, resolveCommand, serverNameOf } from "./command.ts";
 import { LineSplitStream } from "./_line_splitter.ts";
+import { endWithHost } from "./_host_signals.ts";
 import {
   DEFAULT_KILL_GRACE,
-  endWithHost,
   settleWithin,
   type SpawnedProcess,
   spawnProcess,
@@ -85,6 +85,14 @@ export interface ConnectStdioOptions {
   stderr?: "inherit" | "ignore" | ((line: string) => void);
   /** Milliseconds between SIGTERM and SIGKILL when the connection ends. Default 2000. */
   killGrace?: number;
+  /**
+   * Forward a SIGINT or SIGTERM this process gets to the server's process
+   * group (which the terminal's Ctrl-C does not reach). Default true.
+   * `false` for a host that ends its servers itself (`close()` from its own
+   * signal listener): then no signal listener is installed for this server;
+   * this process's exit still sends the group SIGTERM.
+   */
+  forwardSignals?: boolean;
   /** The longest line read from the server, in bytes. Default 16 MiB. */
   maxLineBytes?: number;
   /** How the client introduces itself. Default `{ name: "weft-mcp", version: "0.1.0" }`. */
@@ -155,9 +163,11 @@ const STDERR_LINE_BYTES = 64 * 1024;
  * first bytes and a hint, and passed to `onerror`.
  *
  * While the server runs, a SIGINT or SIGTERM to this process is forwarded
- * to the server's group before this process ends as it would have, and the
- * host's exit sends the group SIGTERM (see docs/runtime.md: nothing covers
- * a SIGKILL of the host).
+ * to the server's group (unless `forwardSignals` is `false`); then this
+ * process ends as it would have — or, when it listens for that signal
+ * itself, its listener has had the signal once and decides. The host's
+ * exit sends the group SIGTERM (see docs/runtime.md: nothing covers a
+ * SIGKILL of the host).
  *
  * The environment is explicit: the server gets only the variables in
  * {@link DEFAULT_INHERITED_ENV} that are set here, plus `env`. Its stderr is
@@ -201,7 +211,7 @@ export async function connectStdio(
     throw new ServerConnectError(name, target, "spawn", cause);
   }
   const grace = options.killGrace ?? DEFAULT_KILL_GRACE;
-  endWithHost(proc, grace);
+  endWithHost(proc, grace, { forwardSignals: options.forwardSignals });
   const report = typeof stderr === "function"
     ? stderr
     : (line: string) => console.error(`[${name}] ${line}`);

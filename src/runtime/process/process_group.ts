@@ -102,7 +102,11 @@ export async function terminateProcess(
   await status;
 }
 
-function send(
+/**
+ * Sends `signal` to the process's group (or, not grouped, to the process
+ * unless it `exited`); a group already gone is no error.
+ */
+export function send(
   proc: SpawnedProcess,
   signal: Deno.Signal,
   exited: boolean,
@@ -138,87 +142,4 @@ export async function settleWithin(
   } finally {
     clearTimeout(timer);
   }
-}
-
-// --- the host's end reaches every child ---
-
-/** The signals a host forwards to its children before it ends. */
-const FORWARDED: readonly Deno.Signal[] = ["SIGINT", "SIGTERM"];
-
-/** The live children and each one's kill grace. */
-const live = new Map<SpawnedProcess, number>();
-let installed = false;
-
-/**
- * Ties `proc` to the host's own end until it exits: while it runs, a
- * SIGINT or SIGTERM to the host is forwarded to the child's process group
- * (SIGKILL to what is left after `grace` ms), then raised again on the host
- * with our listener gone, so the host ends as it would have without us (or
- * its own listeners run); the host's exit (`Deno.exit`, the `unload` event)
- * sends SIGTERM to every group. The listeners are installed with the first
- * child and removed with the last, and never keep the host alive.
- */
-export function endWithHost(proc: SpawnedProcess, grace: number): void {
-  if (Deno.build.os === "windows") return;
-  live.set(proc, grace);
-  install();
-  const forget = (): void => {
-    live.delete(proc);
-    if (live.size === 0) uninstall();
-  };
-  proc.status.then(forget, forget);
-}
-
-function install(): void {
-  if (installed) return;
-  installed = true;
-  try {
-    for (const signal of FORWARDED) {
-      Deno.addSignalListener(signal, LISTENERS[signal]);
-    }
-  } catch {
-    // No signals here (a worker, a sandbox): close() and exit still apply.
-  }
-  globalThis.addEventListener("unload", onUnload);
-}
-
-function uninstall(): void {
-  if (!installed) return;
-  installed = false;
-  for (const signal of FORWARDED) {
-    try {
-      Deno.removeSignalListener(signal, LISTENERS[signal]);
-    } catch {
-      // never added
-    }
-  }
-  globalThis.removeEventListener("unload", onUnload);
-}
-
-const LISTENERS: Record<string, () => void> = {
-  SIGINT: () => void onHostSignal("SIGINT"),
-  SIGTERM: () => void onHostSignal("SIGTERM"),
-};
-
-async function onHostSignal(signal: Deno.Signal): Promise<void> {
-  // Our listeners go first: a second signal takes the default path at once.
-  uninstall();
-  const children = [...live];
-  await Promise.all(
-    children.map(([proc, grace]) =>
-      terminateProcess(proc, grace, signal).catch(() => {})
-    ),
-  );
-  // Raised again with our listener gone: the default action ends the host
-  // with the conventional status (130 for SIGINT, 143 for SIGTERM), or the
-  // host's own listeners run, as if we had never been there.
-  try {
-    Deno.kill(Deno.pid, signal);
-  } catch {
-    Deno.exit(128 + (signal === "SIGINT" ? 2 : 15));
-  }
-}
-
-function onUnload(): void {
-  for (const proc of live.keys()) send(proc, "SIGTERM", false);
 }
