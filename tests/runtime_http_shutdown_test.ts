@@ -98,66 +98,59 @@ async function holdStreams(url: string, sid: string) {
   };
 }
 
-function serveChild(exportForm: "handler" | "fetch"): Deno.ChildProcess {
-  return new Deno.Command(Deno.execPath(), {
+/**
+ * Runs `deno serve` on the fixture with the handler exported as `form`,
+ * hands `use` its endpoint, then sends SIGTERM and asserts the child exits
+ * with 0 within the deadline (killed afterwards whatever happened).
+ */
+async function stopServeChild(
+  form: "handler" | "fetch",
+  use: (url: string) => Promise<void>,
+): Promise<void> {
+  const child = new Deno.Command(Deno.execPath(), {
     args: ["serve", "-A", "--quiet", "--port", "0", FIXTURE],
     cwd: ROOT,
-    env: { WEFT_SERVE_EXPORT: exportForm, NO_COLOR: "1" },
+    env: { WEFT_SERVE_EXPORT: form, NO_COLOR: "1" },
     stdin: "null",
     stdout: "null",
     stderr: "piped",
   }).spawn();
+  try {
+    const port = await within(20_000, "listening", portOf(child.stderr));
+    await use(`http://127.0.0.1:${port}/mcp`);
+    child.kill("SIGTERM");
+    const status = await within(
+      EXIT_DEADLINE,
+      "exit after SIGTERM",
+      child.status,
+    );
+    assert.equal(status.code, 0);
+  } finally {
+    try {
+      child.kill("SIGKILL");
+    } catch {
+      // exited
+    }
+    await child.status;
+  }
 }
 
 Deno.test("shutdown: deno serve with the handler as default export exits on SIGTERM with a session, a GET stream and a call open", async () => {
-  const child = serveChild("handler");
-  try {
-    const port = await within(20_000, "listening", portOf(child.stderr));
-    const url = `http://127.0.0.1:${port}/mcp`;
-    const sid = await openSession(url);
-    const open = await holdStreams(url, sid);
-    child.kill("SIGTERM");
-    const status = await within(
-      EXIT_DEADLINE,
-      "exit after SIGTERM",
-      child.status,
-    );
-    assert.equal(status.code, 0);
-    await within(
-      EXIT_DEADLINE,
-      "the client's streams end",
-      Promise.all([open.getEnded, open.callEnded]),
-    );
-  } finally {
-    try {
-      child.kill("SIGKILL");
-    } catch {
-      // exited
-    }
-    await child.status;
-  }
+  let open: Awaited<ReturnType<typeof holdStreams>> | undefined;
+  await stopServeChild("handler", async (url) => {
+    open = await holdStreams(url, await openSession(url));
+  });
+  await within(
+    EXIT_DEADLINE,
+    "the client's streams end",
+    Promise.all([open!.getEnded, open!.callEnded]),
+  );
 });
 
 Deno.test("shutdown: deno serve with { fetch: handler } exits on SIGTERM while a session waits to expire", async () => {
-  const child = serveChild("fetch");
-  try {
-    const port = await within(20_000, "listening", portOf(child.stderr));
-    await openSession(`http://127.0.0.1:${port}/mcp`);
-    child.kill("SIGTERM");
-    const status = await within(
-      EXIT_DEADLINE,
-      "exit after SIGTERM",
-      child.status,
-    );
-    assert.equal(status.code, 0);
-  } finally {
-    try {
-      child.kill("SIGKILL");
-    } catch {
-      // exited
-    }
-    await child.status;
-  }
+  await stopServeChild("fetch", async (url) => {
+    await openSession(url);
+  });
 });
 
 Deno.test("shutdown: Deno.serve and httpHandler on one signal end every stream, session and call", async () => {
