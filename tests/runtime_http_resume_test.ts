@@ -12,7 +12,12 @@ import {
   SessionEventStore,
 } from "../src/runtime/http/event_store.ts";
 import type { HttpHandlerOptions } from "../src/runtime/http/handler.ts";
-import { listen, type Listening, post } from "./fixtures/http_test_server.ts";
+import {
+  listen,
+  type Listening,
+  post,
+  REQUEST_DEADLINE,
+} from "./fixtures/http_test_server.ts";
 
 /** One parsed SSE event. */
 interface SseEvent {
@@ -127,6 +132,7 @@ function getStream(
       "mcp-protocol-version": MODERN,
       ...(lastEventId === undefined ? {} : { "last-event-id": lastEventId }),
     },
+    signal: AbortSignal.timeout(REQUEST_DEADLINE),
   });
 }
 

@@ -20,6 +20,7 @@ import { isJsonRpcMessage } from "../src/runtime/http/_messages.ts";
 import { SessionEventStore } from "../src/runtime/http/event_store.ts";
 import { tool } from "../src/core/tool.ts";
 import { exportTools } from "../src/mcp/export.ts";
+import { REQUEST_DEADLINE } from "./fixtures/http_test_server.ts";
 import { httpHandler } from "../src/runtime/http/handler.ts";
 
 const SID = "session-1";
@@ -385,6 +386,7 @@ Deno.test("transport: an answer ready at once goes whole (a length); a slow one 
     method: "POST",
     headers,
     body: JSON.stringify(CALL),
+    signal: AbortSignal.timeout(REQUEST_DEADLINE),
   });
   assert.equal(fast.headers.get("content-type"), "text/event-stream");
   const fastText = await fast.text();
@@ -403,6 +405,7 @@ Deno.test("transport: an answer ready at once goes whole (a length); a slow one 
       method: "tools/call",
       params: { name: "slow", arguments: {} },
     }),
+    signal: AbortSignal.timeout(REQUEST_DEADLINE),
   });
   assert.equal(slow.headers.get("content-length"), null, "streamed");
   release();
