@@ -4,7 +4,14 @@
 // leaves nothing behind once its sessions expire.
 
 import assert from "node:assert/strict";
-import { HttpRefusalError, UnreadLimitError } from "../src/runtime/errors.ts";
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  HttpRefusalError,
+  UnreadLimitError,
+} from "../src/runtime/errors.ts";
+import { httpHandler } from "../src/runtime/http/handler.ts";
+import { DEFAULT_MAX_BODY_DEPTH } from "../src/runtime/http/limits.ts";
+import { buildToolServer } from "./fixtures/tool_server.ts";
 import { SessionEventStore } from "../src/runtime/http/event_store.ts";
 import {
   INITIALIZE,
@@ -330,4 +337,33 @@ Deno.test("limits: a junk Host is answered with a plain 400, no exception text",
   } finally {
     await listening.close();
   }
+});
+
+Deno.test("limits: a handler given no options applies the documented body cap and depth", async () => {
+  await using handler = httpHandler(() => buildToolServer());
+  const request = (body: string, length?: number) =>
+    handler(
+      new Request("http://localhost/mcp", {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          ...(length === undefined ? {} : { "content-length": String(length) }),
+        },
+        body,
+      }),
+    );
+  const over = await request("{}", DEFAULT_MAX_BODY_BYTES + 1);
+  assert.equal(over.status, 413);
+  await over.body?.cancel();
+  const nest = (depth: number) =>
+    `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"x":${
+      "[".repeat(depth - 3)
+    }${"]".repeat(depth - 3)}}}}`;
+  const deepest = await request(nest(DEFAULT_MAX_BODY_DEPTH));
+  assert.equal(deepest.status, 200);
+  await deepest.body?.cancel();
+  const deeper = await request(nest(DEFAULT_MAX_BODY_DEPTH + 1));
+  assert.equal(deeper.status, 400);
+  await deeper.body?.cancel();
 });
