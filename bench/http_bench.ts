@@ -11,7 +11,11 @@
  * serve request after request; `fresh`, stateless with `reuseServers:
  * false`, a server built per request as the SDK's stateless pattern does;
  * sessions; kv, sessions in a Deno KV file, against the SDK's in-memory
- * sessions) and each load (10, 100,
+ * sessions; `modern`, weft's stateless endpoint answering 2026-07-28
+ * requests — no session, the `_meta` envelope, the `Mcp-Method`/`Mcp-Name`
+ * headers — against the SDK v2's `createMcpHandler` on the same ten tools
+ * (`bench/_v2_bench_server.ts`, run with tests/interop's import map); `v2`,
+ * the same two answering legacy stateless requests) and each load (10, 100,
  * 500 concurrent clients, each sending `tools/call` back to back over
  * keep-alive connections), every round starts each contender in its own
  * process (`bench/_http_bench_server.ts`) and loads it for `--seconds`; the
@@ -67,7 +71,7 @@ function flags(args: string[]): Flags {
     seconds: Number(get("seconds") ?? 2),
     rounds: Number(get("rounds") ?? 3),
     clients: (get("clients") ?? "10,100,500").split(",").map(Number),
-    modes: (get("modes") ?? "stateless,fresh,sessions,kv").split(","),
+    modes: (get("modes") ?? "stateless,fresh,sessions,kv,modern,v2").split(","),
     skipClient: args.includes("--skip-client"),
     skipServer: args.includes("--skip-server"),
     skipCalls: args.includes("--skip-calls"),
@@ -76,6 +80,10 @@ function flags(args: string[]): Flags {
 }
 
 const SERVER = new URL("./_http_bench_server.ts", import.meta.url).pathname;
+// The SDK v2 contender runs with tests/interop's import map (test-only packages).
+const V2_SERVER = new URL("./_v2_bench_server.ts", import.meta.url).pathname;
+const INTEROP_CONFIG =
+  new URL("../tests/interop/deno.json", import.meta.url).pathname;
 const PROTOCOL = "2025-11-25";
 const HEADERS = {
   "content-type": "application/json",
@@ -87,6 +95,29 @@ const CALL = JSON.stringify({
   method: "tools/call",
   params: { name: "echo", arguments: { text: "hello" } },
 });
+// The modern era (2026-07-28): no session, the envelope in `_meta`, the
+// method and name mirrored in headers.
+const MODERN = "2026-07-28";
+const MODERN_CALL = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 2,
+  method: "tools/call",
+  params: {
+    name: "echo",
+    arguments: { text: "hello" },
+    _meta: {
+      "io.modelcontextprotocol/protocolVersion": MODERN,
+      "io.modelcontextprotocol/clientCapabilities": {},
+      "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1" },
+    },
+  },
+});
+const MODERN_HEADERS = {
+  ...HEADERS,
+  "mcp-protocol-version": MODERN,
+  "mcp-method": "tools/call",
+  "mcp-name": "echo",
+};
 const INIT = JSON.stringify({
   jsonrpc: "2.0",
   id: 1,
@@ -105,8 +136,11 @@ interface Running {
 }
 
 async function start(side: string, mode: string): Promise<Running> {
+  const args = side === "v2"
+    ? ["run", "-A", "--quiet", "--config", INTEROP_CONFIG, V2_SERVER]
+    : ["run", "-A", "--quiet", "--unstable-kv", SERVER, side, mode];
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", "--unstable-kv", SERVER, side, mode],
+    args,
     stdout: "piped",
     stderr: "inherit",
   }).spawn();
@@ -185,9 +219,16 @@ async function load(
   clients: number,
   seconds: number,
 ): Promise<Round> {
-  const server = await start(side, mode);
+  // `modern` and `v2` rows: weft's stateless endpoint against the SDK v2's
+  // createMcpHandler, in the modern era and in the legacy one.
+  const modern = mode === "modern";
+  const served = modern || mode === "v2" ? "stateless" : mode;
+  const server = await start(side, served);
+  const body = modern ? MODERN_CALL : CALL;
   try {
-    const headers = mode === "stateless" || mode === "fresh"
+    const headers = modern
+      ? Array.from({ length: clients }, () => ({ ...MODERN_HEADERS }))
+      : served === "stateless" || served === "fresh"
       ? await Promise.all(
         Array.from({ length: clients }, () => ({
           ...HEADERS,
@@ -198,7 +239,7 @@ async function load(
         Array.from({ length: clients }, () => openSession(server.url)),
       );
     // Warm-up: one call per client.
-    await Promise.all(headers.map((h) => call(server.url, h)));
+    await Promise.all(headers.map((h) => call(server.url, h, body)));
     const latencies: number[] = [];
     let errors = 0;
     const cpuBefore = cpuMs(server.pid);
@@ -207,8 +248,9 @@ async function load(
     await Promise.all(headers.map(async (h) => {
       while (performance.now() < until) {
         const t = performance.now();
-        if (await call(server.url, h)) latencies.push(performance.now() - t);
-        else errors++;
+        if (await call(server.url, h, body)) {
+          latencies.push(performance.now() - t);
+        } else errors++;
       }
     }));
     const elapsed = (performance.now() - started) / 1000;
@@ -227,9 +269,13 @@ async function load(
   }
 }
 
-async function call(url: string, headers: Record<string, string>) {
+async function call(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+) {
   try {
-    const res = await fetch(url, { method: "POST", headers, body: CALL });
+    const res = await fetch(url, { method: "POST", headers, body });
     const text = await res.text();
     return res.status === 200 && text.includes('"heard: hello"');
   } catch {
@@ -280,6 +326,8 @@ async function serverTable(f: Flags): Promise<void> {
         : mode === "fresh"
         ? "stateless"
         : mode;
+      // The era rows' baseline is the SDK v2's createMcpHandler.
+      const sdkSide = mode === "modern" || mode === "v2" ? "v2" : "sdk";
       const weft: Round[] = [];
       const sdk: Round[] = [];
       for (let r = 0; r < f.rounds; r++) {
@@ -287,7 +335,7 @@ async function serverTable(f: Flags): Promise<void> {
         for (const side of order) {
           const result = side === "weft"
             ? await load("weft", mode, clients, f.seconds)
-            : await load("sdk", sdkMode, clients, f.seconds);
+            : await load(sdkSide, sdkMode, clients, f.seconds);
           (side === "weft" ? weft : sdk).push(result);
         }
       }
