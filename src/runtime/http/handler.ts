@@ -19,6 +19,11 @@ import { DEFAULT_SESSION_IDLE_TIMEOUT, SessionStore } from "./sessions.ts";
 import { frontDoor, type Notice } from "./_front_door.ts";
 import { StatelessRoute } from "./_stateless.ts";
 import { SignalHook } from "./_host.ts";
+import {
+  type CacheHints,
+  type EraTransport,
+  resolveCacheHints,
+} from "../era_server.ts";
 
 /**
  * Options of {@link httpHandler}.
@@ -133,6 +138,16 @@ export interface HttpHandlerOptions {
    */
   signal?: AbortSignal;
   /**
+   * The cache hints on modern (2026-07-28) cacheable results — `tools/list`,
+   * `prompts/list`, `resources/list`, `resources/templates/list`,
+   * `resources/read`, `server/discover` — as `ttlMs` and `cacheScope`.
+   * Default `{ ttlMs: 0, scope: "private" }`: no reuse. `scope: "public"`
+   * lets shared caches reuse a list; it is kept `"private"` when
+   * `newServer` declares a parameter (`(request) => …`), whose lists may
+   * depend on the caller. Legacy results carry no hints.
+   */
+  cacheHints?: CacheHints;
+  /**
    * Sees every refusal (an `HttpRefusalError`) and internal failure, and a
    * stream closed by `maxUnreadBytes` (an `UnreadLimitError`). A reached
    * session cap and a refused Host or Origin come once per handler (the
@@ -212,6 +227,16 @@ export interface HttpHandler {
   onListen(address: ListenAddress): void;
   /** What the handler holds now: live sessions and their kept events (0 in stateless mode). */
   stats(): HttpHandlerStats;
+  /**
+   * Tells modern clients that a list changed: every `subscriptions/listen`
+   * stream open on this handler that asked for it gets
+   * `notifications/<list>/list_changed` (`list`: `"tools"` by default).
+   * For lists `newServer` builds differently from now on; a server that
+   * sends the notification itself (`exportTools` on a connected server)
+   * reaches the streams it serves without this. Legacy clients are not
+   * told (their sessions' servers send their own).
+   */
+  listChanged(list?: "tools" | "prompts" | "resources"): Promise<void>;
   /**
    * Ends what the handler holds: every session and its server, every open
    * stream (GET streams and calls in flight, whose handlers' signals
@@ -325,11 +350,27 @@ export function httpHandler(
     onOverflow: overflow,
     report,
   });
+  const live = new Set<EraTransport>();
+  const modern = new StatelessRoute(newServer, {
+    reuseServers: options.reuseServers,
+    maxUnread,
+    onOverflow: overflow,
+    report,
+    modern: {
+      cacheHints: resolveCacheHints(
+        options.cacheHints,
+        newServer.length > 0,
+        "httpHandler",
+      ),
+      live,
+    },
+  });
   const enter = frontDoor(route, {
     ...options,
     sessions: store !== undefined,
     report,
     notice,
+    modern,
   });
 
   const handler = async (
@@ -346,7 +387,17 @@ export function httpHandler(
   const signals = new SignalHook(() => void close());
   const close = async (): Promise<void> => {
     signals.remove();
-    await route.close();
+    await Promise.all([route.close(), modern.close()]);
+  };
+  const listChanged = async (
+    list: "tools" | "prompts" | "resources" = "tools",
+  ): Promise<void> => {
+    const method = `notifications/${list}/list_changed`;
+    await Promise.all(
+      [...live].filter((era) => era.listening).map((era) =>
+        era.notify(method).catch(report)
+      ),
+    );
   };
   options.signal?.addEventListener("abort", () => void close(), {
     once: true,
@@ -369,6 +420,7 @@ export function httpHandler(
     fetch: handler,
     onListen,
     stats,
+    listChanged,
     close,
     [Symbol.asyncDispose]: close,
   });
