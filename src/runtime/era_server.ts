@@ -246,7 +246,10 @@ export class EraTransport implements Transport {
   readonly #options: EraTransportOptions;
   /** The internal `initialize` last handed to the server, by its params. */
   #init: { key: string; facts: Promise<ServerFacts> } | undefined;
-  readonly #initAnswers = new Map<RequestId, (message: JSONRPCMessage) => void>();
+  readonly #initAnswers = new Map<
+    RequestId,
+    (message: JSONRPCMessage) => void
+  >();
   readonly #pending = new Map<RequestId, Pending>();
   readonly #subscriptions = new Map<RequestId, Subscription>();
   /** A client sent its own `initialize`: list changes go to it as they are. */
@@ -330,7 +333,10 @@ export class EraTransport implements Transport {
       const facts = await this.#facts();
       if (facts === undefined) return this.#inner.send(message, options);
       const result = this.#stamp(pending.method, message.result, facts);
-      return this.#inner.send({ ...message, result } as JSONRPCMessage, options);
+      return this.#inner.send(
+        { ...message, result } as JSONRPCMessage,
+        options,
+      );
     }
     return this.#inner.send(message, options);
   }

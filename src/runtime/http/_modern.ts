@@ -19,7 +19,11 @@ import {
   MODERN_PROTOCOL_VERSIONS,
   nameParamOf,
 } from "../era.ts";
-import { metaOf, modernVersionOf, unsupportedVersionError } from "../era_server.ts";
+import {
+  metaOf,
+  modernVersionOf,
+  unsupportedVersionError,
+} from "../era_server.ts";
 
 type RequestId = string | number;
 
@@ -50,7 +54,10 @@ function mismatch(message: string, id: RequestId | null): Classified {
     era: "refused",
     response: errorResponse(
       400,
-      { code: MODERN_ERROR.headerMismatch, message: `Header mismatch: ${message}` },
+      {
+        code: MODERN_ERROR.headerMismatch,
+        message: `Header mismatch: ${message}`,
+      },
       id,
     ),
   };
@@ -154,9 +161,9 @@ export function classify(req: Request, body: unknown): Classified {
       }
       if (decoded !== value) {
         return mismatch(
-          `the body's params.${param} is ${JSON.stringify(value)} but Mcp-Name says ${
-            JSON.stringify(decoded)
-          }`,
+          `the body's params.${param} is ${
+            JSON.stringify(value)
+          } but Mcp-Name says ${JSON.stringify(decoded)}`,
           id,
         );
       }
