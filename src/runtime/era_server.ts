@@ -351,7 +351,14 @@ export class EraTransport implements Transport {
     },
     options: TransportSendOptions | undefined,
   ): Promise<void> {
-    const related = options?.relatedRequestId;
+    // A request sent outside a handler's context (`server.listRoots()`)
+    // names no request: it belongs to the one modern request in flight.
+    let related = options?.relatedRequestId;
+    if (
+      related === undefined && !this.#legacyClient && this.#pending.size === 1
+    ) {
+      related = this.#pending.keys().next().value;
+    }
     const pending = related === undefined
       ? undefined
       : this.#pending.get(related);

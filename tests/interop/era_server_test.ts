@@ -42,7 +42,7 @@ async function listAndCall(client: Client, era: "modern" | "legacy") {
   const listed = await client.listTools(undefined, {
     signal: AbortSignal.timeout(10_000),
   });
-  assert.deepEqual(listed.tools.map((t) => t.name), ["echo", "roots", "grow"]);
+  assert.deepEqual(listed.tools.map((t) => t.name), ["echo", "roots", "wait", "grow"]);
   const result = await client.callTool({
     name: "echo",
     arguments: { text: "hé ✓" },
