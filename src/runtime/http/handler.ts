@@ -269,9 +269,21 @@ export interface HttpHandler {
  *   before reading; a streamed body is counted and cut at the cap (413).
  * - The body is parsed with the lossless reader (integers beyond 2^53 keep
  *   their digits; responses write them back): 400 with -32700 when not JSON.
- * - A `server/discover` request (the 2026 protocol's probe) gets 400 with a
- *   JSON-RPC -32601 error naming its id, the answer on which those clients
- *   fall back to `initialize`.
+ * - The era: a request whose `params._meta` names a modern protocol
+ *   version (2026-07-28) is modern — served statelessly in either mode (no
+ *   `initialize`, no session; a server made by `newServer` is handed an
+ *   internal `initialize` carrying the request's client capabilities and
+ *   info, never sent), after its headers are checked: `MCP-Protocol-Version`,
+ *   `Mcp-Method` and `Mcp-Name` must match the body (else 400, -32020), the
+ *   version must be served (else 400, -32022 with `data: { supported,
+ *   requested }`). Modern results carry `resultType: "complete"` (unless the
+ *   server set one), the server's info in `_meta`, and on lists the
+ *   `cacheHints`; `server/discover` and `subscriptions/listen` (see
+ *   `listChanged`) are answered; a call that needs a client capability the
+ *   request did not declare answers -32021. Everything else is legacy and
+ *   served as below; a legacy `server/discover` probe (no envelope) gets 400
+ *   with a JSON-RPC -32601 error naming its id, the answer on which such
+ *   clients fall back to `initialize`.
  *
  * An abandoned call stops: when the client drops the HTTP request, the
  * server sees `notifications/cancelled` for its requests (reason
