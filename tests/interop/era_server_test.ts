@@ -42,7 +42,12 @@ async function listAndCall(client: Client, era: "modern" | "legacy") {
   const listed = await client.listTools(undefined, {
     signal: AbortSignal.timeout(10_000),
   });
-  assert.deepEqual(listed.tools.map((t) => t.name), ["echo", "roots", "wait", "grow"]);
+  assert.deepEqual(listed.tools.map((t) => t.name), [
+    "echo",
+    "roots",
+    "wait",
+    "grow",
+  ]);
   const result = await client.callTool({
     name: "echo",
     arguments: { text: "hé ✓" },
@@ -75,21 +80,24 @@ async function withHttp(
 
 for (const sessions of [false, true]) {
   for (const { name, mode, era } of MODES) {
-    Deno.test(`v2 client (${name}) lists and calls over httpHandler (${
-      sessions ? "sessions" : "stateless"
-    })`, async () => {
-      await withHttp(sessions, async (url) => {
-        const client = newClient(mode);
-        await client.connect(new StreamableHTTPClientTransport(url), {
-          signal: AbortSignal.timeout(10_000),
-        } as never);
-        try {
-          await listAndCall(client, era);
-        } finally {
-          await client.close();
-        }
-      });
-    });
+    Deno.test(
+      `v2 client (${name}) lists and calls over httpHandler (${
+        sessions ? "sessions" : "stateless"
+      })`,
+      async () => {
+        await withHttp(sessions, async (url) => {
+          const client = newClient(mode);
+          await client.connect(new StreamableHTTPClientTransport(url), {
+            signal: AbortSignal.timeout(10_000),
+          } as never);
+          try {
+            await listAndCall(client, era);
+          } finally {
+            await client.close();
+          }
+        });
+      },
+    );
   }
 }
 
@@ -109,3 +117,107 @@ for (const { name, mode, era } of MODES) {
     }
   });
 }
+
+/** A promise of the next `notifications/tools/list_changed` the client gets. */
+function nextListChange(client: Client): Promise<unknown> {
+  return new Promise((resolve) => {
+    client.setNotificationHandler(
+      "notifications/tools/list_changed",
+      (notification) => resolve(notification),
+    );
+  });
+}
+
+function within<T>(promise: Promise<T>, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what}: timed out`)), 10_000);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+Deno.test("v2 client (pinned modern) listens over httpHandler and hears handler.listChanged()", async () => {
+  const ac = new AbortController();
+  const handler = httpHandler(() => eraServer(), { signal: ac.signal });
+  const server = Deno.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    signal: ac.signal,
+    onListen: () => {},
+  }, handler);
+  const client = newClient({ pin: MODERN });
+  try {
+    await client.connect(
+      new StreamableHTTPClientTransport(
+        new URL(`http://127.0.0.1:${server.addr.port}/mcp`),
+      ),
+    );
+    const changed = nextListChange(client);
+    const subscription = await client.listen({ toolsListChanged: true }, {
+      signal: AbortSignal.timeout(10_000),
+    });
+    assert.deepEqual(subscription.honoredFilter, { toolsListChanged: true });
+    await handler.listChanged("tools");
+    await within(changed, "tools/list_changed");
+    await subscription.close();
+    assert.equal(await subscription.closed, "local");
+  } finally {
+    await client.close();
+    ac.abort();
+    await server.finished;
+  }
+});
+
+function stdioClient(
+  mode: Mode,
+): { client: Client; transport: StdioClientTransport } {
+  return {
+    client: newClient(mode),
+    transport: new StdioClientTransport({
+      command: Deno.execPath(),
+      args: ["run", "-A", "--quiet", FIXTURE],
+      stderr: "inherit",
+    }),
+  };
+}
+
+Deno.test("v2 client (pinned modern) listens over serveStdio and hears the server's own list change", async () => {
+  const { client, transport } = stdioClient({ pin: MODERN });
+  await client.connect(transport);
+  try {
+    const changed = nextListChange(client);
+    const subscription = await client.listen({ toolsListChanged: true }, {
+      signal: AbortSignal.timeout(10_000),
+    });
+    assert.deepEqual(subscription.honoredFilter, { toolsListChanged: true });
+    const grew = await client.callTool({ name: "grow", arguments: {} });
+    assert.deepEqual(grew.content, [{ type: "text", text: "grew" }]);
+    await within(changed, "tools/list_changed");
+    const listed = await client.listTools();
+    assert.ok(listed.tools.some((t) => t.name === "grown"));
+    await subscription.close();
+  } finally {
+    await client.close();
+  }
+});
+
+Deno.test("v2 client (pinned modern) over serveStdio: a call needing roots it did not declare fails with -32021", async () => {
+  const { client, transport } = stdioClient({ pin: MODERN });
+  await client.connect(transport);
+  try {
+    await assert.rejects(
+      client.callTool({ name: "roots", arguments: {} }, {
+        signal: AbortSignal.timeout(10_000),
+      }),
+      (error: { code?: number; data?: unknown }) => {
+        assert.equal(error.code, -32021);
+        assert.deepEqual(error.data, { requiredCapabilities: { roots: {} } });
+        return true;
+      },
+    );
+  } finally {
+    await client.close();
+  }
+});
