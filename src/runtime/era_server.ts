@@ -227,6 +227,8 @@ export interface EraTransportOptions {
    * transport gives the server ids of its own). Default: `id` itself.
    */
   readonly clientId?: (id: RequestId) => RequestId;
+  /** Told when a `subscriptions/listen` opened on this transport. */
+  readonly onListen?: () => void;
 }
 
 /**
@@ -576,5 +578,6 @@ export class EraTransport implements Transport {
       return;
     }
     this.#subscriptions.set(id, { clientId, honored });
+    this.#options.onListen?.();
   }
 }

@@ -49,6 +49,8 @@ export interface StatelessOptions {
   readonly modern?: {
     readonly cacheHints: ResolvedCacheHints;
     readonly live: Set<EraTransport>;
+    /** Told when a `subscriptions/listen` opened. */
+    readonly onListen?: () => void;
   };
 }
 
@@ -98,6 +100,7 @@ export class StatelessRoute {
       era = new EraTransport(transport, {
         cacheHints: modern.cacheHints,
         clientId: () => clientId,
+        onListen: modern.onListen,
       });
       modern.live.add(era);
       connected = era;

@@ -234,7 +234,11 @@ export interface HttpHandler {
    * For lists `newServer` builds differently from now on; a server that
    * sends the notification itself (`exportTools` on a connected server)
    * reaches the streams it serves without this. Legacy clients are not
-   * told (their sessions' servers send their own).
+   * told (their sessions' servers send their own). With sessions in KV
+   * (`store: kvStore(kv)`), the change reaches the streams open on every
+   * instance sharing the store (watched while a stream is open here:
+   * at once where KV's `watch` works across instances, else within its
+   * `pollInterval`).
    */
   listChanged(list?: "tools" | "prompts" | "resources"): Promise<void>;
   /**
@@ -336,6 +340,9 @@ export function httpHandler(
       () => `httpHandler: ${error.message} (logged once)`,
     );
   };
+  const backend = options.sessions === true
+    ? sharedBackend(options.store, report)
+    : undefined;
   const store = options.sessions === true
     ? new SessionStore(newServer, {
       idle: options.sessionIdleTimeout ?? DEFAULT_SESSION_IDLE_TIMEOUT,
@@ -353,7 +360,7 @@ export function httpHandler(
           `httpHandler: ${error.message}; initialize answers 503 until sessions end or expire (logged once)`);
       },
       onOverflow: overflow,
-      shared: sharedBackend(options.store, report),
+      shared: backend,
     })
     : undefined;
   const route = store ?? new StatelessRoute(newServer, {
@@ -363,6 +370,26 @@ export function httpHandler(
     report,
   });
   const live = new Set<EraTransport>();
+  const listening = () => [...live].filter((era) => era.listening);
+  const deliver = (list: string): Promise<unknown> =>
+    Promise.all(
+      listening().map((era) =>
+        era.notify(`notifications/${list}/list_changed`).catch(report)
+      ),
+    );
+  // With sessions in KV, the list changes other instances publish reach
+  // this instance's listen streams, watched while any is open.
+  const closing = new AbortController();
+  let watching = false;
+  const watchChanges = (): void => {
+    if (backend === undefined || watching || closing.signal.aborted) return;
+    watching = true;
+    backend.watchChanges(LISTS, {
+      onChange: (list) => void deliver(list),
+      signal: closing.signal,
+      wanted: () => listening().length > 0,
+    }).catch(report).finally(() => watching = false);
+  };
   const modern = new StatelessRoute(newServer, {
     reuseServers: options.reuseServers,
     maxUnread,
@@ -375,6 +402,7 @@ export function httpHandler(
         "httpHandler",
       ),
       live,
+      onListen: watchChanges,
     },
   });
   const enter = frontDoor(route, {
@@ -399,17 +427,20 @@ export function httpHandler(
   const signals = new SignalHook(() => void close());
   const close = async (): Promise<void> => {
     signals.remove();
+    closing.abort();
     await Promise.all([route.close(), modern.close()]);
   };
   const listChanged = async (
     list: "tools" | "prompts" | "resources" = "tools",
   ): Promise<void> => {
-    const method = `notifications/${list}/list_changed`;
-    await Promise.all(
-      [...live].filter((era) => era.listening).map((era) =>
-        era.notify(method).catch(report)
-      ),
-    );
+    if (!LISTS.includes(list)) {
+      throw new TypeError(
+        `httpHandler: listChanged(list): list must be "tools", "prompts" or "resources", got ${
+          JSON.stringify(list)
+        }`,
+      );
+    }
+    await Promise.all([deliver(list), backend?.publishChange(list)]);
   };
   options.signal?.addEventListener("abort", () => void close(), {
     once: true,
@@ -437,6 +468,9 @@ export function httpHandler(
     [Symbol.asyncDispose]: close,
   });
 }
+
+/** The lists whose changes `subscriptions/listen` delivers. */
+const LISTS: readonly string[] = ["tools", "prompts", "resources"];
 
 function defaultReport(error: Error): void {
   if (!(error instanceof HttpRefusalError)) console.error(error);
