@@ -9,6 +9,7 @@
 
 import assert from "node:assert/strict";
 import { httpHandler, Server } from "../mod.ts";
+import { kvStore } from "../runtime.ts";
 import {
   encodeHeaderValue,
   META,
@@ -344,6 +345,28 @@ Deno.test("modern: subscriptions/listen acknowledges, then delivers tools list c
     }, "sub-1"),
   );
   assert.equal(res.status, 200);
+  const { next, reader } = sseReader(res);
+  assert.deepEqual(await next(), {
+    jsonrpc: "2.0",
+    method: "notifications/subscriptions/acknowledged",
+    // Prompts are not served: only tools is honored.
+    params: {
+      notifications: { toolsListChanged: true },
+      _meta: { [META.subscriptionId]: "sub-1" },
+    },
+  });
+  await handler.listChanged("tools");
+  await handler.listChanged("prompts");
+  assert.deepEqual(await next(), {
+    jsonrpc: "2.0",
+    method: "notifications/tools/list_changed",
+    params: { _meta: { [META.subscriptionId]: "sub-1" } },
+  });
+  await reader.cancel();
+});
+
+/** Reads a response's SSE events one by one. */
+function sseReader(res: Response) {
   const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
   const events: Message[] = [];
   let buffer = "";
@@ -363,21 +386,61 @@ Deno.test("modern: subscriptions/listen acknowledges, then delivers tools list c
     }
     return events.shift()!;
   };
-  assert.deepEqual(await next(), {
-    jsonrpc: "2.0",
-    method: "notifications/subscriptions/acknowledged",
-    // Prompts are not served: only tools is honored.
-    params: {
-      notifications: { toolsListChanged: true },
-      _meta: { [META.subscriptionId]: "sub-1" },
+  return { next, reader };
+}
+
+Deno.test("modern: with sessions in KV, listChanged on one instance reaches a listen stream open on another", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    await using a = httpHandler(() => eraServer(), {
+      sessions: true,
+      store: kvStore(kv, { pollInterval: 20 }),
+    });
+    await using b = httpHandler(() => eraServer(), {
+      sessions: true,
+      store: kvStore(kv, { pollInterval: 20 }),
+    });
+    const res = await post(
+      a,
+      modern("subscriptions/listen", {
+        notifications: { toolsListChanged: true },
+      }, 41),
+    );
+    const { next, reader } = sseReader(res);
+    const ack = await next();
+    assert.equal(ack.method, "notifications/subscriptions/acknowledged");
+    // The watch reads the current state first: let it.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await b.listChanged("tools");
+    const timer = AbortSignal.timeout(5000);
+    const changed = await Promise.race([
+      next(),
+      new Promise<never>((_, reject) =>
+        timer.addEventListener(
+          "abort",
+          () => reject(new Error("no list change from the other instance")),
+        )
+      ),
+    ]);
+    assert.deepEqual(changed, {
+      jsonrpc: "2.0",
+      method: "notifications/tools/list_changed",
+      params: { _meta: { [META.subscriptionId]: 41 } },
+    });
+    await reader.cancel();
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("modern: listChanged refuses a list it does not know", async () => {
+  await using handler = httpHandler(() => eraServer());
+  await assert.rejects(
+    handler.listChanged("widgets" as "tools"),
+    {
+      name: "TypeError",
+      message:
+        'httpHandler: listChanged(list): list must be "tools", "prompts" or "resources", got "widgets"',
     },
-  });
-  await handler.listChanged("tools");
-  await handler.listChanged("prompts");
-  assert.deepEqual(await next(), {
-    jsonrpc: "2.0",
-    method: "notifications/tools/list_changed",
-    params: { _meta: { [META.subscriptionId]: "sub-1" } },
-  });
-  await reader.cancel();
+  );
 });
