@@ -444,3 +444,23 @@ Deno.test("modern: listChanged refuses a list it does not know", async () => {
     },
   );
 });
+
+Deno.test("modern: a batch carrying a modern request is refused with -32600", async () => {
+  await using handler = httpHandler(() => eraServer());
+  const res = await handler(
+    new Request("http://localhost/mcp", {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify([
+        modern("tools/list", {}, 1),
+        modern("ping", {}, 2),
+      ]),
+    }),
+  );
+  assert.equal(res.status, 400);
+  const json = await res.json();
+  assert.equal(json.error.code, -32600);
+});

@@ -73,9 +73,23 @@ function header(req: Request, name: string): string | undefined {
  * version not served (`-32022`, with `data: { supported, requested }`),
  * headers missing or disagreeing with the body (`-32020`), a modern
  * `MCP-Protocol-Version` header on a request without the envelope
- * (`-32602`). All HTTP 400.
+ * (`-32602`), a batch carrying a modern message (`-32600`). All HTTP 400.
  */
 export function classify(req: Request, body: unknown): Classified {
+  if (Array.isArray(body)) {
+    // Batches are legacy only (the modern revision has none).
+    if (!body.some((m) => modernVersionOf(m) !== undefined)) {
+      return { era: "legacy" };
+    }
+    return {
+      era: "refused",
+      response: errorResponse(400, {
+        code: -32600,
+        message:
+          "Invalid Request: a JSON-RPC batch may not carry modern (2026-07-28) requests",
+      }, null),
+    };
+  }
   if (!isObject(body) || typeof body.method !== "string") {
     return { era: "legacy" };
   }
