@@ -2,7 +2,7 @@
  * The server process of `bench/http_bench.ts`: one contender on
  * 127.0.0.1, port 0, printing its port on stdout, serving until killed.
  *
- *     deno run -A bench/_http_bench_server.ts <weft|sdk|plain> <stateless|fresh|sessions|kv>
+ *     deno run -A bench/_http_bench_server.ts <weft|sdk|plain> <stateless|fresh|sessions|kv|modern>
  *
  * `weft` and `sdk` serve the same SDK `Server` (ten tools exported with
  * `exportTools`), so the difference is the HTTP layer: `httpHandler`
@@ -10,7 +10,10 @@
  * examples do (a fresh server and transport per request when stateless; one
  * per session, kept in a map, otherwise). `plain` is a server written with
  * the SDK alone — an `McpServer` with the same ten tools registered with
- * `registerTool` — on the SDK's transport the same way.
+ * `registerTool` — on the SDK's transport the same way. In `modern` mode
+ * (the 2026-07-28 era, run with `--config tests/interop/deno.json`), `weft`
+ * is the stateless `httpHandler` serving modern requests and `sdk` the v2
+ * SDK's `createMcpHandler` with the same tools.
  *
  * @module
  */
@@ -110,9 +113,36 @@ async function weftKv(): Promise<(req: Request) => Promise<Response>> {
   });
 }
 
+/**
+ * The v2 SDK's modern endpoint: `createMcpHandler` (dual era, its default)
+ * over an `McpServer` of `@modelcontextprotocol/server` 2.4.0 with the same
+ * ten tools. The v2 packages live in tests/interop/deno.json only: this
+ * process runs with that config in `modern` mode.
+ */
+async function sdkModern(): Promise<(req: Request) => Promise<Response>> {
+  // A specifier the root config does not resolve: named at run time.
+  const v2 = "@modelcontextprotocol/server";
+  const { createMcpHandler, McpServer } = await import(v2);
+  const handler = createMcpHandler(() => {
+    const server = new McpServer({ name: "bench", version: "1" });
+    for (let i = 0; i < 10; i++) {
+      server.registerTool(i === 0 ? "echo" : `tool_${i}`, {
+        description: `Echo the text (${i}).`,
+        inputSchema: input,
+      }, ({ text }: { text: string }) => ({
+        content: [{ type: "text", text: "heard: " + text }],
+      }));
+    }
+    return server;
+  });
+  return (req) => handler.fetch(req);
+}
+
 const [side, mode] = Deno.args;
 const sdkServer = side === "plain" ? plainServer : newServer;
-const handler = side === "sdk" || side === "plain"
+const handler = side === "sdk" && mode === "modern"
+  ? await sdkModern()
+  : side === "sdk" || side === "plain"
   ? (mode === "sessions" ? sdkSessions(sdkServer) : sdkStateless(sdkServer))
   : mode === "kv"
   ? await weftKv()

@@ -11,7 +11,10 @@
  * serve request after request; `fresh`, stateless with `reuseServers:
  * false`, a server built per request as the SDK's stateless pattern does;
  * sessions; kv, sessions in a Deno KV file, against the SDK's in-memory
- * sessions) and each load (10, 100,
+ * sessions; modern, the 2026-07-28 era: weft's stateless `httpHandler`
+ * against the v2 SDK's `createMcpHandler`, `@modelcontextprotocol/server`
+ * 2.4.0 from tests/interop, each call carrying the modern envelope and
+ * headers) and each load (10, 100,
  * 500 concurrent clients, each sending `tools/call` back to back over
  * keep-alive connections), every round starts each contender in its own
  * process (`bench/_http_bench_server.ts`) and loads it for `--seconds`; the
@@ -67,7 +70,7 @@ function flags(args: string[]): Flags {
     seconds: Number(get("seconds") ?? 2),
     rounds: Number(get("rounds") ?? 3),
     clients: (get("clients") ?? "10,100,500").split(",").map(Number),
-    modes: (get("modes") ?? "stateless,fresh,sessions,kv").split(","),
+    modes: (get("modes") ?? "stateless,fresh,sessions,kv,modern").split(","),
     skipClient: args.includes("--skip-client"),
     skipServer: args.includes("--skip-server"),
     skipCalls: args.includes("--skip-calls"),
@@ -87,6 +90,31 @@ const CALL = JSON.stringify({
   method: "tools/call",
   params: { name: "echo", arguments: { text: "hello" } },
 });
+/** The modern era's call: the envelope in `_meta`, its headers. */
+const MODERN = "2026-07-28";
+const MODERN_CALL = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 2,
+  method: "tools/call",
+  params: {
+    name: "echo",
+    arguments: { text: "hello" },
+    _meta: {
+      "io.modelcontextprotocol/protocolVersion": MODERN,
+      "io.modelcontextprotocol/clientCapabilities": {},
+      "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1" },
+    },
+  },
+});
+const MODERN_HEADERS = {
+  ...HEADERS,
+  "mcp-protocol-version": MODERN,
+  "mcp-method": "tools/call",
+  "mcp-name": "echo",
+};
+/** The config that resolves the v2 SDK (modern mode's contender). */
+const INTEROP_CONFIG = new URL("../tests/interop/deno.json", import.meta.url)
+  .pathname;
 const INIT = JSON.stringify({
   jsonrpc: "2.0",
   id: 1,
@@ -106,7 +134,16 @@ interface Running {
 
 async function start(side: string, mode: string): Promise<Running> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", "--unstable-kv", SERVER, side, mode],
+    args: [
+      "run",
+      "-A",
+      "--quiet",
+      "--unstable-kv",
+      ...(mode === "modern" ? ["--config", INTEROP_CONFIG] : []),
+      SERVER,
+      side,
+      mode,
+    ],
     stdout: "piped",
     stderr: "inherit",
   }).spawn();
@@ -187,7 +224,9 @@ async function load(
 ): Promise<Round> {
   const server = await start(side, mode);
   try {
-    const headers = mode === "stateless" || mode === "fresh"
+    const headers = mode === "modern"
+      ? Array.from({ length: clients }, () => ({ ...MODERN_HEADERS }))
+      : mode === "stateless" || mode === "fresh"
       ? await Promise.all(
         Array.from({ length: clients }, () => ({
           ...HEADERS,
@@ -229,7 +268,8 @@ async function load(
 
 async function call(url: string, headers: Record<string, string>) {
   try {
-    const res = await fetch(url, { method: "POST", headers, body: CALL });
+    const body = headers["mcp-method"] === undefined ? CALL : MODERN_CALL;
+    const res = await fetch(url, { method: "POST", headers, body });
     const text = await res.text();
     return res.status === 200 && text.includes('"heard: hello"');
   } catch {
