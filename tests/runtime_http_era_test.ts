@@ -464,3 +464,27 @@ Deno.test("modern: a batch carrying a modern request is refused with -32600", as
   const json = await res.json();
   assert.equal(json.error.code, -32600);
 });
+
+Deno.test("modern: a reused server is initialized again only for another client", async () => {
+  let made = 0;
+  let initialized = 0;
+  await using handler = httpHandler(() => {
+    made++;
+    const server = eraServer();
+    server.oninitialized = () => initialized++;
+    return server;
+  });
+  for (let i = 0; i < 3; i++) {
+    const { result } = await answer(await post(handler, modern("tools/list")));
+    assert.equal(result!.resultType, "complete");
+    // The pool takes the server back once its answer was delivered.
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  assert.equal(made, 1);
+  assert.equal(initialized, 1);
+  const other = modern("tools/list", {
+    _meta: { [META.clientInfo]: { name: "other", version: "2" } },
+  });
+  await answer(await post(handler, other));
+  assert.equal(initialized, 2);
+});

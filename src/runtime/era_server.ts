@@ -150,7 +150,7 @@ export function unsupportedVersionError(
 }
 
 /** What the server's `initialize` answered: its capabilities, info, instructions. */
-interface ServerFacts {
+export interface ServerFacts {
   readonly capabilities: Json;
   readonly serverInfo: Json;
   readonly instructions?: string;
@@ -229,6 +229,20 @@ export interface EraTransportOptions {
   readonly clientId?: (id: RequestId) => RequestId;
   /** Told when a `subscriptions/listen` opened on this transport. */
   readonly onListen?: () => void;
+  /**
+   * What the server was last initialized with, kept across transports
+   * (one per server a pool reuses): a server already initialized with the
+   * same client capabilities and info is not initialized again.
+   */
+  readonly memo?: InitMemo;
+}
+
+/** The internal `initialize` a server last saw, and what it answered. */
+export interface InitMemo {
+  /** The client capabilities and info it carried, as JSON. */
+  key?: string;
+  /** The server's answer (settled). */
+  facts?: Promise<ServerFacts>;
 }
 
 /**
@@ -247,7 +261,7 @@ export class EraTransport implements Transport {
   readonly #inner: Transport;
   readonly #options: EraTransportOptions;
   /** The internal `initialize` last handed to the server, by its params. */
-  #init: { key: string; facts: Promise<ServerFacts> } | undefined;
+  readonly #init: InitMemo;
   readonly #initAnswers = new Map<
     RequestId,
     (message: JSONRPCMessage) => void
@@ -261,6 +275,7 @@ export class EraTransport implements Transport {
   constructor(inner: Transport, options: EraTransportOptions) {
     this.#inner = inner;
     this.#options = options;
+    this.#init = options.memo ?? {};
     inner.onmessage = (message, extra) => this.#receive(message, extra);
     inner.onclose = () => {
       this.#subscriptions.clear();
@@ -446,7 +461,7 @@ export class EraTransport implements Transport {
   /** The facts of the last internal `initialize`, or none when it failed. */
   async #facts(): Promise<ServerFacts | undefined> {
     try {
-      return await this.#init?.facts;
+      return await this.#init.facts;
     } catch {
       return undefined;
     }
@@ -463,7 +478,8 @@ export class EraTransport implements Transport {
       ? info
       : { name: "unknown", version: "0" };
     const key = JSON.stringify([capabilities, clientInfo]);
-    if (this.#init?.key === key) return this.#init.facts;
+    const memo = this.#init;
+    if (memo.key === key && memo.facts !== undefined) return memo.facts;
     const id = `weft-era-initialize-${++internalIds}`;
     const facts = new Promise<ServerFacts>((resolve, reject) => {
       this.#initAnswers.set(id, (answer) => {
@@ -480,7 +496,12 @@ export class EraTransport implements Transport {
         });
       });
     });
-    this.#init = { key, facts };
+    memo.key = key;
+    memo.facts = facts;
+    // A failed initialize is not kept: the next request tries again.
+    facts.catch(() => {
+      if (memo.facts === facts) memo.key = memo.facts = undefined;
+    });
     this.onmessage?.({
       jsonrpc: "2.0",
       id,

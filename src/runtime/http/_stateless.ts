@@ -8,7 +8,11 @@
  */
 
 import type { ConnectableServer as Server } from "../connectable.ts";
-import { EraTransport, type ResolvedCacheHints } from "../era_server.ts";
+import {
+  EraTransport,
+  type InitMemo,
+  type ResolvedCacheHints,
+} from "../era_server.ts";
 import type { Transport } from "../sdk_types.ts";
 import type { ConnectionInfo } from "./_sse_body.ts";
 import { HttpServerTransport } from "./_transport.ts";
@@ -64,6 +68,8 @@ export class StatelessRoute {
   readonly #idle: Server[] = [];
   /** Servers serving a request now (closed by `close`). */
   readonly #busy = new Set<Server>();
+  /** Modern route: what each (reused) server was last initialized with. */
+  readonly #memos = new WeakMap<Server, InitMemo>();
 
   /** A route making servers with `newServer`. */
   constructor(
@@ -101,6 +107,7 @@ export class StatelessRoute {
         cacheHints: modern.cacheHints,
         clientId: () => clientId,
         onListen: modern.onListen,
+        memo: this.#memo(server),
       });
       modern.live.add(era);
       connected = era;
@@ -131,6 +138,12 @@ export class StatelessRoute {
       await server.close().catch(() => {});
       throw error;
     }
+  }
+
+  #memo(server: Server): InitMemo {
+    let memo = this.#memos.get(server);
+    if (memo === undefined) this.#memos.set(server, memo = {});
+    return memo;
   }
 
   /** Drops the idle servers and closes those serving a request now. */
