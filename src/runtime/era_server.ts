@@ -577,6 +577,10 @@ export class EraTransport implements Transport {
       }
     }
     const clientId = this.#options.clientId?.(id) ?? id;
+    const delivers = Object.keys(honored).length > 0;
+    // Subscribed before the ack leaves: a change the client causes once it
+    // has the ack is delivered.
+    if (delivers) this.#subscriptions.set(id, { clientId, honored });
     await this.#inner.send({
       jsonrpc: "2.0",
       method: "notifications/subscriptions/acknowledged",
@@ -585,7 +589,7 @@ export class EraTransport implements Transport {
         _meta: { [META.subscriptionId]: clientId },
       },
     } as JSONRPCMessage, { relatedRequestId: id });
-    if (Object.keys(honored).length === 0) {
+    if (!delivers) {
       // Nothing to deliver: the subscription ends at once, gracefully.
       this.#reply(id, {
         result: {
@@ -598,7 +602,6 @@ export class EraTransport implements Transport {
       });
       return;
     }
-    this.#subscriptions.set(id, { clientId, honored });
     this.#options.onListen?.();
   }
 }
