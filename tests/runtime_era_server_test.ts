@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { InMemoryTransport } from "../mod.ts";
 import { META, MODERN_PROTOCOL_VERSION as MODERN } from "../src/runtime/era.ts";
 import { EraTransport, resolveCacheHints } from "../src/runtime/era_server.ts";
-import { eraServer } from "./fixtures/era_server.ts";
+import { type EraHooks, eraServer } from "./fixtures/era_server.ts";
 
 type Message = Record<string, unknown> & {
   id?: string | number;
@@ -23,7 +23,10 @@ type Message = Record<string, unknown> & {
 const SERVER_INFO = { name: "era-fixture", version: "1.2.3" };
 
 /** A fixture server behind an `EraTransport`, and the client's side of it. */
-async function connected(hints = resolveCacheHints(undefined, false, "test")) {
+async function connected(
+  hints = resolveCacheHints(undefined, false, "test"),
+  hooks: EraHooks = {},
+) {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const inbox: Message[] = [];
   const waiters: (() => void)[] = [];
@@ -32,7 +35,7 @@ async function connected(hints = resolveCacheHints(undefined, false, "test")) {
     for (const wake of waiters.splice(0)) wake();
   };
   await clientSide.start();
-  const server = eraServer();
+  const server = eraServer(hooks);
   await server.connect(new EraTransport(serverSide, { cacheHints: hints }));
   const send = (message: Message) => clientSide.send(message as never);
   /** The next message matching `pick`, within 5 s. */
@@ -242,4 +245,28 @@ Deno.test("resolveCacheHints: safe defaults, private per caller, bad values refu
         'serveStdio: cacheHints.scope must be "public" or "private", got "shared"',
     },
   );
+});
+
+Deno.test("EraTransport: notifications/cancelled stops a modern call (stdio's way to cancel)", async () => {
+  let aborted: (reason: unknown) => void = () => {};
+  const seen = new Promise<unknown>((resolve) => aborted = resolve);
+  const { server, send } = await connected(undefined, { onAbort: aborted });
+  try {
+    await send(modern("tools/call", { name: "wait", arguments: {} }, 11));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await send({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: 11, reason: "the user gave up" },
+    });
+    const reason = await Promise.race([
+      seen,
+      new Promise((_, reject) =>
+        setTimeout(() => reject(new Error("the call was not cancelled")), 5000)
+      ),
+    ]);
+    assert.equal(reason, "the user gave up");
+  } finally {
+    await server.close();
+  }
 });
