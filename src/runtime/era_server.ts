@@ -321,6 +321,31 @@ export class EraTransport implements Transport {
     }
   }
 
+  /**
+   * Ends every open `subscriptions/listen` gracefully: each gets its empty
+   * result (`resultType: "complete"`, its `subscriptionId` and the
+   * server's info in `_meta`), which a client reads as the server ending
+   * it on purpose (shutting down), not as a lost connection.
+   */
+  async endListens(): Promise<void> {
+    const facts = await this.#facts();
+    const ending = [...this.#subscriptions];
+    this.#subscriptions.clear();
+    await Promise.all(ending.map(([id, sub]) =>
+      this.#inner.send({
+        jsonrpc: "2.0",
+        id,
+        result: {
+          resultType: "complete",
+          _meta: {
+            [META.subscriptionId]: sub.clientId,
+            ...(facts !== undefined && { [META.serverInfo]: facts.serverInfo }),
+          },
+        },
+      } as JSONRPCMessage, { relatedRequestId: id }).catch(() => {})
+    ));
+  }
+
   /** A server message, on its way to the client. */
   async send(
     message: JSONRPCMessage,

@@ -163,6 +163,12 @@ Deno.test("v2 client (pinned modern) listens over httpHandler and hears handler.
     await within(changed, "tools/list_changed");
     await subscription.close();
     assert.equal(await subscription.closed, "local");
+    // Closing the handler ends a listen gracefully (its empty result).
+    const second = await client.listen({ toolsListChanged: true }, {
+      signal: AbortSignal.timeout(10_000),
+    });
+    await handler.close();
+    assert.equal(await within(second.closed, "graceful end"), "graceful");
   } finally {
     await client.close();
     ac.abort();

@@ -428,6 +428,8 @@ export function httpHandler(
   const close = async (): Promise<void> => {
     signals.remove();
     closing.abort();
+    // Listen streams end with their result, then the servers close.
+    await Promise.all(listening().map((era) => era.endListens()));
     await Promise.all([route.close(), modern.close()]);
   };
   const listChanged = async (

@@ -91,7 +91,9 @@ export async function serveStdio(
   const restore = options.redirectConsole === false
     ? () => {}
     : redirectConsole();
-  const onAbort = () => void server.close();
+  // Open listens end with their result before the server closes.
+  const onAbort = () =>
+    void transport.endListens().finally(() => server.close());
   try {
     await server.connect(transport);
     signal?.addEventListener("abort", onAbort, { once: true });
