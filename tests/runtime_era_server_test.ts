@@ -36,7 +36,8 @@ async function connected(
   };
   await clientSide.start();
   const server = eraServer(hooks);
-  await server.connect(new EraTransport(serverSide, { cacheHints: hints }));
+  const era = new EraTransport(serverSide, { cacheHints: hints });
+  await server.connect(era);
   const send = (message: Message) => clientSide.send(message as never);
   /** The next message matching `pick`, within 5 s. */
   const next = async (pick: (m: Message) => boolean): Promise<Message> => {
@@ -53,7 +54,7 @@ async function connected(
       });
     }
   };
-  return { server, send, next, inbox };
+  return { server, era, send, next, inbox };
 }
 
 function modern(
@@ -266,6 +267,31 @@ Deno.test("EraTransport: notifications/cancelled stops a modern call (stdio's wa
       ),
     ]);
     assert.equal(reason, "the user gave up");
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("EraTransport: endListens ends each open listen with its empty result", async () => {
+  const { server, era, send, next } = await connected();
+  try {
+    await send(
+      modern("subscriptions/listen", {
+        notifications: { toolsListChanged: true },
+      }, "S"),
+    );
+    await next((m) => m.method === "notifications/subscriptions/acknowledged");
+    assert.equal(era.listening, true);
+    await era.endListens();
+    const done = await next(answerTo("S"));
+    assert.deepEqual(done.result, {
+      resultType: "complete",
+      _meta: {
+        [META.subscriptionId]: "S",
+        [META.serverInfo]: SERVER_INFO,
+      },
+    });
+    assert.equal(era.listening, false);
   } finally {
     await server.close();
   }
