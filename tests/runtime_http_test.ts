@@ -64,6 +64,9 @@ for (const sessions of [false, true]) {
     }
   });
 
+  // A probe without the modern envelope (ADR 0046). Since issue 18 a probe
+  // carrying it (`_meta` naming 2026-07-28) is a modern request, answered
+  // by the modern era (tests/runtime_http_era_test.ts): checked here too.
   Deno.test(`server/discover gets HTTP 400 with -32601 and initialize still works (${mode})`, async () => {
     const listening = listen({ sessions });
     try {
@@ -71,12 +74,10 @@ for (const sessions of [false, true]) {
         jsonrpc: "2.0",
         id: 7,
         method: "server/discover",
-        params: {
-          _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28" },
-        },
+        params: {},
       });
       const variants: Record<string, string>[] = [{}, {
-        "mcp-protocol-version": "2026-07-28",
+        "mcp-protocol-version": "2025-11-25",
       }];
       for (const headers of variants) {
         const res = await post(listening.url, discover, headers);
@@ -92,6 +93,28 @@ for (const sessions of [false, true]) {
         0,
         "no server was made for the probe",
       );
+      const modern = await post(
+        listening.url,
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: 8,
+          method: "server/discover",
+          params: {
+            _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28" },
+          },
+        }),
+        {
+          "mcp-protocol-version": "2026-07-28",
+          "mcp-method": "server/discover",
+        },
+      );
+      assert.equal(modern.status, 200);
+      const [discovered] = sseMessages(await modern.text()) as {
+        id: number;
+        result: { supportedVersions: string[] };
+      }[];
+      assert.equal(discovered.id, 8);
+      assert.equal(discovered.result.supportedVersions[0], "2026-07-28");
       const init = await post(listening.url, INITIALIZE);
       assert.equal(init.status, 200);
       const [answer] = sseMessages(await init.text()) as {

@@ -3,7 +3,8 @@
  * route (stateless or sessions) sees it — a well-formed Host, the
  * DNS-rebinding rule, a method the mode serves (else 405 naming those in
  * `Allow`), a JSON body read within its limits (else 413, 408 or 400), and
- * the `server/discover` probe answered.
+ * the era sorted out: a modern request (2026-07-28) checked and sent to the
+ * modern route, a legacy `server/discover` probe answered -32601.
  *
  * @module
  */
@@ -25,6 +26,7 @@ import {
 import { type BodyLimits, Deadlines, readJsonBody } from "./_body.ts";
 import { DEFAULT_BODY_TIMEOUT, DEFAULT_MAX_BODY_DEPTH } from "./limits.ts";
 import { discoverRequest } from "./_requests.ts";
+import { classify } from "./_modern.ts";
 import type { ConnectionInfo } from "./_sse_body.ts";
 
 /** What the handler is passed next to a request (`Deno.serve`'s info). */
@@ -69,6 +71,8 @@ export interface FrontDoorOptions {
   readonly report: (error: Error) => void;
   /** Sees what an operator must act on (a refused Host or Origin, a client gone mid-body). */
   readonly notice: Notice;
+  /** Where modern requests (2026-07-28) go, in either mode: stateless. */
+  readonly modern: Route;
 }
 
 /** The methods each mode serves, for a 405's `Allow`. */
@@ -175,6 +179,24 @@ export function frontDoor(
           return jsonRpcError(400, -32700, "Parse error");
       }
       body = read.value;
+      const era = classify(req, body);
+      switch (era.era) {
+        case "refused":
+          report(
+            new HttpRefusalError(
+              era.response.status,
+              "a modern request's headers or version were refused",
+            ),
+          );
+          return era.response;
+        case "modern":
+          // Closing a modern request's stream cancels it; a notification
+          // has nothing to say on HTTP.
+          if (era.kind === "notification") {
+            return new Response(null, { status: 202 });
+          }
+          return options.modern.handle(req, body, info);
+      }
       const discover = discoverRequest(body);
       if (discover !== undefined) {
         return jsonRpcError(400, -32601, "Method not found", discover.id);

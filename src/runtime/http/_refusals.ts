@@ -68,7 +68,10 @@ export function checkVersion(
   table: StreamTable,
   header: string | null,
 ): Response | undefined {
-  if (header === null || SUPPORTED_PROTOCOL_VERSIONS.includes(header)) {
+  if (
+    header === null || table.options.modern === true ||
+    SUPPORTED_PROTOCOL_VERSIONS.includes(header)
+  ) {
     return undefined;
   }
   const list = SUPPORTED_PROTOCOL_VERSIONS.join(", ");

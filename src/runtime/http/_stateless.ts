@@ -8,6 +8,12 @@
  */
 
 import type { ConnectableServer as Server } from "../connectable.ts";
+import {
+  EraTransport,
+  type InitMemo,
+  type ResolvedCacheHints,
+} from "../era_server.ts";
+import type { Transport } from "../sdk_types.ts";
 import type { ConnectionInfo } from "./_sse_body.ts";
 import { HttpServerTransport } from "./_transport.ts";
 
@@ -38,6 +44,18 @@ export interface StatelessOptions {
   readonly onOverflow: () => void;
   /** Sees a server that failed to close. */
   readonly report: (error: Error) => void;
+  /**
+   * The modern era's route: each request (one modern request per POST) is
+   * served through an `EraTransport` stamping these hints, and the
+   * transports serving a request now are kept in `live` (to reach open
+   * `subscriptions/listen` streams).
+   */
+  readonly modern?: {
+    readonly cacheHints: ResolvedCacheHints;
+    readonly live: Set<EraTransport>;
+    /** Told when a `subscriptions/listen` opened. */
+    readonly onListen?: () => void;
+  };
 }
 
 /** Stateless requests, each on a server of its own while it runs. */
@@ -50,6 +68,8 @@ export class StatelessRoute {
   readonly #idle: Server[] = [];
   /** Servers serving a request now (closed by `close`). */
   readonly #busy = new Set<Server>();
+  /** Modern route: what each (reused) server was last initialized with. */
+  readonly #memos = new WeakMap<Server, InitMemo>();
 
   /** A route making servers with `newServer`. */
   constructor(
@@ -73,14 +93,30 @@ export class StatelessRoute {
     const reusable = this.#reuse && holdsNoClientState(body);
     const server = (reusable ? idle.pop() : undefined) ??
       this.#newServer(req);
+    const modern = this.#options.modern;
     const transport = new HttpServerTransport({
       maxUnread: this.#options.maxUnread,
       onOverflow: this.#options.onOverflow,
+      modern: modern !== undefined,
     });
+    let era: EraTransport | undefined;
+    let connected: Transport = transport;
+    if (modern !== undefined) {
+      const clientId = (body as { id: string | number }).id;
+      era = new EraTransport(transport, {
+        cacheHints: modern.cacheHints,
+        clientId: () => clientId,
+        onListen: modern.onListen,
+        memo: this.#memo(server),
+      });
+      modern.live.add(era);
+      connected = era;
+    }
     busy.add(server);
-    await server.connect(transport);
+    await server.connect(connected);
     try {
       return await transport.handle(req, body, info, (end) => {
+        if (era !== undefined) modern?.live.delete(era);
         // Not busy any more: `close` ended its request (never reused).
         const interrupted = !busy.delete(server);
         if (end === "delivered") {
@@ -97,10 +133,17 @@ export class StatelessRoute {
         setTimeout(() => server.close().catch(report), 0);
       });
     } catch (error) {
+      if (era !== undefined) modern?.live.delete(era);
       busy.delete(server);
       await server.close().catch(() => {});
       throw error;
     }
+  }
+
+  #memo(server: Server): InitMemo {
+    let memo = this.#memos.get(server);
+    if (memo === undefined) this.#memos.set(server, memo = {});
+    return memo;
   }
 
   /** Drops the idle servers and closes those serving a request now. */

@@ -62,6 +62,12 @@ export interface HttpServerTransportOptions {
   readonly onDelivered?: (streamId: StreamId) => void;
   /** Told when a stream was closed by the unread cap. */
   readonly onOverflow?: () => void;
+  /**
+   * Modern requests (2026-07-28): their `MCP-Protocol-Version` was checked
+   * against their envelope already, and names a version the SDK's list
+   * does not have.
+   */
+  readonly modern?: boolean;
 }
 
 /** How a handled request ended, for whoever holds the session or server. */

@@ -19,6 +19,11 @@ import { DEFAULT_SESSION_IDLE_TIMEOUT, SessionStore } from "./sessions.ts";
 import { frontDoor, type Notice } from "./_front_door.ts";
 import { StatelessRoute } from "./_stateless.ts";
 import { SignalHook } from "./_host.ts";
+import {
+  type CacheHints,
+  type EraTransport,
+  resolveCacheHints,
+} from "../era_server.ts";
 
 /**
  * Options of {@link httpHandler}.
@@ -133,6 +138,16 @@ export interface HttpHandlerOptions {
    */
   signal?: AbortSignal;
   /**
+   * The cache hints on modern (2026-07-28) cacheable results — `tools/list`,
+   * `prompts/list`, `resources/list`, `resources/templates/list`,
+   * `resources/read`, `server/discover` — as `ttlMs` and `cacheScope`.
+   * Default `{ ttlMs: 0, scope: "private" }`: no reuse. `scope: "public"`
+   * lets shared caches reuse a list; it is kept `"private"` when
+   * `newServer` declares a parameter (`(request) => …`), whose lists may
+   * depend on the caller. Legacy results carry no hints.
+   */
+  cacheHints?: CacheHints;
+  /**
    * Sees every refusal (an `HttpRefusalError`) and internal failure, and a
    * stream closed by `maxUnreadBytes` (an `UnreadLimitError`). A reached
    * session cap and a refused Host or Origin come once per handler (the
@@ -213,6 +228,20 @@ export interface HttpHandler {
   /** What the handler holds now: live sessions and their kept events (0 in stateless mode). */
   stats(): HttpHandlerStats;
   /**
+   * Tells modern clients that a list changed: every `subscriptions/listen`
+   * stream open on this handler that asked for it gets
+   * `notifications/<list>/list_changed` (`list`: `"tools"` by default).
+   * For lists `newServer` builds differently from now on; a server that
+   * sends the notification itself (`exportTools` on a connected server)
+   * reaches the streams it serves without this. Legacy clients are not
+   * told (their sessions' servers send their own). With sessions in KV
+   * (`store: kvStore(kv)`), the change reaches the streams open on every
+   * instance sharing the store (watched while a stream is open here:
+   * at once where KV's `watch` works across instances, else within its
+   * `pollInterval`).
+   */
+  listChanged(list?: "tools" | "prompts" | "resources"): Promise<void>;
+  /**
    * Ends what the handler holds: every session and its server, every open
    * stream (GET streams and calls in flight, whose handlers' signals
    * abort), the idle servers; nothing of it keeps the process alive after.
@@ -244,9 +273,21 @@ export interface HttpHandler {
  *   before reading; a streamed body is counted and cut at the cap (413).
  * - The body is parsed with the lossless reader (integers beyond 2^53 keep
  *   their digits; responses write them back): 400 with -32700 when not JSON.
- * - A `server/discover` request (the 2026 protocol's probe) gets 400 with a
- *   JSON-RPC -32601 error naming its id, the answer on which those clients
- *   fall back to `initialize`.
+ * - The era: a request whose `params._meta` names a modern protocol
+ *   version (2026-07-28) is modern — served statelessly in either mode (no
+ *   `initialize`, no session; a server made by `newServer` is handed an
+ *   internal `initialize` carrying the request's client capabilities and
+ *   info, never sent), after its headers are checked: `MCP-Protocol-Version`,
+ *   `Mcp-Method` and `Mcp-Name` must match the body (else 400, -32020), the
+ *   version must be served (else 400, -32022 with `data: { supported,
+ *   requested }`). Modern results carry `resultType: "complete"` (unless the
+ *   server set one), the server's info in `_meta`, and on lists the
+ *   `cacheHints`; `server/discover` and `subscriptions/listen` (see
+ *   `listChanged`) are answered; a call that needs a client capability the
+ *   request did not declare answers -32021. Everything else is legacy and
+ *   served as below; a legacy `server/discover` probe (no envelope) gets 400
+ *   with a JSON-RPC -32601 error naming its id, the answer on which such
+ *   clients fall back to `initialize`.
  *
  * An abandoned call stops: when the client drops the HTTP request, the
  * server sees `notifications/cancelled` for its requests (reason
@@ -299,6 +340,9 @@ export function httpHandler(
       () => `httpHandler: ${error.message} (logged once)`,
     );
   };
+  const backend = options.sessions === true
+    ? sharedBackend(options.store, report)
+    : undefined;
   const store = options.sessions === true
     ? new SessionStore(newServer, {
       idle: options.sessionIdleTimeout ?? DEFAULT_SESSION_IDLE_TIMEOUT,
@@ -316,7 +360,7 @@ export function httpHandler(
           `httpHandler: ${error.message}; initialize answers 503 until sessions end or expire (logged once)`);
       },
       onOverflow: overflow,
-      shared: sharedBackend(options.store, report),
+      shared: backend,
     })
     : undefined;
   const route = store ?? new StatelessRoute(newServer, {
@@ -325,11 +369,48 @@ export function httpHandler(
     onOverflow: overflow,
     report,
   });
+  const live = new Set<EraTransport>();
+  const listening = () => [...live].filter((era) => era.listening);
+  const deliver = (list: string): Promise<unknown> =>
+    Promise.all(
+      listening().map((era) =>
+        era.notify(`notifications/${list}/list_changed`).catch(report)
+      ),
+    );
+  // With sessions in KV, the list changes other instances publish reach
+  // this instance's listen streams, watched while any is open.
+  const closing = new AbortController();
+  let watching = false;
+  const watchChanges = (): void => {
+    if (backend === undefined || watching || closing.signal.aborted) return;
+    watching = true;
+    backend.watchChanges(LISTS, {
+      onChange: (list) => void deliver(list),
+      signal: closing.signal,
+      wanted: () => listening().length > 0,
+    }).catch(report).finally(() => watching = false);
+  };
+  const modern = new StatelessRoute(newServer, {
+    reuseServers: options.reuseServers,
+    maxUnread,
+    onOverflow: overflow,
+    report,
+    modern: {
+      cacheHints: resolveCacheHints(
+        options.cacheHints,
+        newServer.length > 0,
+        "httpHandler",
+      ),
+      live,
+      onListen: watchChanges,
+    },
+  });
   const enter = frontDoor(route, {
     ...options,
     sessions: store !== undefined,
     report,
     notice,
+    modern,
   });
 
   const handler = async (
@@ -346,7 +427,22 @@ export function httpHandler(
   const signals = new SignalHook(() => void close());
   const close = async (): Promise<void> => {
     signals.remove();
-    await route.close();
+    closing.abort();
+    // Listen streams end with their result, then the servers close.
+    await Promise.all(listening().map((era) => era.endListens()));
+    await Promise.all([route.close(), modern.close()]);
+  };
+  const listChanged = async (
+    list: "tools" | "prompts" | "resources" = "tools",
+  ): Promise<void> => {
+    if (!LISTS.includes(list)) {
+      throw new TypeError(
+        `httpHandler: listChanged(list): list must be "tools", "prompts" or "resources", got ${
+          JSON.stringify(list)
+        }`,
+      );
+    }
+    await Promise.all([deliver(list), backend?.publishChange(list)]);
   };
   options.signal?.addEventListener("abort", () => void close(), {
     once: true,
@@ -369,10 +465,14 @@ export function httpHandler(
     fetch: handler,
     onListen,
     stats,
+    listChanged,
     close,
     [Symbol.asyncDispose]: close,
   });
 }
+
+/** The lists whose changes `subscriptions/listen` delivers. */
+const LISTS: readonly string[] = ["tools", "prompts", "resources"];
 
 function defaultReport(error: Error): void {
   if (!(error instanceof HttpRefusalError)) console.error(error);

@@ -348,11 +348,64 @@ export class KvSessionBackend implements HttpSessionStore {
     return { events, last };
   }
 
+  /** Tells every instance that `list` changed (`httpHandler`'s `listChanged`). */
+  async publishChange(list: string): Promise<void> {
+    const record: ChangeRecord = { by: this.#instance };
+    await this.#kv.set(this.#key("l", list), record);
+  }
+
+  /**
+   * Calls `onChange(list)` for each change of `lists` another instance
+   * publishes, until `signal` aborts or `wanted()` says no more: woken by
+   * `watch` where it works, else every `pollInterval` ms.
+   */
+  async watchChanges(
+    lists: readonly string[],
+    options: {
+      readonly onChange: (list: string) => void;
+      readonly signal: AbortSignal;
+      readonly wanted: () => boolean;
+    },
+  ): Promise<void> {
+    const { onChange, signal, wanted } = options;
+    const keys = lists.map((list) => this.#key("l", list));
+    const seen: (string | null)[] = [];
+    const read = async (first: boolean) => {
+      for (let i = 0; i < keys.length; i++) {
+        const entry = await this.#kv.get<ChangeRecord>(keys[i]);
+        const stamp = entry.versionstamp;
+        if (
+          !first && stamp !== seen[i] && stamp !== null &&
+          entry.value?.by !== this.#instance
+        ) {
+          onChange(lists[i]);
+        }
+        seen[i] = stamp;
+      }
+    };
+    await read(true);
+    while (!signal.aborted && wanted()) {
+      await this.#nap(keys, this.pollInterval, signal);
+      if (signal.aborted) return;
+      await read(false);
+    }
+  }
+
   /**
    * Resolves after `ms`, or sooner when another event of session `id` is
    * stored where `watch` sees it.
    */
   wait(id: string, ms: number, signal: AbortSignal): Promise<void> {
+    return this.#nap([this.#key("t", id)], ms, signal);
+  }
+
+  // Resolves after `ms`, or sooner when one of `keys` changes where
+  // `watch` sees it, or when `signal` aborts.
+  #nap(
+    keys: readonly KvKeyLike[],
+    ms: number,
+    signal: AbortSignal,
+  ): Promise<void> {
     return new Promise((resolve) => {
       const timer = setTimeout(done, ms);
       let stream: ReadableStream<unknown> | undefined;
@@ -366,7 +419,7 @@ export class KvSessionBackend implements HttpSessionStore {
       signal.addEventListener("abort", done, { once: true });
       if (typeof this.#kv.watch === "function" && !signal.aborted) {
         try {
-          stream = this.#kv.watch!([this.#key("t", id)]);
+          stream = this.#kv.watch!(keys);
           const reader = stream.getReader();
           (async () => {
             for (;;) {
@@ -382,6 +435,12 @@ export class KvSessionBackend implements HttpSessionStore {
       }
     });
   }
+}
+
+/** A change one instance published, as `watchChanges` reads it. */
+interface ChangeRecord {
+  /** The instance that published it. */
+  readonly by: string;
 }
 
 /**

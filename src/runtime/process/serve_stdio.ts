@@ -5,6 +5,11 @@
  */
 
 import type { ConnectableServer as Server } from "../connectable.ts";
+import {
+  type CacheHints,
+  EraTransport,
+  resolveCacheHints,
+} from "../era_server.ts";
 import { stdioTransport } from "./stdio_transport.ts";
 
 /** Options of {@link serveStdio}. */
@@ -20,6 +25,12 @@ export interface ServeStdioOptions {
    * `false` leaves the console alone.
    */
   redirectConsole?: boolean;
+  /**
+   * The cache hints on modern (2026-07-28) cacheable results (`tools/list`,
+   * `server/discover`, …) as `ttlMs` and `cacheScope`. Default
+   * `{ ttlMs: 0, scope: "private" }`: no reuse.
+   */
+  cacheHints?: CacheHints;
 }
 
 type ConsoleMethod = "log" | "info" | "debug";
@@ -32,6 +43,13 @@ const REDIRECTED: readonly ConsoleMethod[] = ["log", "info", "debug"];
  * client went away or closed our input — a stdio server must not outlive
  * its client) or when `signal` aborts. The server is closed either way, so
  * in-flight handlers see their `extra.signal` abort.
+ *
+ * Both protocol eras are served on the one connection: a legacy client
+ * (2025-11-25 and before) initializes as ever; a modern one (2026-07-28)
+ * sends `server/discover` or any request with its envelope, no
+ * `initialize`, and gets stamped results, `subscriptions/listen` streams of
+ * the server's list changes, and `-32021` when serving a request needs a
+ * client capability it did not declare (see `cacheHints`).
  *
  * Only protocol goes to stdout: our writes are whole lines, malformed input
  * is answered with JSON-RPC errors, and console logging is sent to stderr
@@ -52,6 +70,7 @@ export async function serveStdio(
   options: ServeStdioOptions = {},
 ): Promise<void> {
   const signal = options.signal;
+  const cacheHints = resolveCacheHints(options.cacheHints, false, "serveStdio");
   if (signal?.aborted) return;
   const out = Deno.stdout.writable.getWriter();
   // stdout stays open when we are done: only our lock on it is released.
@@ -60,16 +79,21 @@ export async function serveStdio(
     close: () => out.releaseLock(),
     abort: () => out.releaseLock(),
   });
-  const transport = stdioTransport(Deno.stdin.readable, writable, {
-    maxLineBytes: options.maxLineBytes,
-  });
+  const transport = new EraTransport(
+    stdioTransport(Deno.stdin.readable, writable, {
+      maxLineBytes: options.maxLineBytes,
+    }),
+    { cacheHints },
+  );
   const closed = new Promise<void>((resolve) => {
     transport.onclose = resolve;
   });
   const restore = options.redirectConsole === false
     ? () => {}
     : redirectConsole();
-  const onAbort = () => void server.close();
+  // Open listens end with their result before the server closes.
+  const onAbort = () =>
+    void transport.endListens().finally(() => server.close());
   try {
     await server.connect(transport);
     signal?.addEventListener("abort", onAbort, { once: true });
