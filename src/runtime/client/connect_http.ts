@@ -186,7 +186,7 @@ class HttpLink implements ClientLink {
     this.#era = era;
   }
 
-  era(): EraInfo | undefined {
+  protocolEra(): EraInfo | undefined {
     return this.#era.era;
   }
 

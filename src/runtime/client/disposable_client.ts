@@ -48,7 +48,7 @@ export interface ClientLink {
    */
   close(closeProtocol: () => Promise<void>): Promise<void>;
   /** The protocol era the connection speaks, once connected. */
-  era?(): EraInfo | undefined;
+  protocolEra?(): EraInfo | undefined;
   /** The server's latest name and version (modern results carry it), if known. */
   serverInfo?(): Implementation | undefined;
 }
@@ -206,7 +206,7 @@ export class McpClient extends Client implements AsyncDisposable {
    * verdict came from the era store; `undefined` before the handshake.
    */
   getProtocolEra(): EraInfo | undefined {
-    return this.#link.era?.();
+    return this.#link.protocolEra?.();
   }
 
   /** The server's name and version: from `initialize`, or in the modern era from the latest result. */
