@@ -38,7 +38,7 @@ import {
   EraClientTransport,
   type ProtocolPreference,
 } from "../era_client.ts";
-import { type EraStore, writeVerdict } from "../era_store.ts";
+import type { EraStore } from "../era_store.ts";
 
 /**
  * Options of {@link connectStdio}.
@@ -114,10 +114,10 @@ export interface ConnectStdioOptions {
    * The protocol era. `"auto"` (the default) sends `server/discover` first
    * and speaks 2026-07-28 to a server that answers it; an error answer, or
    * silence for `probeTimeout` ms, means the `initialize` handshake (a
-   * modern answer arriving late still wins). A server that exits on the
-   * probe is started again and spoken to with `initialize`. The verdict is
-   * kept (see `eraStore`). `"modern"` or `"legacy"` pins the era and sends
-   * no probe.
+   * modern answer arriving late still wins). The verdict is kept (see
+   * `eraStore`). `"modern"` or `"legacy"` pins the era and sends no probe:
+   * pin `"legacy"` for a server that exits on a request it does not know
+   * before `initialize` (it is not started twice to find out).
    */
   protocol?: ProtocolPreference;
   /**
@@ -258,20 +258,12 @@ export async function connectStdio(
     connection,
   );
   if (options.onerror !== undefined) client.onerror = options.onerror;
-  try {
-    await handshake(client, era, {
-      signal,
-      initializeTimeout: options.initializeTimeout,
-      name,
-      target,
-    });
-  } catch (error) {
-    // A legacy server that exits on a request before `initialize`: its
-    // second life is spoken to with `initialize` straight away.
-    if (!era.closedOnProbe || signal?.aborted) throw error;
-    await writeVerdict(options.eraStore, eraKey, { era: "legacy" });
-    return await connectStdio(command, { ...options, protocol: "legacy" });
-  }
+  await handshake(client, era, {
+    signal,
+    initializeTimeout: options.initializeTimeout,
+    name,
+    target,
+  });
   connection.closeOnAbort(signal, client);
   return client;
 }
