@@ -30,8 +30,7 @@ import {
 } from "./era.ts";
 import { type EraStore, readVerdict, writeVerdict } from "./era_store.ts";
 
-export type { EraStore, EraVerdict } from "./era_store.ts";
-export { memoryEraStore } from "./era_store.ts";
+
 
 /** Which era a connection speaks: found out (`"auto"`, the default) or pinned. */
 export type ProtocolPreference = "auto" | ProtocolEra;
