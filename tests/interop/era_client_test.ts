@@ -50,8 +50,10 @@ interface Seen {
 interface V2Options {
   legacy: "stateless" | "reject";
   ttlMs?: number;
-  /** Resolves when a call of `wait` sees its request aborted. */
+  /** Called when a call of `wait` sees its request aborted. */
   onAbort?: () => void;
+  /** v2's response shaping; `"sse"` streams every answer (its cancellation watches the stream). */
+  responseMode?: "auto" | "sse" | "json";
 }
 
 /** The v2 server on 127.0.0.1, every request recorded. */
@@ -86,7 +88,11 @@ function listenV2(options: V2Options) {
         }),
     );
     return server;
-  }, { legacy: options.legacy, keepAliveMs: 0 });
+  }, {
+    legacy: options.legacy,
+    keepAliveMs: 0,
+    responseMode: options.responseMode,
+  });
   const seen: Seen[] = [];
   const http = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen() {} },
@@ -220,6 +226,7 @@ Deno.test("a cancelled call closes its request's stream: the v2 tool sees its ab
   const aborted = Promise.withResolvers<void>();
   await using server = listenV2({
     legacy: "reject",
+    responseMode: "sse",
     onAbort: () => aborted.resolve(),
   });
   await using client = await connectHttp(server.url, {
@@ -306,7 +313,7 @@ Deno.test("a modern-only Mastra MCPServer over HTTP: listed and called", async (
 });
 
 async function stdioClient(
-  program: { command: string; args: string[]; env?: Record<string, string>; cwd?: string },
+  program: { command: string; args?: string[]; env?: Record<string, string>; cwd?: string },
   store = memoryEraStore(),
 ): Promise<{ client: McpClient; ms: number }> {
   const start = performance.now();
