@@ -5,9 +5,9 @@ import { ExitCode } from "../cli.ts";
 import {
   BUNDLED,
   cli,
+  ERA_SHOWN,
   run,
   SERVER_COMMAND,
-  ERA_SHOWN,
   withHttpServer,
   withOddServer,
   withoutEra,

@@ -27,21 +27,76 @@ const DISCOVER = {
 Deno.test("classifyProbe: modern only on a discover result naming 2026-07-28; any other answer is legacy; what tells nothing is an error", () => {
   const cases: [ProbeOutcome, "http" | "stdio", string][] = [
     [{ kind: "result", result: DISCOVER }, "http", "modern"],
-    [{ kind: "result", result: { supportedVersions: ["2099-01-01"] } }, "http", "legacy"],
+    [
+      { kind: "result", result: { supportedVersions: ["2099-01-01"] } },
+      "http",
+      "legacy",
+    ],
     [{ kind: "result", result: {} }, "stdio", "legacy"],
-    [{ kind: "rpc-error", code: -32601, message: "Method not found" }, "stdio", "legacy"],
-    [{ kind: "rpc-error", code: -32600, message: "not initialized" }, "stdio", "legacy"],
-    [{ kind: "rpc-error", code: -32022, message: "", data: { supported: ["2026-07-28"] } }, "http", "modern"],
-    [{ kind: "rpc-error", code: -32022, message: "", data: { supported: ["2025-06-18"] } }, "http", "legacy"],
-    [{ kind: "http-error", status: 400, body: '{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Bad Request: Server not initialized"}}' }, "http", "legacy"],
-    [{ kind: "http-error", status: 400, body: '{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"x"}}' }, "http", "legacy"],
+    [
+      { kind: "rpc-error", code: -32601, message: "Method not found" },
+      "stdio",
+      "legacy",
+    ],
+    [
+      { kind: "rpc-error", code: -32600, message: "not initialized" },
+      "stdio",
+      "legacy",
+    ],
+    [
+      {
+        kind: "rpc-error",
+        code: -32022,
+        message: "",
+        data: { supported: ["2026-07-28"] },
+      },
+      "http",
+      "modern",
+    ],
+    [
+      {
+        kind: "rpc-error",
+        code: -32022,
+        message: "",
+        data: { supported: ["2025-06-18"] },
+      },
+      "http",
+      "legacy",
+    ],
+    [
+      {
+        kind: "http-error",
+        status: 400,
+        body:
+          '{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Bad Request: Server not initialized"}}',
+      },
+      "http",
+      "legacy",
+    ],
+    [
+      {
+        kind: "http-error",
+        status: 400,
+        body: '{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"x"}}',
+      },
+      "http",
+      "legacy",
+    ],
     [{ kind: "http-error", status: 404, body: "Not Found" }, "http", "legacy"],
     [{ kind: "http-error", status: 405, body: "" }, "http", "legacy"],
     [{ kind: "timeout", ms: 1500 }, "stdio", "legacy"],
     [{ kind: "http-error", status: 401, body: "" }, "http", "error:refused"],
     [{ kind: "http-error", status: 403, body: "" }, "http", "error:refused"],
-    [{ kind: "http-error", status: 502, body: "" }, "http", "error:server-error"],
-    [{ kind: "network-error", error: new TypeError("refused") }, "http", "error:unreachable"],
+    [
+      { kind: "http-error", status: 502, body: "" },
+      "http",
+      "error:server-error",
+    ],
+    [
+      { kind: "network-error", error: new TypeError("refused") },
+      "http",
+      "error:unreachable",
+    ],
     [{ kind: "timeout", ms: 1500 }, "http", "error:unreachable"],
     [{ kind: "closed" }, "stdio", "error:closed"],
   ];
@@ -57,7 +112,10 @@ Deno.test("classifyProbe: modern only on a discover result naming 2026-07-28; an
 /** A legacy (v1 SDK, sessions) server on 127.0.0.1 counting each method posted. */
 function legacyServer() {
   const methods: string[] = [];
-  const transports = new Map<string, WebStandardStreamableHTTPServerTransport>();
+  const transports = new Map<
+    string,
+    WebStandardStreamableHTTPServerTransport
+  >();
   const http = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen() {} },
     async (request) => {
@@ -177,7 +235,10 @@ Deno.test("stdio, a server silent to server/discover: legacy after probeTimeout,
   assert.equal(client.getProtocolEra()?.era, "legacy");
   const { tools } = await client.listTools();
   assert.deepEqual(tools.map((t) => t.name), ["ping"]);
-  assert.deepEqual(lines.slice(0, 2), ["got server/discover", "got initialize"]);
+  assert.deepEqual(lines.slice(0, 2), [
+    "got server/discover",
+    "got initialize",
+  ]);
   // The wait is the probe's 400 ms plus the child's start, not more.
   assert.ok(elapsed >= 400, `${elapsed}`);
   assert.ok(elapsed < 400 + 5_000, `${elapsed}`);

@@ -12,7 +12,10 @@ export interface Inspection {
   /** The server's `serverInfo` from the handshake, when it sent one. */
   readonly server?: { readonly name: string; readonly version: string };
   /** The protocol the connection speaks: its era and revision, when known. */
-  readonly protocol?: { readonly era: "modern" | "legacy"; readonly version: string };
+  readonly protocol?: {
+    readonly era: "modern" | "legacy";
+    readonly version: string;
+  };
   /** The imported tools, in listing order, imported without a prefix or policy. */
   readonly tools: readonly ToolDef[];
   /** The tools that could not be imported. */

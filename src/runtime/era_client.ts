@@ -30,8 +30,6 @@ import {
 } from "./era.ts";
 import { type EraStore, readVerdict, writeVerdict } from "./era_store.ts";
 
-
-
 /** Which era a connection speaks: found out (`"auto"`, the default) or pinned. */
 export type ProtocolPreference = "auto" | ProtocolEra;
 
@@ -44,14 +42,22 @@ export type ProbeOutcome =
     readonly message: string;
     readonly data?: unknown;
   }
-  | { readonly kind: "http-error"; readonly status: number; readonly body: string }
+  | {
+    readonly kind: "http-error";
+    readonly status: number;
+    readonly body: string;
+  }
   | { readonly kind: "network-error"; readonly error: unknown }
   | { readonly kind: "timeout"; readonly ms: number }
   | { readonly kind: "closed" };
 
 /** The verdict on one probe outcome. */
 export type ProbeVerdict =
-  | { readonly kind: "modern"; readonly version: string; readonly discover: DiscoverResult }
+  | {
+    readonly kind: "modern";
+    readonly version: string;
+    readonly discover: DiscoverResult;
+  }
   | { readonly kind: "legacy" }
   | { readonly kind: "error"; readonly error: Error };
 
@@ -106,7 +112,9 @@ export class ProtocolNegotiationError extends Error {
 }
 
 /** Reads a `server/discover` result, or `undefined` when it is not one. */
-export function parseDiscoverResult(result: unknown): DiscoverResult | undefined {
+export function parseDiscoverResult(
+  result: unknown,
+): DiscoverResult | undefined {
   if (!isObject(result)) return undefined;
   const versions = result.supportedVersions;
   if (
@@ -195,7 +203,10 @@ function classifyRpcError(code: number, data: unknown): ProbeVerdict {
       return {
         kind: "modern",
         version,
-        discover: { supportedVersions: supported.map(String), capabilities: {} },
+        discover: {
+          supportedVersions: supported.map(String),
+          capabilities: {},
+        },
       };
     }
   }
@@ -310,7 +321,11 @@ export class EraClientTransport implements Transport {
   /** Answers to a probe sent over the inner transport, by id. */
   readonly #probes = new Map<string, (outcome: ProbeOutcome) => void>();
   /** A stdio probe that timed out: a modern answer arriving before `initialize`'s still wins. */
-  #lateProbe?: { probeId: string; initId: string | number; initialize: JSONRPCRequest };
+  #lateProbe?: {
+    probeId: string;
+    initId: string | number;
+    initialize: JSONRPCRequest;
+  };
   #listenId?: string;
   /** The ids of `tools/list` requests (first page) whose result may be kept. */
   readonly #listing = new Set<string | number>();
@@ -352,7 +367,9 @@ export class EraClientTransport implements Transport {
   }
 
   setProtocolVersion(version: string): void {
-    if (this.#state.kind !== "modern") this.#inner.setProtocolVersion?.(version);
+    if (this.#state.kind !== "modern") {
+      this.#inner.setProtocolVersion?.(version);
+    }
   }
 
   start(): Promise<void> {
@@ -393,7 +410,9 @@ export class EraClientTransport implements Transport {
         : {}),
     };
     const preference = this.#options.protocol ?? "auto";
-    if (preference === "legacy") return this.#goLegacy(initialize, options, false);
+    if (preference === "legacy") {
+      return this.#goLegacy(initialize, options, false);
+    }
     const store = this.#options.store;
     const cached = await readVerdict(store, this.#options.key);
     if (cached?.era === "legacy" && preference === "auto") {
@@ -422,12 +441,19 @@ export class EraClientTransport implements Transport {
         version: verdict.version,
         discover: discoverToStore(verdict.discover),
       });
-      return this.#goModern(initialize, verdict.version, verdict.discover, false);
+      return this.#goModern(
+        initialize,
+        verdict.version,
+        verdict.discover,
+        false,
+      );
     }
     if (preference === "modern") {
       throw new ProtocolNegotiationError(
         "not-modern",
-        `the server does not speak ${MODERN_PROTOCOL_VERSIONS[0]} (protocol is pinned to "modern")`,
+        `the server does not speak ${
+          MODERN_PROTOCOL_VERSIONS[0]
+        } (protocol is pinned to "modern")`,
       );
     }
     if (outcome.kind === "timeout") {
@@ -691,4 +717,3 @@ function describe(error: unknown): string {
 function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
 }
-

@@ -146,7 +146,6 @@ export class ManagedServer {
     return this.#client?.getProtocolEra()?.era;
   }
 
-
   /**
    * The first start, under `deadline`: connects and lists. Resolves to the
    * `ServerConnectError` (naming the phase) when it fails, and then leaves

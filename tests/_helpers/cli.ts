@@ -27,7 +27,8 @@ export function withoutEra(text: string): string {
 }
 
 /** The server line of an inspection names the era: `, protocol <revision> (<era>):`. */
-export const ERA_SHOWN = /^server .*, protocol \d{4}-\d{2}-\d{2} \((modern|legacy)\):/;
+export const ERA_SHOWN =
+  /^server .*, protocol \d{4}-\d{2}-\d{2} \((modern|legacy)\):/;
 
 /** The inspection of examples/server.ts, byte for byte. */
 export const BUNDLED =

@@ -129,9 +129,11 @@ function answerTo(
   const m = parsed as Record<string, unknown>;
   if (m.id !== id) return undefined;
   if ("result" in m) return { kind: "result", result: m.result };
-  const error = (typeof m.error === "object" && m.error !== null
-    ? m.error
-    : {}) as Record<string, unknown>;
+  const error =
+    (typeof m.error === "object" && m.error !== null ? m.error : {}) as Record<
+      string,
+      unknown
+    >;
   return {
     kind: "rpc-error",
     code: typeof error.code === "number" ? error.code : 0,

@@ -19,8 +19,8 @@ import {
 import type { ConnectionLostError } from "../errors.ts";
 import { LosslessHttpTransport } from "./_http_transport.ts";
 import {
-  type EraInfo,
   EraClientTransport,
+  type EraInfo,
   type ProtocolPreference,
 } from "../era_client.ts";
 import type { EraStore } from "../era_store.ts";

@@ -34,8 +34,8 @@ import {
 } from "./process_group.ts";
 import { stdioTransport } from "./stdio_transport.ts";
 import {
-  type EraInfo,
   EraClientTransport,
+  type EraInfo,
   type ProtocolPreference,
 } from "../era_client.ts";
 import type { EraStore } from "../era_store.ts";
@@ -240,7 +240,9 @@ export async function connectStdio(
     ? stderr
     : (line: string) => console.error(`[${name}] ${line}`);
   const connection = new StdioConnection(proc, grace, stderr);
-  const eraKey = options.cwd === undefined ? target : `${target} (in ${options.cwd})`;
+  const eraKey = options.cwd === undefined
+    ? target
+    : `${target} (in ${options.cwd})`;
   const era = new EraClientTransport(
     new StrayLineReporter(connection.transport(options.maxLineBytes), report),
     {
