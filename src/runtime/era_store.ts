@@ -115,3 +115,17 @@ export async function writeVerdict(
     // Only a cost: the next connect probes again.
   }
 }
+
+/** Forgets the verdict for `target` (the server refuted it): the next connect probes. */
+export async function forgetVerdict(
+  store: EraStore | undefined,
+  target: string,
+): Promise<void> {
+  try {
+    await (store ?? processStore).set(eraKey(target), null, {
+      expireIn: ERA_VERDICT_TTL,
+    });
+  } catch {
+    // The next connect may fail the same way; nothing more to do here.
+  }
+}
