@@ -256,3 +256,31 @@ Deno.test("stdio, a modern answer after the wait still wins over the initialize 
   const { tools } = await client.listTools();
   assert.deepEqual(tools.map((t) => t.name), ["ping"]);
 });
+
+Deno.test("HTTP, a kept modern verdict the server refutes: the first request fails, the verdict is forgotten, the next connect probes and speaks legacy", async () => {
+  await using server = legacyServer();
+  const store = memoryEraStore();
+  await store.set(["weft-mcp", "protocol-era", new URL(server.url).href], {
+    era: "modern",
+    version: "2026-07-28",
+    discover: { supportedVersions: ["2026-07-28"], capabilities: {} },
+  });
+  const stale = await connectHttp(server.url, { eraStore: store });
+  assert.deepEqual(stale.getProtocolEra(), {
+    era: "modern",
+    version: "2026-07-28",
+    cached: true,
+  });
+  await assert.rejects(stale.ping());
+  await stale.close();
+  assert.equal(server.probes(), 0);
+  const fresh = await connectHttp(server.url, { eraStore: store });
+  assert.deepEqual(fresh.getProtocolEra(), {
+    era: "legacy",
+    version: "2025-11-25",
+    cached: false,
+  });
+  await fresh.ping();
+  await fresh.close();
+  assert.equal(server.probes(), 1);
+});

@@ -188,6 +188,24 @@ Deno.test("connectHttp pinned to legacy against a modern-only endpoint fails; au
   assert.equal(pinned.getProtocolEra()?.era, "modern");
 });
 
+Deno.test("a kept legacy verdict a modern-only server refutes: initialize fails, the probe runs, modern it is", async () => {
+  await using server = listenV2({ legacy: "reject" });
+  const store = memoryEraStore();
+  await store.set(["weft-mcp", "protocol-era", new URL(server.url).href], {
+    era: "legacy",
+  });
+  await using client = await connectHttp(server.url, {
+    signal: deadline(),
+    eraStore: store,
+  });
+  assert.equal(client.getProtocolEra()?.era, "modern");
+  assert.deepEqual(server.methods().slice(0, 2), [
+    "initialize",
+    "server/discover",
+  ]);
+  assert.equal((await importTools(client)).tools.length, 2);
+});
+
 Deno.test("ttlMs on tools/list: a re-read within the TTL costs no request; list_changed on the listen stream invalidates it", async () => {
   await using server = listenV2({ legacy: "reject", ttlMs: 60_000 });
   await using client = await connectHttp(server.url, {
