@@ -76,6 +76,11 @@ function listenV2(options: V2Options) {
       ({ text }) => ({ content: [{ type: "text", text }] }),
     );
     server.registerTool(
+      "café",
+      { description: "A name beyond ASCII.", inputSchema: z.object({}) },
+      () => ({ content: [{ type: "text", text: "☕" }] }),
+    );
+    server.registerTool(
       "wait",
       { description: "Waits until cancelled.", inputSchema: z.object({}) },
       (_args, ctx) =>
@@ -146,7 +151,10 @@ for (const legacy of ["stateless", "reject"] as const) {
     });
     assert.equal(client.getServerVersion()?.name, "v2-http");
     const { tools } = await importTools(client);
-    assert.deepEqual(tools.map((t) => t.name), ["echo", "wait"]);
+    assert.deepEqual(tools.map((t) => t.name), ["echo", "café", "wait"]);
+    // The v2 server checks Mcp-Name against the body (-32020 otherwise).
+    const cafe = tools.find((t) => t.name === "café")!;
+    assert.equal(await cafe.invoke("{}"), "☕");
     const echo = tools.find((t) => t.name === "echo")!;
     assert.equal(await echo.invoke('{"text":"héllo"}'), "héllo");
     const result = await client.callTool({
@@ -162,6 +170,7 @@ for (const legacy of ["stateless", "reject"] as const) {
       "tools/list",
       "tools/call",
       "tools/call",
+      "tools/call",
     ]);
     for (const seen of server.seen) {
       assert.equal(seen.method, "POST");
@@ -170,7 +179,11 @@ for (const legacy of ["stateless", "reject"] as const) {
       assert.equal(seen.headers["mcp-method"], seen.body?.method);
     }
     const calls = server.seen.filter((s) => s.body?.method === "tools/call");
-    assert.deepEqual(calls.map((c) => c.headers["mcp-name"]), ["echo", "echo"]);
+    assert.deepEqual(calls.map((c) => c.headers["mcp-name"]), [
+      "=?base64?Y2Fmw6k=?=",
+      "echo",
+      "echo",
+    ]);
   });
 }
 
@@ -203,7 +216,7 @@ Deno.test("a kept legacy verdict a modern-only server refutes: initialize fails,
     "initialize",
     "server/discover",
   ]);
-  assert.equal((await importTools(client)).tools.length, 2);
+  assert.equal((await importTools(client)).tools.length, 3);
 });
 
 Deno.test("ttlMs on tools/list: a re-read within the TTL costs no request; list_changed on the listen stream invalidates it", async () => {
