@@ -81,7 +81,28 @@ export interface EraClientOptions {
 /** The default wait for a stdio server's answer to `server/discover`: 1.5 s. */
 export const DEFAULT_PROBE_TIMEOUT = 1_500;
 
-/** What a connection learnt of its server's era. */
+/**
+ * What a connection learnt of its server's era: `McpClient.getProtocolEra()`.
+ *
+ * @example The era of a weft server
+ * ```ts
+ * import { connectHttp, httpHandler, Server } from "@weft/mcp";
+ * import { type EraInfo, memoryEraStore } from "@weft/mcp/runtime";
+ * import assert from "node:assert/strict";
+ *
+ * const http = Deno.serve(
+ *   { hostname: "127.0.0.1", port: 0, onListen() {} },
+ *   httpHandler(() => new Server({ name: "demo", version: "1.0.0" })),
+ * );
+ * const url = `http://127.0.0.1:${http.addr.port}/mcp`;
+ * await using client = await connectHttp(url, { eraStore: memoryEraStore() });
+ * const era: EraInfo | undefined = client.getProtocolEra();
+ * assert.equal(era?.cached, false);
+ * assert.ok(era?.era === "modern" || era?.era === "legacy");
+ * await client.close();
+ * await http.shutdown();
+ * ```
+ */
 export interface EraInfo {
   /** The era spoken. */
   readonly era: ProtocolEra;

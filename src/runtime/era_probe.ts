@@ -12,7 +12,20 @@ import {
   type ProtocolEra,
 } from "./era.ts";
 
-/** Which era a connection speaks: found out (`"auto"`, the default) or pinned. */
+/**
+ * Which era a connection speaks: found out (`"auto"`, the default) or
+ * pinned (`"modern"`: 2026-07-28, `"legacy"`: the `initialize` handshake).
+ *
+ * @example Pin a server known to speak only the `initialize` handshake
+ * ```ts
+ * import type { ConnectHttpOptions } from "@weft/mcp";
+ * import type { ProtocolPreference } from "@weft/mcp/runtime";
+ * import assert from "node:assert/strict";
+ * const protocol: ProtocolPreference = "legacy";
+ * const options: ConnectHttpOptions = { protocol };
+ * assert.equal(options.protocol, "legacy");
+ * ```
+ */
 export type ProtocolPreference = "auto" | ProtocolEra;
 
 /** What a `server/discover` probe got back, before it is judged. */
