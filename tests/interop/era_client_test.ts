@@ -344,7 +344,12 @@ Deno.test("a modern-only Mastra MCPServer over HTTP: listed and called", async (
 });
 
 async function stdioClient(
-  program: { command: string; args?: string[]; env?: Record<string, string>; cwd?: string },
+  program: {
+    command: string;
+    args?: string[];
+    env?: Record<string, string>;
+    cwd?: string;
+  },
   store = memoryEraStore(),
 ): Promise<{ client: McpClient; ms: number }> {
   const start = performance.now();
@@ -423,7 +428,10 @@ Deno.test("mcpServers mixing a modern-only HTTP server, a dual stdio server and 
       ],
     );
     const tool = (name: string) => servers.tools.find((t) => t.name === name)!;
-    assert.equal(await tool("mastra_add").invoke('{"a":20,"b":22}'), '{"sum":42}');
+    assert.equal(
+      await tool("mastra_add").invoke('{"a":20,"b":22}'),
+      '{"sum":42}',
+    );
     assert.equal(await tool("v2_shout").invoke('{"text":"era"}'), "ERA");
     const graph = await tool("memory_read_graph").invoke("{}");
     assert.match(graph, /entities/);
