@@ -138,7 +138,6 @@ export class EraClientTransport implements Transport {
   readonly #options: EraClientOptions;
   readonly #closed = new AbortController();
   #state: State = { kind: "new" };
-  #closedOnProbe = false;
   #info?: EraInfo;
   #envelope: Record<string, unknown> = {};
   #serverInfo?: { name: string; version: string };
@@ -163,16 +162,10 @@ export class EraClientTransport implements Transport {
     inner.onerror = (error) => this.onerror?.(error);
     inner.onclose = () => {
       this.#closed.abort(new Error("the connection closed"));
-      if (this.#state.kind === "probing") this.#closedOnProbe = true;
       for (const resolve of this.#probes.values()) resolve({ kind: "closed" });
       this.#probes.clear();
       this.onclose?.();
     };
-  }
-
-  /** Whether the server closed the connection while the probe waited (a stdio server that exits on it). */
-  get closedOnProbe(): boolean {
-    return this.#closedOnProbe;
   }
 
   /** The era spoken, once the handshake is done. */
