@@ -9,6 +9,7 @@
 
 import assert from "node:assert/strict";
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import * as z from "zod";
 import {
   connectHttp,
@@ -227,8 +228,7 @@ Deno.test("ttlMs on tools/list: a re-read within the TTL costs no request; list_
   });
   const changed = Promise.withResolvers<void>();
   client.setNotificationHandler(
-    (await import("@modelcontextprotocol/sdk/types.js"))
-      .ToolListChangedNotificationSchema,
+    ToolListChangedNotificationSchema,
     () => changed.resolve(),
   );
   const lists = () => server.methods().filter((m) => m === "tools/list").length;
@@ -402,6 +402,34 @@ Deno.test("connectStdio: v2 serveStdio is modern, Mastra's stdio (modern-only) i
     await again.client.close();
   } finally {
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("connectStdio to v2 serveStdio: a tool-list change arrives through subscriptions/listen on the shared channel", async () => {
+  const { client } = await stdioClient(interopProgram("v2_stdio_server.ts"));
+  try {
+    const changed = Promise.withResolvers<void>();
+    client.setNotificationHandler(
+      ToolListChangedNotificationSchema,
+      () => changed.resolve(),
+    );
+    assert.deepEqual((await client.listTools()).tools.map((t) => t.name), [
+      "shout",
+      "grow",
+    ]);
+    await client.callTool({ name: "grow", arguments: {} });
+    const timer = setTimeout(
+      () => changed.reject(new Error("no tools/list_changed in 5 s")),
+      5_000,
+    );
+    await changed.promise.finally(() => clearTimeout(timer));
+    assert.deepEqual((await client.listTools()).tools.map((t) => t.name), [
+      "shout",
+      "grow",
+      "extra",
+    ]);
+  } finally {
+    await client.close();
   }
 });
 
