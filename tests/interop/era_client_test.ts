@@ -237,7 +237,11 @@ Deno.test("ttlMs on tools/list: a re-read within the TTL costs no request; list_
   await importTools(client);
   assert.equal(lists(), 1);
   server.handler.notify.toolsChanged();
-  await changed.promise;
+  const timer = setTimeout(
+    () => changed.reject(new Error("no tools/list_changed in 5 s")),
+    5_000,
+  );
+  await changed.promise.finally(() => clearTimeout(timer));
   await importTools(client);
   assert.equal(lists(), 2);
 });
