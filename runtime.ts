@@ -65,6 +65,11 @@ export {
   McpClient,
 } from "./src/runtime/client/disposable_client.ts";
 export type { ClientLink } from "./src/runtime/client/disposable_client.ts";
+export { ProtocolNegotiationError } from "./src/runtime/era_client.ts";
+export type { EraInfo, ProtocolPreference } from "./src/runtime/era_client.ts";
+export type { ProtocolEra } from "./src/runtime/era.ts";
+export { memoryEraStore } from "./src/runtime/era_store.ts";
+export type { EraStore } from "./src/runtime/era_store.ts";
 export { DEFAULT_KILL_GRACE } from "./src/runtime/process/process_group.ts";
 export {
   CommandNotFoundError,

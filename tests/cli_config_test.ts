@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { ExitCode, parseCommandLine, runCli, UsageError } from "../cli.ts";
 import { fixtureServer } from "./fixtures/npm_servers.ts";
+import { withoutEra } from "./_helpers/cli.ts";
 
 interface Captured {
   code: number;
@@ -58,11 +59,12 @@ Deno.test("parseCommandLine takes --config as the target, alone", () => {
 Deno.test("inspect --config lists every server's tools as the model sees them, failures named, exit 2", async () => {
   const ran = await runWith(CONFIG, "inspect");
   assert.equal(ran.code, ExitCode.failure, ran.stderr);
-  const lines = ran.stdout.split("\n");
+  const lines = withoutEra(ran.stdout).split("\n");
   assert.equal(
     lines[0],
     `${ran.path}: 2 servers, 1 connected, 1 failed, 9 tools`,
   );
+  assert.match(ran.stdout, /^== fx \(fixture 1\.0\.0, (modern|legacy)\):/m);
   assert.equal(lines[2], "== fx (fixture 1.0.0): 9 tools, 0 skipped");
   assert.equal(lines[4], "fx_echo");
   assert.equal(

@@ -5,34 +5,39 @@ import { ExitCode } from "../cli.ts";
 import {
   BUNDLED,
   cli,
+  ERA_SHOWN,
   run,
   SERVER_COMMAND,
   withHttpServer,
   withOddServer,
+  withoutEra,
 } from "./_helpers/cli.ts";
 
 Deno.test("deno task start prints the inspection of the bundled server", async () => {
   const ran = await run(["task", "start"]);
   assert.equal(ran.code, 0, ran.stderr);
-  assert.equal(ran.stdout, BUNDLED);
+  assert.equal(withoutEra(ran.stdout), BUNDLED);
 });
 
 Deno.test("inspect", async (t) => {
   await t.step("with no target: the bundled server", async () => {
     const ran = await cli("inspect");
     assert.equal(ran.code, ExitCode.ok, ran.stderr);
-    assert.equal(ran.stdout, BUNDLED);
+    assert.equal(withoutEra(ran.stdout), BUNDLED);
+    assert.match(ran.stdout, ERA_SHOWN);
   });
   await t.step("a stdio command after --", async () => {
     const ran = await cli("inspect", "--", ...SERVER_COMMAND);
     assert.equal(ran.code, ExitCode.ok, ran.stderr);
-    assert.equal(ran.stdout, BUNDLED);
+    assert.equal(withoutEra(ran.stdout), BUNDLED);
+    assert.match(ran.stdout, ERA_SHOWN);
   });
   await t.step("a Streamable HTTP URL", async () => {
     await withHttpServer(async (url) => {
       const ran = await cli("inspect", url.href);
       assert.equal(ran.code, ExitCode.ok, ran.stderr);
-      assert.equal(ran.stdout, BUNDLED);
+      assert.equal(withoutEra(ran.stdout), BUNDLED);
+      assert.match(ran.stdout, ERA_SHOWN);
     });
   });
   await t.step(
@@ -47,7 +52,8 @@ Deno.test("inspect", async (t) => {
         Deno.execPath(),
       );
       assert.equal(ran.code, ExitCode.ok, ran.stderr);
-      assert.equal(ran.stdout, BUNDLED);
+      assert.equal(withoutEra(ran.stdout), BUNDLED);
+      assert.match(ran.stdout, ERA_SHOWN);
       assert.match(
         ran.stderr,
         /^weft-mcp: connecting to sh -c 'sleep 1\.5; exec "\$0" run .*' \S+ \(1s\)$/m,
@@ -64,7 +70,7 @@ Deno.test("inspect and call a server with a read-only tool and a skipped one", a
         const ran = await cli("inspect", url);
         assert.equal(ran.code, ExitCode.ok, ran.stderr);
         assert.equal(
-          ran.stdout,
+          withoutEra(ran.stdout),
           `server odd 1: 1 tool imported, 1 skipped
 
 search

@@ -77,6 +77,10 @@ Deno.test("a wrong configuration is refused before anything starts, naming the s
       'mcpServers "a": "initializeTimeout" must be a positive number of milliseconds',
     ],
     [
+      { a: { url: "http://x", protocol: "2026-07-28" } },
+      'mcpServers "a": "protocol" must be "auto", "modern" or "legacy", got "2026-07-28"',
+    ],
+    [
       { a: { url: "http://x", render: "json" } },
       'mcpServers "a": "render" must be "structured", "text" or "both", got "json"',
     ],

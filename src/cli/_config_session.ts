@@ -138,7 +138,7 @@ async function callOne(
 
 /**
  * The text of `inspect --config`: a summary line, then per server a header
- * (`== <name> (<serverInfo>): <n> tools, <k> skipped`, or
+ * (`== <name> (<serverInfo>, <era>): <n> tools, <k> skipped`, or
  * `== <name>: failed` with the error) and its tools as the model sees them,
  * prefixed, each with the lines `inspect` prints for one server.
  *
@@ -170,9 +170,12 @@ export function formatServers(
     }
     const skipped = error?.skipped.filter((s) => s.server === server.name) ??
       [];
-    const info = server.serverInfo === undefined
+    const named = server.serverInfo === undefined
       ? "no serverInfo"
       : `${server.serverInfo.name} ${server.serverInfo.version}`;
+    const info = server.protocol === undefined
+      ? named
+      : `${named}, ${server.protocol}`;
     lines.push(
       `== ${server.name} (${info}): ${
         count(server.tools.length, "tool")

@@ -10,8 +10,13 @@ import { connectHttp } from "../runtime/client/connect_http.ts";
 import { connectStdio } from "../runtime/process/connect_stdio.ts";
 import type { Target } from "./args.ts";
 
-/** A client that owns its connection: closing it ends the child or the session. */
-export type OwnedClient = Client & AsyncDisposable;
+/**
+ * A client that owns its connection: closing it ends the child or the
+ * session. `getProtocolEra` tells the era it speaks, when it knows.
+ */
+export type OwnedClient = Client & AsyncDisposable & {
+  getProtocolEra?(): { era: "modern" | "legacy"; version: string } | undefined;
+};
 
 /** The server `weft-mcp` runs when no target is given (the bundled example). */
 export interface DefaultTarget {

@@ -11,6 +11,11 @@ import type { ImportError } from "../mcp/import_error.ts";
 export interface Inspection {
   /** The server's `serverInfo` from the handshake, when it sent one. */
   readonly server?: { readonly name: string; readonly version: string };
+  /** The protocol the connection speaks: its era and revision, when known. */
+  readonly protocol?: {
+    readonly era: "modern" | "legacy";
+    readonly version: string;
+  };
   /** The imported tools, in listing order, imported without a prefix or policy. */
   readonly tools: readonly ToolDef[];
   /** The tools that could not be imported. */
@@ -139,11 +144,15 @@ function walk(
  * ```
  */
 export function formatInspection(inspection: Inspection): string {
-  const { server, tools, skipped } = inspection;
+  const { server, tools, skipped, protocol } = inspection;
   const entries = skipped?.skipped ?? [];
-  const who = server === undefined
+  const named = server === undefined
     ? "server (no serverInfo)"
     : `server ${server.name} ${server.version}`;
+  // The era, so a reader knows which handshake the server answered.
+  const who = protocol === undefined
+    ? named
+    : `${named}, protocol ${protocol.version} (${protocol.era})`;
   const lines = [
     `${who}: ${
       count(tools.length, "tool")

@@ -168,7 +168,13 @@ class Session {
         const server = info === undefined
           ? undefined
           : { name: info.name, version: info.version };
-        this.#output.stdout(formatInspection({ server, ...imported }));
+        const era = client.getProtocolEra?.();
+        const protocol = era === undefined
+          ? undefined
+          : { era: era.era, version: era.version };
+        this.#output.stdout(
+          formatInspection({ server, protocol, ...imported }),
+        );
         return ExitCode.ok;
       }
       return await this.#call(this.#command.tool, this.#command.args, imported);

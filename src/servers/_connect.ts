@@ -12,6 +12,7 @@ import {
   type ConnectStdioOptions,
 } from "../runtime/process/connect_stdio.ts";
 import type { ServerSpec } from "./config.ts";
+import type { EraStore } from "../runtime/era_store.ts";
 
 /** What every connection of a set shares. */
 export interface ConnectSpecOptions {
@@ -30,6 +31,8 @@ export interface ConnectSpecOptions {
   readonly fetch?: typeof globalThis.fetch;
   /** Whether the host's SIGINT and SIGTERM are forwarded to stdio servers. Default true. */
   readonly forwardSignals?: boolean;
+  /** Where each server's protocol era is kept. */
+  readonly eraStore?: EraStore;
 }
 
 /**
@@ -55,6 +58,8 @@ export function connectSpec(
       clientInfo: options.clientInfo,
       stderr: stderrOf(spec.name, options.stderr),
       forwardSignals: options.forwardSignals,
+      protocol: c.protocol,
+      eraStore: options.eraStore,
     });
   }
   const http = {
@@ -67,7 +72,11 @@ export function connectSpec(
   };
   return spec.kind === "sse"
     ? connectSse(spec.config.url, http)
-    : connectHttp(spec.config.url, http);
+    : connectHttp(spec.config.url, {
+      ...http,
+      protocol: spec.config.protocol,
+      eraStore: options.eraStore,
+    });
 }
 
 function stderrOf(

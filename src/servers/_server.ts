@@ -5,6 +5,8 @@
  * @module
  */
 
+import type { EraStore } from "../runtime/era_store.ts";
+import type { ProtocolEra } from "../runtime/era.ts";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol";
 // @ts-types="@modelcontextprotocol/sdk/server/zod-compat"
 import type {
@@ -50,6 +52,7 @@ export interface ServerContext {
   readonly fetch?: typeof globalThis.fetch;
   readonly forwardSignals?: boolean;
   readonly render?: ResultRendering;
+  readonly eraStore?: EraStore;
   /** A failure after connect: a refresh, a reconnect, a retry, a give-up. */
   report(error: Error): void;
   /** The server's tools or state changed. */
@@ -137,6 +140,10 @@ export class ManagedServer {
   /** The capabilities of the current connection. */
   get capabilities(): ServerCapabilities | undefined {
     return this.#client?.getServerCapabilities();
+  }
+  /** The protocol era of the connection, when connected. */
+  get protocolEra(): ProtocolEra | undefined {
+    return this.#client?.getProtocolEra()?.era;
   }
 
   /**
@@ -289,6 +296,7 @@ export class ManagedServer {
         stderr: ctx.stderr,
         fetch: ctx.fetch,
         forwardSignals: ctx.forwardSignals,
+        eraStore: ctx.eraStore,
       });
     } catch (error) {
       throw this.#named(error, "initialize");

@@ -32,6 +32,12 @@ export interface ServerEntryOptions {
   disabled?: boolean;
   /** Milliseconds the server has to answer `initialize`. Default: the `connectServers` option, else 30000. */
   initializeTimeout?: number;
+  /**
+   * The protocol era: `"auto"` (the default) finds it out, `"modern"`
+   * (2026-07-28) or `"legacy"` (the `initialize` handshake) pins it (see
+   * `connectHttp`'s and `connectStdio`'s `protocol`). Ignored for `type: "sse"`.
+   */
+  protocol?: "auto" | "modern" | "legacy";
 }
 
 /** A server process speaking MCP on its stdin and stdout. */
@@ -129,6 +135,7 @@ const STDIO_FIELDS = new Set([
   "disabled",
   "initializeTimeout",
   "render",
+  "protocol",
   // Host-specific fields other hosts ignore, accepted and not used.
   "envFile",
   "autoApprove",
@@ -145,6 +152,7 @@ const HTTP_FIELDS = new Set([
   "disabled",
   "initializeTimeout",
   "render",
+  "protocol",
   "autoApprove",
   "alwaysAllow",
   "timeout",
@@ -301,6 +309,17 @@ function checkEntry(name: string, entry: Record<string, unknown>): ServerSpec {
       name,
       "initializeTimeout",
       "must be a positive number of milliseconds",
+    );
+  }
+  const protocol = entry.protocol;
+  if (
+    protocol !== undefined && protocol !== "auto" && protocol !== "modern" &&
+    protocol !== "legacy"
+  ) {
+    throw new ServerConfigError(
+      name,
+      "protocol",
+      `must be "auto", "modern" or "legacy", got ${JSON.stringify(protocol)}`,
     );
   }
   if (stdio) {

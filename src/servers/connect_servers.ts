@@ -5,6 +5,8 @@
  * @module
  */
 
+import type { EraStore } from "../runtime/era_store.ts";
+import type { ProtocolEra } from "../runtime/era.ts";
 import type { ToolDef } from "../core/tool.ts";
 import type { ResultRendering } from "../mcp/render.ts";
 import type { ServerConnectError } from "../runtime/errors.ts";
@@ -82,6 +84,12 @@ export interface ConnectServersOptions {
    * (`close()` from its own signal listener); see `connectStdio`.
    */
   forwardSignals?: boolean;
+  /**
+   * Where each server's protocol era is kept (see `connectHttp`'s
+   * `eraStore`): a `Deno.Kv` spares the `server/discover` probe on the
+   * next start. Default: this process's memory.
+   */
+  eraStore?: EraStore;
 }
 
 /** One server of a {@link ConnectedServers} set, as it stands now. */
@@ -102,6 +110,8 @@ export interface ServerStatus {
   readonly tools: readonly ToolDef[];
   /** Its `serverInfo`, when connected. */
   readonly serverInfo?: PeerInfo;
+  /** The protocol era it speaks (`"modern"`: 2026-07-28, `"legacy"`: `initialize`), when connected. */
+  readonly protocol?: ProtocolEra;
   /**
    * Why it is not up: its last failure to start (`retrying`, `failed`), or
    * the give-up (its cause a `ReconnectLimitError`).
@@ -220,6 +230,7 @@ class ServerSet implements ConnectedServers {
       fetch: options.fetch,
       forwardSignals: options.forwardSignals,
       render: options.render,
+      eraStore: options.eraStore,
       report: (error) => {
         try {
           onError(error);
@@ -322,6 +333,7 @@ class ServerSet implements ConnectedServers {
         state: ServerState;
         tools: readonly ToolDef[];
         serverInfo?: PeerInfo;
+        protocol?: ProtocolEra;
         error?: ServerConnectError;
         skipped?: readonly SkippedServerTool[];
       } = {
@@ -335,6 +347,8 @@ class ServerSet implements ConnectedServers {
       if (info !== undefined) {
         status.serverInfo = { name: info.name, version: info.version };
       }
+      const protocol = server.protocolEra;
+      if (protocol !== undefined) status.protocol = protocol;
       const error = server.failure;
       if (error !== undefined) status.error = error;
       const skipped = this.#skipped.filter((s) =>

@@ -15,6 +15,21 @@ import { serveHttp } from "../../examples/server.ts";
 /** The repository root. */
 export const ROOT = new URL("../../", import.meta.url).pathname;
 
+/**
+ * `inspect`'s text without the era it names (`, protocol <revision>
+ * (<era>)` on the server line, `, <era>` in a `--config` header): the
+ * bundled server's era depends on the server side, not on the text.
+ */
+export function withoutEra(text: string): string {
+  return text
+    .replace(/^(server .*?), protocol \S+ \((modern|legacy)\):/m, "$1:")
+    .replace(/^(== .*? \(.*?), (modern|legacy)\):/gm, "$1):");
+}
+
+/** The server line of an inspection names the era: `, protocol <revision> (<era>):`. */
+export const ERA_SHOWN =
+  /^server .*, protocol \d{4}-\d{2}-\d{2} \((modern|legacy)\):/;
+
 /** The inspection of examples/server.ts, byte for byte. */
 export const BUNDLED =
   `server weft-getting-started 0: 2 tools imported, 0 skipped

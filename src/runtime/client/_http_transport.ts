@@ -20,6 +20,13 @@ import {
   type JSONRPCMessage,
 } from "@modelcontextprotocol/sdk/types.js";
 import { ConnectionLostError } from "../errors.ts";
+import {
+  encodeHeaderValue,
+  HEADER,
+  isModernVersion,
+  META,
+  nameParamOf,
+} from "../era.ts";
 import { mayHoldBigNumber, RawNumberCodec } from "./_raw_number_codec.ts";
 import {
   answeredId,
@@ -37,6 +44,8 @@ interface Call {
   dropped: boolean;
   /** Drops the request: aborts its POST, then cancels its response stream. */
   drop?: () => void;
+  /** The modern era's headers, derived from the request's envelope. */
+  headers?: readonly [string, string][];
 }
 
 /** Options of {@link LosslessHttpTransport}. */
@@ -98,7 +107,13 @@ export class LosslessHttpTransport implements Transport {
   ): Promise<void> {
     const id = requestIdOf(message);
     if (id !== undefined) {
-      this.#calls.set(id, { answered: false, dropped: false });
+      const headers = modernHeadersOf(message);
+      this.#calls.set(
+        id,
+        headers === undefined
+          ? { answered: false, dropped: false }
+          : { answered: false, dropped: false, headers },
+      );
     }
     const cancelled = cancelledIdOf(message);
     if (cancelled !== undefined) this.#dropCall(cancelled);
@@ -108,6 +123,14 @@ export class LosslessHttpTransport implements Transport {
       if (id !== undefined) this.#calls.delete(id);
       throw error;
     }
+  }
+
+  /**
+   * Drops the request `id` in flight without a message: aborts its POST or
+   * cancels its response stream (the modern era's cancellation).
+   */
+  dropCall(id: RequestId): void {
+    this.#dropCall(id);
   }
 
   /** Ends the session with a DELETE (when there is one); a 405 or a failure is ignored. */
@@ -158,6 +181,11 @@ export class LosslessHttpTransport implements Transport {
     // not `AbortSignal.any`, whose dependent signals cost more than the
     // rest of the wrapping.
     let release = noop;
+    if (call?.headers !== undefined) {
+      const headers = new Headers(init?.headers);
+      for (const [name, value] of call.headers) headers.set(name, value);
+      init = { ...init, headers };
+    }
     if (call !== undefined) {
       const drop = new AbortController();
       call.drop = () => drop.abort(new Error("request cancelled"));
@@ -304,6 +332,30 @@ export class LosslessHttpTransport implements Transport {
       },
     });
   }
+}
+
+// The headers a request carrying the modern `_meta` envelope is sent
+// with: its protocol version, method and (for a call, a prompt, a read)
+// the name it targets.
+function modernHeadersOf(
+  message: JSONRPCMessage,
+): [string, string][] | undefined {
+  const m = message as { method?: unknown; params?: Record<string, unknown> };
+  const meta = m.params?._meta as Record<string, unknown> | undefined;
+  const version = meta?.[META.protocolVersion];
+  if (typeof m.method !== "string" || !isModernVersion(version)) {
+    return undefined;
+  }
+  const headers: [string, string][] = [
+    [HEADER.protocolVersion, version],
+    [HEADER.method, m.method],
+  ];
+  const param = nameParamOf(m.method);
+  const name = param === undefined ? undefined : m.params?.[param];
+  if (typeof name === "string") {
+    headers.push([HEADER.name, encodeHeaderValue(name)]);
+  }
+  return headers;
 }
 
 function parseOrUndefined(text: string): unknown {

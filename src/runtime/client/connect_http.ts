@@ -18,6 +18,13 @@ import {
 } from "./disposable_client.ts";
 import type { ConnectionLostError } from "../errors.ts";
 import { LosslessHttpTransport } from "./_http_transport.ts";
+import {
+  EraClientTransport,
+  type EraInfo,
+  type ProtocolPreference,
+} from "../era_client.ts";
+import type { EraStore } from "../era_store.ts";
+import { probeHttp } from "./_http_probe.ts";
 
 /**
  * Options of {@link connectHttp}.
@@ -78,6 +85,19 @@ export interface ConnectHttpOptions {
    * rejects with a `ServerConnectError` (phase `initialize`). Default 30000.
    */
   initializeTimeout?: number;
+  /**
+   * The protocol era. `"auto"` (the default) sends a `server/discover`
+   * first and speaks 2026-07-28 to a server that answers it, the
+   * `initialize` handshake to any other (the verdict is kept: see
+   * `eraStore`). `"modern"` or `"legacy"` pins the era and sends no probe;
+   * a server that does not speak the pinned era fails the connect.
+   */
+  protocol?: ProtocolPreference;
+  /**
+   * Where each server's era is kept. Default: this process's memory, so a
+   * reconnect sends no probe; a `Deno.Kv` keeps it across restarts.
+   */
+  eraStore?: EraStore;
 }
 
 /**
@@ -119,11 +139,26 @@ export async function connectHttp(
 ): Promise<McpClient> {
   const signal = options.signal;
   signal?.throwIfAborted();
-  const transport = new LosslessHttpTransport(new URL(url), {
+  const endpoint = new URL(url);
+  const http = new LosslessHttpTransport(endpoint, {
     headers: options.headers,
     fetch: options.fetch,
   });
-  const link = new HttpLink(transport);
+  const fetcher = options.fetch ?? ((input, init) => fetch(input, init));
+  const transport = new EraClientTransport(http, {
+    transport: "http",
+    protocol: options.protocol,
+    store: options.eraStore,
+    key: endpoint.href,
+    dropCall: (id) => http.dropCall(id),
+    probe: (request, probeSignal) =>
+      probeHttp(request, probeSignal, {
+        url: endpoint,
+        headers: options.headers,
+        fetch: fetcher,
+      }),
+  });
+  const link = new HttpLink(http, transport);
   const client = new McpClient(
     options.clientInfo ?? DEFAULT_CLIENT_INFO,
     { capabilities: options.capabilities ?? {} },
@@ -142,11 +177,21 @@ export async function connectHttp(
 
 class HttpLink implements ClientLink {
   readonly #transport: LosslessHttpTransport;
+  readonly #era: EraClientTransport;
   #closing?: Promise<void>;
   #unwatch: () => void = () => {};
 
-  constructor(transport: LosslessHttpTransport) {
+  constructor(transport: LosslessHttpTransport, era: EraClientTransport) {
     this.#transport = transport;
+    this.#era = era;
+  }
+
+  protocolEra(): EraInfo | undefined {
+    return this.#era.era;
+  }
+
+  serverInfo(): Implementation | undefined {
+    return this.#era.serverInfo;
   }
 
   lost(): ConnectionLostError | undefined {

@@ -25,6 +25,7 @@ import {
   ServerConnectError,
 } from "../errors.ts";
 import { linkSignal } from "../../core/abort.ts";
+import type { EraInfo } from "../era_client.ts";
 
 /** The name and version a runtime client introduces itself with by default. */
 export const DEFAULT_CLIENT_INFO: Implementation = {
@@ -46,6 +47,10 @@ export interface ClientLink {
    * must be idempotent.
    */
   close(closeProtocol: () => Promise<void>): Promise<void>;
+  /** The protocol era the connection speaks, once connected. */
+  protocolEra?(): EraInfo | undefined;
+  /** The server's latest name and version (modern results carry it), if known. */
+  serverInfo?(): Implementation | undefined;
 }
 
 /** The default of `initializeTimeout`: 30 s. */
@@ -193,6 +198,20 @@ export class McpClient extends Client implements AsyncDisposable {
     } finally {
       link?.unlink();
     }
+  }
+
+  /**
+   * The protocol era this connection speaks (`"modern"`: 2026-07-28,
+   * `"legacy"`: the `initialize` handshake), the revision, and whether the
+   * verdict came from the era store; `undefined` before the handshake.
+   */
+  getProtocolEra(): EraInfo | undefined {
+    return this.#link.protocolEra?.();
+  }
+
+  /** The server's name and version: from `initialize`, or in the modern era from the latest result. */
+  override getServerVersion(): Implementation | undefined {
+    return this.#link.serverInfo?.() ?? super.getServerVersion();
   }
 
   /** Closes the SDK side and ends the connection this client owns. Idempotent. */

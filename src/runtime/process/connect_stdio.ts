@@ -33,6 +33,12 @@ import {
   terminateProcess,
 } from "./process_group.ts";
 import { stdioTransport } from "./stdio_transport.ts";
+import {
+  EraClientTransport,
+  type EraInfo,
+  type ProtocolPreference,
+} from "../era_client.ts";
+import type { EraStore } from "../era_store.ts";
 
 /**
  * Options of {@link connectStdio}.
@@ -104,6 +110,24 @@ export interface ConnectStdioOptions {
    * the transport reports (a malformed line, an over-long line) is missed.
    */
   onerror?: (error: Error) => void;
+  /**
+   * The protocol era. `"auto"` (the default) sends `server/discover` first
+   * and speaks 2026-07-28 to a server that answers it; an error answer, or
+   * silence for `probeTimeout` ms, means the `initialize` handshake (a
+   * modern answer arriving late still wins). The verdict is kept (see
+   * `eraStore`). `"modern"` or `"legacy"` pins the era and sends no probe:
+   * pin `"legacy"` for a server that exits on a request it does not know
+   * before `initialize` (it is not started twice to find out).
+   */
+  protocol?: ProtocolPreference;
+  /**
+   * Where each server's era is kept, keyed by its command line and
+   * directory. Default: this process's memory, so a restart of the server
+   * sends no probe; a `Deno.Kv` keeps it across restarts of this process.
+   */
+  eraStore?: EraStore;
+  /** Milliseconds a silent server gets to answer `server/discover` before it is taken for legacy. Default 1500. */
+  probeTimeout?: number;
 }
 
 /**
@@ -216,17 +240,32 @@ export async function connectStdio(
     ? stderr
     : (line: string) => console.error(`[${name}] ${line}`);
   const connection = new StdioConnection(proc, grace, stderr);
+  const eraKey = options.cwd === undefined
+    ? target
+    : `${target} (in ${options.cwd})`;
+  const era = new EraClientTransport(
+    new StrayLineReporter(connection.transport(options.maxLineBytes), report),
+    {
+      transport: "stdio",
+      protocol: options.protocol,
+      store: options.eraStore,
+      key: eraKey,
+      probeTimeout: options.probeTimeout,
+    },
+  );
+  connection.era = era;
   const client = new McpClient(
     options.clientInfo ?? DEFAULT_CLIENT_INFO,
     { capabilities: options.capabilities ?? {} },
     connection,
   );
   if (options.onerror !== undefined) client.onerror = options.onerror;
-  await handshake(
-    client,
-    new StrayLineReporter(connection.transport(options.maxLineBytes), report),
-    { signal, initializeTimeout: options.initializeTimeout, name, target },
-  );
+  await handshake(client, era, {
+    signal,
+    initializeTimeout: options.initializeTimeout,
+    name,
+    target,
+  });
   connection.closeOnAbort(signal, client);
   return client;
 }
@@ -299,6 +338,8 @@ export function defaultEnvironment(): Record<string, string> {
 }
 
 class StdioConnection {
+  /** The era adapter, once built. */
+  era?: EraClientTransport;
   readonly #proc: SpawnedProcess;
   readonly #grace: number;
   #lost?: ConnectionLostError;
@@ -351,6 +392,14 @@ class StdioConnection {
 
   lost(): ConnectionLostError | undefined {
     return this.#lost;
+  }
+
+  protocolEra(): EraInfo | undefined {
+    return this.era?.era;
+  }
+
+  serverInfo(): Implementation | undefined {
+    return this.era?.serverInfo;
   }
 
   close(closeProtocol: () => Promise<void>): Promise<void> {

@@ -1,0 +1,131 @@
+/**
+ * Where a client keeps each server's protocol era, so that a reconnect,
+ * and with a persistent store a restart, sends no `server/discover` probe.
+ *
+ * @module
+ */
+
+import { isModernVersion, type ProtocolEra } from "./era.ts";
+
+/**
+ * A place for era verdicts: a `Deno.Kv` (`await Deno.openKv()`) fits as is,
+ * as does any object with these two methods. Keys are
+ * `["weft-mcp", "protocol-era", <server>]`, where `<server>` is the URL of
+ * an HTTP server or the command line (and directory) of a stdio server.
+ *
+ * @example Keep verdicts across restarts in Deno KV
+ * ```ts ignore
+ * import { connectHttp } from "@weft/mcp";
+ * const kv = await Deno.openKv("./mcp-state.sqlite3");
+ * await using client = await connectHttp("http://127.0.0.1:8000/mcp", { eraStore: kv });
+ * ```
+ */
+export interface EraStore {
+  /** The value kept under `key` (`{ value: null }` when none). */
+  get(key: readonly string[]): Promise<{ readonly value: unknown }>;
+  /** Keeps `value` under `key` for `expireIn` ms at most. */
+  set(
+    key: readonly string[],
+    value: unknown,
+    options?: { expireIn?: number },
+  ): Promise<unknown>;
+}
+
+/** One server's verdict as kept. */
+export interface EraVerdict {
+  /** The era the server speaks. */
+  readonly era: ProtocolEra;
+  /** The modern revision (modern only). */
+  readonly version?: string;
+  /** The server's `server/discover` result (modern only), for the handshake a cached verdict skips. */
+  readonly discover?: Record<string, unknown>;
+}
+
+/** How long a verdict is kept: 7 days (a server may move to the modern era). */
+export const ERA_VERDICT_TTL = 7 * 24 * 3_600_000;
+
+/** The store key of the server `target`. */
+export function eraKey(target: string): string[] {
+  return ["weft-mcp", "protocol-era", target];
+}
+
+/**
+ * A store in this process's memory: verdicts survive reconnects, not
+ * restarts. Every connection without an `eraStore` shares one.
+ *
+ * @example A store of one's own
+ * ```ts
+ * import { memoryEraStore } from "@weft/mcp/runtime";
+ * import assert from "node:assert/strict";
+ * const store = memoryEraStore();
+ * await store.set(["a"], { era: "legacy" });
+ * assert.deepEqual((await store.get(["a"])).value, { era: "legacy" });
+ * ```
+ */
+export function memoryEraStore(): EraStore {
+  const kept = new Map<string, { value: unknown; until: number }>();
+  return {
+    get(key) {
+      const entry = kept.get(JSON.stringify(key));
+      const live = entry !== undefined && entry.until > Date.now();
+      return Promise.resolve({ value: live ? entry.value : null });
+    },
+    set(key, value, options) {
+      const until = Date.now() + (options?.expireIn ?? Infinity);
+      kept.set(JSON.stringify(key), { value, until });
+      return Promise.resolve();
+    },
+  };
+}
+
+const processStore: EraStore = memoryEraStore();
+
+/** The verdict kept for `target`, or `undefined` (a store that fails counts as empty). */
+export async function readVerdict(
+  store: EraStore | undefined,
+  target: string,
+): Promise<EraVerdict | undefined> {
+  let value: unknown;
+  try {
+    value = (await (store ?? processStore).get(eraKey(target))).value;
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== "object" || value === null) return undefined;
+  const v = value as Record<string, unknown>;
+  if (v.era === "legacy") return { era: "legacy" };
+  if (v.era !== "modern" || !isModernVersion(v.version)) return undefined;
+  const discover = typeof v.discover === "object" && v.discover !== null
+    ? v.discover as Record<string, unknown>
+    : undefined;
+  return { era: "modern", version: v.version, discover };
+}
+
+/** Keeps the verdict for `target`; a store that fails is ignored (the next connect probes again). */
+export async function writeVerdict(
+  store: EraStore | undefined,
+  target: string,
+  verdict: EraVerdict,
+): Promise<void> {
+  try {
+    await (store ?? processStore).set(eraKey(target), verdict, {
+      expireIn: ERA_VERDICT_TTL,
+    });
+  } catch {
+    // Only a cost: the next connect probes again.
+  }
+}
+
+/** Forgets the verdict for `target` (the server refuted it): the next connect probes. */
+export async function forgetVerdict(
+  store: EraStore | undefined,
+  target: string,
+): Promise<void> {
+  try {
+    await (store ?? processStore).set(eraKey(target), null, {
+      expireIn: ERA_VERDICT_TTL,
+    });
+  } catch {
+    // The next connect may fail the same way; nothing more to do here.
+  }
+}
