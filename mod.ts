@@ -86,6 +86,7 @@ export type {
   ImportResult,
 } from "./src/mcp/import.ts";
 export { ImportError } from "./src/mcp/import_error.ts";
+export type { InputHandler } from "./src/mcp/input.ts";
 export { RemoteToolError } from "./src/mcp/remote_error.ts";
 export { exportTools } from "./src/mcp/export.ts";
 export { serveAgent } from "./src/mcp/serve.ts";
