@@ -88,7 +88,7 @@ export type {
 export { ImportError } from "./src/mcp/import_error.ts";
 export type { InputHandler } from "./src/mcp/input.ts";
 export { RemoteToolError } from "./src/mcp/remote_error.ts";
-export { exportTools } from "./src/mcp/export.ts";
+export { exportTools, setRequestStateKey } from "./src/mcp/export.ts";
 export { serveAgent } from "./src/mcp/serve.ts";
 
 // Many servers from one mcpServers config, as every MCP host writes it.
