@@ -4,7 +4,7 @@
  * arguments, with an expiry, signed with HMAC-SHA256 (WebCrypto). The
  * client echoes it on the retry; the server verifies it and trusts nothing
  * it did not sign. Stateless: a retry may reach another instance, which
- * verifies it with the same key (ADR 0081).
+ * verifies it with the same key (`setRequestStateKey`).
  *
  * Wire form: `base64url(payload JSON) "." base64url(HMAC of the first part)`.
  *
