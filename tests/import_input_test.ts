@@ -83,7 +83,9 @@ function legacyServer(): Server {
       },
       ElicitResultSchema,
     );
-    return { content: [{ type: "text", text: `got ${JSON.stringify(reply)}` }] };
+    return {
+      content: [{ type: "text", text: `got ${JSON.stringify(reply)}` }],
+    };
   });
   return server;
 }
@@ -187,9 +189,12 @@ Deno.test("2025: without onInput the call parks in the run, and answer sends the
   });
   assert.equal(done.text, "Registered.");
   const result = done.messages.find((m) => m.role === "tool")?.content[0];
-  assert.deepEqual(result && "content" in result ? result.content : "", [
-    'got {"action":"accept","content":{"name":"Bo","age":7}}',
-  ].join(""));
+  assert.deepEqual(
+    result && "content" in result ? result.content : "",
+    [
+      'got {"action":"accept","content":{"name":"Bo","age":7}}',
+    ].join(""),
+  );
 });
 
 Deno.test("2025: a resumed call whose request no longer waits reads the pinned text", async () => {

@@ -212,7 +212,9 @@ export function answer(
       throw new TypeError(
         `weft: call ${
           JSON.stringify(pending.id)
-        } asked for ${keys.length} inputs; answer each by its key (${keys.join(", ")})`,
+        } asked for ${keys.length} inputs; answer each by its key (${
+          keys.join(", ")
+        })`,
       );
     }
     responses = { [keys[0]]: response as InputResponse };

@@ -18,8 +18,8 @@
 import { ElicitResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import {
   askElicitation,
-  askKey,
   type AskFn,
+  askKey,
   type ElicitationRequest,
   type InputResponse,
 } from "../core/input.ts";
@@ -83,7 +83,9 @@ export interface AskServer {
 export interface CallAsking {
   readonly ask: AskFn;
   /** Present for a modern call: builds the result for a question past the answers. */
-  readonly inputRequired?: (parked: AskParked) => Promise<Record<string, unknown>>;
+  readonly inputRequired?: (
+    parked: AskParked,
+  ) => Promise<Record<string, unknown>>;
 }
 
 const keys = new WeakMap<object, Promise<CryptoKey>>();
@@ -186,7 +188,10 @@ function legacyAsk(server: AskServer, tool: string, extra: AskExtra): AskFn {
       throw new Error(cannotAskText(tool));
     }
     return await extra.sendRequest(
-      elicitation as unknown as { method: string; params: Record<string, unknown> },
+      elicitation as unknown as {
+        method: string;
+        params: Record<string, unknown>;
+      },
       ElicitResultSchema,
       // The person may take their time: the call's signal bounds it, not the SDK's 60 s.
       { signal: extra.signal, timeout: 2_147_483_647 },

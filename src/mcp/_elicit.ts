@@ -141,7 +141,9 @@ export class LegacyInput {
   /** Takes the ticket `id` (once): its flight and outstanding result; undefined when gone. */
   take(
     id: string,
-  ): { flight: Flight; respond: Ticket["respond"]; result: Promise<unknown> } | undefined {
+  ):
+    | { flight: Flight; respond: Ticket["respond"]; result: Promise<unknown> }
+    | undefined {
     const ticket = this.#tickets.get(id);
     if (ticket === undefined) return undefined;
     this.#tickets.delete(id);

@@ -34,8 +34,8 @@ import type { AskFn } from "../core/input.ts";
 import { progressSink } from "./_progress.ts";
 import {
   type AskExtra,
-  AskParked,
   askingFor,
+  AskParked,
   type AskServer,
   type CallAsking,
 } from "./_ask.ts";

@@ -43,7 +43,9 @@ export class InvalidRequestStateError extends Error {
 }
 
 /** An HMAC-SHA256 key from secret bytes or text (at least 32 bytes). */
-export async function stateKey(secret: string | Uint8Array): Promise<CryptoKey> {
+export async function stateKey(
+  secret: string | Uint8Array,
+): Promise<CryptoKey> {
   const bytes = typeof secret === "string"
     ? new TextEncoder().encode(secret)
     : secret;
@@ -138,7 +140,10 @@ export async function verifyState(
 function toBase64Url(bytes: Uint8Array): string {
   let binary = "";
   for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(
+    /=+$/,
+    "",
+  );
 }
 
 function fromBase64Url(text: string): Uint8Array<ArrayBuffer> | undefined {

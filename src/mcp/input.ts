@@ -56,4 +56,3 @@ export type InputHandler = (
   request: InputRequest,
   context: InputContext,
 ) => InputResponse | Promise<InputResponse>;
-
