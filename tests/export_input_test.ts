@@ -6,14 +6,17 @@
 
 import assert from "node:assert/strict";
 import {
+  Agent,
   Client,
   exportTools,
   importTools,
   InMemoryTransport,
   rawTool,
+  serveAgent,
   Server,
   setRequestStateKey,
 } from "../mod.ts";
+import { script } from "../testing.ts";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import {
   ElicitRequestSchema,
@@ -234,4 +237,20 @@ Deno.test("2026-07-28: a caller without the elicitation capability makes ask fai
     .result as Record<string, unknown>;
   assert.equal(result.isError, true);
   assert.equal(result.resultType, undefined);
+});
+
+Deno.test("serveAgent: the agent's tools ask their caller too", async () => {
+  const server = new Server({ name: "greeter", version: "1.0.0" });
+  const agent = new Agent(script(), {
+    name: "concierge",
+    tools: [greeter({ count: 0 })],
+  });
+  serveAgent(server, agent, "Greets people.");
+  await using client = await legacyPair(server, { elicitation: {} });
+  client.setRequestHandler(
+    ElicitRequestSchema,
+    () => ({ action: "accept", content: { name: "Cy" } }),
+  );
+  const result = await client.callTool({ name: "greet", arguments: {} });
+  assert.deepEqual(result.content, [{ type: "text", text: "hello Cy" }]);
 });
