@@ -115,7 +115,7 @@ interface Ticket {
 
 /** The 2025-era input routing of one client. */
 export class LegacyInput {
-  readonly server: string;
+  server: string;
   readonly #flights = new Set<Flight>();
   readonly #tickets = new Map<string, Ticket>();
   readonly #results = new Map<Flight, Promise<unknown>>();
@@ -222,6 +222,31 @@ export function legacyInput(client: object): LegacyInput | null {
   }
   routers.set(client, router);
   return router;
+}
+
+/**
+ * Routes the `elicitation/create` requests `real` (a connection) receives
+ * to the calls of the tools imported through `routed` (the client
+ * `importTools` was given, which sends its requests over `real`).
+ */
+export function forwardElicitation(real: object, routed: object): void {
+  let router = routers.get(routed);
+  if (router === undefined || router === null) {
+    router = new LegacyInput(serverNameOf(real));
+    routers.set(routed, router);
+  } else if (router.server === "") {
+    router.server = serverNameOf(real);
+  }
+  const target = router;
+  const taking = real as Partial<RequestTaking>;
+  try {
+    taking.setRequestHandler?.(
+      ElicitRequestSchema,
+      (request) => target.elicit(request.params),
+    );
+  } catch {
+    // The connection declared no elicitation capability: nothing to route.
+  }
 }
 
 /** The server name `client` knows (`""` when none). */

@@ -6,6 +6,7 @@
  */
 
 import type { InputRequest, InputResponse } from "../core/input.ts";
+export { forwardElicitation } from "./_elicit.ts";
 
 /**
  * What an `onInput` handler learns beside the request.

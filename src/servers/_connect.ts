@@ -32,6 +32,10 @@ export interface ConnectSpecOptions {
   readonly forwardSignals?: boolean;
 }
 
+// A server of the 2025 era asks for input only of a client that declared
+// elicitation; the set answers it (onInput) or parks the call (answer).
+const CAPABILITIES = Object.freeze({ elicitation: {} });
+
 /**
  * Connects the server `spec` describes: `connectStdio` for a command,
  * `connectHttp` for a URL, `connectSse` for `type: "sse"`. Rejects as they
@@ -55,6 +59,7 @@ export function connectSpec(
       clientInfo: options.clientInfo,
       stderr: stderrOf(spec.name, options.stderr),
       forwardSignals: options.forwardSignals,
+      capabilities: CAPABILITIES,
     });
   }
   const http = {
@@ -64,6 +69,7 @@ export function connectSpec(
     initializeTimeout,
     clientInfo: options.clientInfo,
     fetch: options.fetch,
+    capabilities: CAPABILITIES,
   };
   return spec.kind === "sse"
     ? connectSse(spec.config.url, http)

@@ -7,6 +7,7 @@
 
 import type { ToolDef } from "../core/tool.ts";
 import type { ResultRendering } from "../mcp/render.ts";
+import type { InputHandler } from "../mcp/input.ts";
 import type { ServerConnectError } from "../runtime/errors.ts";
 import { parseServersConfig, type ServersConfig } from "./config.ts";
 import {
@@ -82,6 +83,13 @@ export interface ConnectServersOptions {
    * (`close()` from its own signal listener); see `connectStdio`.
    */
   forwardSignals?: boolean;
+  /**
+   * Answers at once what a server asks for during a call (`importTools`'
+   * `onInput`). Without it such a call parks in the agent run, with the
+   * request on `RunResult.pending`, until `answer` resumes it. The clients
+   * declare the elicitation capability either way.
+   */
+  onInput?: InputHandler;
 }
 
 /** One server of a {@link ConnectedServers} set, as it stands now. */
@@ -220,6 +228,7 @@ class ServerSet implements ConnectedServers {
       fetch: options.fetch,
       forwardSignals: options.forwardSignals,
       render: options.render,
+      onInput: options.onInput,
       report: (error) => {
         try {
           onError(error);
