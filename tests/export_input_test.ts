@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import {
   Agent,
+  answer,
   Client,
   exportTools,
   importTools,
@@ -16,7 +17,7 @@ import {
   Server,
   setRequestStateKey,
 } from "../mod.ts";
-import { script } from "../testing.ts";
+import { callTools, say, script } from "../testing.ts";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import {
   ElicitRequestSchema,
@@ -253,4 +254,52 @@ Deno.test("serveAgent: the agent's tools ask their caller too", async () => {
   );
   const result = await client.callTool({ name: "greet", arguments: {} });
   assert.deepEqual(result.content, [{ type: "text", text: "hello Cy" }]);
+});
+
+Deno.test("2026-07-28 both ways: importTools answers an exported tool's input_required, parked and resumed", async () => {
+  const server = new Server({ name: "greeter", version: "1.0.0" });
+  const runs = { count: 0 };
+  exportTools(server, greeter(runs));
+  await using client = await legacyPair(server, {});
+  // What the era client adapter adds to every request: the modern envelope.
+  const modern = {
+    request: (
+      request: { method: string; params?: Record<string, unknown> },
+      schema: unknown,
+      options?: Record<string, unknown>,
+    ) =>
+      client.request(
+        {
+          ...request,
+          params: {
+            ...request.params,
+            _meta: {
+              "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+              "io.modelcontextprotocol/clientCapabilities": { elicitation: {} },
+            },
+          },
+        } as never,
+        schema as never,
+        options,
+      ),
+  };
+  const { tools } = await importTools(modern);
+  const agent = new Agent(
+    script(callTools({ name: "greet", args: {} }), say("Done.")),
+    { tools },
+  );
+  const first = await agent.generate("Greet.");
+  assert.deepEqual(Object.keys(first.pending[0].input!.requests), ["ask_0"]);
+  const second = await agent.generate(first.messages, {
+    decisions: [
+      answer(first.pending[0], { action: "accept", content: { name: "Di" } }),
+    ],
+  });
+  assert.deepEqual(Object.keys(second.pending[0].input!.requests), ["ask_1"]);
+  const third = await agent.generate(second.messages, {
+    decisions: [answer(second.pending[0], { action: "accept" })],
+  });
+  assert.equal(third.text, "Done.");
+  assert.match(JSON.stringify(third.messages), /hello Di/);
+  assert.equal(runs.count, 3);
 });
