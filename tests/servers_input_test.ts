@@ -41,7 +41,7 @@ function asker(): Server {
   return server;
 }
 
-async function serve(): Promise<{ url: string } & AsyncDisposable> {
+function serve(): { url: string } & AsyncDisposable {
   const stop = new AbortController();
   const handler = httpHandler(asker, { sessions: true });
   const listening = Deno.serve({
@@ -53,7 +53,7 @@ async function serve(): Promise<{ url: string } & AsyncDisposable> {
   return {
     url: `http://127.0.0.1:${listening.addr.port}/mcp`,
     [Symbol.asyncDispose]: async () => {
-      await handler.close?.();
+      await handler.close();
       stop.abort();
       await listening.finished;
     },
@@ -61,7 +61,7 @@ async function serve(): Promise<{ url: string } & AsyncDisposable> {
 }
 
 Deno.test("connectServers: onInput answers a server's elicitation during a call", async () => {
-  await using endpoint = await serve();
+  await using endpoint = serve();
   await using servers = await connectServers({ a: { url: endpoint.url } }, {
     signal: AbortSignal.timeout(10_000),
     onInput: () => ({ action: "accept", content: {} }),
@@ -75,7 +75,7 @@ Deno.test("connectServers: onInput answers a server's elicitation during a call"
 });
 
 Deno.test("connectServers: without onInput the call parks in the run and answer resumes it", async () => {
-  await using endpoint = await serve();
+  await using endpoint = serve();
   await using servers = await connectServers({ a: { url: endpoint.url } }, {
     signal: AbortSignal.timeout(10_000),
   });
