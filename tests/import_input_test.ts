@@ -310,3 +310,31 @@ Deno.test("2026-07-28: a server that keeps asking fails the call after the round
   );
   assert.equal(calls, 11);
 });
+
+Deno.test("2025: a request during two waiting calls cannot be attributed and is answered cancel", async () => {
+  await using peer = await pair(legacyServer());
+  let asked = 0;
+  const { tools } = await importTools(peer.client, {
+    onInput: () => {
+      asked++;
+      return { action: "accept", content: {} };
+    },
+  });
+  const both = await Promise.all([
+    tools[0].invoke("{}"),
+    tools[0].invoke("{}"),
+  ]);
+  assert.equal(both[0], 'got {"action":"cancel"}');
+  assert.equal(asked, both.filter((t) => t.includes("accept")).length);
+});
+
+Deno.test("2025: a parked call does not hold the route: the next call's request reaches its own handler", async () => {
+  await using peer = await pair(legacyServer());
+  const parking = await importTools(peer.client);
+  await assert.rejects(parking.tools[0].invoke("{}"), InputRequiredError);
+  const answering = await importTools(peer.client, { onInput: accept });
+  assert.equal(
+    await answering.tools[0].invoke("{}"),
+    'got {"action":"accept","content":{"name":"Ada","age":30}}',
+  );
+});

@@ -5,10 +5,10 @@
  *
  * A 2025 server sends `elicitation/create` as a request of its own while a
  * `tools/call` is in flight, with nothing on the wire tying the two; the
- * request is given to the one call of this client in flight (tools are
- * sequential unless read-only, so that is the common case). With several
- * calls in flight, or none, it cannot be attributed and is answered
- * `cancel`. The call's importer either answers at once (its `onInput`) or
+ * request is given to the one call of this client waiting for its result
+ * (tools are sequential unless read-only, so that is the common case; a
+ * parked call does not count). With several such calls, or none, it cannot
+ * be attributed and is answered `cancel`. The call's importer either answers at once (its `onInput`) or
  * parks the call: the server's request then waits, on the live connection,
  * for `answer` to resume the call in this process (a ticket in the
  * pending state); a ticket that is gone (another process, a closed
@@ -131,8 +131,12 @@ export class LegacyInput {
     const end = (): void => {
       this.#flights.delete(flight);
       this.#results.delete(flight);
+      // The call ended (the server gave up waiting, the connection closed):
+      // its waiting requests are answered `cancel` and their tickets go.
       for (const [id, ticket] of this.#tickets) {
-        if (ticket.flight === flight) this.#tickets.delete(id);
+        if (ticket.flight !== flight) continue;
+        this.#tickets.delete(id);
+        ticket.respond({ action: "cancel" });
       }
     };
     result.then(end, end);
@@ -156,9 +160,10 @@ export class LegacyInput {
       method: "elicitation/create",
       params: params as InputRequest["params"],
     } as InputRequest;
-    const flight = this.#flights.size === 1
-      ? this.#flights.values().next().value
-      : undefined;
+    // The calls waiting for their result now; a parked call waits for
+    // `answer`, not for its server, and asks nothing more until resumed.
+    const waiting = [...this.#flights].filter((f) => f.current !== undefined);
+    const flight = waiting.length === 1 ? waiting[0] : undefined;
     const current = flight?.current;
     if (flight === undefined || current === undefined) {
       return { action: "cancel" };
