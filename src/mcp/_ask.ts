@@ -117,18 +117,19 @@ function metaOf(params: Record<string, unknown>): Record<string, unknown> {
 }
 
 /**
- * The `ask` of one call of `tool` with argument text `args`. A modern
- * call's retry is verified first (rejecting with `InvalidRequestStateError`).
+ * The `ask` of one call of `tool`; `args` gives its argument text (read
+ * only for a modern call, whose state binds it). A modern call's retry is
+ * verified first (rejecting with `InvalidRequestStateError`).
  */
 export function askingFor(
   server: AskServer & object,
   tool: string,
-  args: string,
+  args: () => string,
   params: Record<string, unknown>,
   extra: AskExtra,
 ): CallAsking | Promise<CallAsking> {
   if (!isModernCall(params)) return { ask: legacyAsk(server, tool, extra) };
-  return modernAsking(server, tool, args, params);
+  return modernAsking(server, tool, args(), params);
 }
 
 async function modernAsking(

@@ -219,7 +219,7 @@ function call(
   const asking = askingFor(
     server,
     name,
-    argumentText(args),
+    () => argumentText(args),
     request.params as Record<string, unknown>,
     extra as unknown as AskExtra,
   );
