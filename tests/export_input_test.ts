@@ -303,3 +303,25 @@ Deno.test("2026-07-28 both ways: importTools answers an exported tool's input_re
   assert.match(JSON.stringify(third.messages), /hello Di/);
   assert.equal(runs.count, 3);
 });
+
+Deno.test("an imported tool exported again passes its server's question on to its own caller (2025 both hops)", async () => {
+  // The origin: a 2025 server whose tool asks; weft imports it...
+  const origin = new Server({ name: "origin", version: "1.0.0" });
+  exportTools(origin, greeter({ count: 0 }));
+  await using upstream = await legacyPair(origin, { elicitation: {} });
+  const { tools } = await importTools(upstream);
+  // ...and exports it on a proxy, whose caller answers.
+  const proxy = new Server({ name: "proxy", version: "1.0.0" });
+  exportTools(proxy, ...tools);
+  await using caller = await legacyPair(proxy, { elicitation: {} });
+  const asked: string[] = [];
+  caller.setRequestHandler(ElicitRequestSchema, (request) => {
+    asked.push(request.params.message);
+    return asked.length === 1
+      ? { action: "accept", content: { name: "Eve" } }
+      : { action: "accept" };
+  });
+  const result = await caller.callTool({ name: "greet", arguments: {} });
+  assert.deepEqual(result.content, [{ type: "text", text: "hello Eve" }]);
+  assert.deepEqual(asked, ["Whom?", "Greet Eve?"]);
+});

@@ -9,6 +9,7 @@ import type { ToolServer as Server } from "./peers.ts";
 import type { Tool } from "@modelcontextprotocol/sdk/types";
 import { quote } from "../core/errors.ts";
 import type {
+  CallInfo,
   InvokeOptions,
   ProgressFn,
   ToolArguments,
@@ -16,7 +17,11 @@ import type {
   ToolResult,
 } from "../core/tool.ts";
 import { type CallExtra, type Exported, register } from "./_registry.ts";
-import type { AskFn } from "../core/input.ts";
+import {
+  type AskFn,
+  inputRequiredOf,
+  type InputResponse,
+} from "../core/input.ts";
 import { setStateKey } from "./_ask.ts";
 
 const DEFAULT_INPUT_SCHEMA: Readonly<Record<string, unknown>> = Object.freeze({
@@ -56,6 +61,10 @@ const DEFAULT_INPUT_SCHEMA: Readonly<Record<string, unknown>> = Object.freeze({
  * error (InvalidParams, -32602) `invalid requestState: <reason>`; a client
  * that declared no elicitation capability makes `ask` fail with
  * `tool "x" asked for input, but the client declared no elicitation capability`.
+ * A tool that rejects with `InputRequiredError` asking elicitations (an
+ * imported tool whose server asks) has them asked of the caller the same
+ * way and runs again with the answers in `ctx.call.answer`: an imported
+ * tool exported again passes its server's questions on.
  *
  * The bridge keeps its own registry per server and installs its own
  * `tools/list` and `tools/call` handlers once; a server without the `tools`
@@ -148,7 +157,9 @@ function invoking(tool: ToolDef): Exported {
   return exported(
     tool,
     (args: unknown, extra: CallExtra, progress?: ProgressFn, ask?: AskFn) =>
-      resultOf(tool, args, { signal: extra.signal, progress, ask }),
+      ask === undefined
+        ? resultOf(tool, args, { signal: extra.signal, progress })
+        : passingInput(tool, args, { signal: extra.signal, progress, ask }),
   );
 }
 
@@ -172,6 +183,49 @@ async function resultOf(
     },
   });
   return whole !== undefined && whole.text === text ? whole : { text };
+}
+
+/** The most rounds of input one exported call passes on from the tool to its caller. */
+const MAX_PASSED_ROUNDS = 10;
+
+/**
+ * `resultOf`, passing on to the caller what the tool's own server asks (an
+ * imported tool re-exported: weft as a proxy). A call that rejects with
+ * `InputRequiredError` asking elicitations has them asked of the caller
+ * through `ask`, then runs again with the answers (`ctx.call.answer`, as
+ * `answer` resumes a parked call). Anything else it asks for (sampling, the
+ * roots) is not passed on: the error stands.
+ */
+async function passingInput(
+  tool: ToolDef,
+  args: unknown,
+  options: InvokeOptions & { ask: AskFn },
+): Promise<ToolResult> {
+  let call: CallInfo | undefined;
+  for (let round = 0;; round++) {
+    try {
+      return await resultOf(tool, args, { ...options, call });
+    } catch (err) {
+      const input = inputRequiredOf(err);
+      if (input === undefined || round >= MAX_PASSED_ROUNDS) throw err;
+      const responses: Record<string, InputResponse> = {};
+      for (const [key, request] of Object.entries(input.requests)) {
+        if (request.method !== "elicitation/create") throw err;
+        responses[key] = await options.ask({
+          message: request.params.message,
+          schema: request.params.requestedSchema,
+        });
+      }
+      call = {
+        runId: "",
+        step: 0,
+        callId: "",
+        name: tool.name,
+        approved: true,
+        answer: { responses, state: input.state },
+      };
+    }
+  }
 }
 
 /** The registry entry of `tool`, run by `run`. Shared with `serveAgent`. */
