@@ -41,9 +41,9 @@ function asker(): Server {
   return server;
 }
 
-function serve(): { url: string } & AsyncDisposable {
+function serve(sessions = true): { url: string } & AsyncDisposable {
   const stop = new AbortController();
-  const handler = httpHandler(asker, { sessions: true });
+  const handler = httpHandler(asker, { sessions });
   const listening = Deno.serve({
     hostname: "127.0.0.1",
     port: 0,
@@ -102,4 +102,23 @@ Deno.test("connectServers: without onInput the call parks in the run and answer 
   });
   assert.equal(done.text, "Greeted.");
   assert.match(JSON.stringify(done.messages), /hello Ada/);
+});
+
+Deno.test("stateless httpHandler: a 2025 caller's ask fails at once, naming sessions", async () => {
+  await using endpoint = serve(false);
+  await using servers = await connectServers({ a: { url: endpoint.url } }, {
+    signal: AbortSignal.timeout(10_000),
+    onInput: () => ({ action: "accept", content: {} }),
+  });
+  const greet = servers.tools.find((t) => t.name === "a_greet")!;
+  await assert.rejects(
+    greet.invoke("{}", { signal: AbortSignal.timeout(10_000) }),
+    (err: Error) => {
+      assert.equal(
+        err.message,
+        'tool "greet" asked for input, but no session carries the client\'s answer (a 2025 client served statelessly); serve with sessions to ask such clients',
+      );
+      return true;
+    },
+  );
 });

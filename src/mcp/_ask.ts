@@ -49,6 +49,16 @@ export function cannotAskText(tool: string): string {
   } asked for input, but the client declared no elicitation capability`;
 }
 
+/**
+ * The text a 2025 call's `ask` fails with when no client initialized the
+ * server serving it (stateless HTTP): the answer could not come back.
+ */
+export function noSessionText(tool: string): string {
+  return `tool ${
+    quote(tool)
+  } asked for input, but no session carries the client's answer (a 2025 client served statelessly); serve with sessions to ask such clients`;
+}
+
 /** Thrown by a modern call's `ask` past its answers: the call ends `input_required`. */
 export class AskParked extends Error {
   /** The question. */
@@ -184,18 +194,32 @@ async function modernAsking(
 function legacyAsk(server: AskServer, tool: string, extra: AskExtra): AskFn {
   return async (request) => {
     const elicitation = askElicitation(request);
-    const declared = server.getClientCapabilities?.();
-    if (declared !== undefined && declared.elicitation === undefined) {
+    // Without a client that initialized this server (stateless HTTP serving
+    // of a 2025 client), the answer could not come back: fail now, not when
+    // the call's deadline ends.
+    if (typeof server.getClientCapabilities !== "function") {
+      return await send(elicitation, extra);
+    }
+    const declared = server.getClientCapabilities();
+    if (declared === undefined) throw new Error(noSessionText(tool));
+    if (declared.elicitation === undefined) {
       throw new Error(cannotAskText(tool));
     }
-    return await extra.sendRequest(
-      elicitation as unknown as {
-        method: string;
-        params: Record<string, unknown>;
-      },
-      ElicitResultSchema,
-      // The person may take their time: the call's signal bounds it, not the SDK's 60 s.
-      { signal: extra.signal, timeout: 2_147_483_647 },
-    ) as InputResponse;
+    return await send(elicitation, extra);
   };
+}
+
+function send(
+  elicitation: ElicitationRequest,
+  extra: AskExtra,
+): Promise<InputResponse> {
+  return extra.sendRequest(
+    elicitation as unknown as {
+      method: string;
+      params: Record<string, unknown>;
+    },
+    ElicitResultSchema,
+    // The person may take their time: the call's signal bounds it, not the SDK's 60 s.
+    { signal: extra.signal, timeout: 2_147_483_647 },
+  ) as Promise<InputResponse>;
 }
