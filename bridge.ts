@@ -34,8 +34,9 @@ export {
 } from "./src/mcp/import_error.ts";
 export { McpTransportError, RemoteToolError } from "./src/mcp/remote_error.ts";
 export { renderContent } from "./src/mcp/render.ts";
+export type { InputContext, InputHandler } from "./src/mcp/input.ts";
 export type { RenderOptions, ResultRendering } from "./src/mcp/render.ts";
-export { exportTools } from "./src/mcp/export.ts";
+export { exportTools, setRequestStateKey } from "./src/mcp/export.ts";
 export { serveAgent } from "./src/mcp/serve.ts";
 export type {
   ToolClient,

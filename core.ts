@@ -92,6 +92,7 @@ export type {
   ToolContent,
 } from "./src/core/content.ts";
 export {
+  answer,
   approve,
   deny,
   NO_DECISION,
@@ -100,11 +101,25 @@ export {
   resolveError,
 } from "./src/core/decisions.ts";
 export type {
+  AnswerDecision,
   ApproveDecision,
   Decision,
   DenyDecision,
   ResolveDecision,
 } from "./src/core/decisions.ts";
+// Input a call asks for (elicitation), parked and answered like approvals.
+export { InputRequiredError } from "./src/core/input.ts";
+export type {
+  AskFn,
+  AskRequest,
+  ElicitationParams,
+  ElicitationRequest,
+  InputAnswer,
+  InputRequest,
+  InputResponse,
+  OtherInputRequest,
+  PendingInput,
+} from "./src/core/input.ts";
 export { RunStream } from "./src/core/stream.ts";
 export { rawTool, tool } from "./src/core/tool.ts";
 export { DEFAULT_MAX_RESULT_BYTES } from "./src/core/policy.ts";

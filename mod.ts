@@ -64,7 +64,15 @@ export type { RunResult } from "./src/core/run.ts";
 export type { RunEvent } from "./src/core/events.ts";
 export type { Model } from "./src/core/model.ts";
 export { subagent } from "./src/core/subagent.ts";
-export { approve, deny, resolve, resolveError } from "./src/core/decisions.ts";
+export {
+  answer,
+  approve,
+  deny,
+  resolve,
+  resolveError,
+} from "./src/core/decisions.ts";
+export { InputRequiredError } from "./src/core/input.ts";
+export type { InputResponse, PendingInput } from "./src/core/input.ts";
 
 // Models: any AI SDK language model (OpenAI, Anthropic, Ollama, ...).
 export { aiSdkModel } from "./src/providers/ai_sdk.ts";
@@ -78,8 +86,9 @@ export type {
   ImportResult,
 } from "./src/mcp/import.ts";
 export { ImportError } from "./src/mcp/import_error.ts";
+export type { InputHandler } from "./src/mcp/input.ts";
 export { RemoteToolError } from "./src/mcp/remote_error.ts";
-export { exportTools } from "./src/mcp/export.ts";
+export { exportTools, setRequestStateKey } from "./src/mcp/export.ts";
 export { serveAgent } from "./src/mcp/serve.ts";
 
 // Many servers from one mcpServers config, as every MCP host writes it.

@@ -10,6 +10,7 @@
 
 import { recordingChain, snapshotTools, type ToolSnapshot } from "./_chain.ts";
 import { type Decision, deniedText, NO_DECISION } from "./decisions.ts";
+import type { InputAnswer, PendingInput } from "./input.ts";
 import { type CallOutcome, cap, executeCalls } from "./dispatch.ts";
 import type { ToolCallPart, ToolResultPart } from "./messages.ts";
 import type { LoopConfig } from "./_loop.ts";
@@ -54,9 +55,21 @@ export async function applyDecisions(
   } catch (err) {
     throw run.fail(0, err);
   }
-  const approved = opened.pending.filter((call) =>
-    byId.get(call.id)?.type === "approve"
-  );
+  // Answered calls run again like approved ones: they had passed any gate
+  // (they were running when they asked), and now carry their answer.
+  const answers = new Map<string, InputAnswer>();
+  for (const decision of byId.values()) {
+    if (decision.type === "answer") {
+      answers.set(decision.id, {
+        responses: decision.responses,
+        state: decision.input.state,
+      });
+    }
+  }
+  const approved = opened.pending.filter((call) => {
+    const type = byId.get(call.id)?.type;
+    return type === "approve" || type === "answer";
+  });
   const outcomes = new Map<ToolCallPart, CallOutcome>();
   if (approved.length > 0) {
     const { caller, reported } = recordingChain(tools, {
@@ -67,6 +80,7 @@ export async function applyDecisions(
       runId: run.id,
       step: 0,
       approved: true,
+      answers,
       signal,
       lineage: options.lineage,
       parallelism: config.parallelism,
@@ -85,7 +99,7 @@ export async function applyDecisions(
   for (const call of opened.pending) {
     const outcome = outcomes.get(call);
     if (outcome?.kind === "parked") {
-      parked.push({ id: call.id, name: call.name, args: call.args });
+      parked.push(pendingOf(call, outcome.input));
     } else if (outcome?.kind === "result") {
       results.push(outcome.part);
       ran.push(outcome.part);
@@ -101,6 +115,15 @@ export async function applyDecisions(
   if (signal.aborted) throw run.fail(0, signal.reason);
   if (parked.length > 0) return true;
   return run.takeSubmissions(config.outputs, ran);
+}
+
+/** The pending entry of a parked call: with what it asked for, when it asked. */
+export function pendingOf(
+  call: ToolCallPart,
+  input: PendingInput | undefined,
+): PendingCall {
+  const entry = { id: call.id, name: call.name, args: call.args };
+  return input === undefined ? entry : { ...entry, input };
 }
 
 /** The text and error flag of a call answered without running. */

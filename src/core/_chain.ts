@@ -79,6 +79,7 @@ export function toolChain(
       lineage: ctx.lineage,
       strictInput: options.strictInput,
       progress: ctx.progress,
+      ask: ctx.ask,
       onResult: onResult === undefined
         ? undefined
         : (result) => onResult(result, call),

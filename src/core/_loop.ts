@@ -24,7 +24,7 @@ import {
   openTranscript,
   type RunInput,
 } from "./_resume.ts";
-import { applyDecisions } from "./_apply.ts";
+import { applyDecisions, pendingOf } from "./_apply.ts";
 
 /** The agent's settings as the loop reads them. */
 export interface LoopConfig {
@@ -192,11 +192,7 @@ async function runStep(
   const parked: PendingCall[] = [];
   for (const outcome of outcomes) {
     if (outcome.kind === "result") results.push(outcome.part);
-    else {parked.push({
-        id: outcome.call.id,
-        name: outcome.call.name,
-        args: outcome.call.args,
-      });}
+    else parked.push(pendingOf(outcome.call, outcome.input));
   }
   if (results.length > 0) run.messages.push({ role: "tool", content: results });
   run.pending.push(...parked);

@@ -7,6 +7,7 @@
  * @module
  */
 
+import type { AskFn } from "./input.ts";
 import type { StandardResult, StandardSchemaV1 } from "./standard_schema.ts";
 import { isToolContent, renderContentItems } from "./content.ts";
 import {
@@ -120,12 +121,14 @@ export function context(options: InvokeOptions): ToolContext {
     call?: CallInfo;
     lineage?: readonly object[];
     progress?: ProgressFn;
+    ask?: AskFn;
   } = {
     signal: options.signal ?? new AbortController().signal,
   };
   if (options.call !== undefined) ctx.call = options.call;
   if (options.lineage !== undefined) ctx.lineage = options.lineage;
   if (typeof options.progress === "function") ctx.progress = options.progress;
+  if (typeof options.ask === "function") ctx.ask = options.ask;
   return ctx;
 }
 

@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { AskFn } from "./input.ts";
 import type { Decision } from "./decisions.ts";
 import { quote } from "./errors.ts";
 import type { EventHandler } from "./events.ts";
@@ -102,6 +103,8 @@ export interface CallToolOptions {
   lineage?: readonly object[];
   /** Receives the handler's progress reports (its context's `progress`); absent: none asked. */
   progress?: ProgressFn;
+  /** Answers the handler's requests for input (its context's `ask`); absent: none can be asked. */
+  ask?: AskFn;
   /**
    * Receives the tool's whole result (`InvokeOptions.onResult`): the text
    * the tool produced, with the content items or structured value it stands
@@ -288,6 +291,7 @@ export class Agent {
       signal: options.signal,
       lineage: options.lineage ?? [],
       progress: options.progress,
+      ask: options.ask,
     });
     const text = typeof args === "string" ? args : argumentText(args);
     return await caller({ id: options.id ?? "", name, args: text }, ctx);

@@ -12,6 +12,8 @@
  */
 
 import { CodeDenied, ToolError } from "./errors.ts";
+import type { InputResponse, PendingInput } from "./input.ts";
+import type { PendingCall } from "./run.ts";
 
 /** Run the parked call, with `approved` true in its call info. */
 export interface ApproveDecision {
@@ -41,8 +43,24 @@ export interface ResolveDecision {
   readonly content: string;
 }
 
+/** Run the parked call again with the answer to the input it asked for. */
+export interface AnswerDecision {
+  /** Discriminator. */
+  readonly type: "answer";
+  /** The pending call's id. */
+  readonly id: string;
+  /** The pending call's input request, as the run left it (its state travels with the answer). */
+  readonly input: PendingInput;
+  /** The answers, by request key. */
+  readonly responses: Readonly<Record<string, InputResponse>>;
+}
+
 /** A decision on one pending call, for `GenerateOptions.decisions`. */
-export type Decision = ApproveDecision | DenyDecision | ResolveDecision;
+export type Decision =
+  | ApproveDecision
+  | DenyDecision
+  | ResolveDecision
+  | AnswerDecision;
 
 /** The result text of a pending call that got no decision on a resume that carried others. */
 export const NO_DECISION = "DENIED: no decision";
@@ -133,6 +151,78 @@ export function resolve(id: string, content: string): ResolveDecision {
  */
 export function resolveError(id: string, content: string): ResolveDecision {
   return { type: "resolve_error", id, content };
+}
+
+/**
+ * Answers the input a parked call asked for: the call runs again (through
+ * the agent's middleware, timeout, result cap and events, with
+ * `ctx.call.approved` true) and its tool gets the answer — an imported MCP
+ * tool retries `tools/call` with it (2026-07-28: the server's `requestState`
+ * and `inputResponses`; 2025: the answer goes to the server's waiting
+ * `elicitation/create`), a local tool's `ctx.ask` returns it.
+ *
+ * `pending` is the entry from `RunResult.pending` (its `input` carries the
+ * state the call resumes with, so a host may store it and resume later).
+ * `response` is one answer — `{ action: "accept", content }`, or
+ * `{ action: "decline" }` / `{ action: "cancel" }` — when the call asked one
+ * thing, or the answers by request key when it asked several.
+ *
+ * @example Answer what a tool asked
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Agent, answer, rawTool } from "@weft/mcp";
+ * import { callTools, say, script } from "@weft/mcp/testing";
+ *
+ * const greet = rawTool({
+ *   name: "greet",
+ *   description: "Greets someone by name.",
+ *   run: async (_args, ctx) => {
+ *     const reply = await ctx.ask!({
+ *       message: "Whom should I greet?",
+ *       schema: { type: "object", properties: { name: { type: "string" } } },
+ *     });
+ *     return reply.action === "accept" ? `hello ${reply.content?.name}` : "no one";
+ *   },
+ * });
+ * const agent = new Agent(script(callTools({ name: "greet" }), say("Done.")), {
+ *   tools: [greet],
+ * });
+ * const parked = await agent.generate("Greet someone.");
+ * assert.equal(parked.pending[0].input?.requests.ask_0.method, "elicitation/create");
+ * const resumed = await agent.generate(parked.messages, {
+ *   decisions: [answer(parked.pending[0], { action: "accept", content: { name: "Ada" } })],
+ * });
+ * const result = resumed.messages.find((m) => m.role === "tool")?.content[0];
+ * assert.equal(result?.type === "tool_result" && result.content, "hello Ada");
+ * ```
+ */
+export function answer(
+  pending: PendingCall,
+  response: InputResponse | Readonly<Record<string, InputResponse>>,
+): AnswerDecision {
+  const input = pending?.input;
+  if (input === undefined || input === null || typeof input !== "object") {
+    throw new TypeError(
+      "weft: answer takes a pending call that asked for input (an entry of RunResult.pending with an input); use approve, deny or resolve for the others",
+    );
+  }
+  const keys = Object.keys(input.requests ?? {});
+  let responses: Readonly<Record<string, InputResponse>>;
+  if (typeof (response as { action?: unknown })?.action === "string") {
+    if (keys.length !== 1) {
+      throw new TypeError(
+        `weft: call ${
+          JSON.stringify(pending.id)
+        } asked for ${keys.length} inputs; answer each by its key (${
+          keys.join(", ")
+        })`,
+      );
+    }
+    responses = { [keys[0]]: response as InputResponse };
+  } else {
+    responses = response as Readonly<Record<string, InputResponse>>;
+  }
+  return { type: "answer", id: pending.id, input, responses };
 }
 
 /** The text a denied call reads: `DENIED: <reason>`, or `DENIED` for an empty reason. */

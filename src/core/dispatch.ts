@@ -14,6 +14,13 @@ import type { ToolCallPart, ToolResultPart } from "./messages.ts";
 import type { ToolCaller } from "./middleware.ts";
 import { failureText, formatDuration, truncateResult } from "./policy.ts";
 import { isApprovalRequired, type ToolSnapshot } from "./_chain.ts";
+import {
+  type AskFn,
+  type InputAnswer,
+  inputRequiredOf,
+  loopAsk,
+  type PendingInput,
+} from "./input.ts";
 import type {
   CallInfo,
   ProgressFn,
@@ -30,10 +37,15 @@ export function notExecutedText(name: string): string {
   return `tool call ${name} was not executed: the response hit the output token limit`;
 }
 
-/** A call's outcome: a result for the transcript, or parked for approval. */
+/** A call's outcome: a result for the transcript, or parked for approval or input. */
 export type CallOutcome =
   | { readonly kind: "result"; readonly part: ToolResultPart }
-  | { readonly kind: "parked"; readonly call: ToolCallPart };
+  | {
+    readonly kind: "parked";
+    readonly call: ToolCallPart;
+    /** What the call asked for, when it parked for input. */
+    readonly input?: PendingInput;
+  };
 
 /** Receives the tool events; the run assigns their sequence numbers. */
 export interface ToolEvents {
@@ -57,6 +69,8 @@ export interface DispatchOptions {
   readonly step: number;
   /** Whether these calls were approved on a resume, for `CallInfo`; default false. */
   readonly approved?: boolean;
+  /** The answers resumed calls run with, by call id (`CallInfo.answer`, `ctx.ask`). */
+  readonly answers?: ReadonlyMap<string, InputAnswer>;
   /** The run's signal: the only thing that cancels calls. */
   readonly signal: AbortSignal;
   /** The agents above each call, this agent last. */
@@ -146,22 +160,26 @@ async function runCall(
       link.abort(timedOut);
     }, timeout);
   }
+  const answer = options.answers?.get(call.id);
   const info: CallInfo = {
     runId: options.runId,
     step: options.step,
     callId: call.id,
     name: call.name,
     approved: options.approved === true,
+    ...(answer !== undefined ? { answer } : {}),
   };
   const ctx: {
     signal: AbortSignal;
     call: CallInfo;
     lineage: readonly object[];
     progress?: ProgressFn;
+    ask: AskFn;
   } = {
     signal: link.signal,
     call: info,
     lineage: options.lineage,
+    ask: loopAsk(call.name, answer),
   };
   // Only when someone listens: no closure per call otherwise.
   let done = false;
@@ -189,7 +207,11 @@ async function runCall(
     if (run.aborted) content = errorText(run.reason);
     else if (timedOut !== undefined) content = timedOut.message;
     else if (isApprovalRequired(err)) return { kind: "parked", call };
-    else content = failureText(call.name, err);
+    else {
+      const input = inputRequiredOf(err);
+      if (input !== undefined) return { kind: "parked", call, input };
+      content = failureText(call.name, err);
+    }
   } finally {
     done = true;
     clearTimeout(timer);

@@ -6,6 +6,7 @@
  */
 
 import { errorText } from "./errors.ts";
+import type { PendingInput } from "./input.ts";
 import type { Message, ToolCallPart, ToolResultPart } from "./messages.ts";
 import type {
   ModelResponseInfo,
@@ -15,7 +16,11 @@ import type {
   Usage,
 } from "./model.ts";
 
-/** A call parked for approval: it has a `tool_start` event and no result. */
+/**
+ * A call parked for a decision: it has a `tool_start` event and no result.
+ * Parked for approval, it has no `input`; parked because its tool asked for
+ * input, `input` holds what was asked (answer it with `answer`).
+ */
 export interface PendingCall {
   /** The call id. */
   readonly id: string;
@@ -23,6 +28,8 @@ export interface PendingCall {
   readonly name: string;
   /** The argument JSON text, verbatim. */
   readonly args: string;
+  /** What the call's tool asked for; absent for a call parked for approval. */
+  readonly input?: PendingInput;
 }
 
 /** One step of a run. */

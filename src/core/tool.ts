@@ -10,6 +10,7 @@
  */
 
 import type { ContentItem, ToolContent } from "./content.ts";
+import type { AskFn, InputAnswer } from "./input.ts";
 import { quote } from "./errors.ts";
 import {
   ACCEPTED_SCHEMAS,
@@ -40,8 +41,10 @@ export interface CallInfo {
   readonly callId: string;
   /** The tool name as called. */
   readonly name: string;
-  /** Whether this call runs because a resume approved it (`approve(id)`). */
+  /** Whether this call runs because a resume approved it (`approve(id)`) or answered it (`answer`). */
   readonly approved: boolean;
+  /** The answer to the input this call asked for, when a resume answered it (`answer`). */
+  readonly answer?: InputAnswer;
 }
 
 /**
@@ -103,6 +106,18 @@ export interface ToolContext {
    * `ctx.progress?.({ progress: 1, total: 3 })`.
    */
   readonly progress?: ProgressFn;
+  /**
+   * Asks whoever runs the call for input (MCP's elicitation): resolves to
+   * the answer (`accept` with the form's `content`, `decline`, `cancel`).
+   * In the agent loop the call parks until a resume answers (`answer`); over
+   * MCP a 2025 client gets `elicitation/create`, a 2026-07-28 client an
+   * `input_required` result and a retry. Parking and the 2026 retry run the
+   * handler again from the top, with the answers so far returned in ask
+   * order: ask in the same order every time, and do nothing before asking
+   * that must not happen twice. Never catch what `ask` throws. Absent when
+   * nobody can answer (plain `invoke`, `callTool`).
+   */
+  readonly ask?: AskFn;
 }
 
 /** Options for one `ToolDef.invoke`. */
@@ -117,6 +132,8 @@ export interface InvokeOptions {
   strictInput?: boolean;
   /** Receives the handler's progress reports (its context's `progress`). */
   progress?: ProgressFn;
+  /** Answers the handler's requests for input (its context's `ask`). */
+  ask?: AskFn;
   /**
    * Receives the call's whole result — the text `invoke` resolves to, plus
    * the content items or the structured value it stands for — once, just

@@ -30,7 +30,15 @@ import { isPlainJson, jsonTypeOf, parseLossless } from "../core/json.ts";
 import { failureText } from "../core/policy.ts";
 import { quote } from "../core/errors.ts";
 import type { ProgressFn, ToolResult } from "../core/tool.ts";
+import type { AskFn } from "../core/input.ts";
 import { progressSink } from "./_progress.ts";
+import {
+  type AskExtra,
+  askingFor,
+  AskParked,
+  type AskServer,
+  type CallAsking,
+} from "./_ask.ts";
 
 /** What a `tools/call` handler receives beside the request. */
 export type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -52,6 +60,7 @@ export interface Exported {
     args: unknown,
     extra: CallExtra,
     progress?: ProgressFn,
+    ask?: AskFn,
   ): Promise<ToolResult>;
 }
 
@@ -135,7 +144,12 @@ function setHandlers(server: Server, registry: Registry): void {
   server.setRequestHandler(
     CALL_REQUEST,
     (request, extra): Promise<CallToolResult> =>
-      call(registry, request as CallToolRequest, extra as CallExtra),
+      call(
+        registry,
+        request as CallToolRequest,
+        extra as CallExtra,
+        server as unknown as AskServer & object,
+      ),
   );
 }
 
@@ -191,6 +205,7 @@ function call(
   registry: Registry,
   request: CallToolRequest,
   extra: CallExtra,
+  server: AskServer & object,
 ): Promise<CallToolResult> {
   const name = request.params.name;
   const entry = registry.tools.get(name);
@@ -200,7 +215,20 @@ function call(
   if (setAside.has(request.params)) {
     return Promise.resolve(refused(name, setAside.get(request.params)));
   }
-  return answer(entry, request.params.arguments, extra);
+  const args = request.params.arguments;
+  const asking = askingFor(
+    server,
+    name,
+    () => argumentText(args),
+    request.params as Record<string, unknown>,
+    extra as unknown as AskExtra,
+  );
+  // A modern retry's requestState is verified before the tool runs; a bad
+  // one rejects (a protocol error, InvalidParams).
+  if (asking instanceof Promise) {
+    return asking.then((a) => answer(entry, args, extra, a));
+  }
+  return answer(entry, args, extra, asking);
 }
 
 /**
@@ -221,10 +249,13 @@ function answer(
   entry: Exported,
   args: unknown,
   extra: CallExtra,
+  asking: CallAsking,
 ): Promise<CallToolResult> {
   const sink = progressSink(extra);
-  if (sink === undefined) return answerWith(entry, args, extra, undefined);
-  return answerWith(entry, args, extra, sink.send).then(
+  if (sink === undefined) {
+    return answerWith(entry, args, extra, undefined, asking);
+  }
+  return answerWith(entry, args, extra, sink.send, asking).then(
     async (result) => {
       await sink.close();
       return result;
@@ -237,11 +268,16 @@ async function answerWith(
   args: unknown,
   extra: CallExtra,
   progress: ProgressFn | undefined,
+  asking: CallAsking,
 ): Promise<CallToolResult> {
   let result: ToolResult;
   try {
-    result = await entry.run(args, extra, progress);
+    result = await entry.run(args, extra, progress, asking.ask);
   } catch (thrown) {
+    if (thrown instanceof AskParked && asking.inputRequired !== undefined) {
+      // The SDK checks the result as a CallToolResult, which adds `content: []`.
+      return await asking.inputRequired(thrown) as CallToolResult;
+    }
     return errorResult(failureText(entry.name, thrown));
   }
   const content = contentOf(result);

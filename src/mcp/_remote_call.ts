@@ -9,10 +9,7 @@ import type { ToolClient as Client } from "./peers.ts";
 // The SDK's `*.js` subpaths carry no types under Deno; the extensionless
 // subpath resolves to the `.d.ts`.
 // @ts-types="@modelcontextprotocol/sdk/types"
-import {
-  type Progress,
-  ResultSchema,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { Progress } from "@modelcontextprotocol/sdk/types.js";
 import { parseArguments } from "../core/bridge.ts";
 import { InvalidInputError } from "../core/errors.ts";
 import type { ContentItem } from "../core/content.ts";
@@ -25,16 +22,19 @@ import type {
   ToolResult,
 } from "../core/tool.ts";
 import { linkSignal } from "../core/abort.ts";
-import { McpTransportError, RemoteToolError } from "./remote_error.ts";
+import { RemoteToolError } from "./remote_error.ts";
+import type { InputHandler } from "./input.ts";
+import { legacyInput, serverNameOf } from "./_elicit.ts";
+import { callRounds, type Remote } from "./_remote_input.ts";
 import { renderContent, type RenderOptions } from "./render.ts";
 
-// The SDK times every request out after 60 s unless told otherwise. A tool
-// call is bounded by weft's own policy instead (the tool's timeout, the
-// run's signal), so the SDK timer is set to the largest delay
-// setTimeout takes (about 24.8 days; a larger one would fire at once).
-const NO_SDK_TIMEOUT = 2_147_483_647;
-
 const BLANK = /^[ \t\n\r]*$/;
+
+/** How an imported tool's calls render and answer their server's requests for input. */
+export interface RemoteOptions extends RenderOptions {
+  /** Answers the server's requests for input at once; absent: the call parks (`InputRequiredError`). */
+  readonly onInput?: InputHandler;
+}
 
 /**
  * Builds the invoke body of `serverName` on `client`: it resolves to the
@@ -51,20 +51,34 @@ const BLANK = /^[ \t\n\r]*$/;
  * `onprogress`, which sends a progress token) and each remote
  * `notifications/progress` reaches it as `{ progress, total, message }`;
  * given none, nothing is asked.
+ *
+ * A server that asks for input — an `input_required` result (2026-07-28)
+ * or an `elicitation/create` during the call (2025, see `_elicit.ts`) — is
+ * answered by `onInput` and the call goes on (retried with the server's
+ * `requestState` and the `inputResponses`, up to `MAX_INPUT_ROUNDS`
+ * rounds); without `onInput` the call rejects with an `InputRequiredError`
+ * (the loop parks it), and the call resumed with `answer` sends the answer.
  */
 export function remoteInvoke(
   client: Client,
   serverName: string,
   toolName: string,
-  render: RenderOptions = {},
+  options: RemoteOptions = {},
 ): (args: ToolArguments, options: InvokeOptions) => Promise<string> {
+  const legacy = legacyInput(client);
+  const remote: Remote = {
+    client,
+    serverName,
+    toolName,
+    onInput: options.onInput,
+    legacy,
+    server: legacy?.server ?? serverNameOf(client),
+  };
+  const render: RenderOptions = { render: options.render };
   return async (args, options) => {
-    const request = {
-      method: "tools/call" as const,
-      params: {
-        name: serverName,
-        arguments: decodeArguments(args, toolName) as Record<string, unknown>,
-      },
+    const params: Record<string, unknown> = {
+      name: serverName,
+      arguments: decodeArguments(args, toolName) as Record<string, unknown>,
     };
     const { signal, progress } = options;
     const onprogress = progress === undefined ? undefined : forward(progress);
@@ -73,13 +87,11 @@ export function remoteInvoke(
       : linkSignal(signal);
     let result: Record<string, unknown>;
     try {
-      result = await client.request(
-        request,
-        ResultSchema,
-        requestOptions(link?.signal, onprogress),
-      ) as Record<string, unknown>; // ResultSchema parses an object
-    } catch (err) {
-      throw new McpTransportError(err);
+      result = await callRounds(remote, params, {
+        answer: options.call?.answer,
+        signal: link?.signal,
+        onprogress,
+      });
     } finally {
       link?.unlink();
     }
@@ -108,24 +120,6 @@ function wholeResult(
     whole.structured = structured;
   }
   return whole;
-}
-
-const UNCANCELLABLE = Object.freeze({ timeout: NO_SDK_TIMEOUT });
-
-// The request options: the signal and the progress handler only when there
-// are ones (the common call, neither, shares one frozen object).
-function requestOptions(
-  signal: AbortSignal | undefined,
-  onprogress: ((remote: Progress) => void) | undefined,
-): { timeout: number; signal?: AbortSignal; onprogress?: typeof onprogress } {
-  if (signal === undefined) {
-    return onprogress === undefined
-      ? UNCANCELLABLE
-      : { timeout: NO_SDK_TIMEOUT, onprogress };
-  }
-  return onprogress === undefined
-    ? { signal, timeout: NO_SDK_TIMEOUT }
-    : { signal, timeout: NO_SDK_TIMEOUT, onprogress };
 }
 
 /** A remote `notifications/progress` (the SDK strips the token), passed on as given. */

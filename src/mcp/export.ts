@@ -9,6 +9,7 @@ import type { ToolServer as Server } from "./peers.ts";
 import type { Tool } from "@modelcontextprotocol/sdk/types";
 import { quote } from "../core/errors.ts";
 import type {
+  CallInfo,
   InvokeOptions,
   ProgressFn,
   ToolArguments,
@@ -16,6 +17,12 @@ import type {
   ToolResult,
 } from "../core/tool.ts";
 import { type CallExtra, type Exported, register } from "./_registry.ts";
+import {
+  type AskFn,
+  inputRequiredOf,
+  type InputResponse,
+} from "../core/input.ts";
+import { setStateKey } from "./_ask.ts";
 
 const DEFAULT_INPUT_SCHEMA: Readonly<Record<string, unknown>> = Object.freeze({
   type: "object",
@@ -41,6 +48,23 @@ const DEFAULT_INPUT_SCHEMA: Readonly<Record<string, unknown>> = Object.freeze({
  * the MCP spec asks. Run policy (timeout, maxResultBytes, middleware) is not
  * applied: the exposition is the tool, not an agent — use `serveAgent` to
  * export an agent's tools under its chain.
+ *
+ * A tool asks its caller for input with `ctx.ask({ message, schema })`: a
+ * 2025 client gets `elicitation/create` in the call's context and `ask`
+ * resolves to its answer; a 2026-07-28 client (the request's `_meta` names
+ * that version) gets the result `{ resultType: "input_required",
+ * inputRequests, requestState }`, the state signed with HMAC-SHA256 (the
+ * answers so far, the tool, a digest of its arguments, an hour's expiry;
+ * see {@linkcode setRequestStateKey}), and its retry runs the handler again
+ * with the answers returned by `ask` in ask order. A retry whose state is
+ * altered, expired, or issued for another call is refused with a protocol
+ * error (InvalidParams, -32602) `invalid requestState: <reason>`; a client
+ * that declared no elicitation capability makes `ask` fail with
+ * `tool "x" asked for input, but the client declared no elicitation capability`.
+ * A tool that rejects with `InputRequiredError` asking elicitations (an
+ * imported tool whose server asks) has them asked of the caller the same
+ * way and runs again with the answers in `ctx.call.answer`: an imported
+ * tool exported again passes its server's questions on.
  *
  * The bridge keeps its own registry per server and installs its own
  * `tools/list` and `tools/call` handlers once; a server without the `tools`
@@ -80,6 +104,31 @@ export function exportTools(server: Server, ...tools: ToolDef[]): void {
   register(server, tools.map(invoking), "exportTools");
 }
 
+/**
+ * Signs the `requestState` of `server`'s `input_required` results with
+ * `secret` (HMAC-SHA256; at least 32 bytes of text or bytes), so a retry
+ * that reaches another instance of the server — behind a load balancer, on
+ * Deno Deploy — verifies there too. Without it, each process signs with a
+ * random key of its own, and a retry only verifies in the process that
+ * asked. Call it before the first call arrives; a short secret fails that
+ * call's verification with a `TypeError` naming the length.
+ *
+ * @example Share one key across instances
+ * ```ts
+ * import { exportTools, rawTool, Server, setRequestStateKey } from "@weft/mcp";
+ *
+ * const server = new Server({ name: "demo", version: "0" });
+ * exportTools(server, rawTool({ name: "t", description: "T.", run: () => "ok" }));
+ * setRequestStateKey(server, "a shared secret of at least 32 bytes!");
+ * ```
+ */
+export function setRequestStateKey(
+  server: Server,
+  secret: string | Uint8Array,
+): void {
+  setStateKey(server, secret);
+}
+
 function checkExportable(
   tool: ToolDef | null | undefined,
   seen: Set<string>,
@@ -107,8 +156,10 @@ function checkExportable(
 function invoking(tool: ToolDef): Exported {
   return exported(
     tool,
-    (args: unknown, extra: CallExtra, progress?: ProgressFn) =>
-      resultOf(tool, args, { signal: extra.signal, progress }),
+    (args: unknown, extra: CallExtra, progress?: ProgressFn, ask?: AskFn) =>
+      ask === undefined
+        ? resultOf(tool, args, { signal: extra.signal, progress })
+        : passingInput(tool, args, { signal: extra.signal, progress, ask }),
   );
 }
 
@@ -134,6 +185,49 @@ async function resultOf(
   return whole !== undefined && whole.text === text ? whole : { text };
 }
 
+/** The most rounds of input one exported call passes on from the tool to its caller. */
+const MAX_PASSED_ROUNDS = 10;
+
+/**
+ * `resultOf`, passing on to the caller what the tool's own server asks (an
+ * imported tool re-exported: weft as a proxy). A call that rejects with
+ * `InputRequiredError` asking elicitations has them asked of the caller
+ * through `ask`, then runs again with the answers (`ctx.call.answer`, as
+ * `answer` resumes a parked call). Anything else it asks for (sampling, the
+ * roots) is not passed on: the error stands.
+ */
+async function passingInput(
+  tool: ToolDef,
+  args: unknown,
+  options: InvokeOptions & { ask: AskFn },
+): Promise<ToolResult> {
+  let call: CallInfo | undefined;
+  for (let round = 0;; round++) {
+    try {
+      return await resultOf(tool, args, { ...options, call });
+    } catch (err) {
+      const input = inputRequiredOf(err);
+      if (input === undefined || round >= MAX_PASSED_ROUNDS) throw err;
+      const responses: Record<string, InputResponse> = {};
+      for (const [key, request] of Object.entries(input.requests)) {
+        if (request.method !== "elicitation/create") throw err;
+        responses[key] = await options.ask({
+          message: request.params.message,
+          schema: request.params.requestedSchema,
+        });
+      }
+      call = {
+        runId: "",
+        step: 0,
+        callId: "",
+        name: tool.name,
+        approved: true,
+        answer: { responses, state: input.state },
+      };
+    }
+  }
+}
+
 /** The registry entry of `tool`, run by `run`. Shared with `serveAgent`. */
 export function exported(
   tool: ToolDef,
@@ -141,6 +235,7 @@ export function exported(
     args: unknown,
     extra: CallExtra,
     progress?: ProgressFn,
+    ask?: AskFn,
   ) => Promise<ToolResult>,
 ): Exported {
   return {

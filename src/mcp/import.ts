@@ -17,8 +17,9 @@ import {
   type SkippedTool,
 } from "./import_error.ts";
 import { listToolEntries } from "./_list_tools.ts";
-import { remoteInvoke } from "./_remote_call.ts";
-import type { RenderOptions, ResultRendering } from "./render.ts";
+import { remoteInvoke, type RemoteOptions } from "./_remote_call.ts";
+import type { ResultRendering } from "./render.ts";
+import type { InputHandler } from "./input.ts";
 
 /**
  * Options for one `importTools` call.
@@ -76,6 +77,18 @@ export interface ImportOptions {
    * content reads as its content items in every mode (see `renderContent`).
    */
   render?: ResultRendering;
+  /**
+   * Answers at once what a server asks for during a call (a UI, a test):
+   * an `input_required` result (2026-07-28; the call is retried with the
+   * answers and the server's `requestState`) or an `elicitation/create`
+   * (2025; the answer goes back to the server). Without it, such a call
+   * parks in the agent loop with the request on `RunResult.pending` (never
+   * shown to the model) until `answer` resumes it; outside the loop it
+   * rejects with `InputRequiredError`. Accepted form answers get the form's
+   * defaults for the fields they leave out. A 2025 server sends its request
+   * only to a client that declared `capabilities: { elicitation: {} }`.
+   */
+  onInput?: InputHandler;
 }
 
 /**
@@ -276,7 +289,10 @@ export async function importTools(
   const policy = options.policy ?? {};
   const gated = approvalTest(policy.requireApproval, prefix);
   const entries = await listToolEntries(client, options.signal);
-  const render = { render: options.render };
+  const render: RemoteOptions = {
+    render: options.render,
+    onInput: options.onInput,
+  };
   const tools: ToolDef[] = [];
   const skipped: SkippedTool[] = [];
   const imported = new Set<string>();
@@ -309,7 +325,7 @@ interface EntryRules {
   readonly policy: ImportPolicy;
   /** Whether the tool the server names so waits for approval. */
   readonly gated: (serverName: string) => boolean;
-  readonly render: RenderOptions;
+  readonly render: RemoteOptions;
 }
 
 // The per-entry pipeline: the first failing check decides the cause.

@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { AskFn } from "../core/input.ts";
 import type { ToolServer as Server } from "./peers.ts";
 import type { Agent } from "../core/agent.ts";
 import { quote } from "../core/errors.ts";
@@ -93,12 +94,18 @@ export function serveAgent(
     entries.push(
       exported(
         tool,
-        async (args: unknown, extra: CallExtra, progress?: ProgressFn) => {
+        async (
+          args: unknown,
+          extra: CallExtra,
+          progress?: ProgressFn,
+          ask?: AskFn,
+        ) => {
           let whole: ToolResult | undefined;
           const text = await agent.callTool(tool.name, argumentText(args), {
             signal: extra.signal,
             id: nextId(),
             progress,
+            ask,
             onResult: (result) => whole = result,
           });
           // Content travels only with the text it renders to: middleware

@@ -35,6 +35,10 @@ export interface ConnectSpecOptions {
   readonly eraStore?: EraStore;
 }
 
+// A server of the 2025 era asks for input only of a client that declared
+// elicitation; the set answers it (onInput) or parks the call (answer).
+const CAPABILITIES = Object.freeze({ elicitation: {} });
+
 /**
  * Connects the server `spec` describes: `connectStdio` for a command,
  * `connectHttp` for a URL, `connectSse` for `type: "sse"`. Rejects as they
@@ -60,6 +64,7 @@ export function connectSpec(
       forwardSignals: options.forwardSignals,
       protocol: c.protocol,
       eraStore: options.eraStore,
+      capabilities: CAPABILITIES,
     });
   }
   const http = {
@@ -69,6 +74,7 @@ export function connectSpec(
     initializeTimeout,
     clientInfo: options.clientInfo,
     fetch: options.fetch,
+    capabilities: CAPABILITIES,
   };
   return spec.kind === "sse"
     ? connectSse(spec.config.url, http)

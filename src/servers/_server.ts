@@ -23,6 +23,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolDef } from "../core/tool.ts";
 import { importTools } from "../mcp/import.ts";
+import { forwardElicitation, type InputHandler } from "../mcp/input.ts";
 import type { ResultRendering } from "../mcp/render.ts";
 import type { ImportError } from "../mcp/import_error.ts";
 import type { McpClient } from "../runtime/client/disposable_client.ts";
@@ -53,6 +54,8 @@ export interface ServerContext {
   readonly forwardSignals?: boolean;
   readonly render?: ResultRendering;
   readonly eraStore?: EraStore;
+  /** Answers the servers' requests for input at once (`importTools`' `onInput`). */
+  readonly onInput?: InputHandler;
   /** A failure after connect: a refresh, a reconnect, a retry, a give-up. */
   report(error: Error): void;
   /** The server's tools or state changed. */
@@ -302,6 +305,8 @@ export class ManagedServer {
       throw this.#named(error, "initialize");
     }
     this.#lostCause = undefined;
+    // A 2025 server's elicitation/create reaches the imported tools' calls.
+    forwardElicitation(client, this.#routed);
     client.onclose = () => {
       if (this.#client === client && !this.#closed) {
         this.#lostCause ??= new ConnectionLostError("the connection closed");
@@ -320,6 +325,7 @@ export class ManagedServer {
         prefix: this.spec.prefix,
         policy: this.spec.config.policy,
         render: this.spec.config.render ?? this.#ctx.render,
+        onInput: this.#ctx.onInput,
         signal,
       });
       this.#tools = result.tools;

@@ -9,6 +9,7 @@ import type { EraStore } from "../runtime/era_store.ts";
 import type { ProtocolEra } from "../runtime/era.ts";
 import type { ToolDef } from "../core/tool.ts";
 import type { ResultRendering } from "../mcp/render.ts";
+import type { InputHandler } from "../mcp/input.ts";
 import type { ServerConnectError } from "../runtime/errors.ts";
 import { parseServersConfig, type ServersConfig } from "./config.ts";
 import {
@@ -90,6 +91,13 @@ export interface ConnectServersOptions {
    * next start. Default: this process's memory.
    */
   eraStore?: EraStore;
+  /**
+   * Answers at once what a server asks for during a call (`importTools`'
+   * `onInput`). Without it such a call parks in the agent run, with the
+   * request on `RunResult.pending`, until `answer` resumes it. The clients
+   * declare the elicitation capability either way.
+   */
+  onInput?: InputHandler;
 }
 
 /** One server of a {@link ConnectedServers} set, as it stands now. */
@@ -231,6 +239,7 @@ class ServerSet implements ConnectedServers {
       forwardSignals: options.forwardSignals,
       render: options.render,
       eraStore: options.eraStore,
+      onInput: options.onInput,
       report: (error) => {
         try {
           onError(error);

@@ -1,30 +1,66 @@
 /**
- * The conformance client, for the suite's client scenarios `initialize` and
- * `tools_call`: `connectHttp` to the URL the suite appends as the last
- * argument, `importTools`, and for `tools_call` one call of `add_numbers`
- * through the imported tool's `invoke`. Exits 0 on success, 1 on any
- * failure (the suite counts a non-zero exit as a failed scenario).
+ * The conformance client, for the suite's client scenarios `initialize`,
+ * `tools_call` and `elicitation-sep1034-client-defaults`: `connectHttp` to
+ * the URL the suite appends as the last argument (declaring the
+ * elicitation capability), `importTools`, and for `tools_call` one call of
+ * `add_numbers` through the imported tool's `invoke`; for the elicitation
+ * scenario one call of `test_client_elicitation_defaults`, whose server asks
+ * a form with defaults mid-call: `onInput` accepts it with no fields of its
+ * own, and `importTools` fills in the form's defaults (SEP-1034). Exits 0 on
+ * success, 1 on any failure (the suite counts a non-zero exit as a failed
+ * scenario).
  *
  * Usage (by the suite): MCP_CONFORMANCE_SCENARIO=NAME deno run ... tests/conformance/client.ts URL
  *
  * @module
  */
 
-import { connectHttp, importTools } from "../../mod.ts";
+import { connectHttp, importTools, type InputHandler } from "../../mod.ts";
 
 /** The sum `tools_call`'s `add_numbers` answers for 5 + 3, as the suite words it. */
 export const EXPECTED_SUM = "The sum of 5 and 3 is 8";
+
+/** The scenario whose server asks a form with defaults during the call. */
+const DEFAULTS = "elicitation-sep1034-client-defaults";
+
+/** A person who accepts every form as shown: the defaults, nothing typed. */
+const acceptAsShown: InputHandler = (request) =>
+  request.method === "elicitation/create"
+    ? { action: "accept", content: {} }
+    : { action: "decline" };
 
 async function main(
   url: string,
   scenario: string,
   signal: AbortSignal,
 ): Promise<void> {
-  await using client = await connectHttp(url, { signal });
-  const { tools, skipped } = await importTools(client, { signal });
+  await using client = await connectHttp(url, {
+    signal,
+    capabilities: { elicitation: { form: {} } },
+  });
+  const { tools, skipped } = await importTools(client, {
+    signal,
+    onInput: acceptAsShown,
+  });
   if (skipped !== undefined) throw skipped;
   console.log(`imported: ${tools.map((t) => t.name).join(", ") || "(none)"}`);
   if (scenario === "initialize") return;
+  if (scenario === DEFAULTS) {
+    const ask = tools.find((t) =>
+      t.name === "test_client_elicitation_defaults"
+    );
+    if (ask === undefined) {
+      throw new Error(
+        "the server lists no test_client_elicitation_defaults tool",
+      );
+    }
+    const text = await ask.invoke("{}", { signal });
+    console.log(`test_client_elicitation_defaults: ${text}`);
+    if (!text.startsWith("Elicitation completed: ")) {
+      throw new Error(`unexpected result ${JSON.stringify(text)}`);
+    }
+    return;
+  }
   if (scenario !== "tools_call") {
     throw new Error(`unknown scenario ${JSON.stringify(scenario)}`);
   }

@@ -1,9 +1,9 @@
 /**
  * The weft tools the conformance server exposes: the ones the suite's server
  * scenarios call, by the names and with the behaviour the scenarios ask for
- * (see docs/conformance.md). Tools a scenario would need logging, sampling
- * or elicitation for are not faked here; those scenarios are in the
- * baseline with their reason.
+ * (see docs/conformance.md). Tools a scenario would need logging or
+ * sampling for are not faked here; those scenarios are in the baseline with
+ * their reason. The elicitation tools ask through `ctx.ask`.
  *
  * @module
  */
@@ -18,9 +18,10 @@ import {
   rawTool,
   serveAgent,
   tool,
+  type ToolContext,
   type ToolDef,
 } from "../../mod.ts";
-import { audio } from "../../core.ts";
+import { type AskRequest, audio, type InputResponse } from "../../core.ts";
 import { callTools, say, script } from "../../testing.ts";
 
 /** `tools-call-simple-text`: no arguments, one fixed text. */
@@ -181,6 +182,121 @@ export const multipleContentTypes: ToolDef = tool({
     ),
 });
 
+/** `tools-call-elicitation`: asks the caller the scenario's form, answers with the reply. */
+export const elicitation: ToolDef = tool({
+  name: "test_elicitation",
+  description: "Asks the user for input (conformance: tools-call-elicitation).",
+  input: z.object({ message: z.string() }),
+  run: async ({ message }, ctx) => {
+    const reply = await ask(ctx, {
+      message,
+      schema: {
+        type: "object",
+        properties: {
+          username: { type: "string", description: "User's response" },
+          email: { type: "string", description: "User's email address" },
+        },
+        required: ["username", "email"],
+      },
+    });
+    return `User response: ${JSON.stringify(reply)}`;
+  },
+});
+
+/** `elicitation-sep1034-defaults`: a form with a default for every primitive type. */
+export const elicitationDefaults: ToolDef = tool({
+  name: "test_elicitation_sep1034_defaults",
+  description:
+    "Asks a form with defaults (conformance: elicitation-sep1034-defaults).",
+  input: z.object({}),
+  run: async (_input, ctx) =>
+    completed(
+      await ask(ctx, {
+        message: "Please review the defaults",
+        schema: {
+          type: "object",
+          properties: {
+            name: { type: "string", default: "John Doe" },
+            age: { type: "integer", default: 30 },
+            score: { type: "number", default: 95.5 },
+            status: {
+              type: "string",
+              enum: ["active", "inactive", "pending"],
+              default: "active",
+            },
+            verified: { type: "boolean", default: true },
+          },
+        },
+      }),
+    ),
+});
+
+/** `elicitation-sep1330-enums`: a form with the five enum shapes. */
+export const elicitationEnums: ToolDef = tool({
+  name: "test_elicitation_sep1330_enums",
+  description: "Asks a form of enums (conformance: elicitation-sep1330-enums).",
+  input: z.object({}),
+  run: async (_input, ctx) =>
+    completed(
+      await ask(ctx, {
+        message: "Please choose",
+        schema: {
+          type: "object",
+          properties: {
+            untitledSingle: {
+              type: "string",
+              enum: ["option1", "option2", "option3"],
+            },
+            titledSingle: {
+              type: "string",
+              oneOf: [
+                { const: "value1", title: "First Option" },
+                { const: "value2", title: "Second Option" },
+                { const: "value3", title: "Third Option" },
+              ],
+            },
+            legacyEnum: {
+              type: "string",
+              enum: ["opt1", "opt2", "opt3"],
+              enumNames: ["Option One", "Option Two", "Option Three"],
+            },
+            untitledMulti: {
+              type: "array",
+              items: {
+                type: "string",
+                enum: ["option1", "option2", "option3"],
+              },
+            },
+            titledMulti: {
+              type: "array",
+              items: {
+                anyOf: [
+                  { const: "value1", title: "First Choice" },
+                  { const: "value2", title: "Second Choice" },
+                  { const: "value3", title: "Third Choice" },
+                ],
+              },
+            },
+          },
+        },
+      }),
+    ),
+});
+
+function ask(
+  ctx: ToolContext,
+  request: AskRequest,
+): Promise<InputResponse> {
+  if (ctx.ask === undefined) throw new Error("nobody to ask");
+  return ctx.ask(request);
+}
+
+function completed(reply: InputResponse): string {
+  return `Elicitation completed: action=${reply.action}, content=${
+    JSON.stringify(reply.content ?? {})
+  }`;
+}
+
 /** The name of the agent `serveAgent` exposes. */
 export const AGENT_NAME = "conformance_agent";
 
@@ -251,6 +367,9 @@ export function conformanceServer(): Server {
     audioContent,
     embeddedResource,
     multipleContentTypes,
+    elicitation,
+    elicitationDefaults,
+    elicitationEnums,
   );
   serveAgent(
     server,
