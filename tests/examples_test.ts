@@ -1,7 +1,8 @@
 /**
  * The runnable examples, each run the way a reader runs it: hello.ts (both
  * directions in memory), server.ts over our stdio and --http, deploy.ts's
- * fetch handler on real Requests, and client.ts against two live servers.
+ * fetch handler on real Requests, client.ts against two live servers, and
+ * eras.ts (both protocol eras on one endpoint, input asked mid-call).
  */
 
 import assert from "node:assert/strict";
@@ -11,6 +12,7 @@ import { connectStdio } from "../src/runtime/process/connect_stdio.ts";
 import deploy, { kvSessions } from "../examples/deploy.ts";
 import { FINAL_TEXT, logSkipped, run } from "../examples/client.ts";
 import { hello } from "../examples/hello.ts";
+import { run as runEras } from "../examples/eras.ts";
 import { serveHttp } from "../examples/server.ts";
 import { entry, listedServer } from "./_helpers/mcp_servers.ts";
 import { runExample } from "./_helpers/run_example.ts";
@@ -333,4 +335,15 @@ Deno.test("client.ts logSkipped: one line per import that skipped tools, none ot
   const none: string[] = [];
   logSkipped([imports[0]], (line) => none.push(line));
   assert.deepEqual(none, []);
+});
+
+Deno.test("examples/eras.ts: one endpoint, both eras; the question parks the modern call, onInput answers the legacy one", async () => {
+  const report = await runEras(AbortSignal.timeout(30_000));
+  assert.deepEqual(report, {
+    found: "modern",
+    pinned: "legacy",
+    question: "Which seat on WF 18?",
+    modern: "WF 18: seat 3C booked",
+    legacy: "WF 25: seat 7F booked",
+  });
 });

@@ -47,22 +47,29 @@ function sseMessages(body: string): unknown[] {
 for (const sessions of [false, true]) {
   const mode = sessions ? "session mode" : "stateless mode";
 
-  Deno.test(`connectHttp keeps integers beyond 2^53 exact in both directions (${mode})`, async () => {
-    const listening = listen({ sessions });
-    try {
-      await using client = await connectHttp(listening.url);
-      const { text, structured } = await echoBig(client);
-      assert.equal(text, BIG_ARGS, "the server received every digit");
-      assert.equal(structured, BIG_ARGS, "the client received every digit");
-      const big = await client.callTool({ name: "big", arguments: {} });
-      const n = (big.structuredContent as Record<string, unknown>).n;
-      assert.ok(isRawJson(n));
-      assert.equal(JSON.stringify(n), BIG_DIGITS);
-      assert.equal(client.transport?.sessionId !== undefined, sessions);
-    } finally {
-      await listening.close();
-    }
-  });
+  for (const protocol of ["legacy", "modern"] as const) {
+    Deno.test(`connectHttp keeps integers beyond 2^53 exact in both directions (${mode}, ${protocol})`, async () => {
+      const listening = listen({ sessions });
+      try {
+        await using client = await connectHttp(listening.url, { protocol });
+        const { text, structured } = await echoBig(client);
+        assert.equal(text, BIG_ARGS, "the server received every digit");
+        assert.equal(structured, BIG_ARGS, "the client received every digit");
+        const big = await client.callTool({ name: "big", arguments: {} });
+        const n = (big.structuredContent as Record<string, unknown>).n;
+        assert.ok(isRawJson(n));
+        assert.equal(JSON.stringify(n), BIG_DIGITS);
+        assert.equal(client.getProtocolEra()?.era, protocol);
+        // Only a 2025 client opens a session, and only when they are on.
+        assert.equal(
+          client.transport?.sessionId !== undefined,
+          sessions && protocol === "legacy",
+        );
+      } finally {
+        await listening.close();
+      }
+    });
+  }
 
   // A probe without the modern envelope (ADR 0046). Since issue 18 a probe
   // carrying it (`_meta` naming 2026-07-28) is a modern request, answered

@@ -1,8 +1,10 @@
 /**
  * connectServers with a server that asks for input mid-call, over real
- * HTTP on 127.0.0.1 (a weft endpoint whose tool uses `ctx.ask`, 2025 era
- * with sessions): `onInput` answers at once; without it the call parks in
- * the agent run and `answer` resumes it on the live connection.
+ * HTTP on 127.0.0.1 (a weft endpoint whose tool uses `ctx.ask`, with
+ * sessions), in both eras (2025: `elicitation/create` on the live
+ * connection; 2026-07-28: `input_required` and a retry): `onInput` answers
+ * at once; without it the call parks in the agent run and `answer` resumes
+ * it.
  */
 
 import assert from "node:assert/strict";
@@ -60,53 +62,66 @@ function serve(sessions = true): { url: string } & AsyncDisposable {
   };
 }
 
-Deno.test("connectServers: onInput answers a server's elicitation during a call", async () => {
-  await using endpoint = serve();
-  await using servers = await connectServers({ a: { url: endpoint.url } }, {
-    signal: AbortSignal.timeout(10_000),
-    onInput: () => ({ action: "accept", content: {} }),
+for (const protocol of ["legacy", "modern"] as const) {
+  Deno.test(`connectServers: onInput answers a server's elicitation during a call (${protocol})`, async () => {
+    await using endpoint = serve();
+    await using servers = await connectServers({
+      a: { url: endpoint.url, protocol },
+    }, {
+      signal: AbortSignal.timeout(10_000),
+      onInput: () => ({ action: "accept", content: {} }),
+    });
+    assert.equal(servers.error, undefined);
+    const greet = servers.tools.find((t) => t.name === "a_greet")!;
+    assert.equal(
+      await greet.invoke("{}", { signal: AbortSignal.timeout(10_000) }),
+      "hello World",
+    );
   });
-  assert.equal(servers.error, undefined);
-  const greet = servers.tools.find((t) => t.name === "a_greet")!;
-  assert.equal(
-    await greet.invoke("{}", { signal: AbortSignal.timeout(10_000) }),
-    "hello World",
-  );
-});
 
-Deno.test("connectServers: without onInput the call parks in the run and answer resumes it", async () => {
-  await using endpoint = serve();
-  await using servers = await connectServers({ a: { url: endpoint.url } }, {
-    signal: AbortSignal.timeout(10_000),
+  Deno.test(`connectServers: without onInput the call parks in the run and answer resumes it (${protocol})`, async () => {
+    await using endpoint = serve();
+    await using servers = await connectServers({
+      a: { url: endpoint.url, protocol },
+    }, {
+      signal: AbortSignal.timeout(10_000),
+    });
+    const agent = new Agent(
+      script(callTools({ name: "a_greet", args: {} }), say("Greeted.")),
+      { toolSource: () => servers.tools },
+    );
+    const parked = await agent.generate("Greet.", {
+      signal: AbortSignal.timeout(10_000),
+    });
+    const input = parked.pending[0]?.input;
+    assert.equal(input?.server, "asker");
+    assert.equal(input?.tool, "greet");
+    // One request, under a key of the server's choosing.
+    const requests = Object.values(input?.requests ?? {});
+    assert.equal(requests.length, 1);
+    assert.equal(
+      requests[0].method === "elicitation/create" && requests[0].params.message,
+      "Whom?",
+    );
+    const done = await agent.generate(parked.messages, {
+      signal: AbortSignal.timeout(10_000),
+      decisions: [
+        answer(parked.pending[0], {
+          action: "accept",
+          content: { name: "Ada" },
+        }),
+      ],
+    });
+    assert.equal(done.text, "Greeted.");
+    assert.match(JSON.stringify(done.messages), /hello Ada/);
   });
-  const agent = new Agent(
-    script(callTools({ name: "a_greet", args: {} }), say("Greeted.")),
-    { toolSource: () => servers.tools },
-  );
-  const parked = await agent.generate("Greet.", {
-    signal: AbortSignal.timeout(10_000),
-  });
-  const input = parked.pending[0]?.input;
-  assert.equal(input?.server, "asker");
-  assert.equal(input?.tool, "greet");
-  assert.equal(
-    input?.requests.elicitation.method === "elicitation/create" &&
-      input.requests.elicitation.params.message,
-    "Whom?",
-  );
-  const done = await agent.generate(parked.messages, {
-    signal: AbortSignal.timeout(10_000),
-    decisions: [
-      answer(parked.pending[0], { action: "accept", content: { name: "Ada" } }),
-    ],
-  });
-  assert.equal(done.text, "Greeted.");
-  assert.match(JSON.stringify(done.messages), /hello Ada/);
-});
+}
 
 Deno.test("stateless httpHandler: a 2025 caller's ask fails at once, naming sessions", async () => {
   await using endpoint = serve(false);
-  await using servers = await connectServers({ a: { url: endpoint.url } }, {
+  await using servers = await connectServers({
+    a: { url: endpoint.url, protocol: "legacy" },
+  }, {
     signal: AbortSignal.timeout(10_000),
     onInput: () => ({ action: "accept", content: {} }),
   });

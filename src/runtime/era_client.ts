@@ -244,7 +244,15 @@ export class EraClientTransport implements Transport {
         });
       }
     }
-    if (cached?.era === "modern" && cached.discover !== undefined) {
+    // A kept modern verdict spares an HTTP server the probe. A stdio server
+    // is asked anyway: its answer is the one sign that the process just
+    // started is alive (a modern connect has no other round trip), and a
+    // local pipe's round trip costs little next to the start; a kept legacy
+    // verdict still spares it the wait for silence.
+    if (
+      cached?.era === "modern" && cached.discover !== undefined &&
+      this.#options.transport === "http"
+    ) {
       const discover = parseDiscoverResult(cached.discover);
       if (discover !== undefined && isModernVersion(cached.version)) {
         this.#unconfirmed = true;

@@ -72,7 +72,11 @@ export interface ConnectHttpOptions {
   signal?: AbortSignal;
   /** How the client introduces itself. Default `{ name: "weft-mcp", version: "0.1.0" }`. */
   clientInfo?: Implementation;
-  /** The client capabilities to advertise. Default none. */
+  /**
+   * The client capabilities to advertise. Default `{ elicitation: {} }`:
+   * a server may ask for input during a call, which `importTools` answers
+   * (its `onInput`) or parks in the agent run for `answer`.
+   */
   capabilities?: ClientCapabilities;
   /** The fetch to use; `globalThis.fetch` when absent. */
   fetch?: FetchLike;
@@ -89,8 +93,10 @@ export interface ConnectHttpOptions {
    * The protocol era. `"auto"` (the default) sends a `server/discover`
    * first and speaks 2026-07-28 to a server that answers it, the
    * `initialize` handshake to any other (the verdict is kept: see
-   * `eraStore`). `"modern"` or `"legacy"` pins the era and sends no probe;
-   * a server that does not speak the pinned era fails the connect.
+   * `eraStore`). `"legacy"` pins the handshake and sends no probe;
+   * `"modern"` never falls back (`server/discover` is still sent unless a
+   * kept verdict holds its answer): a server that does not speak the pinned
+   * era fails the connect.
    */
   protocol?: ProtocolPreference;
   /**
@@ -161,7 +167,7 @@ export async function connectHttp(
   const link = new HttpLink(http, transport);
   const client = new McpClient(
     options.clientInfo ?? DEFAULT_CLIENT_INFO,
-    { capabilities: options.capabilities ?? {} },
+    { capabilities: options.capabilities ?? { elicitation: {} } },
     link,
   );
   if (options.onerror !== undefined) client.onerror = options.onerror;

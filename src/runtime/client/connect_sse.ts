@@ -60,7 +60,7 @@ export async function connectSse(
   };
   const client = new McpClient(
     options.clientInfo ?? DEFAULT_CLIENT_INFO,
-    { capabilities: options.capabilities ?? {} },
+    { capabilities: options.capabilities ?? { elicitation: {} } },
     link,
   );
   if (options.onerror !== undefined) client.onerror = options.onerror;

@@ -103,7 +103,11 @@ export interface ConnectStdioOptions {
   maxLineBytes?: number;
   /** How the client introduces itself. Default `{ name: "weft-mcp", version: "0.1.0" }`. */
   clientInfo?: Implementation;
-  /** The client capabilities to advertise. Default none. */
+  /**
+   * The client capabilities to advertise. Default `{ elicitation: {} }`:
+   * a server may ask for input during a call, which `importTools` answers
+   * (its `onInput`) or parks in the agent run for `answer`.
+   */
   capabilities?: ClientCapabilities;
   /**
    * Installed as the client's `onerror` before the handshake, so nothing
@@ -115,15 +119,20 @@ export interface ConnectStdioOptions {
    * and speaks 2026-07-28 to a server that answers it; an error answer, or
    * silence for `probeTimeout` ms, means the `initialize` handshake (a
    * modern answer arriving late still wins). The verdict is kept (see
-   * `eraStore`). `"modern"` or `"legacy"` pins the era and sends no probe:
-   * pin `"legacy"` for a server that exits on a request it does not know
-   * before `initialize` (it is not started twice to find out).
+   * `eraStore`). `"legacy"` pins the handshake and sends no probe: pin it
+   * for a server that exits on a request it does not know before
+   * `initialize` (it is not started twice to find out). `"modern"` never
+   * falls back: a server that does not answer `server/discover` fails the
+   * connect.
    */
   protocol?: ProtocolPreference;
   /**
    * Where each server's era is kept, keyed by its command line and
-   * directory. Default: this process's memory, so a restart of the server
-   * sends no probe; a `Deno.Kv` keeps it across restarts of this process.
+   * directory. Default: this process's memory; a `Deno.Kv` keeps it across
+   * restarts of this process. A kept legacy verdict spares a restart the
+   * probe (and a silent server's wait); a modern server is sent
+   * `server/discover` at every start all the same, as the sign that the
+   * process is alive.
    */
   eraStore?: EraStore;
   /** Milliseconds a silent server gets to answer `server/discover` before it is taken for legacy. Default 1500. */
@@ -256,7 +265,7 @@ export async function connectStdio(
   connection.era = era;
   const client = new McpClient(
     options.clientInfo ?? DEFAULT_CLIENT_INFO,
-    { capabilities: options.capabilities ?? {} },
+    { capabilities: options.capabilities ?? { elicitation: {} } },
     connection,
   );
   if (options.onerror !== undefined) client.onerror = options.onerror;
