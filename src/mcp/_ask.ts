@@ -139,31 +139,43 @@ export function askingFor(
   extra: AskExtra,
 ): CallAsking | Promise<CallAsking> {
   if (!isModernCall(params)) return { ask: legacyAsk(server, tool, extra) };
-  return modernAsking(server, tool, args(), params);
+  // A first call (no requestState) costs nothing until the tool asks: the
+  // key and the arguments' digest are made only to sign or to verify.
+  if (params.requestState === undefined) {
+    return modernAsking(server, tool, args, params, [], undefined);
+  }
+  return verifiedAsking(server, tool, args, params);
 }
 
-async function modernAsking(
+async function verifiedAsking(
   server: object,
   tool: string,
-  args: string,
+  args: () => string,
   params: Record<string, unknown>,
 ): Promise<CallAsking> {
-  const key = await keyOf(server);
-  const argsDigest = await digest(args);
-  let answers: InputResponse[] = [];
-  if (params.requestState !== undefined) {
-    const payload = await verifyState(key, params.requestState, {
-      tool,
-      args: argsDigest,
-      now: Date.now(),
-    });
-    answers = [...payload.answers];
-    const responses = params.inputResponses as
-      | Record<string, InputResponse>
-      | undefined;
-    const next = responses?.[askKey(answers.length)];
-    if (next !== undefined && next !== null) answers.push(next);
-  }
+  const argsDigest = await digest(args());
+  const payload = await verifyState(await keyOf(server), params.requestState, {
+    tool,
+    args: argsDigest,
+    now: Date.now(),
+  });
+  const answers = [...payload.answers];
+  const responses = params.inputResponses as
+    | Record<string, InputResponse>
+    | undefined;
+  const next = responses?.[askKey(answers.length)];
+  if (next !== undefined && next !== null) answers.push(next);
+  return modernAsking(server, tool, args, params, answers, argsDigest);
+}
+
+function modernAsking(
+  server: object,
+  tool: string,
+  args: () => string,
+  params: Record<string, unknown>,
+  answers: readonly InputResponse[],
+  argsDigest: string | undefined,
+): CallAsking {
   const declared = metaOf(params)[CLIENT_CAPABILITIES];
   const canAsk = declared !== null && typeof declared === "object" &&
     (declared as Record<string, unknown>).elicitation !== undefined;
@@ -180,10 +192,10 @@ async function modernAsking(
   ): Promise<Record<string, unknown>> => ({
     resultType: "input_required",
     inputRequests: { [askKey(parked.index)]: parked.request },
-    requestState: await signState(key, {
+    requestState: await signState(await keyOf(server), {
       tool,
-      args: argsDigest,
-      answers,
+      args: argsDigest ?? await digest(args()),
+      answers: [...answers],
       expires: Date.now() + REQUEST_STATE_TTL_MS,
     }),
   });

@@ -1,0 +1,179 @@
+/**
+ * `connectHttp` against the SDK v2's `Client` (`@modelcontextprotocol/client`
+ * 2.4.0), per call, in both protocol eras, against a weft server
+ * (`exportTools` + `httpHandler`, stateless) and against the SDK v2's own
+ * (`createMcpHandler`, `bench/_v2_bench_server.ts`), each in its own process
+ * on 127.0.0.1: sequential `tools/list` and `tools/call`, interleaved one for
+ * one, alternating which goes first (medians). Also: what the first connect
+ * costs a legacy server (the probe's round trip) and what a kept verdict
+ * saves.
+ *
+ *     deno run -A --config tests/interop/deno.json bench/era_client_bench.ts
+ *     deno run -A --config tests/interop/deno.json bench/era_client_bench.ts --calls=300
+ *
+ * Runs with tests/interop's import map: the SDK v2 is a test-only package.
+ *
+ * @module
+ */
+
+import {
+  Client,
+  StreamableHTTPClientTransport,
+} from "@modelcontextprotocol/client";
+import { connectHttp } from "../src/runtime/client/connect_http.ts";
+import { memoryEraStore } from "../src/runtime/era_store.ts";
+import { interleavedMedians } from "./_medians.ts";
+
+const calls = Number(
+  Deno.args.find((a) => a.startsWith("--calls="))?.slice(8) ?? 300,
+);
+
+const HERE = new URL(".", import.meta.url).pathname;
+const INTEROP = new URL("../tests/interop/deno.json", import.meta.url).pathname;
+
+interface Running {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** weft: both eras; v2: the SDK v2, both eras; legacy: the v1 SDK's transport, 2025 only. */
+async function start(kind: "weft" | "v2" | "legacy"): Promise<Running> {
+  const args = kind === "v2"
+    ? [
+      "run",
+      "-A",
+      "--quiet",
+      "--config",
+      INTEROP,
+      `${HERE}_v2_bench_server.ts`,
+    ]
+    : [
+      "run",
+      "-A",
+      "--quiet",
+      "--unstable-kv",
+      `${HERE}_http_bench_server.ts`,
+      kind === "weft" ? "weft" : "sdk",
+      "stateless",
+    ];
+  const child = new Deno.Command(Deno.execPath(), {
+    args,
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`${kind} server exited`);
+    text += value;
+  }
+  reader.releaseLock();
+  return {
+    url: `http://127.0.0.1:${text.trim()}/mcp`,
+    async stop() {
+      child.kill("SIGTERM");
+      await child.stdout.cancel().catch(() => {});
+      await child.status;
+    },
+  };
+}
+
+const args = { name: "echo", arguments: { text: "hello" } };
+
+async function v2Client(
+  url: string,
+  era: "modern" | "legacy",
+): Promise<Client> {
+  const client = new Client({ name: "bench", version: "1" }, {
+    versionNegotiation: {
+      mode: era === "modern" ? { pin: "2026-07-28" } : "legacy",
+    },
+  });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return client;
+}
+
+console.log(
+  `client: connectHttp vs the SDK v2 Client, ${calls} sequential pairs per row; medians (speed above 1: connectHttp is faster)`,
+);
+for (const kind of ["weft", "v2"] as const) {
+  const server = await start(kind);
+  try {
+    for (const era of ["modern", "legacy"] as const) {
+      const weft = await connectHttp(server.url, { protocol: era });
+      const sdk = await v2Client(server.url, era);
+      const results = await interleavedMedians([
+        {
+          label: "tools/list",
+          sdk: () => sdk.listTools(),
+          weft: () => weft.listTools(),
+          n: calls,
+        },
+        {
+          label: "tools/call",
+          sdk: () => sdk.callTool(args),
+          weft: () => weft.callTool(args),
+          n: calls,
+        },
+      ]);
+      for (const r of results) {
+        console.log(
+          `${kind.padEnd(5)} server  ${era.padEnd(7)} ${
+            r.label.padEnd(11)
+          } v2 ${r.sdk.toFixed(3)} ms  weft ${r.weft.toFixed(3)} ms  speed ${
+            (r.sdk / r.weft).toFixed(2)
+          }x`,
+        );
+      }
+      await weft.close();
+      await sdk.close();
+    }
+  } finally {
+    await server.stop();
+  }
+}
+
+// The first connect to a legacy-only server (the v1 SDK's transport): the
+// probe's round trip once; a kept verdict (a memory store here, as a
+// Deno.Kv would across restarts) spares it.
+const legacy = await start("legacy");
+try {
+  const connects = async (
+    label: string,
+    connect: () => Promise<{ close(): Promise<void> }>,
+  ) => {
+    const times: number[] = [];
+    for (let i = 0; i < 50; i++) {
+      const t = performance.now();
+      const client = await connect();
+      times.push(performance.now() - t);
+      await client.close();
+    }
+    times.sort((a, b) => a - b);
+    console.log(
+      `connect    ${label.padEnd(44)} ${
+        times[25].toFixed(3)
+      } ms (median of 50)`,
+    );
+  };
+  console.log(
+    "\nconnect: connectHttp to a legacy-only server (the v1 SDK's transport)",
+  );
+  await connects(
+    "pinned legacy (no probe)",
+    () => connectHttp(legacy.url, { protocol: "legacy" }),
+  );
+  await connects(
+    "auto, nothing kept (probe, then initialize)",
+    () => connectHttp(legacy.url, { eraStore: memoryEraStore() }),
+  );
+  const kept = memoryEraStore();
+  await connectHttp(legacy.url, { eraStore: kept }).then((c) => c.close());
+  await connects(
+    "auto, verdict kept (no probe)",
+    () => connectHttp(legacy.url, { eraStore: kept }),
+  );
+} finally {
+  await legacy.stop();
+}
