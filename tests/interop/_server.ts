@@ -212,3 +212,34 @@ export function listen(options: { sessions: boolean }): Listener {
     },
   };
 }
+
+/**
+ * A result a 2026-07-28 client got from our server, its era stamps checked
+ * and set aside: the server's name and version in `_meta`, which the
+ * clients that speak that era to us (the AI SDK's, Mastra's) pass through,
+ * and `resultType: "complete"`, which the AI SDK's passes through and
+ * Mastra's consumes. A result without the server's info, or with another
+ * `resultType`, fails.
+ */
+export function withoutEraStamps(
+  result: unknown,
+  serverName: string,
+): Record<string, unknown> {
+  const { resultType, _meta, ...rest } = result as Record<string, unknown>;
+  if (resultType !== undefined && resultType !== "complete") {
+    throw new Error(`expected resultType "complete", got ${resultType}`);
+  }
+  const meta = { ...(_meta as Record<string, unknown> | undefined) };
+  const info = meta["io.modelcontextprotocol/serverInfo"] as
+    | { name?: string }
+    | undefined;
+  if (info?.name !== serverName) {
+    throw new Error(
+      `expected the server's info in _meta (${serverName}), got ${
+        JSON.stringify(_meta)
+      }`,
+    );
+  }
+  delete meta["io.modelcontextprotocol/serverInfo"];
+  return Object.keys(meta).length === 0 ? rest : { ...rest, _meta: meta };
+}

@@ -10,6 +10,8 @@
 import assert from "node:assert/strict";
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import * as z from "zod";
 import {
   connectHttp,
@@ -287,7 +289,6 @@ Deno.test("the verdict is kept in Deno KV: a second cold start sends no probe (m
   const path = await Deno.makeTempFile({ suffix: ".sqlite3" });
   try {
     await using modern = listenV2({ legacy: "reject" });
-    const { httpHandler, Server } = await import("../../mod.ts");
     let discovers = 0;
     const legacyHttp = Deno.serve(
       { hostname: "127.0.0.1", port: 0, onListen() {} },
@@ -299,9 +300,17 @@ Deno.test("the verdict is kept in Deno KV: a second cold start sends no probe (m
         return legacyHandler(request);
       },
     );
-    const legacyHandler = httpHandler(() =>
-      new Server({ name: "weft-legacy", version: "1" })
-    );
+    // A 2025-only server: the v1 SDK's own transport, a server per request.
+    const legacyHandler = async (request: Request) => {
+      const server = new Server({ name: "sdk-legacy", version: "1" }, {
+        capabilities: { tools: {} },
+      });
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+      });
+      await server.connect(transport);
+      return transport.handleRequest(request);
+    };
     const legacyUrl = `http://127.0.0.1:${legacyHttp.addr.port}/mcp`;
     try {
       for (const round of [1, 2]) {
