@@ -60,7 +60,10 @@ export { content, image } from "./src/core/content.ts";
 export { Agent } from "./src/core/agent.ts";
 export type { AgentOptions } from "./src/core/agent.ts";
 export { RunError } from "./src/core/run.ts";
-export type { RunResult } from "./src/core/run.ts";
+// What a run and a server set hold, for reading them (the steps' calls and
+// results, each server's state).
+export type { RunResult, StepRecord } from "./src/core/run.ts";
+export type { ToolCallPart, ToolResultPart } from "./src/core/messages.ts";
 export type { RunEvent } from "./src/core/events.ts";
 export type { Model } from "./src/core/model.ts";
 export { subagent } from "./src/core/subagent.ts";
@@ -93,6 +96,7 @@ export { serveAgent } from "./src/mcp/serve.ts";
 
 // Many servers from one mcpServers config, as every MCP host writes it.
 export { connectServers } from "./src/servers/connect_servers.ts";
+export type { ServerStatus } from "./src/servers/connect_servers.ts";
 
 // Runtimes: stdio and Streamable HTTP, serving and connecting.
 export { serveStdio } from "./src/runtime/process/serve_stdio.ts";

@@ -2,7 +2,8 @@
  * The runnable examples, each run the way a reader runs it: hello.ts (both
  * directions in memory), server.ts over our stdio and --http, deploy.ts's
  * fetch handler on real Requests, client.ts against two live servers, and
- * eras.ts (both protocol eras on one endpoint, input asked mid-call).
+ * eras.ts (both protocol eras on one endpoint, input asked mid-call), and
+ * approval.ts (a call parked, then approved or denied).
  */
 
 import assert from "node:assert/strict";
@@ -12,6 +13,7 @@ import { connectStdio } from "../src/runtime/process/connect_stdio.ts";
 import deploy, { kvSessions } from "../examples/deploy.ts";
 import { FINAL_TEXT, logSkipped, run } from "../examples/client.ts";
 import { hello } from "../examples/hello.ts";
+import { decide } from "../examples/approval.ts";
 import { run as runEras } from "../examples/eras.ts";
 import { serveHttp } from "../examples/server.ts";
 import { entry, listedServer } from "./_helpers/mcp_servers.ts";
@@ -346,4 +348,17 @@ Deno.test("examples/eras.ts: one endpoint, both eras; the question parks the mod
     modern: "WF 18: seat 3C booked",
     legacy: "WF 25: seat 7F booked",
   });
+});
+
+Deno.test("examples/approval.ts: the call parks, then approve runs it and deny tells the model why", async () => {
+  const approved = await decide(true);
+  assert.deepEqual(approved.parked, {
+    name: "refund",
+    args: '{"order_id":"1234","amount":20}',
+  });
+  assert.equal(approved.read.content, "refunded 20 on order 1234");
+  assert.equal(approved.read.isError, false);
+  const denied = await decide(false);
+  assert.equal(denied.read.content, "DENIED: over the limit");
+  assert.equal(denied.text, "Done.");
 });
