@@ -234,3 +234,78 @@ Deno.test("docs: every program in examples/ is run or imported by a test", async
   }
   assert.deepEqual(unrun, []);
 });
+
+/** An interface's members and each one's `@default` tag (absent: none), read from its source. */
+async function membersOf(
+  file: string,
+  name: string,
+): Promise<Map<string, string | undefined>> {
+  const source = await Deno.readTextFile(new URL(file, ROOT));
+  const start = source.indexOf(`export interface ${name} {`);
+  assert.ok(start >= 0, `${file}: no interface ${name}`);
+  const body = source.slice(start, source.indexOf("\n}\n", start));
+  const members = new Map<string, string | undefined>();
+  // Each member at two spaces, after its JSDoc.
+  for (
+    const m of body.matchAll(
+      /(?:\/\*\*((?:(?!\*\/)[\s\S])*)\*\/\s*)?\n {2}(?:readonly )?(\w+)\??:/g,
+    )
+  ) {
+    const doc = (m[1] ?? "").replace(/^\s*\* ?/gm, "");
+    const tag = /@default\s+([\s\S]*?)\s*(?:@\w|$)/.exec(doc)?.[1];
+    members.set(m[2], tag?.replace(/\s+/g, " "));
+  }
+  return members;
+}
+
+/** The rows of the Markdown table right after `at` in `text`, cells trimmed. */
+function tableAfter(text: string, at: number): string[][] {
+  const rows: string[][] = [];
+  for (const line of text.slice(at).split("\n").slice(1)) {
+    if (line.trim() === "" && rows.length === 0) continue;
+    if (!line.startsWith("|")) break;
+    rows.push(line.slice(1, -1).split(/(?<!\\)\|/).map((c) => c.trim()));
+  }
+  return rows;
+}
+
+const plain = (cell: string) => cell.replace(/`/g, "");
+
+Deno.test("docs: an option table says what the JSDoc says — every option, and its @default", async () => {
+  const wrong: string[] = [];
+  let tables = 0;
+  for (const file of await markdownFiles()) {
+    const text = await Deno.readTextFile(new URL(file, ROOT));
+    for (const marker of text.matchAll(/<!-- options: (\S+) (\w+) -->/g)) {
+      tables++;
+      const [header, , ...rows] = tableAfter(text, marker.index!);
+      const col = header.indexOf("default");
+      const members = await membersOf(marker[1], marker[2]);
+      const listed = new Set<string>();
+      for (const row of rows) {
+        const option = plain(row[0]);
+        listed.add(option);
+        if (!members.has(option)) {
+          wrong.push(`${file}: ${option} is not an option of ${marker[2]}`);
+          continue;
+        }
+        const tag = members.get(option);
+        const cell = plain(row[col]);
+        if ((cell === "none" ? undefined : cell) !== (tag && plain(tag))) {
+          wrong.push(
+            `${file}: ${option} default "${cell}", the JSDoc's @default ${
+              tag === undefined ? "is absent" : `"${tag}"`
+            }`,
+          );
+        }
+      }
+      for (const member of members.keys()) {
+        if (!listed.has(member)) {
+          wrong.push(`${file}: ${marker[2]}.${member} is not in the table`);
+        }
+      }
+    }
+  }
+  assert.ok(tables >= 2, `only ${tables} marked option tables`);
+  assert.deepEqual(wrong, []);
+});

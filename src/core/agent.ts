@@ -56,17 +56,32 @@ export interface AgentOptions {
   toolSource?: () => readonly (ToolDef | null | undefined)[];
   /** Structured final output: registers `submit_output` over this schema. */
   output?: SchemaInput<unknown>;
-  /** The step budget; default 10, values below 1 ignored. */
+  /**
+   * The step budget; default 10, values below 1 ignored.
+   * @default 10
+   */
   maxSteps?: number;
-  /** The most calls in flight per step; default 4, values below 1 ignored. */
+  /**
+   * The most calls in flight per step; default 4, values below 1 ignored.
+   * @default 4
+   */
   parallelism?: number;
   /** Middleware around every call, outside each tool's own. */
   wrapTools?: readonly ToolMiddleware[];
-  /** Default per-call timeout in ms; non-positive values ignored (no timeout). */
+  /**
+   * Default per-call timeout in ms; non-positive values ignored (no timeout).
+   * @default no timeout
+   */
   timeout?: number;
-  /** Default result cap in UTF-8 bytes; default 64 KiB, 0 for none, negative ignored. */
+  /**
+   * Default result cap in UTF-8 bytes; default 64 KiB, 0 for none, negative ignored.
+   * @default 65536
+   */
   maxResultBytes?: number;
-  /** Reject undeclared argument fields for every typed tool. */
+  /**
+   * Reject undeclared argument fields for every typed tool.
+   * @default false
+   */
   strictInput?: boolean;
   /** Observes every run's events. */
   onEvent?: EventHandler;

@@ -45,6 +45,7 @@ export interface ConnectServersOptions {
   /**
    * Milliseconds each server has to answer `initialize` (a server's own
    * `initializeTimeout` wins). Default 30000.
+   * @default 30000
    */
   initializeTimeout?: number;
   /**
@@ -54,6 +55,7 @@ export interface ConnectServersOptions {
    * (default 250) doubled each attempt, up to `maxDelay` (default 10000),
    * each wait jittered down to half. `false`: never; a lost server's calls
    * fail, a server that failed at start stays failed.
+   * @default `{ maxAttempts: 5, initialDelay: 250, maxDelay: 10000 }`
    */
   reconnect?: ReconnectOptions | false;
   /**
@@ -62,33 +64,44 @@ export interface ConnectServersOptions {
    * to another after a refresh (a `ServersError` naming both), a failed
    * reconnect or start retry, a server given up. Default: the message on
    * stderr.
+   * @default the message on stderr
    */
   onError?: (error: Error) => void;
   /**
    * Where stdio servers' stderr goes. Default: ours, each line prefixed
    * `[<server name>] `. A function gets the server's name and each line.
+   * @default ours, each line prefixed `[<server name>]`
    */
   stderr?: "inherit" | "ignore" | ((server: string, line: string) => void);
-  /** How the clients introduce themselves. Default `{ name: "weft-mcp", version: "0.1.0" }`. */
+  /**
+   * How the clients introduce themselves. Default `{ name: "weft-mcp", version: "0.1.0" }`.
+   * @default `{ name: "weft-mcp", version: "0.1.0" }`
+   */
   clientInfo?: PeerInfo;
-  /** The fetch HTTP servers are reached with; `globalThis.fetch` when absent. */
+  /**
+   * The fetch HTTP servers are reached with; `globalThis.fetch` when absent.
+   * @default `globalThis.fetch`
+   */
   fetch?: typeof globalThis.fetch;
   /**
    * What the model reads of a result with structured content, for every
    * server (a server's own `render` wins): `"structured"` (the default) its
    * JSON, `"text"` the content items, `"both"` (see `importTools`).
+   * @default `"structured"`
    */
   render?: ResultRendering;
   /**
    * Forward a SIGINT or SIGTERM this process gets to the stdio servers'
    * process groups. Default true. `false` for a host that ends them itself
    * (`close()` from its own signal listener); see `connectStdio`.
+   * @default true
    */
   forwardSignals?: boolean;
   /**
    * Where each server's protocol era is kept (see `connectHttp`'s
    * `eraStore`): a `Deno.Kv` spares the `server/discover` probe on the
    * next start. Default: this process's memory.
+   * @default this process's memory
    */
   eraStore?: EraStore;
   /**
