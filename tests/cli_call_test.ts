@@ -8,6 +8,7 @@ import {
   ROOT,
   SERVER_COMMAND,
   withHttpServer,
+  withoutProgress,
 } from "./_helpers/cli.ts";
 
 Deno.test("call", async (t) => {
@@ -47,7 +48,7 @@ Deno.test("call", async (t) => {
     assert.equal(ran.code, ExitCode.failure);
     assert.equal(ran.stdout, "");
     assert.equal(
-      ran.stderr,
+      withoutProgress(ran.stderr),
       'weft-mcp: examples/server.ts has no tool named "nope" (its tools: getting-started, lookup_order)\n',
     );
   });

@@ -57,7 +57,16 @@ export interface Ran {
 
 export async function run(
   args: string[],
-  options: { signalAfter?: number } = {},
+  options: {
+    signalAfter?: number;
+    /**
+     * SIGINT once a process runs whose command line starts with these
+     * words (the server the CLI started: it is connecting then, its
+     * handlers set), then after `signalAfter` ms more; at most 20 s of
+     * waiting.
+     */
+    signalWhenRunning?: readonly string[];
+  } = {},
 ): Promise<Ran> {
   const child = new Deno.Command(Deno.execPath(), {
     args,
@@ -66,7 +75,16 @@ export async function run(
     stdout: "piped",
     stderr: "piped",
   }).spawn();
-  if (options.signalAfter !== undefined) {
+  const command = options.signalWhenRunning;
+  if (command !== undefined) {
+    (async () => {
+      const until = Date.now() + 20_000;
+      while (Date.now() < until && !(await processRunning(command))) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      setTimeout(() => child.kill("SIGINT"), options.signalAfter ?? 0);
+    })();
+  } else if (options.signalAfter !== undefined) {
     setTimeout(() => child.kill("SIGINT"), options.signalAfter);
   }
   const out = await child.output();
@@ -76,6 +94,15 @@ export async function run(
     stdout: text.decode(out.stdout),
     stderr: text.decode(out.stderr),
   };
+}
+
+/**
+ * What the CLI wrote to stderr, without the progress lines it writes while a
+ * connect takes more than a second (`connecting to <x> (<n>s)`): how many
+ * there are depends on the machine's load.
+ */
+export function withoutProgress(stderr: string): string {
+  return stderr.replace(/^weft-mcp: connecting to .* \(\d+s\)\n/gm, "");
 }
 
 /** `deno` arguments that run cli.ts. */
@@ -95,6 +122,21 @@ export function cli(...args: string[]): Promise<Ran> {
 }
 
 /** Whether any process's command line has `needle` as one of its words. */
+/** Whether a process runs whose command line starts with `words`. */
+async function processRunning(words: readonly string[]): Promise<boolean> {
+  for await (const entry of Deno.readDir("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const argv = (await Deno.readTextFile(`/proc/${entry.name}/cmdline`))
+        .split("\0");
+      if (words.every((w, i) => argv[i] === w)) return true;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return false;
+}
+
 export async function processWithArg(needle: string): Promise<boolean> {
   for await (const entry of Deno.readDir("/proc")) {
     if (!/^\d+$/.test(entry.name)) continue;
