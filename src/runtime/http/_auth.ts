@@ -232,7 +232,8 @@ function challenge(status: number, params: Record<string, string>): Response {
     Object.entries(params).map(([k, v]) => `${k}="${quoted(v)}"`).join(", ");
   const body: Record<string, string> = {
     error: params.error ?? "invalid_request",
-    error_description: params.error_description ?? "an access token is required",
+    error_description: params.error_description ??
+      "an access token is required",
   };
   return new Response(JSON.stringify(body), {
     status,
