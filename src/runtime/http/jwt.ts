@@ -280,12 +280,17 @@ class KeySet {
   async find(kid: string | undefined, alg: JwtAlgorithm): Promise<CryptoKey> {
     let set = this.#set ?? await this.#fetch();
     let jwk = pick(set, kid, alg);
-    if (
-      jwk === undefined && this.#source instanceof URL &&
-      Date.now() - this.#fetchedAt >= this.#interval
-    ) {
-      set = await this.#fetch();
-      jwk = pick(set, kid, alg);
+    if (jwk === undefined && this.#source instanceof URL) {
+      // A fetch in flight is awaited (concurrent unknown kids share it);
+      // else one more, unless the last was within the interval.
+      const fetching = this.#fetching ??
+        (Date.now() - this.#fetchedAt >= this.#interval
+          ? this.#fetch()
+          : undefined);
+      if (fetching !== undefined) {
+        set = await fetching;
+        jwk = pick(set, kid, alg);
+      }
     }
     if (jwk === undefined) {
       throw new InvalidTokenError(
