@@ -246,5 +246,11 @@ function challenge(status: number, params: Record<string, string>): Response {
 
 /** A quoted-string's content: backslash and quote escaped, controls dropped. */
 function quoted(value: string): string {
-  return value.replace(/[\\"]/g, "\\$&").replace(/[\x00-\x1f\x7f]/g, "");
+  let out = "";
+  for (const ch of value) {
+    const code = ch.charCodeAt(0);
+    if (code < 0x20 || code === 0x7f) continue;
+    out += ch === "\\" || ch === '"' ? `\\${ch}` : ch;
+  }
+  return out;
 }
