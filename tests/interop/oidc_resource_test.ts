@@ -311,9 +311,10 @@ Deno.test("oidc-provider JWT access tokens: the tool sees the client and scopes,
     assert.equal(res.status, 403);
     assert.equal(
       res.headers.get("www-authenticate"),
-      `Bearer error="insufficient_scope", scope="mcp orders:write", resource_metadata="${
-        new URL("/.well-known/oauth-protected-resource/mcp", s.resource)
-      }", error_description="the token lacks the scope orders:write"`,
+      `Bearer error="insufficient_scope", scope="mcp orders:write", resource_metadata="${new URL(
+        "/.well-known/oauth-protected-resource/mcp",
+        s.resource,
+      )}", error_description="the token lacks the scope orders:write"`,
     );
     await res.body?.cancel();
     // A token for the other resource is refused here (audience).
@@ -359,9 +360,10 @@ Deno.test("oidc-provider: an expired JWT access token is refused 401", async () 
     assert.equal(res.status, 401);
     assert.equal(
       res.headers.get("www-authenticate"),
-      `Bearer error="invalid_token", scope="mcp", resource_metadata="${
-        new URL("/.well-known/oauth-protected-resource/mcp", s.resource)
-      }", error_description="the token expired"`,
+      `Bearer error="invalid_token", scope="mcp", resource_metadata="${new URL(
+        "/.well-known/oauth-protected-resource/mcp",
+        s.resource,
+      )}", error_description="the token expired"`,
     );
     assert.deepEqual(await res.json(), {
       error: "invalid_token",
