@@ -77,18 +77,21 @@ async function setup(
   ) => Promise<Response>,
   ttl = 300,
 ): Promise<Setup> {
-  let provider: Provider | undefined;
-  const as = await nodeListener(() => provider!.callback());
-  let handler: ((req: Request) => Promise<Response>) | undefined;
+  // Both listeners first: each URL is in the other's configuration.
+  const late: {
+    provider?: Provider;
+    handler?: (req: Request) => Promise<Response>;
+  } = {};
+  const as = await nodeListener(() => late.provider!.callback());
   const stop = new AbortController();
   const rs = Deno.serve(
     { hostname: "127.0.0.1", port: 0, signal: stop.signal, onListen() {} },
-    (req) => handler!(req),
+    (req) => late.handler!(req),
   );
   const base = `http://127.0.0.1:${rs.addr.port}`;
   const resource = `${base}/mcp`;
   const opaque = `${base}/opaque`;
-  provider = new Provider(as.url, {
+  const provider = new Provider(as.url, {
     clients: [{
       client_id: CLIENT.id,
       client_secret: CLIENT.secret,
@@ -124,7 +127,8 @@ async function setup(
     },
     // deno-lint-ignore no-explicit-any
   } as any);
-  handler = makeHandler(as.url, resource, opaque);
+  late.provider = provider;
+  late.handler = makeHandler(as.url, resource, opaque);
   return {
     issuer: as.url,
     resource,
