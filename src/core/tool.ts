@@ -119,14 +119,12 @@ export interface ToolContext {
    * nobody can answer (plain `invoke`, `callTool`).
    */
   readonly ask?: AskFn;
-  // --- issue 19 (auth): the verified caller ---
   /**
    * The verified caller, when the tool is served over HTTP with `auth` on
    * (`httpHandler`'s option): its token, client id, scopes. Absent
    * otherwise. Never forward `auth.token` to another service.
    */
   readonly auth?: AuthInfo;
-  // --- end issue 19 ---
 }
 
 /** Options for one `ToolDef.invoke`. */

@@ -44,13 +44,11 @@ import {
 /** What a `tools/call` handler receives beside the request. */
 export type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
-// --- issue 19 (auth) ---
 /** The verified caller the HTTP handler put on the request, as invoke options. */
 export function authOf(extra: CallExtra): { auth?: AuthInfo } {
   const auth = extra.authInfo as AuthInfo | undefined;
   return auth === undefined ? {} : { auth };
 }
-// --- end issue 19 ---
 
 /** One tool as the registry holds it: its listing entry and how to run it. */
 export interface Exported {
