@@ -196,3 +196,24 @@ Deno.test("JWKS by URL: an issuer answering 500 rejects with a plain Error namin
     await server.finished;
   }
 });
+
+Deno.test("a remembered token: its expiry is checked again on every use; each caller gets its own copy", async () => {
+  const key = await signer("ES256", "k");
+  const verify = jwtVerifier({
+    issuer: ISSUER,
+    audience: AUDIENCE,
+    jwks: { keys: [key.jwk] },
+    clockTolerance: 0,
+  });
+  const exp = Math.floor(Date.now() / 1000) + 1;
+  const token = await mint(key, claims({ exp }));
+  const first = await verify(token);
+  first.scopes.push("admin");
+  const second = await verify(token);
+  assert.deepEqual(second.scopes, ["a", "b"]);
+  await new Promise((r) => setTimeout(r, exp * 1000 - Date.now() + 50));
+  await assert.rejects(
+    verify(token),
+    (e) => e instanceof InvalidTokenError && e.message === "the token expired",
+  );
+});

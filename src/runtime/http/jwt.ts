@@ -56,6 +56,12 @@ export interface JwtVerifierOptions {
   refetchInterval?: number;
   /** The time one JWKS fetch may take, in ms. Default 5 s. */
   fetchTimeout?: number;
+  /**
+   * Tokens remembered once verified (their time claims checked again on
+   * every use), so a client's next requests skip the signature check.
+   * Default 1,000; `0` verifies every request from scratch.
+   */
+  cacheSize?: number;
 }
 
 const DEFAULT_ALGORITHMS: JwtAlgorithm[] = ["RS256", "PS256", "ES256", "EdDSA"];
@@ -115,7 +121,9 @@ function ec(namedCurve: string, hash: string): VerifyParams {
  * `clockTolerance`). The result's `clientId` is the `client_id` claim
  * (else `azp`, else `sub`), `scopes` the `scope` claim split on spaces (or
  * an `scp` array), `expiresAt` the `exp`, `resource` the audience, and
- * `extra` holds `sub`, `iss` and every claim. A JWKS that cannot be
+ * `extra` holds `sub`, `iss` and every claim. A verified token is
+ * remembered (`cacheSize`), its time claims checked again on each use. A
+ * JWKS that cannot be
  * fetched rejects with a plain `Error` (the handler answers 500: the
  * token was not judged).
  *
@@ -161,7 +169,14 @@ export function jwtVerifier(
   }
   const keys = new KeySet(options);
   const tolerance = options.clockTolerance ?? 30;
+  const cacheSize = options.cacheSize ?? 1000;
+  const verified = new Map<string, AuthInfo>();
   return async (token: string): Promise<AuthInfo> => {
+    const known = verified.get(token);
+    if (known !== undefined) {
+      checkTimes(known.extra?.claims as Record<string, unknown>, tolerance);
+      return copy(known);
+    }
     const parts = token.split(".");
     if (parts.length !== 3) {
       throw new InvalidTokenError("the token is not a JWT");
@@ -185,8 +200,38 @@ export function jwtVerifier(
       signed,
     );
     if (!ok) throw new InvalidTokenError("the token's signature is not valid");
-    return checkClaims(claims, options, tolerance, token);
+    const auth = checkClaims(claims, options, tolerance, token);
+    if (cacheSize > 0) {
+      if (verified.size >= cacheSize) {
+        verified.delete(verified.keys().next().value!);
+      }
+      verified.set(token, auth);
+    }
+    return copy(auth);
   };
+}
+
+/** A caller's own copy of a remembered result (a tool may change what it is handed). */
+function copy(auth: AuthInfo): AuthInfo {
+  return { ...auth, scopes: [...auth.scopes], extra: { ...auth.extra } };
+}
+
+/** Checks `exp` (required) and `nbf`; returns `exp`. */
+function checkTimes(
+  claims: Record<string, unknown>,
+  tolerance: number,
+): number {
+  const now = Date.now() / 1000;
+  if (typeof claims.exp !== "number") {
+    throw new InvalidTokenError("the token has no expiry");
+  }
+  if (claims.exp + tolerance <= now) {
+    throw new InvalidTokenError("the token expired");
+  }
+  if (typeof claims.nbf === "number" && claims.nbf - tolerance > now) {
+    throw new InvalidTokenError("the token is not valid yet");
+  }
+  return claims.exp;
 }
 
 function checkClaims(
@@ -203,16 +248,7 @@ function checkClaims(
   if (!audiences.includes(options.audience)) {
     throw new InvalidTokenError("the token was not issued for this resource");
   }
-  const now = Date.now() / 1000;
-  if (typeof claims.exp !== "number") {
-    throw new InvalidTokenError("the token has no expiry");
-  }
-  if (claims.exp + tolerance <= now) {
-    throw new InvalidTokenError("the token expired");
-  }
-  if (typeof claims.nbf === "number" && claims.nbf - tolerance > now) {
-    throw new InvalidTokenError("the token is not valid yet");
-  }
+  const exp = checkTimes(claims, tolerance);
   const sub = typeof claims.sub === "string" ? claims.sub : undefined;
   const clientId = typeof claims.client_id === "string"
     ? claims.client_id
@@ -228,7 +264,7 @@ function checkClaims(
     token,
     clientId,
     scopes,
-    expiresAt: claims.exp,
+    expiresAt: exp,
     resource: new URL(options.audience),
     extra: { sub, iss: claims.iss, claims },
   };
