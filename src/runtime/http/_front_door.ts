@@ -125,13 +125,6 @@ export function frontDoor(
         return forbidden(refusal);
       }
     }
-    if (options.auth !== undefined) {
-      const refusal = await options.auth.admit(req);
-      if (refusal !== undefined) {
-        await req.body?.cancel().catch(() => {});
-        return refusal;
-      }
-    }
     const method = req.method;
     if (
       method !== "POST" &&
@@ -144,6 +137,14 @@ export function frontDoor(
         null,
         sessions ? ALLOW_SESSIONS : ALLOW_STATELESS,
       );
+    }
+    // The token, before the body is read: a stranger's body is never parsed.
+    if (options.auth !== undefined) {
+      const refusal = await options.auth.admit(req);
+      if (refusal !== undefined) {
+        await req.body?.cancel().catch(() => {});
+        return refusal;
+      }
     }
     let body: unknown = undefined;
     if (
