@@ -7,13 +7,21 @@
  * granted, over both eras; a tool's scope missing is a 403; an expired
  * token is refused 401. Opaque tokens checked by a `verify` function that
  * asks the provider's introspection endpoint (RFC 7662): a revoked token is
- * refused 401.
+ * refused 401. And the MCP SDK's own OAuth client (its client-credentials
+ * provider) discovers the provider from our 401 and metadata, and reads our
+ * 403 as `insufficient_scope`.
  */
 
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import Provider from "oidc-provider";
+// @ts-types="@modelcontextprotocol/sdk/client/index"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+// @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+// @ts-types="@modelcontextprotocol/sdk/client/auth-extensions"
+import { ClientCredentialsProvider } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
 import {
   type AuthInfo,
   connectHttp,
@@ -411,6 +419,59 @@ Deno.test("oidc-provider opaque tokens by introspection: accepted, then refused 
       error: "invalid_token",
       error_description: "the token is not active",
     });
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("the SDK's own OAuth client (ClientCredentialsProvider) finds oidc-provider through our metadata and calls; our 403 reads as insufficient_scope", async () => {
+  const s = await setup(weftEndpoint);
+  const connect = async (scope?: string) => {
+    const provider = new ClientCredentialsProvider({
+      clientId: CLIENT.id,
+      clientSecret: CLIENT.secret,
+      expectedIssuer: s.issuer,
+      scope,
+    });
+    const client = new Client({ name: "sdk-cc", version: "1" });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(s.resource), {
+        authProvider: provider,
+      }),
+    );
+    return { client, provider };
+  };
+  try {
+    const { client } = await connect("mcp");
+    try {
+      const who = await client.callTool({ name: "whoami", arguments: {} });
+      const seen = JSON.parse((who.content as { text: string }[])[0].text);
+      assert.equal(seen.clientId, CLIENT.id);
+      assert.deepEqual(seen.scopes, ["mcp"]);
+      // Our 403 names `mcp orders:write`: the SDK reads it as
+      // insufficient_scope and re-authorizes, but its client-credentials
+      // provider asks for its configured scope only (an SDK limitation), so
+      // the retry is refused again and it gives up.
+      await assert.rejects(
+        client.callTool({ name: "write_order", arguments: {} }),
+        (e) =>
+          e instanceof Error &&
+          e.message.includes("Server returned 403 after trying upscoping"),
+      );
+    } finally {
+      await client.close();
+    }
+    // Configured with the scope, the call goes through.
+    const writer = await connect("mcp orders:write");
+    try {
+      const written = await writer.client.callTool({
+        name: "write_order",
+        arguments: {},
+      });
+      assert.deepEqual(written.content, [{ type: "text", text: "written" }]);
+    } finally {
+      await writer.client.close();
+    }
   } finally {
     await s.close();
   }
