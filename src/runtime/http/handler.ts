@@ -174,7 +174,7 @@ export interface HttpHandlerOptions {
    * verified caller reaches tools as `ctx.auth` (the SDK's
    * `extra.authInfo`) and the factory as `newServer(request, auth)`. In
    * session mode a session is bound to the principal that opened it (client
-   * id and `sub`): another principal's token on its id is answered 404
+   * id and `auth.extra.sub`): another principal's token on its id is answered 404
    * `Session not found`, as an unknown id; the same principal's refreshed
    * token is accepted, and tools see the new one. Tokens are never
    * forwarded anywhere. See docs/auth.md.
