@@ -79,6 +79,8 @@ export type {
   ToolResult,
   TypedToolDef,
 } from "./src/core/tool.ts";
+// Issue 19: the verified caller a tool sees as ctx.auth.
+export type { AuthInfo } from "./src/core/auth.ts";
 export { audio, content, image } from "./src/core/content.ts";
 export type {
   AudioContent,

@@ -106,6 +106,15 @@ export type { ConnectStdioOptions } from "./src/runtime/process/connect_stdio.ts
 export { httpHandler } from "./src/runtime/http/handler.ts";
 export type { HttpHandlerOptions } from "./src/runtime/http/handler.ts";
 export { kvStore } from "./src/runtime/http/kv_store.ts";
+// Issue 19, resource server: the caller, the verify option, JWT access tokens.
+export type { AuthInfo } from "./src/core/auth.ts";
+export { InvalidTokenError } from "./src/runtime/http/auth.ts";
+export type {
+  ResourceAuthOptions,
+  TokenVerifier,
+} from "./src/runtime/http/auth.ts";
+export { jwtVerifier } from "./src/runtime/http/jwt.ts";
+export type { JwtVerifierOptions } from "./src/runtime/http/jwt.ts";
 export { connectHttp } from "./src/runtime/client/connect_http.ts";
 export type { ConnectHttpOptions } from "./src/runtime/client/connect_http.ts";
 export { McpClient } from "./src/runtime/client/disposable_client.ts";

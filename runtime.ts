@@ -40,6 +40,19 @@ export type {
   ListenAddress,
 } from "./src/runtime/http/handler.ts";
 export { kvStore } from "./src/runtime/http/kv_store.ts";
+// Issue 19, resource server.
+export type { AuthInfo } from "./src/core/auth.ts";
+export { InvalidTokenError } from "./src/runtime/http/auth.ts";
+export type {
+  ResourceAuthOptions,
+  TokenVerifier,
+} from "./src/runtime/http/auth.ts";
+export { jwtVerifier } from "./src/runtime/http/jwt.ts";
+export type {
+  JsonWebKeySet,
+  JwtAlgorithm,
+  JwtVerifierOptions,
+} from "./src/runtime/http/jwt.ts";
 export type {
   HttpSessionStore,
   KvAtomicLike,

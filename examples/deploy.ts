@@ -12,6 +12,18 @@
  *     deno serve -A examples/deploy.ts                            # stateless
  *     MCP_SESSIONS=kv deno serve -A --unstable-kv examples/deploy.ts
  *
+ * With OAuth on (`MCP_AUTH_ISSUER` set): the endpoint is a resource server
+ * for that authorization server — the metadata document at
+ * `/.well-known/oauth-protected-resource/mcp`, a bearer token (a JWT access
+ * token issued for `MCP_RESOURCE`, checked against the issuer's JWKS) on
+ * every request, the caller in each tool's `ctx.auth` (see docs/auth.md):
+ *
+ *     MCP_AUTH_ISSUER=https://auth.example.com \
+ *     MCP_RESOURCE=https://weft-example.deno.dev/mcp \
+ *     deno serve -A examples/deploy.ts
+ *
+ * `MCP_AUTH_JWKS` names the JWKS URL when it is not `<issuer>/jwks`.
+ *
  * The handler is the module's default export as it is: `deno serve` then
  * tells it when it listens, and it closes its sessions and open streams on
  * SIGTERM, so a stop exits at once.
@@ -23,19 +35,74 @@
  * @module
  */
 
-import { httpHandler, kvStore } from "../mod.ts";
-import type { HttpHandler, KvLike } from "../runtime.ts";
+import { httpHandler, jwtVerifier, kvStore } from "../mod.ts";
+import type {
+  HttpHandler,
+  HttpHandlerOptions,
+  JsonWebKeySet,
+  KvLike,
+} from "../runtime.ts";
 import { newServer } from "./server.ts";
 
 /** The session-mode handler with its sessions in `kv`. */
-export function kvSessions(kv: KvLike): HttpHandler {
-  return httpHandler(newServer, { sessions: true, store: kvStore(kv) });
+export function kvSessions(
+  kv: KvLike,
+  options: HttpHandlerOptions = {},
+): HttpHandler {
+  return httpHandler(newServer, {
+    ...options,
+    sessions: true,
+    store: kvStore(kv),
+  });
+}
+
+/** Where the OAuth settings come from: the environment on Deploy, a test's values here. */
+export interface AuthSettings {
+  /** The authorization server's issuer URL. */
+  issuer: string;
+  /** This endpoint's public URL: tokens must be issued for it. */
+  resource: string;
+  /** The issuer's keys: its JWKS URL (default `<issuer>/jwks`) or the set. */
+  jwks?: string | JsonWebKeySet;
+}
+
+/** The `auth` option for `settings`: JWT access tokens with the `mcp` scope. */
+export function authOptions(settings: AuthSettings): HttpHandlerOptions {
+  return {
+    auth: {
+      resource: settings.resource,
+      authorizationServers: [settings.issuer],
+      scopes: ["mcp"],
+      verify: jwtVerifier({
+        issuer: settings.issuer,
+        audience: settings.resource,
+        jwks: settings.jwks ?? `${settings.issuer.replace(/\/$/, "")}/jwks`,
+      }),
+    },
+  };
+}
+
+/** The OAuth settings in the environment; absent when `MCP_AUTH_ISSUER` is not set. */
+function authFromEnv(): HttpHandlerOptions {
+  const issuer = Deno.env.get("MCP_AUTH_ISSUER");
+  if (issuer === undefined) return {};
+  const resource = Deno.env.get("MCP_RESOURCE");
+  if (resource === undefined) {
+    throw new Error(
+      "examples/deploy.ts: MCP_AUTH_ISSUER is set but MCP_RESOURCE is not; set it to this endpoint's public URL (https://<app>.deno.dev/mcp)",
+    );
+  }
+  return authOptions({
+    issuer,
+    resource,
+    jwks: Deno.env.get("MCP_AUTH_JWKS"),
+  });
 }
 
 /** What Deno Deploy and `deno serve` call. */
 const app: HttpHandler = Deno.env.get("MCP_SESSIONS") === "kv"
-  ? kvSessions(await Deno.openKv())
+  ? kvSessions(await Deno.openKv(), authFromEnv())
   // The example's scripted model answers once: a fresh server per request.
-  : httpHandler(newServer, { reuseServers: false });
+  : httpHandler(newServer, { reuseServers: false, ...authFromEnv() });
 
 export default app satisfies Deno.ServeDefaultExport;

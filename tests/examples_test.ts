@@ -10,7 +10,8 @@ import assert from "node:assert/strict";
 import { importTools } from "../mod.ts";
 import { connectHttp } from "../src/runtime/client/connect_http.ts";
 import { connectStdio } from "../src/runtime/process/connect_stdio.ts";
-import deploy, { kvSessions } from "../examples/deploy.ts";
+import deploy, { authOptions, kvSessions } from "../examples/deploy.ts";
+import { mint, signer } from "./_helpers/jwt_mint.ts";
 import { FINAL_TEXT, logSkipped, run } from "../examples/client.ts";
 import { hello } from "../examples/hello.ts";
 import { decide } from "../examples/approval.ts";
@@ -361,4 +362,93 @@ Deno.test("examples/approval.ts: the call parks, then approve runs it and deny t
   const denied = await decide(false);
   assert.equal(denied.read.content, "DENIED: over the limit");
   assert.equal(denied.text, "Done.");
+});
+
+Deno.test("deploy.ts with auth (MCP_AUTH_ISSUER): metadata, 401 without a token, a token for the resource served in a KV session, another principal refused", async () => {
+  const issuer = "https://auth.example.com";
+  const resource = "https://weft-example.deno.dev/mcp";
+  const key = await signer("ES256", "deploy-key");
+  const kv = await Deno.openKv(":memory:");
+  const options = authOptions({ issuer, resource, jwks: { keys: [key.jwk] } });
+  const fetch = kvSessions(kv, { ...options, onerror: () => {} })
+    .fetch as DeployFetch;
+  const now = Math.floor(Date.now() / 1000);
+  const tokenFor = (sub: string) =>
+    mint(key, {
+      iss: issuer,
+      aud: resource,
+      sub,
+      client_id: "claude",
+      scope: "mcp",
+      exp: now + 60,
+    });
+  const send = (body: unknown, headers: Record<string, string> = {}) =>
+    fetch(
+      new Request(resource, {
+        method: "POST",
+        headers: {
+          host: "weft-example.deno.dev",
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          ...headers,
+        },
+        body: JSON.stringify(body),
+      }),
+      DEPLOY_INFO,
+    );
+  try {
+    const meta = await fetch(
+      new Request(
+        "https://weft-example.deno.dev/.well-known/oauth-protected-resource/mcp",
+      ),
+      DEPLOY_INFO,
+    );
+    assert.deepEqual(await meta.json(), {
+      resource,
+      authorization_servers: [issuer],
+      bearer_methods_supported: ["header"],
+      scopes_supported: ["mcp"],
+    });
+    const init = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "deploy-test", version: "0" },
+      },
+    };
+    const bare = await send(init);
+    assert.equal(bare.status, 401);
+    assert.equal(
+      bare.headers.get("www-authenticate"),
+      'Bearer scope="mcp", resource_metadata="https://weft-example.deno.dev/.well-known/oauth-protected-resource/mcp"',
+    );
+    await bare.body?.cancel();
+    const alice = { authorization: `Bearer ${await tokenFor("alice")}` };
+    const opened = await send(init, alice);
+    assert.equal(opened.status, 200);
+    await opened.body?.cancel();
+    const sid = opened.headers.get("mcp-session-id")!;
+    const session = {
+      "mcp-session-id": sid,
+      "mcp-protocol-version": "2025-11-25",
+    };
+    const call = {
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "lookup_order", arguments: { order_id: "9" } },
+    };
+    const served = await send(call, { ...alice, ...session });
+    assert.equal(served.status, 200);
+    assert.match(await served.text(), /\\"status\\":\\"shipped\\"/);
+    const bob = { authorization: `Bearer ${await tokenFor("bob")}` };
+    const refused = await send(call, { ...bob, ...session });
+    assert.equal(refused.status, 404);
+    await refused.body?.cancel();
+  } finally {
+    kv.close();
+  }
 });

@@ -80,6 +80,7 @@ export function toolChain(
       strictInput: options.strictInput,
       progress: ctx.progress,
       ask: ctx.ask,
+      auth: ctx.auth,
       onResult: onResult === undefined
         ? undefined
         : (result) => onResult(result, call),

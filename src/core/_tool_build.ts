@@ -8,6 +8,7 @@
  */
 
 import type { AskFn } from "./input.ts";
+import type { AuthInfo } from "./auth.ts";
 import type { StandardResult, StandardSchemaV1 } from "./standard_schema.ts";
 import { isToolContent, renderContentItems } from "./content.ts";
 import {
@@ -122,6 +123,7 @@ export function context(options: InvokeOptions): ToolContext {
     lineage?: readonly object[];
     progress?: ProgressFn;
     ask?: AskFn;
+    auth?: AuthInfo;
   } = {
     signal: options.signal ?? new AbortController().signal,
   };
@@ -129,6 +131,7 @@ export function context(options: InvokeOptions): ToolContext {
   if (options.lineage !== undefined) ctx.lineage = options.lineage;
   if (typeof options.progress === "function") ctx.progress = options.progress;
   if (typeof options.ask === "function") ctx.ask = options.ask;
+  if (options.auth !== undefined) ctx.auth = options.auth;
   return ctx;
 }
 
@@ -422,5 +425,10 @@ export function build(
   if (timeout !== undefined) def.timeout = timeout;
   const maxResultBytes = nonNegative(options.maxResultBytes);
   if (maxResultBytes !== undefined) def.maxResultBytes = maxResultBytes;
+  if (Array.isArray(options.scopes) && options.scopes.length > 0) {
+    def.scopes = Object.freeze(
+      options.scopes.filter((s) => typeof s === "string"),
+    );
+  }
   return Object.freeze(def);
 }

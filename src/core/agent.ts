@@ -6,6 +6,7 @@
  */
 
 import type { AskFn } from "./input.ts";
+import type { AuthInfo } from "./auth.ts";
 import type { Decision } from "./decisions.ts";
 import { quote } from "./errors.ts";
 import type { EventHandler } from "./events.ts";
@@ -120,6 +121,8 @@ export interface CallToolOptions {
   progress?: ProgressFn;
   /** Answers the handler's requests for input (its context's `ask`); absent: none can be asked. */
   ask?: AskFn;
+  /** The verified caller (`serveAgent` over authenticated HTTP), passed to the handler's context. */
+  auth?: AuthInfo;
   /**
    * Receives the tool's whole result (`InvokeOptions.onResult`): the text
    * the tool produced, with the content items or structured value it stands
@@ -307,6 +310,7 @@ export class Agent {
       lineage: options.lineage ?? [],
       progress: options.progress,
       ask: options.ask,
+      auth: options.auth,
     });
     const text = typeof args === "string" ? args : argumentText(args);
     return await caller({ id: options.id ?? "", name, args: text }, ctx);

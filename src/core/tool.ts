@@ -11,6 +11,7 @@
 
 import type { ContentItem, ToolContent } from "./content.ts";
 import type { AskFn, InputAnswer } from "./input.ts";
+import type { AuthInfo } from "./auth.ts";
 import { quote } from "./errors.ts";
 import {
   ACCEPTED_SCHEMAS,
@@ -118,6 +119,12 @@ export interface ToolContext {
    * nobody can answer (plain `invoke`, `callTool`).
    */
   readonly ask?: AskFn;
+  /**
+   * The verified caller, when the tool is served over HTTP with `auth` on
+   * (`httpHandler`'s option): its token, client id, scopes. Absent
+   * otherwise. Never forward `auth.token` to another service.
+   */
+  readonly auth?: AuthInfo;
 }
 
 /** Options for one `ToolDef.invoke`. */
@@ -134,6 +141,8 @@ export interface InvokeOptions {
   progress?: ProgressFn;
   /** Answers the handler's requests for input (its context's `ask`). */
   ask?: AskFn;
+  /** The verified caller, passed to the handler's context (issue 19). */
+  auth?: AuthInfo;
   /**
    * Receives the call's whole result — the text `invoke` resolves to, plus
    * the content items or the structured value it stands for — once, just
@@ -180,6 +189,12 @@ export interface ToolOptions {
   wrap?: ToolMiddleware[];
   /** Observability label: `""` for own tools, `"mcp"` for imported ones. */
   origin?: string;
+  /**
+   * OAuth scopes a call needs when the tool is served over HTTP with `auth`
+   * on: a caller whose token lacks one gets HTTP 403 `insufficient_scope`
+   * naming them, before the tool runs (issue 19).
+   */
+  scopes?: string[];
 }
 
 /**
@@ -291,6 +306,8 @@ export interface ToolDef {
   readonly wrap: readonly ToolMiddleware[];
   /** What the tool says about itself (MCP annotations); absent when nothing was said. */
   readonly annotations?: ToolAnnotations;
+  /** OAuth scopes a call needs over authenticated HTTP; absent: none (issue 19). */
+  readonly scopes?: readonly string[];
   /**
    * Runs the handler on the arguments — the model's JSON text, or an
    * object ({@link ToolArguments}: both give the same result). Resolves to

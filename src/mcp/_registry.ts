@@ -31,6 +31,7 @@ import { failureText } from "../core/policy.ts";
 import { quote } from "../core/errors.ts";
 import type { ProgressFn, ToolResult } from "../core/tool.ts";
 import type { AskFn } from "../core/input.ts";
+import { type AuthInfo, setScopeLookup } from "../core/auth.ts";
 import { progressSink } from "./_progress.ts";
 import {
   type AskExtra,
@@ -43,6 +44,12 @@ import {
 /** What a `tools/call` handler receives beside the request. */
 export type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
+/** The verified caller the HTTP handler put on the request, as invoke options. */
+export function authOf(extra: CallExtra): { auth?: AuthInfo } {
+  const auth = extra.authInfo as AuthInfo | undefined;
+  return auth === undefined ? {} : { auth };
+}
+
 /** One tool as the registry holds it: its listing entry and how to run it. */
 export interface Exported {
   /** The name clients call. */
@@ -51,6 +58,8 @@ export interface Exported {
   readonly listing: Tool;
   /** Whether the result text must be JSON and goes out as `structuredContent` too. */
   readonly structured: boolean;
+  /** OAuth scopes a call needs over authenticated HTTP (issue 19). */
+  readonly scopes?: readonly string[];
   /**
    * Runs one call on the client's arguments (as the SDK decoded them:
    * missing, or an object); resolves to the whole result. `progress` is
@@ -106,6 +115,8 @@ function ensureRegistry(server: Server, caller: string): Registry {
   }
   const registry: Registry = { tools: new Map() };
   installHandlers(server, registry, caller);
+  // issue 19: the HTTP handler asks before a call starts (403 step-up).
+  setScopeLookup(server, (name) => registry.tools.get(name)?.scopes);
   registries.set(server, registry);
   return registry;
 }

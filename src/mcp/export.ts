@@ -16,7 +16,12 @@ import type {
   ToolDef,
   ToolResult,
 } from "../core/tool.ts";
-import { type CallExtra, type Exported, register } from "./_registry.ts";
+import {
+  authOf,
+  type CallExtra,
+  type Exported,
+  register,
+} from "./_registry.ts";
 import {
   type AskFn,
   inputRequiredOf,
@@ -158,8 +163,17 @@ function invoking(tool: ToolDef): Exported {
     tool,
     (args: unknown, extra: CallExtra, progress?: ProgressFn, ask?: AskFn) =>
       ask === undefined
-        ? resultOf(tool, args, { signal: extra.signal, progress })
-        : passingInput(tool, args, { signal: extra.signal, progress, ask }),
+        ? resultOf(tool, args, {
+          signal: extra.signal,
+          progress,
+          ...authOf(extra),
+        })
+        : passingInput(tool, args, {
+          signal: extra.signal,
+          progress,
+          ask,
+          ...authOf(extra),
+        }),
   );
 }
 
@@ -242,6 +256,7 @@ export function exported(
     name: tool.name,
     listing: listingOf(tool),
     structured: tool.outputSchema !== undefined,
+    scopes: tool.scopes,
     run,
   };
 }

@@ -16,6 +16,7 @@ import { exported } from "./export.ts";
 import { runReporter } from "./_progress.ts";
 import {
   argumentText,
+  authOf,
   type CallExtra,
   type Exported,
   register,
@@ -106,6 +107,7 @@ export function serveAgent(
             id: nextId(),
             progress,
             ask,
+            ...authOf(extra),
             onResult: (result) => whole = result,
           });
           // Content travels only with the text it renders to: middleware
@@ -142,12 +144,14 @@ function agentEntry(agent: Agent, description: string): Exported {
     (args: unknown, extra: CallExtra, progress?: ProgressFn) => {
       const text = argumentText(args);
       if (progress === undefined) {
-        return tool.invoke(text, { signal: extra.signal }).then(textResult);
+        return tool.invoke(text, { signal: extra.signal, ...authOf(extra) })
+          .then(textResult);
       }
       const observed = subagent(agent, description, {
         onEvent: runReporter(progress),
       });
-      return observed.invoke(text, { signal: extra.signal }).then(textResult);
+      return observed.invoke(text, { signal: extra.signal, ...authOf(extra) })
+        .then(textResult);
     },
   );
 }

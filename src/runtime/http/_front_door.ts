@@ -28,6 +28,7 @@ import { DEFAULT_BODY_TIMEOUT, DEFAULT_MAX_BODY_DEPTH } from "./limits.ts";
 import { discoverRequest } from "./_requests.ts";
 import { classify } from "./_modern.ts";
 import type { ConnectionInfo } from "./_sse_body.ts";
+import type { AuthGate } from "./_auth.ts";
 
 /** What the handler is passed next to a request (`Deno.serve`'s info). */
 export interface PeerInfo extends ConnectionInfo {
@@ -73,6 +74,8 @@ export interface FrontDoorOptions {
   readonly notice: Notice;
   /** Where modern requests (2026-07-28) go, in either mode: stateless. */
   readonly modern: Route;
+  /** The resource-server gate (`auth`): a token checked before the body is read. */
+  readonly auth?: AuthGate;
 }
 
 /** The methods each mode serves, for a 405's `Allow`. */
@@ -134,6 +137,14 @@ export function frontDoor(
         null,
         sessions ? ALLOW_SESSIONS : ALLOW_STATELESS,
       );
+    }
+    // The token, before the body is read: a stranger's body is never parsed.
+    if (options.auth !== undefined) {
+      const refusal = await options.auth.admit(req);
+      if (refusal !== undefined) {
+        await req.body?.cancel().catch(() => {});
+        return refusal;
+      }
     }
     let body: unknown = undefined;
     if (

@@ -20,6 +20,7 @@ import { PRIMING_VERSION } from "./event_store.ts";
 import { sessionNotFound } from "./guard.ts";
 import { isInitialize, isJsonRpcMessage, type RequestId } from "./_messages.ts";
 import { checkRequest, decline, without } from "./_refusals.ts";
+import { authOf } from "./_auth.ts";
 import type { EndListener, Stream, StreamTable } from "./_stream_table.ts";
 
 /** The SDK's cap on messages in one batch. */
@@ -231,6 +232,8 @@ function requestInfo(req: Request): MessageExtraInfo {
   let headers: Record<string, string> | undefined;
   let url: URL | undefined;
   return {
+    // The caller `auth` verified (issue 19): `extra.authInfo` in handlers.
+    authInfo: authOf(req),
     requestInfo: {
       get headers() {
         return headers ??= Object.fromEntries(req.headers.entries());

@@ -44,6 +44,12 @@ export interface StatelessOptions {
   readonly onOverflow: () => void;
   /** Sees a server that failed to close. */
   readonly report: (error: Error) => void;
+  /** `auth`: the 403 for tool calls whose scopes the token lacks, asked before the server runs. */
+  readonly checkScopes?: (
+    server: object,
+    req: Request,
+    body: unknown,
+  ) => Response | undefined;
   /**
    * The modern era's route: each request (one modern request per POST) is
    * served through an `EraTransport` stamping these hints, and the
@@ -93,6 +99,12 @@ export class StatelessRoute {
     const reusable = this.#reuse && holdsNoClientState(body);
     const server = (reusable ? idle.pop() : undefined) ??
       this.#newServer(req);
+    const refusal = this.#options.checkScopes?.(server, req, body);
+    if (refusal !== undefined) {
+      // Never connected for this request: as good as idle.
+      if (reusable && idle.length < IDLE_SERVERS) idle.push(server);
+      return refusal;
+    }
     const modern = this.#options.modern;
     const transport = new HttpServerTransport({
       maxUnread: this.#options.maxUnread,

@@ -19,6 +19,9 @@ import { DEFAULT_SESSION_IDLE_TIMEOUT, SessionStore } from "./sessions.ts";
 import { frontDoor, type Notice } from "./_front_door.ts";
 import { StatelessRoute } from "./_stateless.ts";
 import { SignalHook } from "./_host.ts";
+import type { AuthInfo } from "../../core/auth.ts";
+import type { ResourceAuthOptions } from "./auth.ts";
+import { AuthGate, authOf } from "./_auth.ts";
 import {
   type CacheHints,
   type EraTransport,
@@ -156,6 +159,27 @@ export interface HttpHandlerOptions {
    * going away are not logged.
    */
   onerror?: (error: Error) => void;
+  /**
+   * Makes the endpoint an OAuth 2.1 resource server (MCP authorization):
+   * the Protected Resource Metadata document (RFC 9728) is served at
+   * `/.well-known/oauth-protected-resource` + the resource's path (and at
+   * the root form), and every other request needs a bearer token `verify`
+   * accepts, else 401 with `WWW-Authenticate: Bearer
+   * resource_metadata="…"` (`scope="…"` when `scopes` are set;
+   * `error="invalid_token"` and the reason for a refused, expired or
+   * foreign-audience token). A token without `scopes`, or a `tools/call`
+   * of a tool whose `scopes` option it lacks, gets 403 with
+   * `error="insufficient_scope"` and `scope=` naming every scope the
+   * request needs — decided before the server runs, in both eras. The
+   * verified caller reaches tools as `ctx.auth` (the SDK's
+   * `extra.authInfo`) and the factory as `newServer(request, auth)`. In
+   * session mode a session is bound to the principal that opened it (client
+   * id and `auth.extra.sub`): another principal's token on its id is answered 404
+   * `Session not found`, as an unknown id; the same principal's refreshed
+   * token is accepted, and tools see the new one. Tokens are never
+   * forwarded anywhere. See docs/auth.md.
+   */
+  auth?: ResourceAuthOptions;
 }
 
 function sharedBackend(
@@ -319,7 +343,7 @@ export interface HttpHandler {
  * ```
  */
 export function httpHandler(
-  newServer: (request: Request) => Server,
+  newServer: (request: Request, auth?: AuthInfo) => Server,
   options: HttpHandlerOptions = {},
 ): HttpHandler {
   const maxUnread = options.maxUnreadBytes ?? DEFAULT_MAX_UNREAD_BYTES;
@@ -343,8 +367,20 @@ export function httpHandler(
   const backend = options.sessions === true
     ? sharedBackend(options.store, report)
     : undefined;
+  const gate = options.auth === undefined
+    ? undefined
+    : new AuthGate(options.auth, report);
+  const checkScopes = gate === undefined
+    ? undefined
+    : (server: object, req: Request, body: unknown) =>
+      gate.checkScopes(server, req, body);
+  // A factory that takes the caller is handed it (and, declaring a
+  // parameter, gets a server per request, never a reused one).
+  const make = newServer.length >= 2
+    ? (req: Request): Server => newServer(req, authOf(req))
+    : newServer;
   const store = options.sessions === true
-    ? new SessionStore(newServer, {
+    ? new SessionStore(make, {
       idle: options.sessionIdleTimeout ?? DEFAULT_SESSION_IDLE_TIMEOUT,
       events: options.sessionEvents ?? DEFAULT_SESSION_EVENTS,
       eventBytes: options.sessionEventBytes ?? DEFAULT_SESSION_EVENT_BYTES,
@@ -361,13 +397,16 @@ export function httpHandler(
       },
       onOverflow: overflow,
       shared: backend,
+      checkScopes,
+      onForeign: report,
     })
     : undefined;
-  const route = store ?? new StatelessRoute(newServer, {
+  const route = store ?? new StatelessRoute(make, {
     reuseServers: options.reuseServers,
     maxUnread,
     onOverflow: overflow,
     report,
+    checkScopes,
   });
   const live = new Set<EraTransport>();
   const listening = () => [...live].filter((era) => era.listening);
@@ -390,11 +429,12 @@ export function httpHandler(
       wanted: () => listening().length > 0,
     }).catch(report).finally(() => watching = false);
   };
-  const modern = new StatelessRoute(newServer, {
+  const modern = new StatelessRoute(make, {
     reuseServers: options.reuseServers,
     maxUnread,
     onOverflow: overflow,
     report,
+    checkScopes,
     modern: {
       cacheHints: resolveCacheHints(
         options.cacheHints,
@@ -411,6 +451,7 @@ export function httpHandler(
     report,
     notice,
     modern,
+    auth: gate,
   });
 
   const handler = async (
@@ -418,6 +459,8 @@ export function httpHandler(
     info?: HttpRequestInfo,
   ): Promise<Response> => {
     try {
+      const metadata = gate?.metadata(req);
+      if (metadata !== undefined) return metadata;
       return await enter(req, info);
     } catch (error) {
       report(error instanceof Error ? error : new Error(String(error)));

@@ -99,6 +99,8 @@ export interface SessionRecord {
   readonly capabilities: unknown;
   /** The client's name and version, from its initialize request. */
   readonly clientInfo: unknown;
+  /** `auth`: the principal (client and subject) that opened the session. */
+  readonly principal?: string;
   /** When the session was last used, ms since the epoch. */
   readonly lastSeen: number;
   /** When it expires unless used again, ms since the epoch. */

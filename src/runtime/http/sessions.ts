@@ -19,6 +19,8 @@ import {
 import type { ConnectionInfo } from "./_sse_body.ts";
 import { HttpServerTransport } from "./_transport.ts";
 import { unrefTimer } from "./_host.ts";
+import { authOf, principalOf } from "./_auth.ts";
+import { HttpRefusalError } from "../errors.ts";
 
 /** The default idle time after which a session expires, in milliseconds: 10 minutes. */
 export const DEFAULT_SESSION_IDLE_TIMEOUT = 10 * 60 * 1000;
@@ -46,6 +48,14 @@ export interface SessionStoreOptions {
   readonly onOverflow?: () => void;
   /** Sessions shared through KV: records and events there, this store a local cache of servers. */
   readonly shared?: KvSessionBackend;
+  /** `auth`: the 403 for tool calls whose scopes the token lacks, asked before the server runs. */
+  readonly checkScopes?: (
+    server: object,
+    req: Request,
+    body: unknown,
+  ) => Response | undefined;
+  /** `auth`: told of a request refused because its token's principal is not the session's. */
+  readonly onForeign?: (error: Error) => void;
 }
 
 type RequestId = string | number;
@@ -64,6 +74,8 @@ interface Session {
   open: number;
   /** Shared sessions: the record as last read or written. */
   record?: SessionRecord;
+  /** `auth`: the principal (client and subject) that opened the session. */
+  readonly principal?: string;
 }
 
 /**
@@ -145,6 +157,9 @@ export class SessionStore {
       if (session !== undefined) this.#expire();
       return Promise.resolve(sessionNotFound());
     }
+    if (this.#foreign(session.principal, req)) {
+      return Promise.resolve(sessionNotFound());
+    }
     return this.#forward(session, req, body, info);
   }
 
@@ -167,6 +182,7 @@ export class SessionStore {
       }
       return sessionNotFound();
     }
+    if (this.#foreign(record.principal, req)) return sessionNotFound();
     if (Date.now() - record.lastSeen > this.#options.idle / 10) {
       record = await shared.touch(record, this.#options.idle);
     }
@@ -181,6 +197,22 @@ export class SessionStore {
     return this.#forward(session, req, body, info);
   }
 
+  // A session is bound to the principal that opened it (issue 19): another
+  // principal's token on its id finds no session (404, as for an unknown
+  // id: the id's existence is not confirmed to someone else).
+  #foreign(principal: string | undefined, req: Request): boolean {
+    if (principal === undefined || principalOf(authOf(req)) === principal) {
+      return false;
+    }
+    this.#options.onForeign?.(
+      new HttpRefusalError(
+        404,
+        "a token of another principal than the session's (client and subject)",
+      ),
+    );
+    return true;
+  }
+
   // A session this instance has not seen: a server and transport brought to
   // the stored state by replaying its initialize (nothing of it stored). Its
   // server is made for the request that found it here.
@@ -189,7 +221,14 @@ export class SessionStore {
     shared: KvSessionBackend,
     record: SessionRecord,
   ): Promise<Session> {
-    const session = this.#make(req, record.id, record.protocol, shared);
+    const session = this.#make(
+      req,
+      record.id,
+      record.protocol,
+      shared,
+      undefined,
+      record.principal,
+    );
     await session.server.connect(session.transport);
     await session.transport.restore(record.id, {
       jsonrpc: "2.0",
@@ -235,6 +274,7 @@ export class SessionStore {
         protocol,
         capabilities: params?.capabilities ?? {},
         clientInfo: params?.clientInfo ?? {},
+        principal: principalOf(authOf(req)),
         lastSeen: now,
         expiresAt: now + this.#options.idle,
       }, max);
@@ -250,7 +290,14 @@ export class SessionStore {
       opening = false;
     };
     try {
-      const session = this.#make(req, sid, protocol, shared, done);
+      const session = this.#make(
+        req,
+        sid,
+        protocol,
+        shared,
+        done,
+        principalOf(authOf(req)),
+      );
       await session.server.connect(session.transport);
       const response = await this.#forward(session, req, body, info);
       if (session.id === undefined) {
@@ -270,6 +317,7 @@ export class SessionStore {
     protocol: string,
     shared: KvSessionBackend | undefined,
     registered?: () => void,
+    principal?: string,
   ): Session {
     const server = this.#newServer(req);
     const events = this.#options.events <= 0
@@ -307,6 +355,7 @@ export class SessionStore {
       protocol,
       lastSeen: Date.now(),
       open: 0,
+      principal,
     };
     return session;
   }
@@ -338,6 +387,8 @@ export class SessionStore {
     body: unknown,
     info: ConnectionInfo | undefined,
   ): Promise<Response> {
+    const refusal = this.#options.checkScopes?.(session.server, req, body);
+    if (refusal !== undefined) return refusal;
     this.#acquire(session);
     let ended = false;
     try {

@@ -1,0 +1,256 @@
+/**
+ * The resource-server gate of `httpHandler` (`auth` option): the Protected
+ * Resource Metadata document (RFC 9728), the bearer token checked on every
+ * request (401 with the challenges of RFC 6750 and MCP authorization), the
+ * scopes a request's tool calls need (403 `insufficient_scope`, decided
+ * before the response starts), and the principal a session is bound to.
+ *
+ * The verified caller is kept per request (`authOf`) and reaches the SDK
+ * server as `extra.authInfo`; the token goes nowhere else.
+ *
+ * @module
+ */
+
+import { type AuthInfo, requiredScopes } from "../../core/auth.ts";
+import { HttpRefusalError } from "../errors.ts";
+import { InvalidTokenError, type ResourceAuthOptions } from "./auth.ts";
+
+const WELL_KNOWN = "/.well-known/oauth-protected-resource";
+
+const verified = new WeakMap<Request, AuthInfo>();
+
+/** The caller the gate verified for `req`; absent without `auth`. */
+export function authOf(req: Request): AuthInfo | undefined {
+  return verified.get(req);
+}
+
+/** Who holds a token: its client and subject. A session is bound to one. */
+export function principalOf(auth: AuthInfo | undefined): string | undefined {
+  if (auth === undefined) return undefined;
+  const sub = auth.extra?.sub;
+  return JSON.stringify([auth.clientId, typeof sub === "string" ? sub : null]);
+}
+
+/** Checks made before a request reaches a server: built once per handler. */
+export class AuthGate {
+  readonly #options: ResourceAuthOptions;
+  readonly #resource: URL;
+  readonly #paths: Set<string>;
+  readonly #metadataUrl: string;
+  readonly #scopes: readonly string[];
+  readonly #report: (error: Error) => void;
+  #document?: string;
+
+  /** A gate for `options`; throws `TypeError` for a missing or malformed option. */
+  constructor(options: ResourceAuthOptions, report: (error: Error) => void) {
+    if (typeof options?.verify !== "function") {
+      throw new TypeError(
+        "httpHandler: options.auth.verify must be a function (jwtVerifier(…) or your own)",
+      );
+    }
+    if (!Array.isArray(options.authorizationServers)) {
+      throw new TypeError(
+        "httpHandler: options.auth.authorizationServers must list the authorization servers' issuer URLs",
+      );
+    }
+    let resource: URL;
+    try {
+      resource = new URL(options.resource);
+    } catch (cause) {
+      throw new TypeError(
+        `httpHandler: options.auth.resource must be this endpoint's URL, got ${
+          JSON.stringify(String(options.resource))
+        }`,
+        { cause },
+      );
+    }
+    resource.hash = "";
+    this.#options = options;
+    this.#resource = resource;
+    const path = resource.pathname === "/" ? "" : resource.pathname;
+    this.#paths = new Set([WELL_KNOWN + path, WELL_KNOWN]);
+    this.#metadataUrl = new URL(WELL_KNOWN + path, resource).href;
+    this.#scopes = options.scopes ?? [];
+    this.#report = report;
+  }
+
+  /** The metadata document's URL, as the challenges name it. */
+  get metadataUrl(): string {
+    return this.#metadataUrl;
+  }
+
+  /** The metadata document for a GET (or OPTIONS) of one of its paths; else `undefined`. */
+  metadata(req: Request): Response | undefined {
+    const path = new URL(req.url).pathname;
+    if (!this.#paths.has(path)) return undefined;
+    const cors = {
+      "access-control-allow-origin": "*",
+      "access-control-allow-methods": "GET, OPTIONS",
+    };
+    if (req.method === "OPTIONS") {
+      return new Response(null, { status: 204, headers: cors });
+    }
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      return new Response(null, {
+        status: 405,
+        headers: { allow: "GET, OPTIONS", ...cors },
+      });
+    }
+    this.#document ??= JSON.stringify(this.#metadataDocument());
+    return new Response(req.method === "HEAD" ? null : this.#document, {
+      status: 200,
+      headers: {
+        "content-type": "application/json",
+        "cache-control": "max-age=3600",
+        ...cors,
+      },
+    });
+  }
+
+  #metadataDocument(): Record<string, unknown> {
+    const doc: Record<string, unknown> = {
+      resource: this.#resource.href,
+      authorization_servers: this.#options.authorizationServers.map((s) =>
+        String(s)
+      ),
+      bearer_methods_supported: ["header"],
+    };
+    if (this.#scopes.length > 0) doc.scopes_supported = [...this.#scopes];
+    if (this.#options.resourceName !== undefined) {
+      doc.resource_name = this.#options.resourceName;
+    }
+    return doc;
+  }
+
+  /**
+   * Verifies the request's bearer token: `undefined` when it passed (the
+   * caller is then `authOf(req)`), else the refusal — 401 without a token
+   * or with one `verify` refused, expired or issued for another resource;
+   * 403 when it lacks the scopes every request needs.
+   */
+  async admit(req: Request): Promise<Response | undefined> {
+    const header = req.headers.get("authorization");
+    const match = header === null ? null : /^Bearer +([^ ]+) *$/i.exec(header);
+    if (match === null) {
+      this.#report(
+        new HttpRefusalError(
+          401,
+          header === null
+            ? "no access token"
+            : "the Authorization header is not a bearer token",
+        ),
+      );
+      return this.#unauthorized(undefined);
+    }
+    const token = match[1];
+    let auth: AuthInfo | undefined;
+    try {
+      auth = await this.#options.verify(token, req);
+    } catch (error) {
+      if (!(error instanceof InvalidTokenError)) throw error;
+      return this.#invalid(error.message);
+    }
+    if (auth === undefined) return this.#invalid("the token is not valid");
+    if (
+      typeof auth.expiresAt === "number" && auth.expiresAt * 1000 <= Date.now()
+    ) {
+      return this.#invalid("the token expired");
+    }
+    if (
+      auth.resource !== undefined &&
+      new URL(auth.resource).href !== this.#resource.href
+    ) {
+      return this.#invalid("the token was not issued for this resource");
+    }
+    const refusal = this.#scopeRefusal(auth, []);
+    if (refusal !== undefined) return refusal;
+    verified.set(req, auth);
+    return undefined;
+  }
+
+  /**
+   * The 403 for a request whose tool calls need scopes its token lacks:
+   * `server` is the one about to serve it (its tools' `scopes`), `body`
+   * the parsed request (one message or a batch).
+   */
+  checkScopes(
+    server: object,
+    req: Request,
+    body: unknown,
+  ): Response | undefined {
+    const auth = verified.get(req);
+    if (auth === undefined) return undefined;
+    const needed: string[] = [];
+    for (const message of Array.isArray(body) ? body : [body]) {
+      const m = message as { method?: unknown; params?: { name?: unknown } };
+      if (m?.method !== "tools/call" || typeof m.params?.name !== "string") {
+        continue;
+      }
+      needed.push(...requiredScopes(server, m.params.name));
+    }
+    return this.#scopeRefusal(auth, needed);
+  }
+
+  #scopeRefusal(
+    auth: AuthInfo,
+    extra: readonly string[],
+  ): Response | undefined {
+    const needed = [...new Set([...this.#scopes, ...extra])];
+    const granted = new Set(auth.scopes);
+    const missing = needed.filter((s) => !granted.has(s));
+    if (missing.length === 0) return undefined;
+    const description = `the token lacks the scope${
+      missing.length === 1 ? "" : "s"
+    } ${missing.join(" ")}`;
+    this.#report(new HttpRefusalError(403, description));
+    return challenge(403, {
+      error: "insufficient_scope",
+      scope: needed.join(" "),
+      resource_metadata: this.#metadataUrl,
+      error_description: description,
+    });
+  }
+
+  #unauthorized(error: string | undefined, description?: string): Response {
+    const params: Record<string, string> = {};
+    if (error !== undefined) params.error = error;
+    if (this.#scopes.length > 0) params.scope = this.#scopes.join(" ");
+    params.resource_metadata = this.#metadataUrl;
+    if (description !== undefined) params.error_description = description;
+    return challenge(401, params);
+  }
+
+  #invalid(description: string): Response {
+    this.#report(new HttpRefusalError(401, description));
+    return this.#unauthorized("invalid_token", description);
+  }
+}
+
+/** A bearer challenge (RFC 6750 §3) with an OAuth-style JSON body. */
+function challenge(status: number, params: Record<string, string>): Response {
+  const header = "Bearer " +
+    Object.entries(params).map(([k, v]) => `${k}="${quoted(v)}"`).join(", ");
+  const body: Record<string, string> = {
+    error: params.error ?? "invalid_request",
+    error_description: params.error_description ??
+      "an access token is required",
+  };
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: {
+      "content-type": "application/json",
+      "www-authenticate": header,
+    },
+  });
+}
+
+/** A quoted-string's content: backslash and quote escaped, controls dropped. */
+function quoted(value: string): string {
+  let out = "";
+  for (const ch of value) {
+    const code = ch.charCodeAt(0);
+    if (code < 0x20 || code === 0x7f) continue;
+    out += ch === "\\" || ch === '"' ? `\\${ch}` : ch;
+  }
+  return out;
+}

@@ -1,0 +1,401 @@
+/**
+ * `jwtVerifier`: checks JWT access tokens (RFC 9068) with WebCrypto — the
+ * signature against the issuer's keys (a JWKS, fetched and cached), `iss`,
+ * `aud`, `exp` and `nbf` — for `httpHandler`'s `auth.verify`.
+ *
+ * @module
+ */
+
+import type { AuthInfo } from "../../core/auth.ts";
+import { InvalidTokenError } from "./auth.ts";
+
+/** The signature algorithms `jwtVerifier` accepts (asymmetric only: never `none`, never HMAC). */
+export type JwtAlgorithm =
+  | "RS256"
+  | "RS384"
+  | "RS512"
+  | "PS256"
+  | "PS384"
+  | "PS512"
+  | "ES256"
+  | "ES384"
+  | "EdDSA";
+
+/** A JSON Web Key Set: the issuer's public keys. */
+export interface JsonWebKeySet {
+  /** The keys (each with `kid` and `kty`; `alg` and `use` when the issuer says). */
+  keys: (JsonWebKey & { kid?: string })[];
+}
+
+/**
+ * Options of {@link jwtVerifier}.
+ *
+ * @example Options for a local authorization server
+ * ```ts
+ * import type { JwtVerifierOptions } from "@weft/mcp";
+ *
+ * const options: JwtVerifierOptions = {
+ *   issuer: "http://127.0.0.1:3000",
+ *   audience: "http://127.0.0.1:8000/mcp",
+ *   jwks: new URL("http://127.0.0.1:3000/jwks"),
+ * };
+ * ```
+ */
+export interface JwtVerifierOptions {
+  /** The `iss` every token must carry (compared exactly). */
+  issuer: string;
+  /** The `aud` every token must carry (one of its values): this resource's URL (RFC 8707). */
+  audience: string;
+  /** The issuer's keys: the JWKS URL (fetched, cached, refetched for an unknown `kid`), or the set itself. */
+  jwks: URL | string | JsonWebKeySet;
+  /** The algorithms accepted. Default: RS256, PS256, ES256 and EdDSA. */
+  algorithms?: JwtAlgorithm[];
+  /** Seconds of clock difference allowed on `exp` and `nbf`. Default 30. */
+  clockTolerance?: number;
+  /** The least time between two fetches of the JWKS, in ms. Default 30 s. */
+  refetchInterval?: number;
+  /** The time one JWKS fetch may take, in ms. Default 5 s. */
+  fetchTimeout?: number;
+  /**
+   * Tokens remembered once verified (their time claims checked again on
+   * every use), so a client's next requests skip the signature check.
+   * Default 1,000; `0` verifies every request from scratch.
+   */
+  cacheSize?: number;
+}
+
+const DEFAULT_ALGORITHMS: JwtAlgorithm[] = ["RS256", "PS256", "ES256", "EdDSA"];
+
+type VerifyParams = {
+  readonly import: RsaHashedImportParams | EcKeyImportParams | Algorithm;
+  readonly verify: Algorithm | RsaPssParams | EcdsaParams;
+  readonly kty: string;
+};
+
+const PARAMS: Record<JwtAlgorithm, VerifyParams> = {
+  RS256: rsa("RSASSA-PKCS1-v1_5", "SHA-256"),
+  RS384: rsa("RSASSA-PKCS1-v1_5", "SHA-384"),
+  RS512: rsa("RSASSA-PKCS1-v1_5", "SHA-512"),
+  PS256: pss("SHA-256", 32),
+  PS384: pss("SHA-384", 48),
+  PS512: pss("SHA-512", 64),
+  ES256: ec("P-256", "SHA-256"),
+  ES384: ec("P-384", "SHA-384"),
+  EdDSA: {
+    import: { name: "Ed25519" },
+    verify: { name: "Ed25519" },
+    kty: "OKP",
+  },
+};
+
+function rsa(name: string, hash: string): VerifyParams {
+  return { import: { name, hash }, verify: { name }, kty: "RSA" };
+}
+
+function pss(hash: string, saltLength: number): VerifyParams {
+  return {
+    import: { name: "RSA-PSS", hash },
+    verify: { name: "RSA-PSS", saltLength } as RsaPssParams,
+    kty: "RSA",
+  };
+}
+
+function ec(namedCurve: string, hash: string): VerifyParams {
+  return {
+    import: { name: "ECDSA", namedCurve },
+    verify: { name: "ECDSA", hash } as EcdsaParams,
+    kty: "EC",
+  };
+}
+
+/**
+ * A `verify` function for `httpHandler`'s `auth` that accepts JWT access
+ * tokens signed by `issuer` for `audience`. A token is refused (the
+ * handler answers 401 `invalid_token`, with the reason as
+ * `error_description`) when it is not a JWS of three parts; its `alg` is
+ * not in `algorithms` (`none` and the HMAC algorithms never are: a public
+ * key must not double as a shared secret); no key of the set has its `kid`
+ * (the set is fetched again first, at most once per `refetchInterval`); the
+ * signature does not verify; `iss` is not `issuer`; `aud` does not name
+ * `audience`; `exp` is missing or past, or `nbf` ahead (each with
+ * `clockTolerance`). The result's `clientId` is the `client_id` claim
+ * (else `azp`, else `sub`), `scopes` the `scope` claim split on spaces (or
+ * an `scp` array), `expiresAt` the `exp`, `resource` the audience, and
+ * `extra` holds `sub`, `iss` and every claim. A verified token is
+ * remembered (`cacheSize`), its time claims checked again on each use. A
+ * JWKS that cannot be
+ * fetched rejects with a plain `Error` (the handler answers 500: the
+ * token was not judged).
+ *
+ * @example Verifying tokens of a local authorization server
+ * ```ts
+ * import { httpHandler, jwtVerifier, Server } from "@weft/mcp";
+ * import assert from "node:assert/strict";
+ *
+ * const verify = jwtVerifier({
+ *   issuer: "http://127.0.0.1:3000",
+ *   audience: "http://localhost/mcp",
+ *   jwks: { keys: [] },
+ * });
+ * const handler = httpHandler(() => new Server({ name: "demo", version: "1" }), {
+ *   auth: {
+ *     resource: "http://localhost/mcp",
+ *     authorizationServers: ["http://127.0.0.1:3000"],
+ *     verify,
+ *   },
+ * });
+ * const res = await handler(new Request("http://localhost/mcp", { method: "POST" }));
+ * assert.equal(res.status, 401);
+ * ```
+ */
+export function jwtVerifier(
+  options: JwtVerifierOptions,
+): (token: string) => Promise<AuthInfo> {
+  const algorithms = options.algorithms ?? DEFAULT_ALGORITHMS;
+  for (const alg of algorithms) {
+    if (!(alg in PARAMS)) {
+      throw new TypeError(
+        `jwtVerifier: algorithm ${
+          JSON.stringify(alg)
+        } is not accepted; use RS256/384/512, PS256/384/512, ES256/384 or EdDSA (none and HMAC are refused)`,
+      );
+    }
+  }
+  if (typeof options.issuer !== "string" || options.issuer === "") {
+    throw new TypeError("jwtVerifier: options.issuer is required");
+  }
+  if (typeof options.audience !== "string" || options.audience === "") {
+    throw new TypeError("jwtVerifier: options.audience is required");
+  }
+  const keys = new KeySet(options);
+  const tolerance = options.clockTolerance ?? 30;
+  const cacheSize = options.cacheSize ?? 1000;
+  const verified = new Map<string, AuthInfo>();
+  return async (token: string): Promise<AuthInfo> => {
+    const known = verified.get(token);
+    if (known !== undefined) {
+      checkTimes(known.extra?.claims as Record<string, unknown>, tolerance);
+      return copy(known);
+    }
+    const parts = token.split(".");
+    if (parts.length !== 3) {
+      throw new InvalidTokenError("the token is not a JWT");
+    }
+    const header = decodeJson(parts[0], "header");
+    const claims = decodeJson(parts[1], "payload");
+    const alg = header.alg;
+    if (typeof alg !== "string" || !algorithms.includes(alg as JwtAlgorithm)) {
+      throw new InvalidTokenError(
+        `the token's algorithm ${JSON.stringify(alg)} is not accepted`,
+      );
+    }
+    const kid = typeof header.kid === "string" ? header.kid : undefined;
+    const key = await keys.find(kid, alg as JwtAlgorithm);
+    const signed = new TextEncoder().encode(`${parts[0]}.${parts[1]}`);
+    const signature = decodeBase64Url(parts[2], "signature");
+    const ok = await crypto.subtle.verify(
+      PARAMS[alg as JwtAlgorithm].verify,
+      key,
+      signature,
+      signed,
+    );
+    if (!ok) throw new InvalidTokenError("the token's signature is not valid");
+    const auth = checkClaims(claims, options, tolerance, token);
+    if (cacheSize > 0) {
+      if (verified.size >= cacheSize) {
+        verified.delete(verified.keys().next().value!);
+      }
+      verified.set(token, auth);
+    }
+    return copy(auth);
+  };
+}
+
+/** A caller's own copy of a remembered result (a tool may change what it is handed). */
+function copy(auth: AuthInfo): AuthInfo {
+  return { ...auth, scopes: [...auth.scopes], extra: { ...auth.extra } };
+}
+
+/** Checks `exp` (required) and `nbf`; returns `exp`. */
+function checkTimes(
+  claims: Record<string, unknown>,
+  tolerance: number,
+): number {
+  const now = Date.now() / 1000;
+  if (typeof claims.exp !== "number") {
+    throw new InvalidTokenError("the token has no expiry");
+  }
+  if (claims.exp + tolerance <= now) {
+    throw new InvalidTokenError("the token expired");
+  }
+  if (typeof claims.nbf === "number" && claims.nbf - tolerance > now) {
+    throw new InvalidTokenError("the token is not valid yet");
+  }
+  return claims.exp;
+}
+
+function checkClaims(
+  claims: Record<string, unknown>,
+  options: JwtVerifierOptions,
+  tolerance: number,
+  token: string,
+): AuthInfo {
+  if (claims.iss !== options.issuer) {
+    throw new InvalidTokenError("the token's issuer is not accepted");
+  }
+  const aud = claims.aud;
+  const audiences = Array.isArray(aud) ? aud : [aud];
+  if (!audiences.includes(options.audience)) {
+    throw new InvalidTokenError("the token was not issued for this resource");
+  }
+  const exp = checkTimes(claims, tolerance);
+  const sub = typeof claims.sub === "string" ? claims.sub : undefined;
+  const clientId = typeof claims.client_id === "string"
+    ? claims.client_id
+    : typeof claims.azp === "string"
+    ? claims.azp
+    : sub ?? "";
+  const scopes = typeof claims.scope === "string"
+    ? claims.scope.split(" ").filter((s) => s !== "")
+    : Array.isArray(claims.scp)
+    ? claims.scp.filter((s): s is string => typeof s === "string")
+    : [];
+  return {
+    token,
+    clientId,
+    scopes,
+    expiresAt: exp,
+    resource: new URL(options.audience),
+    extra: { sub, iss: claims.iss, claims },
+  };
+}
+
+function decodeBase64Url(part: string, what: string): Uint8Array<ArrayBuffer> {
+  if (!/^[A-Za-z0-9_-]*$/.test(part)) {
+    throw new InvalidTokenError(`the token's ${what} is not base64url`);
+  }
+  const base64 = part.replaceAll("-", "+").replaceAll("_", "/");
+  const binary = atob(base64 + "=".repeat((4 - base64.length % 4) % 4));
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+function decodeJson(part: string, what: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder().decode(decodeBase64Url(part, what)));
+  } catch (cause) {
+    if (cause instanceof InvalidTokenError) throw cause;
+    throw new InvalidTokenError(`the token's ${what} is not JSON`);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new InvalidTokenError(`the token's ${what} is not a JSON object`);
+  }
+  return value as Record<string, unknown>;
+}
+
+/** The issuer's keys: imported once each, the set fetched again for an unknown `kid` (rate-limited). */
+class KeySet {
+  readonly #source: URL | JsonWebKeySet;
+  readonly #interval: number;
+  readonly #timeout: number;
+  #set?: JsonWebKeySet;
+  #fetching?: Promise<JsonWebKeySet>;
+  #fetchedAt = -Infinity;
+  readonly #imported = new Map<string, Promise<CryptoKey>>();
+
+  constructor(options: JwtVerifierOptions) {
+    const jwks = options.jwks;
+    this.#source = typeof jwks === "string" ? new URL(jwks) : jwks;
+    if (!(this.#source instanceof URL)) this.#set = this.#source;
+    this.#interval = options.refetchInterval ?? 30_000;
+    this.#timeout = options.fetchTimeout ?? 5_000;
+  }
+
+  async find(kid: string | undefined, alg: JwtAlgorithm): Promise<CryptoKey> {
+    let set = this.#set ?? await this.#fetch();
+    let jwk = pick(set, kid, alg);
+    if (jwk === undefined && this.#source instanceof URL) {
+      // A fetch in flight is awaited (concurrent unknown kids share it);
+      // else one more, unless the last was within the interval.
+      const fetching = this.#fetching ??
+        (Date.now() - this.#fetchedAt >= this.#interval
+          ? this.#fetch()
+          : undefined);
+      if (fetching !== undefined) {
+        set = await fetching;
+        jwk = pick(set, kid, alg);
+      }
+    }
+    if (jwk === undefined) {
+      throw new InvalidTokenError(
+        kid === undefined
+          ? "no key of the issuer matches the token"
+          : `the issuer has no key ${JSON.stringify(kid)} for ${alg}`,
+      );
+    }
+    const cacheKey = `${alg} ${JSON.stringify(jwk)}`;
+    let key = this.#imported.get(cacheKey);
+    if (key === undefined) {
+      const { alg: _alg, key_ops: _ops, use: _use, ...bare } = jwk as
+        & JsonWebKey
+        & { use?: string };
+      key = crypto.subtle.importKey(
+        "jwk",
+        bare,
+        PARAMS[alg].import,
+        false,
+        ["verify"],
+      );
+      this.#imported.set(cacheKey, key);
+      key.catch(() => this.#imported.delete(cacheKey));
+    }
+    try {
+      return await key;
+    } catch {
+      throw new InvalidTokenError(`the issuer's key does not suit ${alg}`);
+    }
+  }
+
+  #fetch(): Promise<JsonWebKeySet> {
+    this.#fetching ??= this.#load().finally(() => this.#fetching = undefined);
+    return this.#fetching;
+  }
+
+  async #load(): Promise<JsonWebKeySet> {
+    const url = this.#source as URL;
+    this.#fetchedAt = Date.now();
+    const res = await fetch(url, {
+      headers: { accept: "application/json" },
+      signal: AbortSignal.timeout(this.#timeout),
+    });
+    if (!res.ok) {
+      await res.body?.cancel();
+      throw new Error(
+        `jwtVerifier: the JWKS at ${url} answered ${res.status}; check the issuer's jwks_uri`,
+      );
+    }
+    const set = await res.json() as JsonWebKeySet;
+    if (!Array.isArray(set?.keys)) {
+      throw new Error(`jwtVerifier: the JWKS at ${url} has no keys array`);
+    }
+    this.#set = set;
+    this.#imported.clear();
+    return set;
+  }
+}
+
+/** The key for `kid` and `alg`: by `kid` when the token names one, else the only key that suits. */
+function pick(
+  set: JsonWebKeySet,
+  kid: string | undefined,
+  alg: JwtAlgorithm,
+): (JsonWebKey & { kid?: string }) | undefined {
+  const suits = set.keys.filter((k) =>
+    k.kty === PARAMS[alg].kty && (k.alg === undefined || k.alg === alg) &&
+    (k as { use?: string }).use !== "enc"
+  );
+  if (kid !== undefined) return suits.find((k) => k.kid === kid);
+  return suits.length === 1 ? suits[0] : undefined;
+}
