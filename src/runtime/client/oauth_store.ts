@@ -27,7 +27,7 @@ export interface OAuthStoreSetOptions {
  *
  * @example A store backed by a Map (what `memoryOAuthStore` does)
  * ```ts
- * import { memoryOAuthStore, type OAuthStore } from "@weft/mcp";
+ * import { memoryOAuthStore, type OAuthStore } from "@weft/mcp/runtime";
  * const store: OAuthStore = memoryOAuthStore();
  * await store.set(["a"], 1);
  * const entry = await store.get(["a"]);
@@ -63,7 +63,8 @@ export interface OAuthStore {
  *
  * @example
  * ```ts
- * import { memoryOAuthStore, oauthClient } from "@weft/mcp";
+ * import { oauthClient } from "@weft/mcp";
+ * import { memoryOAuthStore } from "@weft/mcp/runtime";
  * const auth = oauthClient({ clientId: "agent", clientSecret: "s3cret", store: memoryOAuthStore() });
  * ```
  */
