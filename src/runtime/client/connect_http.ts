@@ -19,6 +19,7 @@ import {
 import type { ConnectionLostError } from "../errors.ts";
 import { LosslessHttpTransport } from "./_http_transport.ts";
 import { oauthFetch } from "./_oauth_fetch.ts";
+import { AuthorizationError } from "./oauth_client.ts";
 // @ts-types="@modelcontextprotocol/sdk/client/auth"
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import {
@@ -184,12 +185,18 @@ export async function connectHttp(
     link,
   );
   if (options.onerror !== undefined) client.onerror = options.onerror;
-  await handshake(client, transport, {
-    signal,
-    initializeTimeout: options.initializeTimeout,
-    name: options.name ?? new URL(url).host,
-    target: new URL(url).href,
-  });
+  try {
+    await handshake(client, transport, {
+      signal,
+      initializeTimeout: options.initializeTimeout,
+      name: options.name ?? new URL(url).host,
+      target: new URL(url).href,
+    });
+  } catch (error) {
+    // An OAuth flow that needs the user (or was refused) is the host's to
+    // act on: surfaced as itself, not as a failed handshake.
+    throw authorizationErrorIn(error) ?? error;
+  }
   link.closeOnAbort(signal, client);
   return client;
 }
@@ -231,4 +238,13 @@ class HttpLink implements ClientLink {
     await this.#transport.terminateSession();
     await closeProtocol().catch(() => {});
   }
+}
+
+function authorizationErrorIn(error: unknown): AuthorizationError | undefined {
+  for (let e = error, depth = 0; depth < 8; depth++) {
+    if (e instanceof AuthorizationError) return e;
+    if (!(e instanceof Error)) return undefined;
+    e = e.cause;
+  }
+  return undefined;
 }

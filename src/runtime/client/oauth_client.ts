@@ -126,8 +126,8 @@ export interface OAuthClientOptions {
 /** What is stored for a token set. */
 interface TokenRecord {
   tokens: OAuthTokens & { issuer?: string };
-  /** Epoch milliseconds the access token expires, when known. */
-  expiresAt?: number;
+  /** Epoch milliseconds from which the access token is refreshed before use, when its lifetime is known. */
+  refreshAt?: number;
   /** Epoch milliseconds until which a refresh is in progress elsewhere. */
   lease?: number;
 }
@@ -392,8 +392,7 @@ export class OAuthClient implements OAuthClientProvider {
     if (current === undefined) return undefined;
     const { record } = current;
     if (
-      record.expiresAt !== undefined &&
-      record.expiresAt - EXPIRY_MARGIN <= Date.now() &&
+      record.refreshAt !== undefined && record.refreshAt <= Date.now() &&
       record.tokens.refresh_token !== undefined
     ) {
       if (await this.refresh(fetchFn)) {
@@ -536,9 +535,9 @@ export class OAuthClient implements OAuthClientProvider {
     }
     const state = params.get("state") ?? "";
     const entry = await this.#store.get(["pending", state]);
-    const pending = entry?.value as PendingRecord | undefined;
+    const pending = entry?.value as PendingRecord | null | undefined;
     if (
-      entry === undefined || pending === undefined ||
+      entry === undefined || typeof pending?.verifier !== "string" ||
       pending.expires <= Date.now() ||
       !(await this.#store.swap(["pending", state], entry.version, null, {
         expireIn: 1,
@@ -665,9 +664,11 @@ export class OAuthClient implements OAuthClientProvider {
 }
 
 function recordOf(tokens: OAuthTokens): TokenRecord {
-  return tokens.expires_in === undefined
-    ? { tokens }
-    : { tokens, expiresAt: Date.now() + tokens.expires_in * 1000 };
+  if (tokens.expires_in === undefined) return { tokens };
+  const lifetime = tokens.expires_in * 1000;
+  // A tenth of a short lifetime, at most EXPIRY_MARGIN of a long one.
+  const margin = Math.min(EXPIRY_MARGIN, lifetime / 10);
+  return { tokens, refreshAt: Date.now() + lifetime - margin };
 }
 
 function randomToken(): string {

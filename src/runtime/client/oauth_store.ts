@@ -161,11 +161,20 @@ export function kvOAuthStore(
       await kv.delete(full(key));
     },
     async swap(key, version, value, setOptions) {
-      const result = await kv.atomic()
-        .check({ key: full(key), versionstamp: version ?? null })
-        .set(full(key), value, expiry(setOptions))
-        .commit();
-      return result.ok;
+      // A commit that throws did not write (SQLite busy when two handles
+      // write at once): tried again, the check keeps it correct.
+      for (let attempt = 0;; attempt++) {
+        try {
+          const result = await kv.atomic()
+            .check({ key: full(key), versionstamp: version ?? null })
+            .set(full(key), value, expiry(setOptions))
+            .commit();
+          return result.ok;
+        } catch (error) {
+          if (attempt >= 5) throw error;
+          await new Promise((r) => setTimeout(r, 10 + 20 * attempt));
+        }
+      }
     },
   };
 }
