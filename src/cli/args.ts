@@ -51,6 +51,19 @@ export type CliCommand =
     readonly tool: string;
     /** The argument text, passed to the tool unchanged; `{}` when omitted. */
     readonly args: string;
+  }
+  | {
+    readonly kind: "login";
+    /** The mcpServers file naming the server. */
+    readonly config: string;
+    /** The server's name in it. */
+    readonly server: string;
+    /** The Deno KV file the tokens go to; memory when absent. */
+    readonly kv?: string;
+    /** The loopback port the browser comes back to. */
+    readonly port: number;
+    readonly timeout: number;
+    readonly env: readonly EnvSetting[];
   };
 
 /**
@@ -86,6 +99,9 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
   const positionals: string[] = [];
   let timeout = DEFAULT_TIMEOUT_MS;
   let config: string | undefined;
+  let kv: string | undefined;
+  let port = DEFAULT_LOGIN_PORT;
+  let timeoutGiven = false;
   const env: EnvSetting[] = [];
   for (let i = 0; i < before.length; i++) {
     const arg = before[i];
@@ -104,7 +120,25 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
       config = value;
       continue;
     }
+    if (arg === "--kv" || arg.startsWith("--kv=")) {
+      kv = arg === "--kv" ? before[++i] : arg.slice("--kv=".length);
+      if (kv === undefined || kv === "") {
+        throw new UsageError("weft-mcp: --kv needs a file");
+      }
+      continue;
+    }
+    if (arg === "--port" || arg.startsWith("--port=")) {
+      const value = Number(
+        arg === "--port" ? before[++i] : arg.slice("--port=".length),
+      );
+      if (!Number.isInteger(value) || value < 0 || value > 65535) {
+        throw new UsageError("weft-mcp: --port needs a port number");
+      }
+      port = value;
+      continue;
+    }
     if (arg === "--timeout" || arg.startsWith("--timeout=")) {
+      timeoutGiven = true;
       const value = arg === "--timeout"
         ? before[++i]
         : arg.slice("--timeout=".length);
@@ -123,6 +157,24 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
       const target = withConfig(targetOf(rest, after), config);
       return { kind: "inspect", target, timeout, env: withEnv(env, target) };
     }
+    case "login": {
+      const [server, ...extra] = rest;
+      if (config === undefined || server === undefined || extra.length > 0) {
+        throw new UsageError(
+          "weft-mcp: login needs --config <file> and one server name",
+        );
+      }
+      return {
+        kind: "login",
+        config,
+        server,
+        ...(kv === undefined ? {} : { kv }),
+        port,
+        // A person is in the loop: five minutes unless told.
+        timeout: timeoutGiven ? timeout : 300_000,
+        env: [],
+      };
+    }
     case "call": {
       const call = parseCall(rest, after, timeout);
       if (call.kind !== "call") return call;
@@ -133,6 +185,9 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
       throw new UsageError(`weft-mcp: unknown command ${JSON.stringify(name)}`);
   }
 }
+
+/** The loopback port `login` listens on for the redirect. */
+const DEFAULT_LOGIN_PORT = 8976;
 
 function parseCall(
   rest: readonly string[],
