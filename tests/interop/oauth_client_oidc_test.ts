@@ -27,6 +27,7 @@ import {
 } from "../../src/runtime/client/oauth_client.ts";
 import { kvOAuthStore } from "../../src/runtime/client/oauth_store.ts";
 import { oauthCallback } from "../../src/runtime/client/oauth_callback.ts";
+import { runCli } from "../../cli.ts";
 
 const REDIRECT = "http://127.0.0.1:8976/callback";
 const CLIENT_ID = "weft-agent";
@@ -75,6 +76,8 @@ async function start(): Promise<Fixture> {
     }),
     features: {
       devInteractions: { enabled: true },
+      // Dynamic registration, for `weft-mcp login` (no client id given).
+      registration: { enabled: true },
       resourceIndicators: {
         enabled: true,
         defaultResource: () => mcpUrl,
@@ -167,7 +170,9 @@ async function start(): Promise<Fixture> {
  * signs in as `alice` and consents, and returns the URL the provider sent
  * the browser back to.
  */
-function browser(): { authorize: (url: URL) => Promise<URL>; visits: URL[] } {
+function browser(
+  redirect = REDIRECT,
+): { authorize: (url: URL) => Promise<URL>; visits: URL[] } {
   const visits: URL[] = [];
   const authorize = async (start: URL): Promise<URL> => {
     visits.push(start);
@@ -175,7 +180,7 @@ function browser(): { authorize: (url: URL) => Promise<URL>; visits: URL[] } {
     let url = start;
     let init: RequestInit = {};
     for (let step = 0; step < 20; step++) {
-      if (url.href.startsWith(REDIRECT)) return url;
+      if (url.href.startsWith(redirect)) return url;
       const headers = new Headers(init.headers);
       headers.set(
         "cookie",
@@ -347,4 +352,64 @@ Deno.test("oauthClient against oidc-provider: without authorize the call fails w
   }
   // The first instance now has tokens: no user, no error.
   assert.equal(await ping(fx.mcpUrl, app), "pong");
+});
+
+Deno.test("weft-mcp login against oidc-provider: prints the URL, takes the redirect on loopback, stores the tokens where an agent finds them", async () => {
+  await using fx = await start();
+  const dir = await Deno.makeTempDir();
+  const config = `${dir}/servers.json`;
+  const kvPath = `${dir}/tokens.kv`;
+  await Deno.writeTextFile(
+    config,
+    JSON.stringify({ mcpServers: { docs: { url: fx.mcpUrl, auth: "oauth" } } }),
+  );
+  // A free loopback port for the redirect.
+  const probe = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (probe.addr as Deno.NetAddr).port;
+  probe.close();
+  const redirect = `http://127.0.0.1:${port}/callback`;
+  const user = browser(redirect);
+  const out: string[] = [];
+  const err: string[] = [];
+  let visited: Promise<void> | undefined;
+  const code = await runCli(
+    ["login", "--config", config, "--kv", kvPath, "--port", String(port), "docs"],
+    {
+      output: {
+        stdout: (text) => {
+          out.push(text);
+          const url = text.match(/https?:\/\/\S+/)?.[0];
+          if (url !== undefined && visited === undefined) {
+            // The user opens the printed URL; the browser lands on the
+            // CLI's loopback listener.
+            visited = user.authorize(new URL(url)).then(async (back) => {
+              const landed = await fetch(back);
+              assert.equal(landed.status, 200);
+              await landed.body?.cancel();
+            });
+          }
+        },
+        stderr: (text) => err.push(text),
+      },
+      signal: AbortSignal.timeout(20_000),
+    },
+  );
+  await visited;
+  assert.equal(code, 0, err.join(""));
+  assert.match(out.join(""), /Open this URL in a browser to authorize docs/);
+  assert.match(out.join(""), /docs: authorized; tokens stored in/);
+  assert.equal(user.visits.length, 1);
+
+  // An agent started later, with the same KV file and redirect URL.
+  const kv = await Deno.openKv(kvPath);
+  try {
+    const agent = oauthClient({
+      redirectUrl: redirect,
+      authorize: () => Promise.reject(new Error("must not ask the user")),
+      store: kvOAuthStore(kv),
+    });
+    assert.equal(await ping(fx.mcpUrl, agent), "pong");
+  } finally {
+    kv.close();
+  }
 });
