@@ -11,7 +11,7 @@ import {
   connectStdio,
   type ConnectStdioOptions,
 } from "../runtime/process/connect_stdio.ts";
-import { type ServerSpec, ServerConfigError } from "./config.ts";
+import { ServerConfigError, type ServerSpec } from "./config.ts";
 import type { EraStore } from "../runtime/era_store.ts";
 // @ts-types="@modelcontextprotocol/sdk/client/auth"
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";

@@ -157,7 +157,8 @@ export async function connectHttp(
   const signal = options.signal;
   signal?.throwIfAborted();
   const endpoint = new URL(url);
-  const base: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
+  const base: FetchLike = options.fetch ??
+    ((input, init) => fetch(input, init));
   const fetcher = options.auth === undefined
     ? base
     : oauthFetch(options.auth, endpoint, base);

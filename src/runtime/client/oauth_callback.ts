@@ -60,7 +60,10 @@ export function oauthCallback(
         `OAuth: the code exchange failed: ${
           error instanceof Error ? error.message : String(error)
         }`,
-        { status: 502, headers: { "content-type": "text/plain; charset=utf-8" } },
+        {
+          status: 502,
+          headers: { "content-type": "text/plain; charset=utf-8" },
+        },
       );
     }
     if (options.redirectTo !== undefined) {

@@ -262,7 +262,9 @@ export class OAuthClient implements OAuthClientProvider {
     } as OAuthClientMetadata;
   }
 
-  get addClientAuthentication(): OAuthClientProvider["addClientAuthentication"] {
+  get addClientAuthentication(): OAuthClientProvider[
+    "addClientAuthentication"
+  ] {
     const key = this.#options.privateKey;
     const id = this.#options.clientId;
     if (key === undefined || id === undefined) return undefined;
@@ -295,7 +297,9 @@ export class OAuthClient implements OAuthClientProvider {
       principal: this.#principal,
       verifier: codeVerifier,
       expires: Date.now() + PENDING_TTL,
-      ...(this.#pendingScope === undefined ? {} : { scope: this.#pendingScope }),
+      ...(this.#pendingScope === undefined
+        ? {}
+        : { scope: this.#pendingScope }),
       ...(this.#pendingResourceMetadataUrl === undefined
         ? {}
         : { resourceMetadataUrl: this.#pendingResourceMetadataUrl }),
@@ -431,7 +435,10 @@ export class OAuthClient implements OAuthClientProvider {
         }
         continue;
       }
-      const leased: TokenRecord = { ...record, lease: Date.now() + REFRESH_LEASE };
+      const leased: TokenRecord = {
+        ...record,
+        lease: Date.now() + REFRESH_LEASE,
+      };
       if (!(await this.#store.swap(key, entry.version, leased))) continue;
       const discovery = await this.discoveryState();
       const client = await this.clientInformation();
