@@ -20,8 +20,6 @@ import {
 } from "@modelcontextprotocol/sdk/client/auth.js";
 // @ts-types="@modelcontextprotocol/sdk/client/auth-extensions"
 import { createPrivateKeyJwtAuth } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
-// @ts-types="@modelcontextprotocol/sdk/server/auth/errors"
-import { OAuthError as SdkOAuthError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import type {
   OAuthClientInformationMixed,
   OAuthClientMetadata,
@@ -470,7 +468,7 @@ export class OAuthClient implements OAuthClientProvider {
         );
         return true;
       } catch (error) {
-        if (error instanceof SdkOAuthError) {
+        if (refusedGrant(error)) {
           // The refresh token is spent or revoked: authorize again.
           await this.#store.delete(key);
           return false;
@@ -682,4 +680,17 @@ function randomToken(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
   return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-")
     .replaceAll("/", "_").replaceAll("=", "");
+}
+
+/**
+ * Whether a failed refresh was the authorization server refusing the
+ * refresh token (an OAuth error answer other than a server-side one): the
+ * SDK's `OAuthError` carries its `errorCode`. Its class is not imported:
+ * it lives in the SDK's server half, which the HTTP clients never load.
+ */
+function refusedGrant(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { errorCode?: unknown }).errorCode;
+  return typeof code === "string" && code !== "server_error" &&
+    code !== "temporarily_unavailable";
 }
