@@ -365,7 +365,16 @@ export class OAuthClient implements OAuthClientProvider {
   async saveTokens(tokens: OAuthTokens): Promise<void> {
     const key = await this.#tokensKey();
     if (key === undefined) return;
-    await this.#store.set(key, recordOf(tokens));
+    // A token answer without `scope` grants what was asked (RFC 6749 5.1).
+    const asked = this.#pendingScope;
+    await this.#store.set(
+      key,
+      recordOf(
+        tokens.scope === undefined && asked !== undefined
+          ? { ...tokens, scope: asked }
+          : tokens,
+      ),
+    );
   }
 
   async invalidateCredentials(
@@ -591,6 +600,7 @@ export class OAuthClient implements OAuthClientProvider {
       );
     }
     this.#verifier = pending.verifier;
+    this.#pendingScope = pending.scope;
     const result = await auth(this, {
       serverUrl: pending.serverUrl,
       authorizationCode: code,
