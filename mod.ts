@@ -110,8 +110,8 @@ export {
   oauthClient,
 } from "./src/runtime/client/oauth_client.ts";
 export type {
-  OAuthClient,
   OAuthClientOptions,
+  OAuthClientProvider,
 } from "./src/runtime/client/oauth_client.ts";
 export { kvOAuthStore } from "./src/runtime/client/oauth_store.ts";
 export type { OAuthStore } from "./src/runtime/client/oauth_store.ts";

@@ -66,8 +66,8 @@ export {
 } from "./src/runtime/client/oauth_client.ts";
 export type {
   AuthorizationErrorReason,
-  OAuthClient,
   OAuthClientOptions,
+  OAuthClientProvider,
 } from "./src/runtime/client/oauth_client.ts";
 export {
   kvOAuthStore,

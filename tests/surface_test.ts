@@ -17,8 +17,8 @@ const BUDGETS: Record<string, number> = {
   // +6 (issue 18, input asked mid-call): answer, InputRequiredError,
   // setRequestStateKey, and the types InputHandler, InputResponse, PendingInput.
   // +7 (issue 19, OAuth client): oauthClient, AuthorizationError,
-  // kvOAuthStore, oauthCallback and the types OAuthClient,
-  // OAuthClientOptions, OAuthStore.
+  // kvOAuthStore, oauthCallback and the types OAuthClientProvider (the
+  // SDK's), OAuthClientOptions, OAuthStore.
   "mod.ts": 60,
   // +4: the provider warning and response info of a step (ModelWarning,
   // ModelResponseInfo, WarningEvent, ModelWarningEvent).
@@ -36,7 +36,7 @@ const BUDGETS: Record<string, number> = {
   // memoryEraStore) and the failure of a pinned or unreadable era
   // (ProtocolNegotiationError).
   // +13 (issue 19, OAuth client): oauthClient, AuthorizationError,
-  // kvOAuthStore, memoryOAuthStore, oauthCallback and the types OAuthClient,
+  // kvOAuthStore, memoryOAuthStore, oauthCallback and the types OAuthClientProvider,
   // OAuthClientOptions, AuthorizationErrorReason, OAuthStore,
   // OAuthStoreEntry, OAuthStoreSetOptions, KvOAuthStoreOptions,
   // OAuthCallbackOptions.

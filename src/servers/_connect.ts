@@ -13,8 +13,7 @@ import {
 } from "../runtime/process/connect_stdio.ts";
 import { ServerConfigError, type ServerSpec } from "./config.ts";
 import type { EraStore } from "../runtime/era_store.ts";
-// @ts-types="@modelcontextprotocol/sdk/client/auth"
-import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { OAuthClientProvider } from "../runtime/client/oauth_client.ts";
 
 /** What every connection of a set shares. */
 export interface ConnectSpecOptions {

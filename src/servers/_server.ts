@@ -35,8 +35,7 @@ import {
 import { commandLine } from "../runtime/process/command.ts";
 import { delay, reconnectDelay, type ReconnectOptions } from "./_backoff.ts";
 import { connectSpec } from "./_connect.ts";
-// @ts-types="@modelcontextprotocol/sdk/client/auth"
-import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { OAuthClientProvider } from "../runtime/client/oauth_client.ts";
 import { RoutedClient } from "./_routed_client.ts";
 import type { ServerSpec } from "./config.ts";
 import { ReconnectLimitError } from "./errors.ts";

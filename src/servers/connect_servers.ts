@@ -5,8 +5,7 @@
  * @module
  */
 
-// @ts-types="@modelcontextprotocol/sdk/client/auth"
-import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { OAuthClientProvider } from "../runtime/client/oauth_client.ts";
 import type { EraStore } from "../runtime/era_store.ts";
 import type { ProtocolEra } from "../runtime/era.ts";
 import type { ToolDef } from "../core/tool.ts";

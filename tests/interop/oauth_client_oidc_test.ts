@@ -23,6 +23,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { connectHttp, httpHandler } from "../../mod.ts";
 import {
   AuthorizationError,
+  OAuthClient,
   oauthClient,
 } from "../../src/runtime/client/oauth_client.ts";
 import { kvOAuthStore } from "../../src/runtime/client/oauth_store.ts";
@@ -294,8 +295,8 @@ Deno.test("oauthClient against oidc-provider: code + PKCE, refresh without the u
       await new Promise((resolve) =>
         setTimeout(resolve, TOKEN_TTL * 1000 + 300)
       );
-      const a = auth.forServer(fx.mcpUrl);
-      const b = again.forServer(fx.mcpUrl);
+      const a = (auth as OAuthClient).forServer(fx.mcpUrl);
+      const b = (again as OAuthClient).forServer(fx.mcpUrl);
       const [ra, rb] = await Promise.all([a.refresh(fetch), b.refresh(fetch)]);
       assert.deepEqual([ra, rb], [true, true]);
       assert.equal(fx.refreshes.consumed, 2);

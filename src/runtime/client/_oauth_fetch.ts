@@ -14,7 +14,7 @@ import {
   extractWWWAuthenticateParams,
   type OAuthClientProvider,
 } from "@modelcontextprotocol/sdk/client/auth.js";
-import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport";
+import type { FetchLike } from "../sdk_types.ts";
 import { AuthorizationError, OAuthClient } from "./oauth_client.ts";
 
 /** Wraps `base` for requests to the MCP endpoint `serverUrl`. */

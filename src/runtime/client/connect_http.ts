@@ -20,8 +20,7 @@ import type { ConnectionLostError } from "../errors.ts";
 import { LosslessHttpTransport } from "./_http_transport.ts";
 import { oauthFetch } from "./_oauth_fetch.ts";
 import { AuthorizationError } from "./oauth_client.ts";
-// @ts-types="@modelcontextprotocol/sdk/client/auth"
-import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { OAuthClientProvider } from "./oauth_client.ts";
 import {
   EraClientTransport,
   type EraInfo,

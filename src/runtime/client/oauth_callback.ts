@@ -7,8 +7,12 @@
  * @module
  */
 
-import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport";
-import { AuthorizationError, type OAuthClient } from "./oauth_client.ts";
+import type { FetchLike } from "../sdk_types.ts";
+import {
+  AuthorizationError,
+  OAuthClient,
+  type OAuthClientProvider,
+} from "./oauth_client.ts";
 
 /** Options of {@link oauthCallback}. */
 export interface OAuthCallbackOptions {
@@ -41,9 +45,14 @@ export interface OAuthCallbackOptions {
  * ```
  */
 export function oauthCallback(
-  client: OAuthClient,
+  client: OAuthClientProvider,
   options: OAuthCallbackOptions = {},
 ): (request: Request) => Promise<Response> {
+  if (!(client instanceof OAuthClient)) {
+    throw new TypeError(
+      "oauthCallback: the client must be one oauthClient() made (it keeps the pending authorizations)",
+    );
+  }
   const fetchFn: FetchLike = options.fetch ??
     ((input, init) => fetch(input, init));
   return async (request) => {

@@ -14,7 +14,7 @@
 // @ts-types="@modelcontextprotocol/sdk/client/auth"
 import {
   auth,
-  type OAuthClientProvider,
+  type OAuthClientProvider as SdkOAuthClientProvider,
   type OAuthDiscoveryState,
   refreshAuthorization,
 } from "@modelcontextprotocol/sdk/client/auth.js";
@@ -25,7 +25,7 @@ import type {
   OAuthClientMetadata,
   OAuthTokens,
 } from "@modelcontextprotocol/sdk/shared/auth.js";
-import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport";
+import type { FetchLike } from "../sdk_types.ts";
 import { memoryOAuthStore, type OAuthStore } from "./oauth_store.ts";
 
 /** How long a pending authorization (state and PKCE verifier) is kept. */
@@ -34,6 +34,21 @@ const PENDING_TTL = 10 * 60_000;
 const REFRESH_LEASE = 30_000;
 /** Tokens this close to expiry are refreshed before use. */
 const EXPIRY_MARGIN = 30_000;
+
+/**
+ * The MCP SDK's `OAuthClientProvider` (the copy this module depends on):
+ * what `connectHttp`'s and `connectServers`' `auth` take. `oauthClient`
+ * makes one; any other implementation works too (the SDK's
+ * `ClientCredentialsProvider`, say), with the SDK's `auth()` run on a 401.
+ *
+ * @example
+ * ```ts
+ * import { oauthClient, type OAuthClientProvider } from "@weft/mcp";
+ * const auth: OAuthClientProvider = oauthClient({ clientId: "agent", clientSecret: "s3cret" });
+ * console.log(auth.redirectUrl); // undefined: client credentials
+ * ```
+ */
+export type OAuthClientProvider = SdkOAuthClientProvider;
 
 /** Why an OAuth flow stopped; see {@link AuthorizationError}. */
 export type AuthorizationErrorReason =
@@ -161,7 +176,9 @@ interface PendingRecord {
  * await using client = await connectHttp("https://mcp.example.com/mcp", { auth });
  * ```
  */
-export function oauthClient(options: OAuthClientOptions = {}): OAuthClient {
+export function oauthClient(
+  options: OAuthClientOptions = {},
+): OAuthClientProvider {
   return new OAuthClient(options, options.store ?? memoryOAuthStore());
 }
 
