@@ -16,7 +16,17 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
  */
 export type Target =
   | { readonly kind: "default" }
-  | { readonly kind: "config"; readonly path: string }
+  | {
+    readonly kind: "config";
+    readonly path: string;
+    /**
+     * The Deno KV file `login` stored tokens in (`--kv`): servers whose
+     * entry says `"auth": "oauth"` use them.
+     */
+    readonly kv?: string;
+    /** The loopback port `login` used (`--port`), which names the client. */
+    readonly port?: number;
+  }
   | {
     readonly kind: "command";
     readonly command: string;
@@ -154,7 +164,7 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
     case "help":
       return { kind: "help" };
     case "inspect": {
-      const target = withConfig(targetOf(rest, after), config);
+      const target = withConfig(targetOf(rest, after), config, { kv, port });
       return { kind: "inspect", target, timeout, env: withEnv(env, target) };
     }
     case "login": {
@@ -178,7 +188,7 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
     case "call": {
       const call = parseCall(rest, after, timeout);
       if (call.kind !== "call") return call;
-      const target = withConfig(call.target, config);
+      const target = withConfig(call.target, config, { kv, port });
       return { ...call, target, env: withEnv(env, target) };
     }
     default:
@@ -241,14 +251,22 @@ function withEnv(env: EnvSetting[], target: Target): EnvSetting[] {
 }
 
 // --config is the target; it goes with no other.
-function withConfig(target: Target, config: string | undefined): Target {
+function withConfig(
+  target: Target,
+  config: string | undefined,
+  oauth: { readonly kv?: string; readonly port: number } = { port: 0 },
+): Target {
   if (config === undefined) return target;
   if (target.kind !== "default") {
     throw new UsageError(
       "weft-mcp: give either --config <file> or a target, not both",
     );
   }
-  return { kind: "config", path: config };
+  return {
+    kind: "config",
+    path: config,
+    ...(oauth.kv === undefined ? {} : { kv: oauth.kv, port: oauth.port }),
+  };
 }
 
 function targetOf(

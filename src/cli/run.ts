@@ -141,6 +141,9 @@ class Session {
     if (target.kind === "config") {
       return await runConfig({
         path: target.path,
+        ...(target.kv === undefined
+          ? {}
+          : { oauth: { kv: target.kv, port: target.port ?? 8976 } }),
         signal: this.#signal,
         stdout: (text) => this.#output.stdout(text),
         stderr: (text) => this.#output.stderr(text),

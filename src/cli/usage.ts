@@ -56,6 +56,10 @@ Commands:
 Options:
   --timeout <ms>     give up after <ms> milliseconds (default 30000)
   --config <file>    the mcpServers file to use as the target
+  --kv <path>        with --config: the Deno KV file login stored OAuth
+                     tokens in (servers saying "auth": "oauth" use them)
+  --port <n>         the loopback port login listens on (default 8976);
+                     give the same with --kv
   --env NAME=VALUE   set a variable for the server command (repeatable); the
                      server gets only HOME LOGNAME PATH SHELL TERM USER of
                      ours, plus these

@@ -401,6 +401,18 @@ Deno.test("weft-mcp login against oidc-provider: prints the URL, takes the redir
   assert.match(out.join(""), /docs: authorized; tokens stored in/);
   assert.equal(user.visits.length, 1);
 
+  // inspect --config with the same --kv and --port: the tokens are used.
+  const listed: string[] = [];
+  const inspected = await runCli(
+    ["inspect", "--config", config, "--kv", kvPath, "--port", String(port)],
+    {
+      output: { stdout: (t) => listed.push(t), stderr: (t) => listed.push(t) },
+      signal: AbortSignal.timeout(20_000),
+    },
+  );
+  assert.equal(inspected, 0, listed.join(""));
+  assert.match(listed.join(""), /docs_ping/);
+
   // An agent started later, with the same KV file and redirect URL.
   const kv = await Deno.openKv(kvPath);
   try {
