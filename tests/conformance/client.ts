@@ -6,7 +6,11 @@
  * `add_numbers` through the imported tool's `invoke`; for the elicitation
  * scenario one call of `test_client_elicitation_defaults`, whose server asks
  * a form with defaults mid-call: `onInput` accepts it with no fields of its
- * own, and `importTools` fills in the form's defaults (SEP-1034). Exits 0 on
+ * own, and `importTools` fills in the form's defaults (SEP-1034). For
+ * `sse-retry` and every `auth/*` scenario: list the tools and call each
+ * with `{}`, the `auth/*` ones through `oauthClient` (options from the
+ * suite's `MCP_CONFORMANCE_CONTEXT`; `followAuthorization` is the
+ * browser). Exits 0 on
  * success, 1 on any failure (the suite counts a non-zero exit as a failed
  * scenario).
  *
