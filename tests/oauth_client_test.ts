@@ -77,6 +77,7 @@ interface Fake extends AsyncDisposable {
  */
 function fake(
   onToken: (token: string) => Response | undefined = () => undefined,
+  metadataIssuer?: string,
 ): Fake {
   const closer = new AbortController();
   const grants: string[] = [];
@@ -102,7 +103,7 @@ function fake(
         });
       case "/.well-known/oauth-authorization-server/as":
         return Response.json({
-          issuer: `${origin}/as`,
+          issuer: metadataIssuer ?? `${origin}/as`,
           authorization_endpoint: `${origin}/as/authorize`,
           token_endpoint: `${origin}/as/token`,
           response_types_supported: ["code"],
@@ -327,4 +328,20 @@ Deno.test('servers: "auth" must be "oauth"; an entry saying oauth without a clie
   }
   // The second set found the first one's tokens in the client's store.
   assert.equal(asked.length, 1);
+});
+
+Deno.test("oauthClient: authorization server metadata naming another issuer (RFC 8414 3.3) is refused before any authorization", async () => {
+  await using fx = fake(undefined, "https://evil.example/as");
+  const asked: URL[] = [];
+  const error = await connectHttp(fx.mcpUrl, {
+    auth: oauthClient({
+      clientId: "c",
+      redirectUrl: REDIRECT,
+      authorize: approve(() => fx.issuer, asked),
+    }),
+    signal: AbortSignal.timeout(10_000),
+  }).then(() => assert.fail("connected"), (e: unknown) => e);
+  assert.ok(error instanceof AuthorizationError, String(error));
+  assert.equal(error.reason, "issuer-mismatch");
+  assert.equal(asked.length, 0);
 });

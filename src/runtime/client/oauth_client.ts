@@ -342,6 +342,22 @@ export class OAuthClient implements OAuthClientProvider {
   }
 
   async saveDiscoveryState(state: OAuthDiscoveryState): Promise<void> {
+    // RFC 8414 3.3: the metadata's issuer is the URL it was found under;
+    // a document naming another issuer is not this server's to trust. (Not
+    // on the 2025-03-26 fallback, where no resource metadata named the
+    // authorization server and the MCP server's origin stood in for it.)
+    const issuer = state.authorizationServerMetadata?.issuer;
+    if (
+      issuer !== undefined && state.resourceMetadata !== undefined &&
+      withoutSlash(issuer) !== withoutSlash(state.authorizationServerUrl)
+    ) {
+      throw new AuthorizationError(
+        "issuer-mismatch",
+        `OAuth: the authorization server metadata found for ${state.authorizationServerUrl} names issuer ${
+          JSON.stringify(issuer)
+        } (RFC 8414 requires the same); refusing it`,
+      );
+    }
     await this.#store.set(["discovery", this.#server()], state);
   }
 
@@ -720,4 +736,8 @@ function refusedGrant(error: unknown): boolean {
   const code = (error as { errorCode?: unknown }).errorCode;
   return typeof code === "string" && code !== "server_error" &&
     code !== "temporarily_unavailable";
+}
+
+function withoutSlash(url: string): string {
+  return url.endsWith("/") ? url.slice(0, -1) : url;
 }
