@@ -118,6 +118,17 @@ export type { JwtVerifierOptions } from "./src/runtime/http/jwt.ts";
 export { connectHttp } from "./src/runtime/client/connect_http.ts";
 export type { ConnectHttpOptions } from "./src/runtime/client/connect_http.ts";
 export { McpClient } from "./src/runtime/client/disposable_client.ts";
+export {
+  AuthorizationError,
+  oauthClient,
+} from "./src/runtime/client/oauth_client.ts";
+export type {
+  OAuthClientOptions,
+  OAuthClientProvider,
+} from "./src/runtime/client/oauth_client.ts";
+export { kvOAuthStore } from "./src/runtime/client/oauth_store.ts";
+export type { OAuthStore } from "./src/runtime/client/oauth_store.ts";
+export { oauthCallback } from "./src/runtime/client/oauth_callback.ts";
 
 // The MCP SDK classes the examples use, so every page spells one import.
 export { Client, InMemoryTransport, Server } from "./src/runtime/sdk.ts";

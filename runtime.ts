@@ -74,6 +74,27 @@ export { DEFAULT_SESSION_EVENTS } from "./src/runtime/http/event_store.ts";
 export { connectHttp } from "./src/runtime/client/connect_http.ts";
 export type { ConnectHttpOptions } from "./src/runtime/client/connect_http.ts";
 export {
+  AuthorizationError,
+  oauthClient,
+} from "./src/runtime/client/oauth_client.ts";
+export type {
+  AuthorizationErrorReason,
+  OAuthClientOptions,
+  OAuthClientProvider,
+} from "./src/runtime/client/oauth_client.ts";
+export {
+  kvOAuthStore,
+  memoryOAuthStore,
+} from "./src/runtime/client/oauth_store.ts";
+export type {
+  KvOAuthStoreOptions,
+  OAuthStore,
+  OAuthStoreEntry,
+  OAuthStoreSetOptions,
+} from "./src/runtime/client/oauth_store.ts";
+export { oauthCallback } from "./src/runtime/client/oauth_callback.ts";
+export type { OAuthCallbackOptions } from "./src/runtime/client/oauth_callback.ts";
+export {
   DEFAULT_CLIENT_INFO,
   McpClient,
 } from "./src/runtime/client/disposable_client.ts";

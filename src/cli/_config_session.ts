@@ -22,10 +22,14 @@ import {
 import type { ServersError } from "../servers/errors.ts";
 import { formatTool } from "./format.ts";
 import { ExitCode } from "./usage.ts";
+import { oauthClient } from "../runtime/client/oauth_client.ts";
+import { kvOAuthStore } from "../runtime/client/oauth_store.ts";
 
 /** What a config session needs from `runCli`. */
 export interface ConfigSessionOptions {
   readonly path: string;
+  /** The KV file with the tokens `login` stored, and its loopback port. */
+  readonly oauth?: { readonly kv: string; readonly port: number };
   readonly signal: AbortSignal;
   readonly stdout: (text: string) => void;
   readonly stderr: (text: string) => void;
@@ -51,13 +55,27 @@ export async function runConfig(
     return ExitCode.failure;
   }
   let servers: ConnectedServers;
+  const kv = options.oauth === undefined
+    ? undefined
+    : await Deno.openKv(options.oauth.kv);
   try {
+    // The client `login` used (same redirect URL, same store): its tokens,
+    // refreshed as needed; a server with none fails saying to log in.
+    const auth = options.oauth === undefined || kv === undefined
+      ? undefined
+      : oauthClient({
+        redirectUrl: `http://127.0.0.1:${options.oauth.port}/callback`,
+        clientName: "weft-mcp",
+        store: kvOAuthStore(kv),
+      });
     servers = await connectServers(config as never, {
       signal,
       reconnect: false,
       onError: (error) => stderr(`weft-mcp: ${error.message}\n`),
+      ...(auth === undefined ? {} : { auth: () => auth }),
     });
   } catch (error) {
+    kv?.close();
     if (error instanceof ServerConfigError) {
       stderr(`weft-mcp: ${path}: ${error.message}\n`);
       return ExitCode.failure;
@@ -72,6 +90,7 @@ export async function runConfig(
     return await callOne(servers, call.tool, call.args, options);
   } finally {
     await servers.close();
+    kv?.close();
   }
 }
 

@@ -16,7 +16,17 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
  */
 export type Target =
   | { readonly kind: "default" }
-  | { readonly kind: "config"; readonly path: string }
+  | {
+    readonly kind: "config";
+    readonly path: string;
+    /**
+     * The Deno KV file `login` stored tokens in (`--kv`): servers whose
+     * entry says `"auth": "oauth"` use them.
+     */
+    readonly kv?: string;
+    /** The loopback port `login` used (`--port`), which names the client. */
+    readonly port?: number;
+  }
   | {
     readonly kind: "command";
     readonly command: string;
@@ -51,6 +61,19 @@ export type CliCommand =
     readonly tool: string;
     /** The argument text, passed to the tool unchanged; `{}` when omitted. */
     readonly args: string;
+  }
+  | {
+    readonly kind: "login";
+    /** The mcpServers file naming the server. */
+    readonly config: string;
+    /** The server's name in it. */
+    readonly server: string;
+    /** The Deno KV file the tokens go to; memory when absent. */
+    readonly kv?: string;
+    /** The loopback port the browser comes back to. */
+    readonly port: number;
+    readonly timeout: number;
+    readonly env: readonly EnvSetting[];
   };
 
 /**
@@ -86,6 +109,9 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
   const positionals: string[] = [];
   let timeout = DEFAULT_TIMEOUT_MS;
   let config: string | undefined;
+  let kv: string | undefined;
+  let port = DEFAULT_LOGIN_PORT;
+  let timeoutGiven = false;
   const env: EnvSetting[] = [];
   for (let i = 0; i < before.length; i++) {
     const arg = before[i];
@@ -104,7 +130,25 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
       config = value;
       continue;
     }
+    if (arg === "--kv" || arg.startsWith("--kv=")) {
+      kv = arg === "--kv" ? before[++i] : arg.slice("--kv=".length);
+      if (kv === undefined || kv === "") {
+        throw new UsageError("weft-mcp: --kv needs a file");
+      }
+      continue;
+    }
+    if (arg === "--port" || arg.startsWith("--port=")) {
+      const value = Number(
+        arg === "--port" ? before[++i] : arg.slice("--port=".length),
+      );
+      if (!Number.isInteger(value) || value < 0 || value > 65535) {
+        throw new UsageError("weft-mcp: --port needs a port number");
+      }
+      port = value;
+      continue;
+    }
     if (arg === "--timeout" || arg.startsWith("--timeout=")) {
+      timeoutGiven = true;
       const value = arg === "--timeout"
         ? before[++i]
         : arg.slice("--timeout=".length);
@@ -120,19 +164,40 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
     case "help":
       return { kind: "help" };
     case "inspect": {
-      const target = withConfig(targetOf(rest, after), config);
+      const target = withConfig(targetOf(rest, after), config, { kv, port });
       return { kind: "inspect", target, timeout, env: withEnv(env, target) };
+    }
+    case "login": {
+      const [server, ...extra] = rest;
+      if (config === undefined || server === undefined || extra.length > 0) {
+        throw new UsageError(
+          "weft-mcp: login needs --config <file> and one server name",
+        );
+      }
+      return {
+        kind: "login",
+        config,
+        server,
+        ...(kv === undefined ? {} : { kv }),
+        port,
+        // A person is in the loop: five minutes unless told.
+        timeout: timeoutGiven ? timeout : 300_000,
+        env: [],
+      };
     }
     case "call": {
       const call = parseCall(rest, after, timeout);
       if (call.kind !== "call") return call;
-      const target = withConfig(call.target, config);
+      const target = withConfig(call.target, config, { kv, port });
       return { ...call, target, env: withEnv(env, target) };
     }
     default:
       throw new UsageError(`weft-mcp: unknown command ${JSON.stringify(name)}`);
   }
 }
+
+/** The loopback port `login` listens on for the redirect. */
+const DEFAULT_LOGIN_PORT = 8976;
 
 function parseCall(
   rest: readonly string[],
@@ -186,14 +251,22 @@ function withEnv(env: EnvSetting[], target: Target): EnvSetting[] {
 }
 
 // --config is the target; it goes with no other.
-function withConfig(target: Target, config: string | undefined): Target {
+function withConfig(
+  target: Target,
+  config: string | undefined,
+  oauth: { readonly kv?: string; readonly port: number } = { port: 0 },
+): Target {
   if (config === undefined) return target;
   if (target.kind !== "default") {
     throw new UsageError(
       "weft-mcp: give either --config <file> or a target, not both",
     );
   }
-  return { kind: "config", path: config };
+  return {
+    kind: "config",
+    path: config,
+    ...(oauth.kv === undefined ? {} : { kv: oauth.kv, port: oauth.port }),
+  };
 }
 
 function targetOf(

@@ -29,6 +29,7 @@ import {
 } from "./connect.ts";
 import { formatInspection } from "./format.ts";
 import { runConfig } from "./_config_session.ts";
+import { runLogin } from "./login.ts";
 import { ServerConnectError } from "../runtime/errors.ts";
 import { ExitCode, USAGE } from "./usage.ts";
 
@@ -73,6 +74,14 @@ export async function runCli(
     output.stdout(USAGE);
     return ExitCode.ok;
   }
+  if (command.kind === "login") {
+    const interrupt = options.signal ?? new AbortController().signal;
+    const deadline = AbortSignal.any([
+      interrupt,
+      AbortSignal.timeout(command.timeout),
+    ]);
+    return await runLogin(command, output, deadline);
+  }
   let env: Record<string, string>;
   try {
     env = serverEnv(command.env);
@@ -101,7 +110,7 @@ export async function runCli(
 }
 
 class Session {
-  readonly #command: Exclude<CliCommand, { kind: "help" }>;
+  readonly #command: Exclude<CliCommand, { kind: "help" | "login" }>;
   readonly #options: RunCliOptions;
   readonly #output: CliOutput;
   readonly #deadline: AbortSignal;
@@ -110,7 +119,7 @@ class Session {
   readonly #env: Record<string, string>;
 
   constructor(
-    command: Exclude<CliCommand, { kind: "help" }>,
+    command: Exclude<CliCommand, { kind: "help" | "login" }>,
     options: RunCliOptions,
     output: CliOutput,
     deadline: AbortSignal,
@@ -132,6 +141,9 @@ class Session {
     if (target.kind === "config") {
       return await runConfig({
         path: target.path,
+        ...(target.kv === undefined
+          ? {}
+          : { oauth: { kv: target.kv, port: target.port ?? 8976 } }),
         signal: this.#signal,
         stdout: (text) => this.#output.stdout(text),
         stderr: (text) => this.#output.stderr(text),

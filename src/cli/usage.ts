@@ -27,6 +27,7 @@ Usage:
   weft-mcp call [options] <tool> ['<json>'] [<url> | -- <command> [args...]]
   weft-mcp inspect [options] --config <file>
   weft-mcp call [options] <server>.<tool> ['<json>'] --config <file>
+  weft-mcp login [--kv <path>] [--port <n>] --config <file> <server>
   weft-mcp help
 
 Targets:
@@ -46,10 +47,19 @@ Commands:
   call      call one tool through the bridge with the JSON argument text
             (default {}) and print the text the model would see (capped at
             65536 bytes, as the agent loop caps it)
+  login     authorize with an HTTP server of the --config file that needs
+            OAuth: prints the URL to open, waits for the browser on
+            http://127.0.0.1:<port>/callback (default 8976), stores the
+            tokens (in Deno KV with --kv <path>; agents given
+            oauthClient({ store: kvOAuthStore(kv) }) find them)
 
 Options:
   --timeout <ms>     give up after <ms> milliseconds (default 30000)
   --config <file>    the mcpServers file to use as the target
+  --kv <path>        with --config: the Deno KV file login stored OAuth
+                     tokens in (servers saying "auth": "oauth" use them)
+  --port <n>         the loopback port login listens on (default 8976);
+                     give the same with --kv
   --env NAME=VALUE   set a variable for the server command (repeatable); the
                      server gets only HOME LOGNAME PATH SHELL TERM USER of
                      ours, plus these

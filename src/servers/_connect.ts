@@ -11,8 +11,9 @@ import {
   connectStdio,
   type ConnectStdioOptions,
 } from "../runtime/process/connect_stdio.ts";
-import type { ServerSpec } from "./config.ts";
+import { ServerConfigError, type ServerSpec } from "./config.ts";
 import type { EraStore } from "../runtime/era_store.ts";
+import type { OAuthClientProvider } from "../runtime/client/oauth_client.ts";
 
 /** What every connection of a set shares. */
 export interface ConnectSpecOptions {
@@ -33,6 +34,8 @@ export interface ConnectSpecOptions {
   readonly forwardSignals?: boolean;
   /** Where each server's protocol era is kept. */
   readonly eraStore?: EraStore;
+  /** The OAuth client of an HTTP server, by its name. */
+  readonly auth?: (server: string) => OAuthClientProvider | undefined;
 }
 
 // A server of the 2025 era asks for input only of a client that declared
@@ -67,6 +70,16 @@ export function connectSpec(
       capabilities: CAPABILITIES,
     });
   }
+  const auth = options.auth?.(spec.name);
+  if (auth === undefined && spec.config.auth === "oauth") {
+    return Promise.reject(
+      new ServerConfigError(
+        spec.name,
+        "auth",
+        "says oauth, but connectServers has no OAuth client for this server: pass its auth option (auth: { [server]: oauthClient(...) })",
+      ),
+    );
+  }
   const http = {
     headers: spec.config.headers,
     name: spec.name,
@@ -82,6 +95,7 @@ export function connectSpec(
       ...http,
       protocol: spec.config.protocol,
       eraStore: options.eraStore,
+      ...(auth === undefined ? {} : { auth }),
     });
 }
 

@@ -35,6 +35,7 @@ import {
 import { commandLine } from "../runtime/process/command.ts";
 import { delay, reconnectDelay, type ReconnectOptions } from "./_backoff.ts";
 import { connectSpec } from "./_connect.ts";
+import type { OAuthClientProvider } from "../runtime/client/oauth_client.ts";
 import { RoutedClient } from "./_routed_client.ts";
 import type { ServerSpec } from "./config.ts";
 import { ReconnectLimitError } from "./errors.ts";
@@ -54,6 +55,8 @@ export interface ServerContext {
   readonly forwardSignals?: boolean;
   readonly render?: ResultRendering;
   readonly eraStore?: EraStore;
+  /** The OAuth client of an HTTP server, by its name. */
+  readonly auth?: (server: string) => OAuthClientProvider | undefined;
   /** Answers the servers' requests for input at once (`importTools`' `onInput`). */
   readonly onInput?: InputHandler;
   /** A failure after connect: a refresh, a reconnect, a retry, a give-up. */
@@ -300,6 +303,7 @@ export class ManagedServer {
         fetch: ctx.fetch,
         forwardSignals: ctx.forwardSignals,
         eraStore: ctx.eraStore,
+        auth: ctx.auth,
       });
     } catch (error) {
       throw this.#named(error, "initialize");

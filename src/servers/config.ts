@@ -62,6 +62,11 @@ export interface HttpServerConfig extends ServerEntryOptions {
   url: string;
   /** Headers sent with every request (an `Authorization` header, say). */
   headers?: Record<string, string>;
+  /**
+   * `"oauth"`: the server requires OAuth; `connectServers`' `auth` option
+   * names the client (`oauthClient`) for it.
+   */
+  auth?: "oauth";
 }
 
 /** One entry of `mcpServers`. */
@@ -147,6 +152,7 @@ const HTTP_FIELDS = new Set([
   "type",
   "url",
   "headers",
+  "auth",
   "prefix",
   "policy",
   "disabled",
@@ -359,6 +365,13 @@ function checkEntry(name: string, entry: Record<string, unknown>): ServerSpec {
     );
   }
   checkStrings(name, "headers", entry.headers);
+  if (entry.auth !== undefined && entry.auth !== "oauth") {
+    throw new ServerConfigError(
+      name,
+      "auth",
+      `must be "oauth", got ${JSON.stringify(entry.auth)}`,
+    );
+  }
   return {
     name,
     prefix,

@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { OAuthClientProvider } from "../runtime/client/oauth_client.ts";
 import type { EraStore } from "../runtime/era_store.ts";
 import type { ProtocolEra } from "../runtime/era.ts";
 import type { ToolDef } from "../core/tool.ts";
@@ -83,6 +84,15 @@ export interface ConnectServersOptions {
    * @default `globalThis.fetch`
    */
   fetch?: typeof globalThis.fetch;
+  /**
+   * OAuth clients for HTTP servers that require authorization (an entry
+   * may say `"auth": "oauth"`): by server name, or a function of it.
+   * One `oauthClient` may serve several servers: its state is kept per
+   * server URL and issuer.
+   */
+  auth?:
+    | Readonly<Record<string, OAuthClientProvider>>
+    | ((server: string) => OAuthClientProvider | undefined);
   /**
    * What the model reads of a result with structured content, for every
    * server (a server's own `render` wins): `"structured"` (the default) its
@@ -253,6 +263,7 @@ class ServerSet implements ConnectedServers {
       render: options.render,
       eraStore: options.eraStore,
       onInput: options.onInput,
+      auth: authByName(options.auth),
       report: (error) => {
         try {
           onError(error);
@@ -391,4 +402,11 @@ class ServerSet implements ConnectedServers {
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }
+}
+
+function authByName(
+  auth: ConnectServersOptions["auth"],
+): ((server: string) => OAuthClientProvider | undefined) | undefined {
+  if (auth === undefined || typeof auth === "function") return auth;
+  return (server) => Object.hasOwn(auth, server) ? auth[server] : undefined;
 }

@@ -6,7 +6,11 @@
  * `add_numbers` through the imported tool's `invoke`; for the elicitation
  * scenario one call of `test_client_elicitation_defaults`, whose server asks
  * a form with defaults mid-call: `onInput` accepts it with no fields of its
- * own, and `importTools` fills in the form's defaults (SEP-1034). Exits 0 on
+ * own, and `importTools` fills in the form's defaults (SEP-1034). For
+ * `sse-retry` and every `auth/*` scenario: list the tools and call each
+ * with `{}`, the `auth/*` ones through `oauthClient` (options from the
+ * suite's `MCP_CONFORMANCE_CONTEXT`; `followAuthorization` is the
+ * browser). Exits 0 on
  * success, 1 on any failure (the suite counts a non-zero exit as a failed
  * scenario).
  *
@@ -16,6 +20,59 @@
  */
 
 import { connectHttp, importTools, type InputHandler } from "../../mod.ts";
+import {
+  oauthClient,
+  type OAuthClientOptions,
+} from "../../src/runtime/client/oauth_client.ts";
+
+/** The client id metadata document URL the suite's CIMD scenario expects. */
+const CIMD_URL = "https://conformance-test.local/client-metadata.json";
+
+/**
+ * The browser, for the suite's authorization server: follows the
+ * authorization URL without redirects and answers the URL it redirects to
+ * (the redirect URL with `code` and `state`).
+ */
+async function followAuthorization(url: URL): Promise<URL> {
+  const response = await fetch(url, { redirect: "manual" });
+  await response.body?.cancel();
+  const location = response.headers.get("location");
+  if (location === null) {
+    throw new Error(
+      `the authorization endpoint answered ${response.status} without a redirect`,
+    );
+  }
+  return new URL(location, url);
+}
+
+/** The OAuth client options for an `auth/*` scenario, from the suite's context. */
+function authOptions(scenario: string): OAuthClientOptions {
+  const context = JSON.parse(
+    Deno.env.get("MCP_CONFORMANCE_CONTEXT") ?? "{}",
+  ) as Record<string, string | undefined>;
+  if (scenario.startsWith("auth/client-credentials")) {
+    return {
+      clientId: context.client_id,
+      ...(context.client_secret === undefined
+        ? {}
+        : { clientSecret: context.client_secret }),
+      ...(context.private_key_pem === undefined ? {} : {
+        privateKey: context.private_key_pem,
+        algorithm: context.signing_algorithm ?? "ES256",
+      }),
+    };
+  }
+  return {
+    redirectUrl: "http://127.0.0.1:8976/callback",
+    clientName: "weft-conformance",
+    clientMetadataUrl: CIMD_URL,
+    authorize: followAuthorization,
+    ...(context.client_id === undefined ? {} : { clientId: context.client_id }),
+    ...(context.client_secret === undefined
+      ? {}
+      : { clientSecret: context.client_secret }),
+  };
+}
 
 /** The sum `tools_call`'s `add_numbers` answers for 5 + 3, as the suite words it. */
 export const EXPECTED_SUM = "The sum of 5 and 3 is 8";
@@ -34,10 +91,27 @@ async function main(
   scenario: string,
   signal: AbortSignal,
 ): Promise<void> {
+  const authScenario = scenario.startsWith("auth/");
   await using client = await connectHttp(url, {
     signal,
     capabilities: { elicitation: { form: {} } },
+    ...(authScenario ? { auth: oauthClient(authOptions(scenario)) } : {}),
   });
+  if (authScenario || scenario === "sse-retry") {
+    // List the tools, then call each one with no arguments: the calls are
+    // what the scenarios guard with scopes (or, for sse-retry, answer on a
+    // resumed stream).
+    const { tools } = await client.listTools(undefined, { signal });
+    for (const tool of tools) {
+      const result = await client.callTool(
+        { name: tool.name, arguments: {} },
+        undefined,
+        { signal },
+      );
+      console.log(`${tool.name}: ${JSON.stringify(result.content)}`);
+    }
+    return;
+  }
   const { tools, skipped } = await importTools(client, {
     signal,
     onInput: acceptAsShown,

@@ -72,17 +72,27 @@ async function clientResult(
   name: string,
 ): Promise<{ checks?: Check[]; exitCode?: number }> {
   const rc = await readText(`${out}/client/${name}.rc`);
+  const checks = await findChecks(`${out}/client/${name}`);
+  return { checks, exitCode: rc === undefined ? 1 : Number(rc.trim()) };
+}
+
+/**
+ * The checks under a client scenario's `-o` directory: the suite writes
+ * them to `NAME-TIMESTAMP/checks.json`, where a NAME with a slash
+ * (`auth/metadata-default`) adds a level.
+ */
+async function findChecks(dir: string): Promise<Check[] | undefined> {
   let checks: Check[] | undefined;
   try {
-    for await (const entry of Deno.readDir(`${out}/client/${name}`)) {
-      if (entry.isDirectory) {
-        checks = await readChecks(`${out}/client/${name}/${entry.name}`);
-      }
+    for await (const entry of Deno.readDir(dir)) {
+      if (!entry.isDirectory) continue;
+      const path = `${dir}/${entry.name}`;
+      checks = await readChecks(path) ?? await findChecks(path) ?? checks;
     }
   } catch (e) {
     if (!(e instanceof Deno.errors.NotFound)) throw e;
   }
-  return { checks, exitCode: rc === undefined ? 1 : Number(rc.trim()) };
+  return checks;
 }
 
 async function main(args: string[]): Promise<number> {

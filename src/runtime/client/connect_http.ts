@@ -18,6 +18,9 @@ import {
 } from "./disposable_client.ts";
 import type { ConnectionLostError } from "../errors.ts";
 import { LosslessHttpTransport } from "./_http_transport.ts";
+import { oauthFetch } from "./_oauth_fetch.ts";
+import { AuthorizationError } from "./oauth_client.ts";
+import type { OAuthClientProvider } from "./oauth_client.ts";
 import {
   EraClientTransport,
   type EraInfo,
@@ -80,6 +83,13 @@ export interface ConnectHttpOptions {
   capabilities?: ClientCapabilities;
   /** The fetch to use; `globalThis.fetch` when absent. */
   fetch?: FetchLike;
+  /**
+   * OAuth for a server that requires it: an `oauthClient(...)` or any SDK
+   * `OAuthClientProvider`. Every request carries its bearer token; a 401
+   * runs the flow (refresh first, else authorization), a 403
+   * `insufficient_scope` steps up the scopes, and the request goes again.
+   */
+  auth?: OAuthClientProvider;
   /** Installed as the client's `onerror` before the handshake. */
   onerror?: (error: Error) => void;
   /** The server's name in errors. Default: the URL's host. */
@@ -146,11 +156,15 @@ export async function connectHttp(
   const signal = options.signal;
   signal?.throwIfAborted();
   const endpoint = new URL(url);
+  const base: FetchLike = options.fetch ??
+    ((input, init) => fetch(input, init));
+  const fetcher = options.auth === undefined
+    ? base
+    : oauthFetch(options.auth, endpoint, base);
   const http = new LosslessHttpTransport(endpoint, {
     headers: options.headers,
-    fetch: options.fetch,
+    fetch: fetcher,
   });
-  const fetcher = options.fetch ?? ((input, init) => fetch(input, init));
   const transport = new EraClientTransport(http, {
     transport: "http",
     protocol: options.protocol,
@@ -171,12 +185,18 @@ export async function connectHttp(
     link,
   );
   if (options.onerror !== undefined) client.onerror = options.onerror;
-  await handshake(client, transport, {
-    signal,
-    initializeTimeout: options.initializeTimeout,
-    name: options.name ?? new URL(url).host,
-    target: new URL(url).href,
-  });
+  try {
+    await handshake(client, transport, {
+      signal,
+      initializeTimeout: options.initializeTimeout,
+      name: options.name ?? new URL(url).host,
+      target: new URL(url).href,
+    });
+  } catch (error) {
+    // An OAuth flow that needs the user (or was refused) is the host's to
+    // act on: surfaced as itself, not as a failed handshake.
+    throw authorizationErrorIn(error) ?? error;
+  }
   link.closeOnAbort(signal, client);
   return client;
 }
@@ -218,4 +238,13 @@ class HttpLink implements ClientLink {
     await this.#transport.terminateSession();
     await closeProtocol().catch(() => {});
   }
+}
+
+function authorizationErrorIn(error: unknown): AuthorizationError | undefined {
+  for (let e = error, depth = 0; depth < 8; depth++) {
+    if (e instanceof AuthorizationError) return e;
+    if (!(e instanceof Error)) return undefined;
+    e = e.cause;
+  }
+  return undefined;
 }
