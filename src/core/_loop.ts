@@ -18,13 +18,14 @@ import { RunState } from "./_run_state.ts";
 import { recordingChain, snapshotTools, type ToolSnapshot } from "./_chain.ts";
 import { type CallOutcome, executeCalls, refuseCalls } from "./dispatch.ts";
 import type { ToolDef } from "./tool.ts";
-import { type ModelTurn, readTurn } from "./_turn.ts";
+import { type ModelTurn, readTurn, type TurnSink } from "./_turn.ts";
 import {
   type OpenedTranscript,
   openTranscript,
   type RunInput,
 } from "./_resume.ts";
 import { applyDecisions, pendingOf } from "./_apply.ts";
+import { telemetry } from "./telemetry.ts";
 
 /** The agent's settings as the loop reads them. */
 export interface LoopConfig {
@@ -90,6 +91,27 @@ export async function runLoop(
     observers: [config.onEvent, options.onEvent],
     signal,
   });
+  const info = config.model.info;
+  return await telemetry().run(
+    { agent: config.name, runId: run.id, ...(info ? { model: info } : {}) },
+    () => drive(config, run, { opened, decisions, signal, options }),
+  );
+}
+
+interface DriveContext {
+  readonly opened: OpenedTranscript;
+  readonly decisions: readonly Decision[];
+  readonly signal: AbortSignal;
+  readonly options: LoopOptions;
+}
+
+/** The run itself, from `run_start` to the result or the RunError. */
+async function drive(
+  config: LoopConfig,
+  run: RunState,
+  at: DriveContext,
+): Promise<RunResult> {
+  const { opened, decisions, signal, options } = at;
   const lineage = [...(options.lineage ?? []), config.self];
   config.outputs?.open(run.id);
   try {
@@ -166,23 +188,30 @@ async function runStep(
     })),
     sequentialTools: config.parallelism === 1,
   };
+  const sink: TurnSink = {
+    text: (text) => run.emit({ type: "text_delta", runId: run.id, text }),
+    reasoning: (text) =>
+      run.emit({ type: "reasoning_delta", runId: run.id, text }),
+    warning: (warning) =>
+      run.emit({
+        type: "model_warning",
+        runId: run.id,
+        index: step,
+        warning,
+      }),
+  };
   let turn: ModelTurn;
   try {
-    turn = await readTurn(config.model, request, {
-      signal,
-      sink: {
-        text: (text) => run.emit({ type: "text_delta", runId: run.id, text }),
-        reasoning: (text) =>
-          run.emit({ type: "reasoning_delta", runId: run.id, text }),
-        warning: (warning) =>
-          run.emit({
-            type: "model_warning",
-            runId: run.id,
-            index: step,
-            warning,
-          }),
+    const info = config.model.info;
+    turn = await telemetry().chat(
+      {
+        runId: run.id,
+        tools: request.tools.length,
+        ...(info ? { model: info } : {}),
       },
-    });
+      () => readTurn(config.model, request, { signal, sink }),
+      (t) => t,
+    );
   } catch (err) {
     throw run.fail(step, err);
   }
