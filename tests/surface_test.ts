@@ -16,7 +16,7 @@ const BUDGETS: Record<string, number> = {
   // requireApproval picking tools.
   // +6 (issue 18, input asked mid-call): answer, InputRequiredError,
   // setRequestStateKey, and the types InputHandler, InputResponse, PendingInput.
-  "mod.ts": 53,
+  "mod.ts": 55, // +2 (issue 20): configureTracing, TracingOptions
   // +4: the provider warning and response info of a step (ModelWarning,
   // ModelResponseInfo, WarningEvent, ModelWarningEvent).
   // +12 (issue 18, input asked mid-call): answer, AnswerDecision,
