@@ -89,7 +89,7 @@ export async function tracedCall<T>(
   if (active !== undefined && toolSpans.has(active)) {
     span = active;
   } else {
-    span = tracer.startSpan(`${TOOLS_CALL} ${tool}`, {
+    span = tracer().startSpan(`${TOOLS_CALL} ${tool}`, {
       kind: SpanKind.CLIENT,
     });
     own = true;
@@ -191,7 +191,7 @@ export async function tracedServe<T>(
       ? { "network.transport": "tcp", "network.protocol.name": "http" }
       : {}),
   };
-  const span = tracer.startSpan(`${TOOLS_CALL} ${tool}`, {
+  const span = tracer().startSpan(`${TOOLS_CALL} ${tool}`, {
     kind: SpanKind.SERVER,
     ...(linked ? { links: [{ context: local.spanContext() }] } : {}),
   }, parent);

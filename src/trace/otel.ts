@@ -21,6 +21,7 @@ import {
   SpanStatusCode,
   trace,
   type Tracer,
+  type TracerProvider,
 } from "@opentelemetry/api";
 import {
   type ChatOutcome,
@@ -35,8 +36,20 @@ export const SCOPE = "@weft/mcp";
 /** The instrumentation scope's version. */
 export const SCOPE_VERSION = "0.1.0";
 
-/** The tracer: the API's proxy, which follows a provider registered later. */
-export const tracer: Tracer = trace.getTracer(SCOPE, SCOPE_VERSION);
+let tracing: { provider: TracerProvider; tracer: Tracer } | undefined;
+
+/**
+ * The tracer of the provider in force: fetched again only when the global
+ * provider changed (`trace.disable()` then a new registration replaces the
+ * API's proxy, which a tracer kept from before would not follow).
+ */
+export function tracer(): Tracer {
+  const provider = trace.getTracerProvider();
+  if (tracing === undefined || tracing.provider !== provider) {
+    tracing = { provider, tracer: provider.getTracer(SCOPE, SCOPE_VERSION) };
+  }
+  return tracing.tracer;
+}
 
 /** Options of the tracing; see {@linkcode configureTracing}. */
 export interface TracingOptions {
@@ -164,7 +177,7 @@ function usageAttributes(usage: Usage): Attributes {
 
 const OTEL: Telemetry = {
   async run(about, fn) {
-    const span = tracer.startSpan(
+    const span = tracer().startSpan(
       about.agent === "" ? "invoke_agent" : `invoke_agent ${about.agent}`,
       { kind: SpanKind.INTERNAL },
     );
@@ -193,7 +206,7 @@ const OTEL: Telemetry = {
 
   async chat(about, fn, outcome) {
     const model = about.model?.name;
-    const span = tracer.startSpan(model ? `chat ${model}` : "chat", {
+    const span = tracer().startSpan(model ? `chat ${model}` : "chat", {
       kind: SpanKind.CLIENT,
     });
     const base: Attributes = {
@@ -224,7 +237,7 @@ const OTEL: Telemetry = {
   },
 
   async tool(about, fn, failure) {
-    const span = tracer.startSpan(`execute_tool ${about.name}`, {
+    const span = tracer().startSpan(`execute_tool ${about.name}`, {
       kind: SpanKind.INTERNAL,
     });
     toolSpans.add(span);
