@@ -11,7 +11,12 @@
  */
 
 import assert from "node:assert/strict";
-import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
+import {
+  context,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+} from "@opentelemetry/api";
 import {
   Agent,
   Client,
@@ -124,10 +129,18 @@ function checkTrace(
     "arguments are not recorded by default",
   );
   // No MCP client span beside the tool span.
-  assert.ok(!spans.some((s) => s.kind === SpanKind.CLIENT && s.name.startsWith("tools/call")));
+  assert.ok(
+    !spans.some((s) =>
+      s.kind === SpanKind.CLIENT && s.name.startsWith("tools/call")
+    ),
+  );
 
   const served = one(spans, "tools/call lookup", SpanKind.SERVER);
-  assert.equal(served.parentSpanId, tool.spanId, "the server span's parent is the caller's");
+  assert.equal(
+    served.parentSpanId,
+    tool.spanId,
+    "the server span's parent is the caller's",
+  );
   assert.equal(served.attributes["mcp.method.name"], "tools/call");
   assert.equal(typeof served.attributes["jsonrpc.request.id"], "string");
   const inner = one(spans, "lookup.inner");
@@ -144,16 +157,38 @@ function checkTrace(
   const helperServed = one(spans, "tools/call helper", SpanKind.SERVER);
   assert.equal(helperServed.parentSpanId, helperTool.spanId);
   const helperRun = one(spans, "invoke_agent helper");
-  assert.equal(helperRun.parentSpanId, helperServed.spanId, "the served agent's run nests");
+  assert.equal(
+    helperRun.parentSpanId,
+    helperServed.spanId,
+    "the served agent's run nests",
+  );
   assert.ok(
-    spans.some((s) => s.name === "chat script" && s.parentSpanId === helperRun.spanId),
+    spans.some((s) =>
+      s.name === "chat script" && s.parentSpanId === helperRun.spanId
+    ),
   );
 }
 
-async function inMemory(): Promise<Connected> {
+/**
+ * An in-memory pair whose server side receives each message in the root
+ * context, as across a real transport (the in-memory one would otherwise
+ * hand the caller's context over with the call): the server's spans can
+ * only find their parent in `params._meta`. `traceparents` collects what
+ * arrived there.
+ */
+async function inMemory(traceparents: string[] = []): Promise<Connected> {
   const server = otelServer();
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
+  const deliver = serverSide.onmessage!;
+  serverSide.onmessage = (message, extra) => {
+    const meta = (message as { params?: { _meta?: Record<string, unknown> } })
+      .params?._meta;
+    if (typeof meta?.traceparent === "string") {
+      traceparents.push(meta.traceparent);
+    }
+    context.with(ROOT_CONTEXT, () => deliver(message, extra));
+  };
   const client = new Client({ name: "otel-test", version: "1.0.0" });
   await client.connect(clientSide);
   return { client, close: () => client.close() };
@@ -162,13 +197,21 @@ async function inMemory(): Promise<Connected> {
 Deno.test("in memory: one trace from the run to the served tool, its handler and a served agent; metrics", async () => {
   const sdk = installSdk();
   try {
-    const { client, close } = await inMemory();
+    const traceparents: string[] = [];
+    const { client, close } = await inMemory(traceparents);
     try {
       await runPlanner(client);
     } finally {
       await close();
     }
-    checkTrace(sdk.spans(), {});
+    const spans = sdk.spans();
+    checkTrace(spans, {});
+    // W3C traceparent: version, trace id, the execute_tool span's id, sampled.
+    const tool = one(spans, "execute_tool lookup");
+    assert.ok(
+      traceparents.includes(`00-${tool.traceId}-${tool.spanId}-01`),
+      JSON.stringify(traceparents),
+    );
     assert.deepEqual(await sdk.metricNames(), [
       "gen_ai.client.operation.duration",
       "gen_ai.client.token.usage",
