@@ -107,10 +107,10 @@ export async function tracedCall<T>(
     ...peerAttributes(client),
   };
   if (span.isRecording()) {
+    // An enriched execute_tool span keeps the tool's name as the model called it.
+    const { "gen_ai.tool.name": _, ...mcp } = attributes;
     span.setAttributes(
-      own
-        ? { ...attributes, "gen_ai.operation.name": "execute_tool" }
-        : attributes,
+      own ? { ...attributes, "gen_ai.operation.name": "execute_tool" } : mcp,
     );
   }
   const started = performance.now();

@@ -286,7 +286,9 @@ function recordChat(
   };
   if (span.isRecording()) {
     span.setAttributes({
-      ...metric,
+      ...(response?.modelId !== undefined
+        ? { "gen_ai.response.model": response.modelId }
+        : {}),
       ...(response?.id !== undefined
         ? { "gen_ai.response.id": response.id }
         : {}),
