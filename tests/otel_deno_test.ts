@@ -48,7 +48,7 @@ function printedSpans(text: string): PrintedSpan[] {
       current = undefined;
       continue;
     }
-    const attribute = /^  ([\w.]+): (.*)$/.exec(line);
+    const attribute = /^ {2}([\w.]+): (.*)$/.exec(line);
     if (current !== undefined && attribute !== null) {
       if (attribute[1] === "parent") current.parent = attribute[2];
       else current.attributes[attribute[1]] = attribute[2];
