@@ -23,6 +23,7 @@ import {
   errorTypeOf,
   fail,
   histogram,
+  observed,
   recordsContent,
   toolSpans,
   tracer,
@@ -81,6 +82,7 @@ export async function tracedCall<T>(
   send: (params: Record<string, unknown>) => Promise<T>,
   isError: (result: T) => boolean,
 ): Promise<T> {
+  if (!observed()) return send(params);
   const tool = String(params.name);
   const active = trace.getActiveSpan();
   let span: Span;
@@ -172,6 +174,7 @@ export async function tracedServe<T>(
   run: () => Promise<T>,
   isError: (result: T) => boolean,
 ): Promise<T> {
+  if (!observed()) return run();
   const extra = (handlerExtra ?? {}) as ServedExtra;
   const tool = String(params.name);
   const meta = metaOf(params);

@@ -12,10 +12,12 @@
 import {
   type Attributes,
   context,
+  createNoopMeter,
   type Histogram,
   type Meter,
   type MeterProvider,
   metrics,
+  ProxyTracerProvider,
   type Span,
   SpanKind,
   SpanStatusCode,
@@ -35,6 +37,27 @@ import { errorText } from "../core/errors.ts";
 export const SCOPE = "@weft/mcp";
 /** The instrumentation scope's version. */
 export const SCOPE_VERSION = "0.1.0";
+
+/** The API's no-op tracer provider, what its proxy delegates to until a provider is registered. */
+const NO_TRACERS = new ProxyTracerProvider().getDelegate();
+/** The API's no-op meter class, what its global gives until a meter provider is registered. */
+const NO_METER = createNoopMeter().constructor;
+
+/**
+ * Whether anyone listens: a tracer provider or a meter provider is
+ * registered. When not, every wrapper just runs its function: no span,
+ * no attributes, no clock read.
+ */
+export function observed(): boolean {
+  const provider = trace.getTracerProvider();
+  if (
+    !(provider instanceof ProxyTracerProvider) ||
+    provider.getDelegate() !== NO_TRACERS
+  ) {
+    return true;
+  }
+  return meters().meter.constructor !== NO_METER;
+}
 
 let tracing: { provider: TracerProvider; tracer: Tracer } | undefined;
 
@@ -117,11 +140,8 @@ const HISTOGRAMS: Record<string, { unit: string; description: string }> = {
   },
 };
 
-/**
- * The histogram `name` of the meter provider in force (the metrics API has
- * no proxy: a provider registered later is picked up here).
- */
-export function histogram(name: string): Histogram {
+/** The instruments of the meter provider in force. */
+function meters(): Instruments {
   const provider = metrics.getMeterProvider();
   if (instruments === undefined || instruments.provider !== provider) {
     instruments = {
@@ -130,6 +150,15 @@ export function histogram(name: string): Histogram {
       histograms: new Map(),
     };
   }
+  return instruments;
+}
+
+/**
+ * The histogram `name` of the meter provider in force (the metrics API has
+ * no proxy: a provider registered later is picked up here).
+ */
+export function histogram(name: string): Histogram {
+  const instruments = meters();
   let found = instruments.histograms.get(name);
   if (found === undefined) {
     const about = HISTOGRAMS[name];
@@ -176,6 +205,14 @@ function usageAttributes(usage: Usage): Attributes {
 }
 
 const OTEL: Telemetry = {
+  run: (about, fn) => observed() ? RECORDING.run(about, fn) : fn(),
+  chat: (about, fn, outcome) =>
+    observed() ? RECORDING.chat(about, fn, outcome) : fn(),
+  tool: (about, fn, failure) =>
+    observed() ? RECORDING.tool(about, fn, failure) : fn(),
+};
+
+const RECORDING: Telemetry = {
   async run(about, fn) {
     const span = tracer().startSpan(
       about.agent === "" ? "invoke_agent" : `invoke_agent ${about.agent}`,
