@@ -84,7 +84,13 @@ const n = Number(arg("n") ?? 2000);
 const base = await opsOf(
   new URL(`file://${basePath.replace(/\/?$/, "/")}`).href,
 );
-const traced = await opsOf(new URL("../", import.meta.url).href);
+// `--traced=<checkout>`: another checkout in place of this one (an A/A run calibrates).
+const tracedPath = arg("traced");
+const traced = await opsOf(
+  tracedPath === undefined
+    ? new URL("../", import.meta.url).href
+    : `file://${tracedPath.replace(/\/?$/, "/")}`,
+);
 
 function pairs(): MedianPair[] {
   return [
@@ -112,6 +118,7 @@ function print(
   }
 }
 
+await interleavedMedians(pairs()); // warm-up: both copies compiled hot
 print("no provider registered", await interleavedMedians(pairs()));
 
 const spans = new InMemorySpanExporter();
@@ -132,6 +139,7 @@ metrics.setGlobalMeterProvider(
 );
 // The exporter keeps every span: empty it now and then.
 const reset = setInterval(() => spans.reset(), 200);
+await interleavedMedians(pairs()); // warm-up
 print(
   "the SDK registered (in-memory exporter)",
   await interleavedMedians(pairs()),
