@@ -20,10 +20,12 @@ import {
 import {
   Agent,
   Client,
+  configureTracing,
   connectHttp,
   connectStdio,
   importTools,
   InMemoryTransport,
+  subagent,
 } from "../../mod.ts";
 import { callTools, say, script, withUsage } from "../../testing.ts";
 import { installSdk, type SpanRecord } from "./_otel.ts";
@@ -239,6 +241,74 @@ Deno.test("a tools/call outside a run gets its own CLIENT span, parent of the se
     const served = one(spans, "tools/call lookup", SpanKind.SERVER);
     assert.equal(served.parentSpanId, call.spanId);
     assert.equal(served.traceId, call.traceId);
+  } finally {
+    await sdk.shutdown();
+  }
+});
+
+Deno.test("arguments and results are recorded only after configureTracing({ recordContent: true })", async () => {
+  const sdk = installSdk();
+  try {
+    const { client, close } = await inMemory();
+    try {
+      const { tools } = await importTools(client);
+      const lookup = tools.find((t) => t.name === "lookup")!;
+      await lookup.invoke('{"key":"a"}');
+      configureTracing({ recordContent: true });
+      try {
+        await lookup.invoke('{"key":"b"}');
+        await new Agent(
+          script(callTools({ name: "lookup", args: { key: "c" } }), say("ok")),
+          { name: "reader", tools },
+        ).generate("go");
+      } finally {
+        configureTracing({ recordContent: false });
+      }
+    } finally {
+      await close();
+    }
+    const served = sdk.spans().filter((s) =>
+      s.name === "tools/call lookup" && s.kind === SpanKind.SERVER
+    );
+    assert.deepEqual(
+      served.map((s) => s.attributes["gen_ai.tool.call.arguments"]),
+      [undefined, '{"key":"b"}', '{"key":"c"}'],
+    );
+    assert.equal(served[0].attributes["gen_ai.tool.call.result"], undefined);
+    assert.equal(
+      served[1].attributes["gen_ai.tool.call.result"],
+      '{"content":[{"type":"text","text":"found"}]}',
+    );
+    const tool = one(sdk.spans(), "execute_tool lookup");
+    assert.equal(tool.attributes["gen_ai.tool.call.arguments"], '{"key":"c"}');
+    assert.equal(tool.attributes["gen_ai.tool.call.result"], "found");
+  } finally {
+    await sdk.shutdown();
+  }
+});
+
+Deno.test("a subagent's run nests under its caller's execute_tool span", async () => {
+  const sdk = installSdk();
+  try {
+    const child = new Agent(script(say("42")), { name: "child" });
+    const parent = new Agent(
+      script(
+        callTools({ name: "ask_child", args: { prompt: "?" } }),
+        say("ok"),
+      ),
+      {
+        name: "parent",
+        tools: [subagent(child, "Asks.", { name: "ask_child" })],
+      },
+    );
+    await parent.generate("go");
+    const spans = sdk.spans();
+    const run = one(spans, "invoke_agent parent");
+    const call = one(spans, "execute_tool ask_child");
+    const childRun = one(spans, "invoke_agent child");
+    assert.equal(call.parentSpanId, run.spanId);
+    assert.equal(childRun.parentSpanId, call.spanId);
+    assert.equal(childRun.traceId, run.traceId);
   } finally {
     await sdk.shutdown();
   }
