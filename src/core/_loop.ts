@@ -91,10 +91,13 @@ export async function runLoop(
     observers: [config.onEvent, options.onEvent],
     signal,
   });
+  const at: DriveContext = { opened, decisions, signal, options };
+  const hooks = telemetry();
+  if (!hooks.enabled()) return await drive(config, run, at);
   const info = config.model.info;
-  return await telemetry().run(
+  return await hooks.run(
     { agent: config.name, runId: run.id, ...(info ? { model: info } : {}) },
-    () => drive(config, run, { opened, decisions, signal, options }),
+    () => drive(config, run, at),
   );
 }
 
@@ -202,16 +205,21 @@ async function runStep(
   };
   let turn: ModelTurn;
   try {
-    const info = config.model.info;
-    turn = await telemetry().chat(
-      {
-        runId: run.id,
-        tools: request.tools.length,
-        ...(info ? { model: info } : {}),
-      },
-      () => readTurn(config.model, request, { signal, sink }),
-      (t) => t,
-    );
+    const hooks = telemetry();
+    if (!hooks.enabled()) {
+      turn = await readTurn(config.model, request, { signal, sink });
+    } else {
+      const info = config.model.info;
+      turn = await hooks.chat(
+        {
+          runId: run.id,
+          tools: request.tools.length,
+          ...(info ? { model: info } : {}),
+        },
+        () => readTurn(config.model, request, { signal, sink }),
+        (t) => t,
+      );
+    }
   } catch (err) {
     throw run.fail(step, err);
   }

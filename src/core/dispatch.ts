@@ -26,7 +26,7 @@ import {
   loopAsk,
   type PendingInput,
 } from "./input.ts";
-import { telemetry } from "./telemetry.ts";
+import { telemetry, type ToolAbout } from "./telemetry.ts";
 import type {
   CallInfo,
   ProgressFn,
@@ -201,24 +201,19 @@ async function runCall(
   let isError = true;
   let media: ToolResultPart["media"];
   try {
-    content = await telemetry().tool(
-      {
-        name: call.name,
-        callId: call.id,
-        runId: options.runId,
-        args: call.args,
-        ...(tool !== undefined ? { description: tool.description } : {}),
-      },
-      () =>
-        raceAbort(
-          options.caller(
-            { id: call.id, name: call.name, args: call.args },
-            ctx,
-          ),
-          link.signal,
-        ),
-      failureKind,
-    );
+    const hooks = telemetry();
+    const work = () =>
+      raceAbort(
+        options.caller({ id: call.id, name: call.name, args: call.args }, ctx),
+        link.signal,
+      );
+    content = hooks.enabled()
+      ? await hooks.tool(
+        aboutCall(call, tool, options.runId),
+        work,
+        failureKind,
+      )
+      : await work();
     isError = false;
     media = mediaOf(options.reported?.get(call.id), content);
   } catch (err) {
@@ -238,6 +233,21 @@ async function runCall(
   content = cap(content, tool, options);
   options.events.finish(call, content, isError);
   return result(call, content, isError, media);
+}
+
+/** What the tracing wrapper is told of a call. */
+function aboutCall(
+  call: ToolCallPart,
+  tool: ToolDef | undefined,
+  runId: string,
+): ToolAbout {
+  return {
+    name: call.name,
+    callId: call.id,
+    runId,
+    args: call.args,
+    ...(tool !== undefined ? { description: tool.description } : {}),
+  };
 }
 
 /**

@@ -75,6 +75,11 @@ export type ToolFailure = (thrown: unknown) => string | undefined;
 
 /** The three wrappers; see the module doc. */
 export interface Telemetry {
+  /**
+   * Whether anyone records: when false, the loop skips the wrappers (and
+   * building what they would be told).
+   */
+  enabled(): boolean;
   /** Runs a whole agent run. */
   run<T extends RunOutcome>(about: RunAbout, fn: () => Promise<T>): Promise<T>;
   /** Runs one model call; `outcome` reads its result. */
@@ -92,6 +97,7 @@ export interface Telemetry {
 }
 
 const PASS_THROUGH: Telemetry = {
+  enabled: () => false,
   run: (_about, fn) => fn(),
   chat: (_about, fn) => fn(),
   tool: (_about, fn) => fn(),

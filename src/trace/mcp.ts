@@ -76,13 +76,22 @@ function peerAttributes(client: object): Attributes {
  * the MCP attributes) or, outside a run, a CLIENT span of its own.
  * `isError` reads the result: an `isError` one is `error.type` `tool_error`.
  */
-export async function tracedCall<T>(
+export function tracedCall<T>(
   client: object,
   params: Record<string, unknown>,
   send: (params: Record<string, unknown>) => Promise<T>,
   isError: (result: T) => boolean,
 ): Promise<T> {
-  if (!observed()) return send(params);
+  // Unobserved: no extra promise, no extra tick.
+  return observed() ? recordCall(client, params, send, isError) : send(params);
+}
+
+async function recordCall<T>(
+  client: object,
+  params: Record<string, unknown>,
+  send: (params: Record<string, unknown>) => Promise<T>,
+  isError: (result: T) => boolean,
+): Promise<T> {
   const tool = String(params.name);
   const active = trace.getActiveSpan();
   let span: Span;
@@ -168,13 +177,21 @@ const GETTER = {
  * here, e.g. the HTTP server's, is linked), started before `run` and ended
  * when its answer is ready; `run` executes inside it.
  */
-export async function tracedServe<T>(
+export function tracedServe<T>(
   params: Record<string, unknown>,
   handlerExtra: unknown,
   run: () => Promise<T>,
   isError: (result: T) => boolean,
 ): Promise<T> {
-  if (!observed()) return run();
+  return observed() ? recordServe(params, handlerExtra, run, isError) : run();
+}
+
+async function recordServe<T>(
+  params: Record<string, unknown>,
+  handlerExtra: unknown,
+  run: () => Promise<T>,
+  isError: (result: T) => boolean,
+): Promise<T> {
   const extra = (handlerExtra ?? {}) as ServedExtra;
   const tool = String(params.name);
   const meta = metaOf(params);

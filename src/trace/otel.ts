@@ -205,6 +205,7 @@ function usageAttributes(usage: Usage): Attributes {
 }
 
 const OTEL: Telemetry = {
+  enabled: observed,
   run: (about, fn) => observed() ? RECORDING.run(about, fn) : fn(),
   chat: (about, fn, outcome) =>
     observed() ? RECORDING.chat(about, fn, outcome) : fn(),
@@ -212,7 +213,7 @@ const OTEL: Telemetry = {
     observed() ? RECORDING.tool(about, fn, failure) : fn(),
 };
 
-const RECORDING: Telemetry = {
+const RECORDING: Omit<Telemetry, "enabled"> = {
   async run(about, fn) {
     const span = tracer().startSpan(
       about.agent === "" ? "invoke_agent" : `invoke_agent ${about.agent}`,
