@@ -78,24 +78,32 @@ export interface LoopOptions {
  * with a `RunError`, or with a `TypeError` for input that is not a prompt
  * or a transcript.
  */
-export async function runLoop(
+export function runLoop(
   config: LoopConfig,
   input: RunInput,
   options: LoopOptions = {},
 ): Promise<RunResult> {
   const signal = options.signal ?? new AbortController().signal;
   const decisions = options.decisions ?? [];
-  const opened: OpenedTranscript = openTranscript(input, decisions.length > 0);
-  const run = new RunState(opened.messages, {
-    runId: options.runId,
-    observers: [config.onEvent, options.onEvent],
-    signal,
-  });
+  let opened: OpenedTranscript;
+  let run: RunState;
+  try {
+    opened = openTranscript(input, decisions.length > 0);
+    run = new RunState(opened.messages, {
+      runId: options.runId,
+      observers: [config.onEvent, options.onEvent],
+      signal,
+    });
+  } catch (err) {
+    // A rejection, never a throw: bad input fails the promise.
+    return Promise.reject(err);
+  }
   const at: DriveContext = { opened, decisions, signal, options };
   const hooks = telemetry();
-  if (!hooks.enabled()) return await drive(config, run, at);
+  // Nothing records: no wrapper, no extra promise.
+  if (!hooks.enabled()) return drive(config, run, at);
   const info = config.model.info;
-  return await hooks.run(
+  return hooks.run(
     { agent: config.name, runId: run.id, ...(info ? { model: info } : {}) },
     () => drive(config, run, at),
   );
