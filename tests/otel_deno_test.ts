@@ -18,6 +18,7 @@ interface PrintedSpan {
   readonly spanId: string;
   readonly kind: string;
   readonly parent?: string;
+  readonly links: string[];
   readonly attributes: Record<string, string>;
 }
 
@@ -39,9 +40,15 @@ function printedSpans(text: string): PrintedSpan[] {
         traceId: head[2],
         spanId: head[3],
         kind: head[4],
+        links: [],
         attributes: {},
       };
       spans.push(current);
+      continue;
+    }
+    const link = /^ {4}- [0-9a-f]{32}\/([0-9a-f]{16})$/.exec(line);
+    if (current !== undefined && link !== null) {
+      current.links.push(link[1]);
       continue;
     }
     if (!line.startsWith("  ")) {
@@ -96,5 +103,13 @@ Deno.test("OTEL_DENO=true with the console exporter prints one trace across stdi
     );
     assert.equal(served.length, 1, `the ${tool} server span`);
     assert.equal(served[0].kind, "Server");
+    if (transport === "tcp") {
+      // Deno's HTTP server span of the request is linked.
+      const [http] = served[0].links.map((id) =>
+        spans.find((s) => s.spanId === id)
+      );
+      assert.equal(http?.name, "POST");
+      assert.equal(http?.kind, "Server");
+    }
   }
 });
