@@ -94,6 +94,10 @@ export { RemoteToolError } from "./src/mcp/remote_error.ts";
 export { exportTools, setRequestStateKey } from "./src/mcp/export.ts";
 export { serveAgent } from "./src/mcp/serve.ts";
 
+// Tracing: OpenTelemetry spans and metrics, recorded once the host registers a provider.
+export { configureTracing } from "./src/trace/otel.ts";
+export type { TracingOptions } from "./src/trace/otel.ts";
+
 // Many servers from one mcpServers config, as every MCP host writes it.
 export { connectServers } from "./src/servers/connect_servers.ts";
 export type { ServerStatus } from "./src/servers/connect_servers.ts";

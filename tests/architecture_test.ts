@@ -8,6 +8,8 @@
  *   (erased at runtime; ADR 0002).
  * - `src/core` touches `Deno` only in `src/core/env.ts`.
  * - `src/mcp` never imports `src/runtime`.
+ * - `src/trace` (OpenTelemetry) imports the core and `@opentelemetry/api`
+ *   only; `src/mcp`, `src/servers` and `src/cli` may import it.
  * - Each folder imports only the folders below it: `src/providers` → core
  *   (and type-only `@ai-sdk/provider`); `src/mcp` and `src/runtime` → core
  *   and the SDK; `src/servers` → runtime, mcp, core and the SDK; `src/cli` →
@@ -64,7 +66,16 @@ const LAYERS: Record<
       typeOnly &&
       (s === "@ai-sdk/provider" || s.startsWith("@ai-sdk/provider/")),
   },
-  "src/mcp/": { folders: ["src/mcp/", "src/core/"], bare: sdkOrNode },
+  "src/mcp/": {
+    folders: ["src/mcp/", "src/trace/", "src/core/"],
+    bare: sdkOrNode,
+  },
+  // Tracing (issue 20): the OpenTelemetry API is its one dependency; the
+  // core reaches it only through the hook in src/core/telemetry.ts.
+  "src/trace/": {
+    folders: ["src/trace/", "src/core/"],
+    bare: (s) => s === "@opentelemetry/api",
+  },
   // The runtime's subfolders before its root: the first prefix that
   // matches a file names its layer. `src/runtime/*` is the root files only.
   "src/runtime/http/": {
@@ -86,7 +97,13 @@ const LAYERS: Record<
   },
   "src/runtime/": { folders: ["src/runtime/*", "src/core/"], bare: sdkOrNode },
   "src/servers/": {
-    folders: ["src/servers/", "src/runtime/", "src/mcp/", "src/core/"],
+    folders: [
+      "src/servers/",
+      "src/runtime/",
+      "src/mcp/",
+      "src/trace/",
+      "src/core/",
+    ],
     bare: sdkOrNode,
   },
   "src/cli/": {
@@ -95,6 +112,7 @@ const LAYERS: Record<
       "src/servers/",
       "src/runtime/",
       "src/mcp/",
+      "src/trace/",
       "src/core/",
     ],
     bare: sdkOrNode,

@@ -18,13 +18,14 @@ import { RunState } from "./_run_state.ts";
 import { recordingChain, snapshotTools, type ToolSnapshot } from "./_chain.ts";
 import { type CallOutcome, executeCalls, refuseCalls } from "./dispatch.ts";
 import type { ToolDef } from "./tool.ts";
-import { type ModelTurn, readTurn } from "./_turn.ts";
+import { type ModelTurn, readTurn, type TurnSink } from "./_turn.ts";
 import {
   type OpenedTranscript,
   openTranscript,
   type RunInput,
 } from "./_resume.ts";
 import { applyDecisions, pendingOf } from "./_apply.ts";
+import { telemetry } from "./telemetry.ts";
 
 /** The agent's settings as the loop reads them. */
 export interface LoopConfig {
@@ -77,19 +78,51 @@ export interface LoopOptions {
  * with a `RunError`, or with a `TypeError` for input that is not a prompt
  * or a transcript.
  */
-export async function runLoop(
+export function runLoop(
   config: LoopConfig,
   input: RunInput,
   options: LoopOptions = {},
 ): Promise<RunResult> {
   const signal = options.signal ?? new AbortController().signal;
   const decisions = options.decisions ?? [];
-  const opened: OpenedTranscript = openTranscript(input, decisions.length > 0);
-  const run = new RunState(opened.messages, {
-    runId: options.runId,
-    observers: [config.onEvent, options.onEvent],
-    signal,
-  });
+  let opened: OpenedTranscript;
+  let run: RunState;
+  try {
+    opened = openTranscript(input, decisions.length > 0);
+    run = new RunState(opened.messages, {
+      runId: options.runId,
+      observers: [config.onEvent, options.onEvent],
+      signal,
+    });
+  } catch (err) {
+    // A rejection, never a throw: bad input fails the promise.
+    return Promise.reject(err);
+  }
+  const at: DriveContext = { opened, decisions, signal, options };
+  const hooks = telemetry();
+  // Nothing records: no wrapper, no extra promise.
+  if (!hooks.enabled()) return drive(config, run, at);
+  const info = config.model.info;
+  return hooks.run(
+    { agent: config.name, runId: run.id, ...(info ? { model: info } : {}) },
+    () => drive(config, run, at),
+  );
+}
+
+interface DriveContext {
+  readonly opened: OpenedTranscript;
+  readonly decisions: readonly Decision[];
+  readonly signal: AbortSignal;
+  readonly options: LoopOptions;
+}
+
+/** The run itself, from `run_start` to the result or the RunError. */
+async function drive(
+  config: LoopConfig,
+  run: RunState,
+  at: DriveContext,
+): Promise<RunResult> {
+  const { opened, decisions, signal, options } = at;
   const lineage = [...(options.lineage ?? []), config.self];
   config.outputs?.open(run.id);
   try {
@@ -166,23 +199,35 @@ async function runStep(
     })),
     sequentialTools: config.parallelism === 1,
   };
+  const sink: TurnSink = {
+    text: (text) => run.emit({ type: "text_delta", runId: run.id, text }),
+    reasoning: (text) =>
+      run.emit({ type: "reasoning_delta", runId: run.id, text }),
+    warning: (warning) =>
+      run.emit({
+        type: "model_warning",
+        runId: run.id,
+        index: step,
+        warning,
+      }),
+  };
   let turn: ModelTurn;
   try {
-    turn = await readTurn(config.model, request, {
-      signal,
-      sink: {
-        text: (text) => run.emit({ type: "text_delta", runId: run.id, text }),
-        reasoning: (text) =>
-          run.emit({ type: "reasoning_delta", runId: run.id, text }),
-        warning: (warning) =>
-          run.emit({
-            type: "model_warning",
-            runId: run.id,
-            index: step,
-            warning,
-          }),
-      },
-    });
+    const hooks = telemetry();
+    if (!hooks.enabled()) {
+      turn = await readTurn(config.model, request, { signal, sink });
+    } else {
+      const info = config.model.info;
+      turn = await hooks.chat(
+        {
+          runId: run.id,
+          tools: request.tools.length,
+          ...(info ? { model: info } : {}),
+        },
+        () => readTurn(config.model, request, { signal, sink }),
+        (t) => t,
+      );
+    }
   } catch (err) {
     throw run.fail(step, err);
   }

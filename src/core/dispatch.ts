@@ -8,7 +8,12 @@
  */
 
 import { linkSignal, raceAbort } from "./abort.ts";
-import { errorText, ToolTimeoutError } from "./errors.ts";
+import {
+  errorText,
+  InvalidInputError,
+  ToolError,
+  ToolTimeoutError,
+} from "./errors.ts";
 import type { AudioContent, ImageContent } from "./content.ts";
 import type { ToolCallPart, ToolResultPart } from "./messages.ts";
 import type { ToolCaller } from "./middleware.ts";
@@ -21,6 +26,7 @@ import {
   loopAsk,
   type PendingInput,
 } from "./input.ts";
+import { telemetry, type ToolAbout } from "./telemetry.ts";
 import type {
   CallInfo,
   ProgressFn,
@@ -195,12 +201,19 @@ async function runCall(
   let isError = true;
   let media: ToolResultPart["media"];
   try {
-    const work = options.caller({
-      id: call.id,
-      name: call.name,
-      args: call.args,
-    }, ctx);
-    content = await raceAbort(work, link.signal);
+    const hooks = telemetry();
+    const work = () =>
+      raceAbort(
+        options.caller({ id: call.id, name: call.name, args: call.args }, ctx),
+        link.signal,
+      );
+    content = hooks.enabled()
+      ? await hooks.tool(
+        aboutCall(call, tool, options.runId),
+        work,
+        failureKind,
+      )
+      : await work();
     isError = false;
     media = mediaOf(options.reported?.get(call.id), content);
   } catch (err) {
@@ -220,6 +233,36 @@ async function runCall(
   content = cap(content, tool, options);
   options.events.finish(call, content, isError);
   return result(call, content, isError, media);
+}
+
+/** What the tracing wrapper is told of a call. */
+function aboutCall(
+  call: ToolCallPart,
+  tool: ToolDef | undefined,
+  runId: string,
+): ToolAbout {
+  return {
+    name: call.name,
+    callId: call.id,
+    runId,
+    args: call.args,
+    ...(tool !== undefined ? { description: tool.description } : {}),
+  };
+}
+
+/**
+ * How a call failed, for tracing: `tool_error` for a failure the tool
+ * reported (a `ToolError`, which an MCP `isError` result becomes), none for
+ * a call parked for approval or input, else the error's class name.
+ */
+function failureKind(thrown: unknown): string | undefined {
+  if (isApprovalRequired(thrown) || inputRequiredOf(thrown) !== undefined) {
+    return undefined;
+  }
+  if (thrown instanceof InvalidInputError) return "InvalidInputError";
+  if (thrown instanceof ToolError) return "tool_error";
+  if (thrown instanceof Error) return thrown.constructor.name;
+  return "_OTHER";
 }
 
 /**

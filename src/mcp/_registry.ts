@@ -41,6 +41,7 @@ import {
   type CallAsking,
 } from "./_ask.ts";
 
+import { tracedServe } from "../trace/mcp.ts";
 /** What a `tools/call` handler receives beside the request. */
 export type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -155,11 +156,18 @@ function setHandlers(server: Server, registry: Registry): void {
   server.setRequestHandler(
     CALL_REQUEST,
     (request, extra): Promise<CallToolResult> =>
-      call(
-        registry,
-        request as CallToolRequest,
-        extra as CallExtra,
-        server as unknown as AskServer & object,
+      // Tracing (issue 20): the SERVER span `tools/call {tool}` around the call.
+      tracedServe(
+        request.params as Record<string, unknown>,
+        extra,
+        () =>
+          call(
+            registry,
+            request as CallToolRequest,
+            extra as CallExtra,
+            server as unknown as AskServer & object,
+          ),
+        (result) => result.isError === true,
       ),
   );
 }

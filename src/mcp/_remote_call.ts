@@ -27,6 +27,7 @@ import type { InputHandler } from "./input.ts";
 import { legacyInput, serverNameOf } from "./_elicit.ts";
 import { callRounds, type Remote } from "./_remote_input.ts";
 import { renderContent, type RenderOptions } from "./render.ts";
+import { tracedCall } from "../trace/mcp.ts";
 
 const BLANK = /^[ \t\n\r]*$/;
 
@@ -87,11 +88,17 @@ export function remoteInvoke(
       : linkSignal(signal);
     let result: Record<string, unknown>;
     try {
-      result = await callRounds(remote, params, {
-        answer: options.call?.answer,
-        signal: link?.signal,
-        onprogress,
-      });
+      result = await tracedCall(
+        client,
+        params,
+        (sent) =>
+          callRounds(remote, sent, {
+            answer: options.call?.answer,
+            signal: link?.signal,
+            onprogress,
+          }),
+        isErrorResult,
+      );
     } finally {
       link?.unlink();
     }
@@ -102,6 +109,10 @@ export function remoteInvoke(
     }
     return text;
   };
+}
+
+function isErrorResult(result: Record<string, unknown>): boolean {
+  return result.isError === true;
 }
 
 // The whole result: the text, the remote content items as sent (when it

@@ -173,6 +173,11 @@ export class EraClientTransport implements Transport {
     return this.#info;
   }
 
+  /** Which transport this wraps, and the server's key (its URL, its command line): what tracing reports of the peer. */
+  get peer(): { transport: "http" | "stdio"; key: string } {
+    return { transport: this.#options.transport, key: this.#options.key };
+  }
+
   /** The server's name and version: from the latest modern result's `_meta`. */
   get serverInfo(): { name: string; version: string } | undefined {
     return this.#serverInfo;
