@@ -241,7 +241,9 @@ async function ping(
   return item.text;
 }
 
-async function tempKv(): Promise<{ path: string; open: () => Promise<Deno.Kv> }> {
+async function tempKv(): Promise<
+  { path: string; open: () => Promise<Deno.Kv> }
+> {
   const dir = await Deno.makeTempDir();
   const path = `${dir}/oauth.kv`;
   return { path, open: () => Deno.openKv(path) };
@@ -297,7 +299,13 @@ Deno.test("oauthClient against oidc-provider: code + PKCE, refresh without the u
       );
       const a = (auth as OAuthClient).forServer(fx.mcpUrl);
       const b = (again as OAuthClient).forServer(fx.mcpUrl);
-      const [ra, rb] = await Promise.all([a.refresh(fetch), b.refresh(fetch)]);
+      // Both found the same token stale (as a request's bearer would).
+      const stale = (await a.tokens())?.access_token;
+      assert.equal((await b.tokens())?.access_token, stale);
+      const [ra, rb] = await Promise.all([
+        a.refresh(fetch, stale),
+        b.refresh(fetch, stale),
+      ]);
       assert.deepEqual([ra, rb], [true, true]);
       assert.equal(fx.refreshes.consumed, 2);
       assert.equal(fx.refreshes.refused, 0);
@@ -318,7 +326,11 @@ Deno.test("oauthClient against oidc-provider: without authorize the call fails w
   const handle = await kv.open();
   using _closeKv = { [Symbol.dispose]: () => handle.close() };
   const store = kvOAuthStore(handle);
-  const app = oauthClient({ clientId: CLIENT_ID, redirectUrl: REDIRECT, store });
+  const app = oauthClient({
+    clientId: CLIENT_ID,
+    redirectUrl: REDIRECT,
+    store,
+  });
   const error = await ping(fx.mcpUrl, app).then(
     () => assert.fail("connected without a token"),
     (e: unknown) => e,
@@ -374,7 +386,16 @@ Deno.test("weft-mcp login against oidc-provider: prints the URL, takes the redir
   const err: string[] = [];
   let visited: Promise<void> | undefined;
   const code = await runCli(
-    ["login", "--config", config, "--kv", kvPath, "--port", String(port), "docs"],
+    [
+      "login",
+      "--config",
+      config,
+      "--kv",
+      kvPath,
+      "--port",
+      String(port),
+      "docs",
+    ],
     {
       output: {
         stdout: (text) => {

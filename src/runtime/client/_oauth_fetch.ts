@@ -45,9 +45,12 @@ export function oauthFetch(
       ? await client.accessToken(base)
       : (await provider.tokens())?.access_token;
 
-  const authorize = async (stepUp: boolean): Promise<void> => {
+  const authorize = async (
+    stepUp: boolean,
+    refused?: string,
+  ): Promise<void> => {
     if (client !== undefined) {
-      if (!stepUp && (await client.refresh(base))) return;
+      if (!stepUp && (await client.refresh(base, refused))) return;
       await client.authorizeAgain({
         ...(scope === undefined ? {} : { scope }),
         ...(resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl }),
@@ -87,7 +90,7 @@ export function oauthFetch(
         }
         if (challenge.scope !== undefined) scope = challenge.scope;
         authorized = true;
-        await once(() => authorize(false));
+        await once(() => authorize(false, token));
         continue;
       }
       if (response.status === 403) {

@@ -439,7 +439,7 @@ export class OAuthClient implements OAuthClientProvider {
       record.refreshAt !== undefined && record.refreshAt <= Date.now() &&
       record.tokens.refresh_token !== undefined
     ) {
-      if (await this.refresh(fetchFn)) {
+      if (await this.refresh(fetchFn, record.tokens.access_token)) {
         return (await this.#tokenEntry())?.record.tokens.access_token;
       }
       return undefined;
@@ -458,8 +458,11 @@ export class OAuthClient implements OAuthClientProvider {
    * process whose swap on the token entry won posts the refresh token;
    * the others wait for its result. `false` when there is nothing to
    * refresh with or the authorization server refused the refresh token.
+   * `seen` is the access token the caller found stale: when the store
+   * already holds another one, a refresh elsewhere replaced it, and none
+   * is spent here.
    */
-  async refresh(fetchFn: FetchLike): Promise<boolean> {
+  async refresh(fetchFn: FetchLike, seen?: string): Promise<boolean> {
     const key = await this.#tokensKey();
     if (key === undefined) return false;
     for (let attempt = 0; attempt < 3; attempt++) {
@@ -468,6 +471,9 @@ export class OAuthClient implements OAuthClientProvider {
       const refreshToken = record?.tokens.refresh_token;
       if (entry === undefined || record === undefined || !refreshToken) {
         return false;
+      }
+      if (seen !== undefined && record.tokens.access_token !== seen) {
+        return true;
       }
       if (record.lease !== undefined && record.lease > Date.now()) {
         if (await this.#awaitChange(key, entry.version, record.lease)) {
