@@ -216,7 +216,12 @@ Deno.test("HTTP, nothing listening: the probe's failure is a ServerConnectError,
 
 const PEER = new URL("./fixtures/era_stdio_peer.ts", import.meta.url).pathname;
 
-function peer(mode: string[], probeTimeout: number, lines: string[]) {
+function peer(
+  mode: string[],
+  probeTimeout: number,
+  lines: string[],
+  protocol?: "modern",
+) {
   return connectStdio(Deno.execPath(), {
     args: ["run", "--quiet", PEER, ...mode],
     env: childEnv(),
@@ -224,6 +229,7 @@ function peer(mode: string[], probeTimeout: number, lines: string[]) {
     eraStore: memoryEraStore(),
     probeTimeout,
     signal: AbortSignal.timeout(15_000),
+    protocol,
   });
 }
 
@@ -253,6 +259,17 @@ Deno.test("stdio, a modern answer after the wait still wins over the initialize 
     cached: false,
   });
   assert.equal(client.getServerVersion()?.name, "late");
+  const { tools } = await client.listTools();
+  assert.deepEqual(tools.map((t) => t.name), ["ping"]);
+});
+
+Deno.test("stdio, pinned modern: a server slow to answer server/discover is waited for, not taken for legacy", async () => {
+  const lines: string[] = [];
+  // It answers 600 ms after the 200 ms a silent server would get.
+  await using client = await peer(["late-modern", "800"], 200, lines, "modern");
+  assert.equal(client.getProtocolEra()?.era, "modern");
+  // No initialize was sent: the pin never falls back.
+  assert.deepEqual(lines, ["got server/discover"]);
   const { tools } = await client.listTools();
   assert.deepEqual(tools.map((t) => t.name), ["ping"]);
 });

@@ -284,7 +284,9 @@ export class EraClientTransport implements Transport {
       method: "server/discover",
       params: { _meta: { ...this.#envelope } },
     };
-    const outcome = await this.#probe(request);
+    // Pinned to the modern era, silence is no evidence of the legacy one:
+    // the probe waits for its answer (the connect's own deadline bounds it).
+    const outcome = await this.#probe(request, preference !== "modern");
     const verdict = classifyProbe(outcome, this.#options.transport);
     if (verdict.kind === "error") throw verdict.error;
     if (verdict.kind === "modern") {
@@ -318,7 +320,10 @@ export class EraClientTransport implements Transport {
     return this.#goLegacy(initialize, options, false);
   }
 
-  #probe(request: JSONRPCRequest): Promise<ProbeOutcome> {
+  #probe(
+    request: JSONRPCRequest,
+    silenceIsLegacy: boolean,
+  ): Promise<ProbeOutcome> {
     const signal = this.#closed.signal;
     if (this.#options.probe !== undefined) {
       return this.#options.probe(request, signal);
@@ -326,10 +331,12 @@ export class EraClientTransport implements Transport {
     const ms = this.#options.probeTimeout ?? DEFAULT_PROBE_TIMEOUT;
     return new Promise<ProbeOutcome>((resolve) => {
       const id = String(request.id);
-      const timer = setTimeout(() => {
-        this.#probes.delete(id);
-        resolve({ kind: "timeout", ms });
-      }, ms);
+      const timer = silenceIsLegacy
+        ? setTimeout(() => {
+          this.#probes.delete(id);
+          resolve({ kind: "timeout", ms });
+        }, ms)
+        : undefined;
       this.#probes.set(id, (outcome) => {
         clearTimeout(timer);
         this.#probes.delete(id);
