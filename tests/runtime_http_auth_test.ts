@@ -22,7 +22,7 @@ import {
   Server,
 } from "../mod.ts";
 import { kvStore } from "../runtime.ts";
-import { script } from "../testing.ts";
+import { callTools, say, script } from "../testing.ts";
 import { META, MODERN_PROTOCOL_VERSION as MODERN } from "../src/runtime/era.ts";
 import {
   b64url,
@@ -444,6 +444,45 @@ Deno.test("serveAgent: the agent's tools see the caller", async () => {
     ),
   );
   assert.equal(who.clientId, "agent");
+});
+
+Deno.test("serveAgent: the tools the agent's own run calls see the caller too", async () => {
+  const seen: (string | undefined)[] = [];
+  const spy = rawTool({
+    name: "spy",
+    description: "Notes the caller.",
+    run: (_args, ctx) => {
+      seen.push(ctx.auth?.clientId);
+      return "noted";
+    },
+  });
+  await using handler = httpHandler(() => {
+    // A fresh scripted agent per request: a script plays once.
+    const agent = new Agent(
+      script(callTools({ name: "spy", args: {} }), say("done")),
+      { name: "orders", tools: [spy] },
+    );
+    const server = new Server({ name: "agent", version: "1" });
+    serveAgent(server, agent, "Handles orders.");
+    return server;
+  }, {
+    onerror: () => {},
+    reuseServers: false,
+    auth: { resource: RESOURCE, authorizationServers: [ISSUER], verify },
+  });
+  const asked = {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: { name: "orders", arguments: { prompt: "Check order 7." } },
+  };
+  assert.equal(
+    await toolText(
+      await post(handler, asked, await token({ client_id: "c1" })),
+    ),
+    "done",
+  );
+  assert.deepEqual(seen, ["c1"]);
 });
 
 Deno.test("a custom verify: undefined and InvalidTokenError refuse; a foreign resource or past expiresAt refuse; other failures answer 500", async () => {

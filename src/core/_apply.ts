@@ -8,6 +8,7 @@
  * @module
  */
 
+import type { AuthInfo } from "./auth.ts";
 import { recordingChain, snapshotTools, type ToolSnapshot } from "./_chain.ts";
 import { type Decision, deniedText, NO_DECISION } from "./decisions.ts";
 import type { InputAnswer, PendingInput } from "./input.ts";
@@ -31,6 +32,8 @@ export interface ApplyOptions {
   readonly decisions: readonly Decision[];
   /** The agents above the calls, this agent last. */
   readonly lineage: readonly object[];
+  /** The caller the run acts for. */
+  readonly auth?: AuthInfo;
   /** The run's signal. */
   readonly signal: AbortSignal;
 }
@@ -83,6 +86,7 @@ export async function applyDecisions(
       answers,
       signal,
       lineage: options.lineage,
+      auth: options.auth,
       parallelism: config.parallelism,
       tools,
       caller,

@@ -25,6 +25,7 @@ import {
   type RunInput,
 } from "./_resume.ts";
 import { applyDecisions, pendingOf } from "./_apply.ts";
+import type { AuthInfo } from "./auth.ts";
 import { telemetry } from "./telemetry.ts";
 
 /** The agent's settings as the loop reads them. */
@@ -67,6 +68,8 @@ export interface LoopOptions {
   readonly onEvent?: EventHandler;
   /** The agents already running above this run, outermost first. */
   readonly lineage?: readonly object[];
+  /** The caller the run acts for, passed to every call's context. */
+  readonly auth?: AuthInfo;
   /** The run id; a random 128-bit hex id when absent. */
   readonly runId?: string;
   /** Decisions on the transcript's pending calls, applied before step 0. */
@@ -140,12 +143,20 @@ async function drive(
         decisions,
         lineage,
         signal,
+        auth: options.auth,
       })
     ) {
       return finish(run);
     }
     for (let step = 0; step < config.maxSteps; step++) {
-      if (await runStep(config, run, { step, lineage, signal })) {
+      if (
+        await runStep(config, run, {
+          step,
+          lineage,
+          signal,
+          auth: options.auth,
+        })
+      ) {
         return finish(run);
       }
     }
@@ -172,6 +183,7 @@ interface StepContext {
   readonly step: number;
   readonly lineage: readonly object[];
   readonly signal: AbortSignal;
+  readonly auth?: AuthInfo;
 }
 
 /** One step; resolves true when the run is done, rejects with the RunError. */
@@ -294,6 +306,7 @@ function runCalls(
     step: at.step,
     signal: at.signal,
     lineage: at.lineage,
+    auth: at.auth,
     parallelism: config.parallelism,
     tools: at.tools,
     caller,

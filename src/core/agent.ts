@@ -96,6 +96,11 @@ export interface GenerateOptions {
   onEvent?: EventHandler;
   /** The agents already running above this run, outermost first (subagent cycle detection). */
   lineage?: readonly object[];
+  /**
+   * The verified caller this run acts for (a served agent called over
+   * authenticated HTTP): every tool the run calls sees it as `ctx.auth`.
+   */
+  auth?: AuthInfo;
   /** The run id; a random 128-bit hex id when absent. */
   runId?: string;
   /**

@@ -7,6 +7,7 @@
  * @module
  */
 
+import type { AuthInfo } from "./auth.ts";
 import { linkSignal, raceAbort } from "./abort.ts";
 import {
   errorText,
@@ -81,6 +82,8 @@ export interface DispatchOptions {
   readonly signal: AbortSignal;
   /** The agents above each call, this agent last. */
   readonly lineage: readonly object[];
+  /** The caller the run acts for (`ctx.auth`), when it was given one. */
+  readonly auth?: AuthInfo;
   /** The most calls in flight at once (at least 1). */
   readonly parallelism: number;
   /** The step's snapshot (for policy and barriers). */
@@ -181,12 +184,14 @@ async function runCall(
     lineage: readonly object[];
     progress?: ProgressFn;
     ask: AskFn;
+    auth?: AuthInfo;
   } = {
     signal: link.signal,
     call: info,
     lineage: options.lineage,
     ask: loopAsk(call.name, answer),
   };
+  if (options.auth !== undefined) ctx.auth = options.auth;
   // Only when someone listens: no closure per call otherwise.
   let done = false;
   const onProgress = options.events.progress;

@@ -6,6 +6,7 @@
  * @module
  */
 
+import type { AuthInfo } from "./auth.ts";
 import type { StandardResult } from "./standard_schema.ts";
 import type { Agent } from "./agent.ts";
 import {
@@ -47,6 +48,8 @@ export interface RunSubagentOptions {
   signal?: AbortSignal;
   /** The agents running above the call, outermost first. */
   lineage?: readonly object[];
+  /** The caller the child run acts for: its tools see it as `ctx.auth`. */
+  auth?: AuthInfo;
   /** Observes the child run's events (e.g. to report progress). */
   onEvent?: EventHandler;
 }
@@ -98,6 +101,7 @@ export function subagent(
         name,
         signal: ctx.signal,
         lineage: ctx.lineage,
+        ...(ctx.auth !== undefined ? { auth: ctx.auth } : {}),
         onEvent,
       });
     },
@@ -128,6 +132,7 @@ export async function runSubagent(
     result = await agent.generate(prompt, {
       signal: options.signal,
       lineage,
+      auth: options.auth,
       onEvent: options.onEvent,
     });
   } catch (err) {
