@@ -274,6 +274,19 @@ Deno.test("stdio, pinned modern: a server slow to answer server/discover is wait
   assert.deepEqual(tools.map((t) => t.name), ["ping"]);
 });
 
+Deno.test("stdio, auto: a modern-only server that lost the probe while starting, then refused initialize, is asked again and spoken to in 2026-07-28", async () => {
+  const lines: string[] = [];
+  await using client = await peer(["deaf-modern"], 200, lines);
+  assert.equal(client.getProtocolEra()?.era, "modern");
+  assert.deepEqual(lines.slice(0, 3), [
+    "got server/discover",
+    "got initialize",
+    "got server/discover",
+  ]);
+  const { tools } = await client.listTools();
+  assert.deepEqual(tools.map((t) => t.name), ["ping"]);
+});
+
 Deno.test("HTTP, a kept modern verdict the server refutes: the first request fails, the verdict is forgotten, the next connect probes and speaks legacy", async () => {
   await using server = legacyServer();
   const store = memoryEraStore();

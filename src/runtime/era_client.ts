@@ -520,9 +520,19 @@ export class EraClientTransport implements Transport {
         return;
       }
       if (this.#lateProbe !== undefined && id === this.#lateProbe.initId) {
-        // `initialize` answered first: legacy it is.
-        this.#probes.delete(this.#lateProbe.probeId);
+        const late = this.#lateProbe;
+        this.#probes.delete(late.probeId);
         this.#lateProbe = undefined;
+        if ("error" in m) {
+          // The handshake refused after the probe went unanswered: a
+          // modern-only server that was still starting (it lost the probe,
+          // then refused `initialize`). Ask again, waiting for the answer;
+          // anything but a modern one and the refusal stands.
+          this.#probeAndGo(late.initialize, undefined, "modern")
+            .catch(() => this.onmessage?.(message));
+          return;
+        }
+        // `initialize` answered first: legacy it is.
         void writeVerdict(this.#options.store, this.#options.key, {
           era: "legacy",
         }).catch(() => {});
