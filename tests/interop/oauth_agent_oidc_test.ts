@@ -188,7 +188,11 @@ Deno.test("an Agent's imported tools behind weft's resource server and oidc-prov
     authorize: user.authorize,
     store: kvOAuthStore(firstKv),
   });
-  const caller = { clientId: CLIENT_ID, scopes: [SCOPE], resource: fx.resource };
+  const caller = {
+    clientId: CLIENT_ID,
+    scopes: [SCOPE],
+    resource: fx.resource,
+  };
 
   // First run: the user signs in once; the tool sees who called.
   assert.deepEqual(await askWhoami(fx.resource, auth, "modern"), caller);
