@@ -70,21 +70,23 @@ interface Fixture extends AsyncDisposable {
 
 async function start(): Promise<Fixture> {
   // Both listeners first: each URL is in the other's configuration.
-  let provider: Provider | undefined;
-  const as = createServer((req, res) => provider!.callback()(req, res));
+  const late: {
+    provider?: Provider;
+    handler?: (req: Request) => Promise<Response>;
+  } = {};
+  const as = createServer((req, res) => late.provider!.callback()(req, res));
   await new Promise<void>((resolve) =>
     as.listen(0, "127.0.0.1", () => resolve())
   );
   const issuer = `http://127.0.0.1:${(as.address() as AddressInfo).port}`;
-  let handler: ((req: Request) => Promise<Response>) | undefined;
   const stop = new AbortController();
   const rs = Deno.serve(
     { hostname: "127.0.0.1", port: 0, signal: stop.signal, onListen() {} },
-    (req) => handler!(req),
+    (req) => late.handler!(req),
   );
   const resource = `http://127.0.0.1:${rs.addr.port}/mcp`;
   const refreshes = { consumed: 0 };
-  provider = new Provider(issuer, {
+  const provider = new Provider(issuer, {
     clients: [{
       client_id: CLIENT_ID,
       token_endpoint_auth_method: "none",
@@ -119,8 +121,9 @@ async function start(): Promise<Fixture> {
     rotateRefreshToken: true,
     pkce: { required: () => true },
   });
+  late.provider = provider;
   provider.on("refresh_token.consumed", () => refreshes.consumed++);
-  handler = httpHandler(newServer, {
+  late.handler = httpHandler(newServer, {
     onerror: () => {},
     dnsRebindingProtection: false,
     auth: {

@@ -86,7 +86,10 @@ async function start(): Promise<Fixture> {
   const asJwk = { ...(await exportJWK(asKeys.publicKey)), kid: "as-1" };
   const exchanges: URLSearchParams[] = [];
   const grants: JWTPayload[] = [];
-  const late: { as?: string; resource?: string } = {};
+  const late: {
+    resource?: string;
+    handler?: (req: Request) => Promise<Response>;
+  } = {};
 
   const idp = serve(stop.signal, async (req) => {
     const body = new URLSearchParams(await req.text());
@@ -179,13 +182,10 @@ async function start(): Promise<Fixture> {
       scope,
     });
   });
-  late.as = as.url;
-
-  let handler: ((req: Request) => Promise<Response>) | undefined;
-  const rs = serve(stop.signal, (req) => handler!(req));
+  const rs = serve(stop.signal, (req) => late.handler!(req));
   const resource = `${rs.url}/mcp`;
   late.resource = resource;
-  handler = httpHandler(() => {
+  late.handler = httpHandler(() => {
     const server = new Server({ name: "crm", version: "1" });
     exportTools(server, whoami);
     return server;
