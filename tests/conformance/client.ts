@@ -50,6 +50,22 @@ function authOptions(scenario: string): OAuthClientOptions {
   const context = JSON.parse(
     Deno.env.get("MCP_CONFORMANCE_CONTEXT") ?? "{}",
   ) as Record<string, string | undefined>;
+  if (scenario === "auth/cross-app-access-complete-flow") {
+    // SEP-990: the suite's IdP issued the user's ID token; the client
+    // exchanges it there and presents the ID-JAG to the MCP server's
+    // authorization server with its pre-registered credentials.
+    return {
+      clientId: context.client_id,
+      clientSecret: context.client_secret,
+      enterprise: {
+        idpTokenEndpoint: context.idp_token_endpoint ?? "",
+        idToken: context.idp_id_token ?? "",
+        ...(context.idp_client_id === undefined
+          ? {}
+          : { idpClientId: context.idp_client_id }),
+      },
+    };
+  }
   if (scenario.startsWith("auth/client-credentials")) {
     return {
       clientId: context.client_id,

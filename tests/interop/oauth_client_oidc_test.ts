@@ -29,6 +29,12 @@ import {
 import { kvOAuthStore } from "../../src/runtime/client/oauth_store.ts";
 import { oauthCallback } from "../../src/runtime/client/oauth_callback.ts";
 import { runCli } from "../../cli.ts";
+import { browser as oidcBrowser } from "./_oidc_browser.ts";
+
+/** The user at oidc-provider's dev pages, coming back to {@link REDIRECT}. */
+const browser = (
+  redirect = REDIRECT,
+): ReturnType<typeof oidcBrowser> => oidcBrowser(redirect);
 
 const REDIRECT = "http://127.0.0.1:8976/callback";
 const CLIENT_ID = "weft-agent";
@@ -164,68 +170,6 @@ async function start(): Promise<Fixture> {
       await new Promise((resolve) => asServer.close(resolve));
     },
   };
-}
-
-/**
- * The user at the browser: follows redirects by hand with a cookie jar,
- * signs in as `alice` and consents, and returns the URL the provider sent
- * the browser back to.
- */
-function browser(
-  redirect = REDIRECT,
-): { authorize: (url: URL) => Promise<URL>; visits: URL[] } {
-  const visits: URL[] = [];
-  const authorize = async (start: URL): Promise<URL> => {
-    visits.push(start);
-    const jar = new Map<string, string>();
-    let url = start;
-    let init: RequestInit = {};
-    for (let step = 0; step < 20; step++) {
-      if (url.href.startsWith(redirect)) return url;
-      const headers = new Headers(init.headers);
-      headers.set(
-        "cookie",
-        [...jar].map(([k, v]) => `${k}=${v}`).join("; "),
-      );
-      const response = await fetch(url, {
-        ...init,
-        headers,
-        redirect: "manual",
-        signal: AbortSignal.timeout(5000),
-      });
-      for (const cookie of response.headers.getSetCookie()) {
-        const [pair] = cookie.split(";");
-        const at = pair.indexOf("=");
-        jar.set(pair.slice(0, at), pair.slice(at + 1));
-      }
-      const location = response.headers.get("location");
-      if (location !== null) {
-        await response.body?.cancel();
-        url = new URL(location, url);
-        init = {};
-        continue;
-      }
-      const html = await response.text();
-      const action = html.match(/<form[^>]*action="([^"]+)"/)?.[1];
-      const prompt = html.match(/name="prompt" value="([^"]+)"/)?.[1];
-      if (action === undefined || prompt === undefined) {
-        throw new Error(`no form at ${url} (${response.status}): ${html}`);
-      }
-      const form = new URLSearchParams({ prompt });
-      if (prompt === "login") {
-        form.set("login", "alice");
-        form.set("password", "secret");
-      }
-      url = new URL(action, url);
-      init = {
-        method: "POST",
-        body: form,
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-      };
-    }
-    throw new Error("the authorization did not come back");
-  };
-  return { authorize, visits };
 }
 
 async function ping(

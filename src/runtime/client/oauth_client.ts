@@ -28,6 +28,11 @@ import type {
 import type { FetchLike } from "../sdk_types.ts";
 import { memoryOAuthStore, type OAuthStore } from "./oauth_store.ts";
 
+/** RFC 8693 token exchange, RFC 7523 JWT bearer and the SEP-990 ID-JAG type. */
+const TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange";
+const JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+const ID_TOKEN = "urn:ietf:params:oauth:token-type:id_token";
+const ID_JAG = "urn:ietf:params:oauth:token-type:id-jag";
 /** How long a pending authorization (state and PKCE verifier) is kept. */
 const PENDING_TTL = 10 * 60_000;
 /** How long a refresh may hold its lease before another process may try. */
@@ -61,7 +66,9 @@ export type AuthorizationErrorReason =
   /** The callback's `iss` is not the issuer the flow started with (RFC 9207). */
   | "issuer-mismatch"
   /** The server still refused after authorization or step-up. */
-  | "refused";
+  | "refused"
+  /** The enterprise identity provider refused the token exchange (SEP-990). */
+  | "idp-refused";
 
 /**
  * An OAuth flow that could not complete. `reason` says why;
@@ -134,6 +141,28 @@ export interface OAuthClientOptions {
   principal?: string;
   /** Scope step-ups per request on `403 insufficient_scope`. Default 2. */
   maxStepUps?: number;
+  /**
+   * Enterprise-managed authorization (SEP-990, cross-app access): the
+   * user's ID token from the enterprise identity provider is exchanged
+   * there (RFC 8693) for an identity assertion grant (ID-JAG) naming the
+   * MCP server's authorization server and resource, which is then
+   * presented to that authorization server as a JWT bearer grant
+   * (RFC 7523) with this client's `clientId` and `clientSecret` (or
+   * `privateKey`). No browser; no `redirectUrl`.
+   */
+  enterprise?: {
+    /** The identity provider's token endpoint. */
+    idpTokenEndpoint: string | URL;
+    /**
+     * The user's ID token at the identity provider, or a function
+     * answering a current one (called for every exchange).
+     */
+    idToken: string | (() => string | Promise<string>);
+    /** This client's id at the identity provider, sent with the exchange. */
+    idpClientId?: string;
+    /** This client's secret at the identity provider (`client_secret_basic`). */
+    idpClientSecret?: string;
+  };
 }
 
 /** What is stored for a token set. */
@@ -200,6 +229,8 @@ export class OAuthClient implements OAuthClientProvider {
   #redirect: URL | undefined;
   /** While a flow runs, `tokens()` answers nothing, so the SDK neither refreshes nor reuses. */
   #hidden = false;
+  /** The fetch of the flow running now (for the identity provider's exchange). */
+  #flowFetch: FetchLike | undefined;
 
   /** Use {@link oauthClient}. */
   constructor(
@@ -249,7 +280,11 @@ export class OAuthClient implements OAuthClientProvider {
       return {
         client_name: name,
         redirect_uris: [],
-        grant_types: ["client_credentials"],
+        grant_types: [
+          this.#options.enterprise === undefined
+            ? "client_credentials"
+            : JWT_BEARER,
+        ],
         token_endpoint_auth_method: this.#options.privateKey !== undefined
           ? "private_key_jwt"
           : "client_secret_basic",
@@ -291,8 +326,13 @@ export class OAuthClient implements OAuthClientProvider {
     });
   }
 
-  prepareTokenRequest(scope?: string): URLSearchParams | undefined {
+  prepareTokenRequest(
+    scope?: string,
+  ): URLSearchParams | Promise<URLSearchParams> | undefined {
     if (this.#options.redirectUrl !== undefined) return undefined;
+    if (this.#options.enterprise !== undefined) {
+      return this.#jwtBearerGrant(this.#options.enterprise, scope);
+    }
     const params = new URLSearchParams({ grant_type: "client_credentials" });
     const wanted = scope ?? this.#options.scope;
     if (wanted !== undefined) params.set("scope", wanted);
@@ -542,6 +582,7 @@ export class OAuthClient implements OAuthClientProvider {
     this.#redirect = undefined;
     this.#pendingScope = options.scope ?? this.#options.scope;
     this.#pendingResourceMetadataUrl = options.resourceMetadataUrl?.href;
+    this.#flowFetch = options.fetchFn;
     let result: "AUTHORIZED" | "REDIRECT";
     try {
       result = await auth(this, {
@@ -556,6 +597,7 @@ export class OAuthClient implements OAuthClientProvider {
       });
     } finally {
       this.#hidden = false;
+      this.#flowFetch = undefined;
     }
     if (result === "AUTHORIZED") return;
     const callback = this.#callback;
@@ -656,6 +698,81 @@ export class OAuthClient implements OAuthClientProvider {
         "OAuth: the code exchange did not authorize",
       );
     }
+  }
+
+  /**
+   * SEP-990: exchanges the user's ID token at the identity provider for an
+   * ID-JAG whose audience is this server's authorization server and whose
+   * resource is this server, and answers the JWT bearer grant presenting
+   * it (the SDK adds the `resource` and this client's authentication).
+   */
+  async #jwtBearerGrant(
+    enterprise: NonNullable<OAuthClientOptions["enterprise"]>,
+    scope?: string,
+  ): Promise<URLSearchParams> {
+    const discovery = await this.discoveryState();
+    const audience = discovery?.authorizationServerMetadata?.issuer ??
+      discovery?.authorizationServerUrl;
+    if (audience === undefined) {
+      throw new TypeError(
+        "oauthClient: enterprise authorization ran before the authorization server was discovered",
+      );
+    }
+    const resource = discovery?.resourceMetadata?.resource ?? this.#server();
+    const idToken = typeof enterprise.idToken === "string"
+      ? enterprise.idToken
+      : await enterprise.idToken();
+    const wanted = scope ?? this.#pendingScope;
+    const body = new URLSearchParams({
+      grant_type: TOKEN_EXCHANGE,
+      requested_token_type: ID_JAG,
+      audience,
+      resource,
+      subject_token: idToken,
+      subject_token_type: ID_TOKEN,
+    });
+    if (wanted !== undefined && wanted !== "") body.set("scope", wanted);
+    const headers = new Headers({
+      "content-type": "application/x-www-form-urlencoded",
+      accept: "application/json",
+    });
+    if (enterprise.idpClientSecret !== undefined) {
+      const id = encodeURIComponent(enterprise.idpClientId ?? "");
+      const secret = encodeURIComponent(enterprise.idpClientSecret);
+      headers.set("authorization", `Basic ${btoa(`${id}:${secret}`)}`);
+    } else if (enterprise.idpClientId !== undefined) {
+      body.set("client_id", enterprise.idpClientId);
+    }
+    const endpoint = new URL(enterprise.idpTokenEndpoint);
+    const fetchFn = this.#flowFetch ?? fetch;
+    const response = await fetchFn(endpoint, {
+      method: "POST",
+      headers,
+      body,
+    });
+    const answer = await response.json().catch(() => undefined) as
+      | Record<string, unknown>
+      | undefined;
+    const assertion = answer?.["access_token"];
+    if (
+      !response.ok || typeof assertion !== "string" ||
+      answer?.["issued_token_type"] !== ID_JAG
+    ) {
+      const error = typeof answer?.["error"] === "string"
+        ? `${answer["error"]}${
+          typeof answer["error_description"] === "string"
+            ? ` (${answer["error_description"]})`
+            : ""
+        }`
+        : `HTTP ${response.status} without an ID-JAG`;
+      throw new AuthorizationError(
+        "idp-refused",
+        `OAuth: the identity provider at ${endpoint.href} refused to exchange the ID token for an ID-JAG for ${audience}: ${error}; check the ID token (expired?) and that the IdP trusts this client for that authorization server`,
+      );
+    }
+    const grant = new URLSearchParams({ grant_type: JWT_BEARER, assertion });
+    if (wanted !== undefined && wanted !== "") grant.set("scope", wanted);
+    return grant;
   }
 
   async #awaitChange(
