@@ -140,10 +140,36 @@ metrics.setGlobalMeterProvider(
 // The exporter keeps every span: empty it now and then.
 const reset = setInterval(() => spans.reset(), 200);
 await interleavedMedians(pairs()); // warm-up
-print(
-  "the SDK registered (in-memory exporter)",
-  await interleavedMedians(pairs()),
+const registered = await interleavedMedians(pairs());
+print("the SDK registered (in-memory exporter)", registered);
+// The floor: what the SDK itself takes for one span (started, ended,
+// exported to memory), timed the same way against an empty operation.
+const bare = trace.getTracer("floor");
+const [floor] = await interleavedMedians([{
+  label: "tracer.startSpan().end()",
+  sdk: () => Promise.resolve(),
+  weft: () => {
+    bare.startSpan("floor").end();
+    return Promise.resolve();
+  },
+  n,
+}]);
+const perSpan = floor.weft - floor.sdk;
+console.log(
+  `  the floor, one startSpan().end(): ${(perSpan * 1000).toFixed(1)} µs`,
 );
+// An imported call records 2 spans (CLIENT, SERVER); an agent run 5
+// (invoke_agent, 2 chat, execute_tool, the served tools/call).
+for (const [r, count] of [[registered[0], 2], [registered[1], 5]] as const) {
+  const added = r.weft - r.sdk;
+  console.log(
+    `  ${r.label}: +${
+      (added * 1000).toFixed(1)
+    } µs, of which ${count} spans' floor ${
+      (count * perSpan * 1000).toFixed(1)
+    } µs, weft's own ${((added - count * perSpan) * 1000).toFixed(1)} µs`,
+  );
+}
 clearInterval(reset);
 console.log(
   `(${spans.getFinishedSpans().length} spans in the last 200 ms: recorded)`,

@@ -86,6 +86,8 @@ interface Peer {
   readonly version: unknown;
   readonly sessionId: unknown;
   readonly attributes: Attributes;
+  /** Whether the peer is reached over HTTP: a fetch span may then be a child of the call's. */
+  readonly http: boolean;
   readonly tools: Map<string, CallSets>;
   /**
    * The spans waiting for the JSON-RPC id of the `tools/call` they send,
@@ -100,6 +102,7 @@ const NO_TRANSPORT: Peer = {
   version: undefined,
   sessionId: undefined,
   attributes: {},
+  http: false,
   tools: new Map(),
 };
 
@@ -115,6 +118,7 @@ function peerOf(client: object): Peer {
       version: transport.era?.version,
       sessionId: transport.sessionId,
       attributes: peerAttributes(transport),
+      http: transport.peer?.transport === "http",
       tools: new Map(),
       waiting: peer?.waiting ?? watchIds(transport),
     };
@@ -241,8 +245,12 @@ async function recordCall<T>(
   const started = performance.now();
   let errorType: string | undefined;
   try {
-    const result =
-      await (own ? context.with(ctx, send, undefined, sent) : send(sent));
+    // The own span is made active only where a child may come (an HTTP
+    // peer's fetch span): the context already travels in `_meta`, and an
+    // AsyncLocalStorage run is among the dearest steps here.
+    const result = await (own && peer.http
+      ? context.with(ctx, send, undefined, sent)
+      : send(sent));
     if (isError(result)) {
       errorType = "tool_error";
       if (own) fail(span, errorType, new Error("the tool reported an error"));
