@@ -19,6 +19,7 @@ import {
   SpanKind,
   trace,
 } from "@opentelemetry/api";
+import { wireIdOf } from "../core/telemetry.ts";
 import {
   errorTypeOf,
   fail,
@@ -253,7 +254,9 @@ async function recordCall<T>(
       : send(sent));
     if (isError(result)) {
       errorType = "tool_error";
-      if (own) fail(span, errorType, new Error("the tool reported an error"));
+      if (own) {
+        fail(span, errorType, new Error("the tool reported an error"));
+      }
     }
     return result;
   } catch (thrown) {
@@ -365,7 +368,10 @@ async function recordServe<T>(
   if (
     typeof extra.requestId === "string" || typeof extra.requestId === "number"
   ) {
-    attributes["jsonrpc.request.id"] = String(extra.requestId);
+    // The id the client sent (a transport may hand requests on under ids of its own).
+    attributes["jsonrpc.request.id"] = String(
+      wireIdOf(extra.requestId) ?? extra.requestId,
+    );
   }
   if (typeof extra.sessionId === "string") {
     attributes["mcp.session.id"] = extra.sessionId;
