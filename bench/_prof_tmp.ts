@@ -38,4 +38,11 @@ console.log("total samples", total);
 for (const [k, c] of [...byFile].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log((100 * c / total).toFixed(1).padStart(5), k);
 console.log("---");
 for (const [k, c] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 40)) console.log((100 * c / total).toFixed(1).padStart(5), k);
+const parent = new Map<number, number>();
+for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+const keyOf = (n: any) => { const f = n.callFrame; return `${f.functionName || "(anon)"} ${f.url.replace(/.*node_modules\/\.deno\//, "nm:").replace(/.*\/(src|bench)\//, "$1/")}:${f.lineNumber}`; };
+const incl = new Map<string, number>();
+for (const [id, c] of counts) { const seen = new Set<string>(); let cur: number | undefined = id; while (cur !== undefined) { const k = keyOf(byId.get(cur)); if (!seen.has(k)) { seen.add(k); incl.set(k, (incl.get(k) ?? 0) + c); } cur = parent.get(cur); } }
+console.log("--- inclusive");
+for (const [k, c] of [...incl].sort((a, b) => b[1] - a[1]).filter(([k]) => /trace|opentelemetry|src\/|async_hooks|timers|collector/.test(k)).slice(0, 45)) console.log((100 * c / total).toFixed(1).padStart(5), k);
 Deno.exit(0);
