@@ -185,24 +185,6 @@ const shaped = await interleavedMedians([{
   },
   n,
 }]);
-// The exporter answers each span through a `setTimeout`: timed up to a
-// macrotask after the spans, both sides, so that its timers count too.
-const tick = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
-const settled = await interleavedMedians([{
-  label: "two spans, their export timers included",
-  sdk: tick,
-  weft: () => {
-    bare.startSpan("floor").end();
-    bare.startSpan("floor").end();
-    return tick();
-  },
-  n,
-}]);
-console.log(
-  `  the floor, two spans with their export timers: ${
-    ((settled[0].weft - settled[0].sdk) * 1000).toFixed(1)
-  } µs (a macrotask alone: ${(settled[0].sdk * 1000).toFixed(1)} µs)`,
-);
 console.log(
   `  the API calls of one traced imported call, alone: ${
     ((shaped[0].weft - shaped[0].sdk) * 1000).toFixed(1)
