@@ -140,10 +140,68 @@ metrics.setGlobalMeterProvider(
 // The exporter keeps every span: empty it now and then.
 const reset = setInterval(() => spans.reset(), 200);
 await interleavedMedians(pairs()); // warm-up
-print(
-  "the SDK registered (in-memory exporter)",
-  await interleavedMedians(pairs()),
+const registered = await interleavedMedians(pairs());
+print("the SDK registered (in-memory exporter)", registered);
+// The floor: what the SDK itself takes for one span (started, ended,
+// exported to memory), timed the same way against an empty operation.
+const bare = trace.getTracer("floor");
+const floorHistogram = metrics.getMeter("floor").createHistogram("floor");
+const [floor] = await interleavedMedians([{
+  label: "tracer.startSpan().end()",
+  sdk: () => Promise.resolve(),
+  weft: () => {
+    bare.startSpan("floor").end();
+    return Promise.resolve();
+  },
+  n,
+}]);
+const perSpan = floor.weft - floor.sdk;
+console.log(
+  `  the floor, one startSpan().end(): ${(perSpan * 1000).toFixed(1)} µs`,
 );
+// The same calls to the API as an imported call's tracing, with nothing of
+// weft's around them: a CLIENT span, its context injected into a carrier
+// and extracted on the other side, a SERVER span active while the handler
+// runs, a duration recorded on each side.
+const shaped = await interleavedMedians([{
+  label: "the API calls of one traced imported call",
+  sdk: () => Promise.resolve(),
+  weft: async () => {
+    const attributes = { "mcp.method.name": "tools/call" };
+    const client = bare.startSpan("tools/call x", { kind: 2, attributes });
+    const carrier: Record<string, string> = {};
+    propagation.inject(trace.setSpan(context.active(), client), carrier);
+    const parent = propagation.extract(context.active(), carrier);
+    const server = bare.startSpan(
+      "tools/call x",
+      { kind: 1, attributes },
+      parent,
+    );
+    await context.with(trace.setSpan(parent, server), () => Promise.resolve());
+    server.end();
+    client.end();
+    floorHistogram.record(0.001, attributes);
+    floorHistogram.record(0.001, attributes);
+  },
+  n,
+}]);
+console.log(
+  `  the API calls of one traced imported call, alone: ${
+    ((shaped[0].weft - shaped[0].sdk) * 1000).toFixed(1)
+  } µs`,
+);
+// An imported call records 2 spans (CLIENT, SERVER); an agent run 5
+// (invoke_agent, 2 chat, execute_tool, the served tools/call).
+for (const [r, count] of [[registered[0], 2], [registered[1], 5]] as const) {
+  const added = r.weft - r.sdk;
+  console.log(
+    `  ${r.label}: +${
+      (added * 1000).toFixed(1)
+    } µs, of which ${count} spans' floor ${
+      (count * perSpan * 1000).toFixed(1)
+    } µs, weft's own ${((added - count * perSpan) * 1000).toFixed(1)} µs`,
+  );
+}
 clearInterval(reset);
 console.log(
   `(${spans.getFinishedSpans().length} spans in the last 200 ms: recorded)`,

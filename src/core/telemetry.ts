@@ -127,3 +127,42 @@ export function telemetry(): Telemetry {
 export function installTelemetry(hooks: Telemetry | undefined): void {
   installed = hooks ?? PASS_THROUGH;
 }
+
+/** A JSON-RPC request id. */
+type WireId = string | number;
+
+/**
+ * The client's ids of the requests a server transport handed on under ids
+ * of its own (weft's HTTP host does: a process-wide sequence), by the id
+ * handed on; kept only while someone records, so that the server's span
+ * names the request by the id the client sent (`jsonrpc.request.id`).
+ */
+const wireIds = new Map<WireId, WireId>();
+
+/**
+ * Notes that the request the client sent as `wire` reaches the server as
+ * `own` (a no-op while nothing records); {@linkcode forgetWireId} when it
+ * is answered or dropped.
+ *
+ * @example A transport that renumbers
+ * ```ts
+ * import { forgetWireId, noteWireId, wireIdOf } from "./telemetry.ts";
+ *
+ * noteWireId(1001, 7);
+ * wireIdOf(1001); // 7 while a provider records, else undefined
+ * forgetWireId(1001);
+ * ```
+ */
+export function noteWireId(own: WireId, wire: WireId): void {
+  if (installed.enabled()) wireIds.set(own, wire);
+}
+
+/** Forgets what {@linkcode noteWireId} noted of `own`. */
+export function forgetWireId(own: WireId): void {
+  if (wireIds.size !== 0) wireIds.delete(own);
+}
+
+/** The client's id of the request the server knows as `own`, if it was renumbered. */
+export function wireIdOf(own: WireId): WireId | undefined {
+  return wireIds.size === 0 ? undefined : wireIds.get(own);
+}

@@ -111,6 +111,7 @@ export function recordsContent(): boolean {
 /** The spans that are weft's `execute_tool` spans: an MCP call enriches them instead of adding its own. */
 export const toolSpans: WeakSet<Span> = new WeakSet();
 
+/** The four histograms of one meter provider, created once each. */
 interface Instruments {
   readonly provider: MeterProvider;
   readonly meter: Meter;
@@ -179,29 +180,92 @@ export function errorTypeOf(thrown: unknown): string {
   return thrown instanceof Error ? thrown.constructor.name : "_OTHER";
 }
 
-function modelAttributes(model: ModelInfo | undefined): Attributes {
-  if (model === undefined) return {};
-  return {
-    "gen_ai.provider.name": model.provider,
-    "gen_ai.request.model": model.name,
-  };
+/**
+ * The attribute sets of one model, built once: the chat span's and the
+ * metrics' (the SDK's histograms key their series by the attribute set;
+ * a set reused as is spares building it on every call).
+ */
+interface ModelSets {
+  /** `gen_ai.operation.name` `chat` and the model's provider and name. */
+  readonly chat: Attributes;
+  /** By response model (`""`: none): the duration's set and the two token sets. */
+  readonly byResponse: Map<string, ResponseSets>;
 }
 
-function usageAttributes(usage: Usage): Attributes {
-  const out: Attributes = {
-    "gen_ai.usage.input_tokens": usage.inputTokens,
-    "gen_ai.usage.output_tokens": usage.outputTokens,
-  };
+interface ResponseSets {
+  readonly duration: Attributes;
+  readonly input: Attributes;
+  readonly output: Attributes;
+}
+
+const NO_MODEL: ModelSets = {
+  chat: { "gen_ai.operation.name": "chat" },
+  byResponse: new Map(),
+};
+/** By `provider\0name`: a model's sets (bounded by the models a process uses). */
+const modelSets = new Map<string, ModelSets>();
+
+function setsOf(model: ModelInfo | undefined): ModelSets {
+  if (model === undefined) return NO_MODEL;
+  const key = `${model.provider}\0${model.name}`;
+  let found = modelSets.get(key);
+  if (found === undefined) {
+    found = {
+      chat: {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.provider.name": model.provider,
+        "gen_ai.request.model": model.name,
+      },
+      byResponse: new Map(),
+    };
+    modelSets.set(key, found);
+  }
+  return found;
+}
+
+function responseSets(
+  sets: ModelSets,
+  responseModel: string | undefined,
+): ResponseSets {
+  const key = responseModel ?? "";
+  let found = sets.byResponse.get(key);
+  if (found === undefined) {
+    const duration: Attributes = responseModel === undefined
+      ? sets.chat
+      : { ...sets.chat, "gen_ai.response.model": responseModel };
+    found = {
+      duration,
+      input: { ...duration, "gen_ai.token.type": "input" },
+      output: { ...duration, "gen_ai.token.type": "output" },
+    };
+    // Bounded: a provider answers with a few model ids, not one per call.
+    if (sets.byResponse.size < 64) sets.byResponse.set(key, found);
+  }
+  return found;
+}
+
+/** Sets the usage attributes on `span`. */
+function setUsage(span: Span, usage: Usage): void {
+  span.setAttribute("gen_ai.usage.input_tokens", usage.inputTokens);
+  span.setAttribute("gen_ai.usage.output_tokens", usage.outputTokens);
   if (usage.cachedInputTokens !== undefined) {
-    out["gen_ai.usage.cache_read.input_tokens"] = usage.cachedInputTokens;
+    span.setAttribute(
+      "gen_ai.usage.cache_read.input_tokens",
+      usage.cachedInputTokens,
+    );
   }
   if (usage.cacheWriteTokens !== undefined) {
-    out["gen_ai.usage.cache_creation.input_tokens"] = usage.cacheWriteTokens;
+    span.setAttribute(
+      "gen_ai.usage.cache_creation.input_tokens",
+      usage.cacheWriteTokens,
+    );
   }
   if (usage.reasoningTokens !== undefined) {
-    out["gen_ai.usage.reasoning.output_tokens"] = usage.reasoningTokens;
+    span.setAttribute(
+      "gen_ai.usage.reasoning.output_tokens",
+      usage.reasoningTokens,
+    );
   }
-  return out;
 }
 
 const OTEL: Telemetry = {
@@ -213,26 +277,29 @@ const OTEL: Telemetry = {
     observed() ? RECORDING.tool(about, fn, failure) : fn(),
 };
 
+// The spans get their attributes at start (one object, no spreads: the
+// SDK copies it), and the metrics reuse attribute sets built once.
 const RECORDING: Omit<Telemetry, "enabled"> = {
   async run(about, fn) {
+    const attributes: Attributes = {
+      "gen_ai.operation.name": "invoke_agent",
+      "weft.run.id": about.runId,
+    };
+    if (about.agent !== "") attributes["gen_ai.agent.name"] = about.agent;
+    if (about.model !== undefined) {
+      attributes["gen_ai.provider.name"] = about.model.provider;
+      attributes["gen_ai.request.model"] = about.model.name;
+    }
     const span = tracer().startSpan(
       about.agent === "" ? "invoke_agent" : `invoke_agent ${about.agent}`,
-      { kind: SpanKind.INTERNAL },
+      { kind: SpanKind.INTERNAL, attributes },
     );
-    if (span.isRecording()) {
-      span.setAttributes({
-        "gen_ai.operation.name": "invoke_agent",
-        ...(about.agent !== "" ? { "gen_ai.agent.name": about.agent } : {}),
-        "weft.run.id": about.runId,
-        ...modelAttributes(about.model),
-      });
-    }
     try {
       const result = await context.with(
         trace.setSpan(context.active(), span),
         fn,
       );
-      if (span.isRecording()) span.setAttributes(usageAttributes(result.usage));
+      if (span.isRecording()) setUsage(span, result.usage);
       return result;
     } catch (thrown) {
       fail(span, errorTypeOf(thrown), thrown);
@@ -243,30 +310,26 @@ const RECORDING: Omit<Telemetry, "enabled"> = {
   },
 
   async chat(about, fn, outcome) {
+    const sets = setsOf(about.model);
     const model = about.model?.name;
     const span = tracer().startSpan(model ? `chat ${model}` : "chat", {
       kind: SpanKind.CLIENT,
+      attributes: sets.chat,
     });
-    const base: Attributes = {
-      "gen_ai.operation.name": "chat",
-      ...modelAttributes(about.model),
-    };
-    if (span.isRecording()) span.setAttributes(base);
     const started = performance.now();
     try {
       const value = await context.with(
         trace.setSpan(context.active(), span),
         fn,
       );
-      const seen = outcome(value);
-      recordChat(span, base, seen, started);
+      recordChat(span, sets, outcome(value), started);
       return value;
     } catch (thrown) {
       const type = errorTypeOf(thrown);
       fail(span, type, thrown);
       histogram("gen_ai.client.operation.duration").record(
         (performance.now() - started) / 1000,
-        { ...base, "error.type": type },
+        { ...sets.chat, "error.type": type },
       );
       throw thrown;
     } finally {
@@ -275,22 +338,21 @@ const RECORDING: Omit<Telemetry, "enabled"> = {
   },
 
   async tool(about, fn, failure) {
+    const attributes: Attributes = {
+      "gen_ai.operation.name": "execute_tool",
+      "gen_ai.tool.name": about.name,
+      "gen_ai.tool.call.id": about.callId,
+      "gen_ai.tool.type": "function",
+    };
+    if (about.description !== undefined && about.description !== "") {
+      attributes["gen_ai.tool.description"] = about.description;
+    }
+    if (recordContent) attributes["gen_ai.tool.call.arguments"] = about.args;
     const span = tracer().startSpan(`execute_tool ${about.name}`, {
       kind: SpanKind.INTERNAL,
+      attributes,
     });
     toolSpans.add(span);
-    if (span.isRecording()) {
-      span.setAttributes({
-        "gen_ai.operation.name": "execute_tool",
-        "gen_ai.tool.name": about.name,
-        "gen_ai.tool.call.id": about.callId,
-        "gen_ai.tool.type": "function",
-        ...(about.description !== undefined && about.description !== ""
-          ? { "gen_ai.tool.description": about.description }
-          : {}),
-        ...(recordContent ? { "gen_ai.tool.call.arguments": about.args } : {}),
-      });
-    }
     try {
       const text = await context.with(
         trace.setSpan(context.active(), span),
@@ -310,40 +372,30 @@ const RECORDING: Omit<Telemetry, "enabled"> = {
 
 function recordChat(
   span: Span,
-  base: Attributes,
+  sets: ModelSets,
   seen: ChatOutcome,
   started: number,
 ): void {
   const seconds = (performance.now() - started) / 1000;
   const response = seen.response;
-  const metric: Attributes = {
-    ...base,
-    ...(response?.modelId !== undefined
-      ? { "gen_ai.response.model": response.modelId }
-      : {}),
-  };
+  const metric = responseSets(sets, response?.modelId);
   if (span.isRecording()) {
-    span.setAttributes({
-      ...(response?.modelId !== undefined
-        ? { "gen_ai.response.model": response.modelId }
-        : {}),
-      ...(response?.id !== undefined
-        ? { "gen_ai.response.id": response.id }
-        : {}),
-      "gen_ai.response.finish_reasons": [seen.reason],
-      ...usageAttributes(seen.usage),
-    });
+    if (response?.modelId !== undefined) {
+      span.setAttribute("gen_ai.response.model", response.modelId);
+    }
+    if (response?.id !== undefined) {
+      span.setAttribute("gen_ai.response.id", response.id);
+    }
+    span.setAttribute("gen_ai.response.finish_reasons", [seen.reason]);
+    setUsage(span, seen.usage);
   }
-  histogram("gen_ai.client.operation.duration").record(seconds, metric);
+  histogram("gen_ai.client.operation.duration").record(
+    seconds,
+    metric.duration,
+  );
   const tokens = histogram("gen_ai.client.token.usage");
-  tokens.record(seen.usage.inputTokens, {
-    ...metric,
-    "gen_ai.token.type": "input",
-  });
-  tokens.record(seen.usage.outputTokens, {
-    ...metric,
-    "gen_ai.token.type": "output",
-  });
+  tokens.record(seen.usage.inputTokens, metric.input);
+  tokens.record(seen.usage.outputTokens, metric.output);
 }
 
 installTelemetry(OTEL);

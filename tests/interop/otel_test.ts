@@ -145,6 +145,12 @@ function checkTrace(
   );
   assert.equal(served.attributes["mcp.method.name"], "tools/call");
   assert.equal(typeof served.attributes["jsonrpc.request.id"], "string");
+  // The caller's span names the request as the server saw it on the wire.
+  assert.equal(
+    tool.attributes["jsonrpc.request.id"],
+    served.attributes["jsonrpc.request.id"],
+    "the execute_tool span carries the tools/call request's id",
+  );
   const inner = one(spans, "lookup.inner");
   assert.equal(inner.parentSpanId, served.spanId, "the handler's span nests");
 
@@ -154,10 +160,23 @@ function checkTrace(
   const failedServed = one(spans, "tools/call fails", SpanKind.SERVER);
   assert.equal(failedServed.parentSpanId, failed.spanId);
   assert.equal(failedServed.attributes["error.type"], "tool_error");
+  assert.equal(
+    failed.attributes["jsonrpc.request.id"],
+    failedServed.attributes["jsonrpc.request.id"],
+  );
 
   const helperTool = one(spans, "execute_tool helper");
   const helperServed = one(spans, "tools/call helper", SpanKind.SERVER);
   assert.equal(helperServed.parentSpanId, helperTool.spanId);
+  assert.equal(
+    helperTool.attributes["jsonrpc.request.id"],
+    helperServed.attributes["jsonrpc.request.id"],
+  );
+  assert.notEqual(
+    helperTool.attributes["jsonrpc.request.id"],
+    tool.attributes["jsonrpc.request.id"],
+    "each call its own id",
+  );
   const helperRun = one(spans, "invoke_agent helper");
   assert.equal(
     helperRun.parentSpanId,
@@ -241,6 +260,11 @@ Deno.test("a tools/call outside a run gets its own CLIENT span, parent of the se
     const served = one(spans, "tools/call lookup", SpanKind.SERVER);
     assert.equal(served.parentSpanId, call.spanId);
     assert.equal(served.traceId, call.traceId);
+    assert.equal(typeof served.attributes["jsonrpc.request.id"], "string");
+    assert.equal(
+      call.attributes["jsonrpc.request.id"],
+      served.attributes["jsonrpc.request.id"],
+    );
   } finally {
     await sdk.shutdown();
   }

@@ -23,6 +23,7 @@ import type {
 import { DROPPED_REASON } from "./_requests.ts";
 import { type ConnectionInfo, type ResponseEnd, SseBody } from "./_sse_body.ts";
 import type { RequestId } from "./_messages.ts";
+import { forgetWireId, noteWireId } from "../../core/telemetry.ts";
 
 /** The stream id of a session's standalone GET stream (the SDK's). */
 export const STANDALONE = "_GET_stream";
@@ -180,6 +181,7 @@ export class StreamTable {
     for (const stream of this.streams.values()) this.finish(stream);
     this.streams.clear();
     this.byRequest.clear();
+    for (const id of this.#clientIds.keys()) forgetWireId(id);
     this.#clientIds.clear();
     this.#serverIds.clear();
   }
@@ -267,6 +269,8 @@ export class StreamTable {
       const id = ++lastServerSideId;
       this.#clientIds.set(id, m.id as RequestId);
       this.#serverIds.set(m.id as RequestId, id);
+      // Tracing names the request by the client's id (a no-op unrecorded).
+      noteWireId(id, m.id as RequestId);
       return { ...m, id };
     }
     if (m.method === "notifications/cancelled") {
@@ -293,6 +297,7 @@ export class StreamTable {
     const clientId = this.#clientIds.get(id);
     if (clientId === undefined) return;
     this.#clientIds.delete(id);
+    forgetWireId(id);
     if (this.#serverIds.get(clientId) === id) this.#serverIds.delete(clientId);
   }
 
