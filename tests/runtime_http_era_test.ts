@@ -17,7 +17,10 @@ import {
 } from "../src/runtime/era.ts";
 import { eraServer } from "./fixtures/era_server.ts";
 // @ts-types="@modelcontextprotocol/sdk/types"
-import { CallToolRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  ListRootsResultSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 
 const ENVELOPE = {
   [META.protocolVersion]: MODERN,
@@ -292,7 +295,21 @@ Deno.test("modern: a modern MCP-Protocol-Version on a request without the envelo
 });
 
 Deno.test("modern: a request needing a client capability the envelope lacks gets -32021", async () => {
-  await using handler = httpHandler(() => eraServer());
+  // The handler asks for the roots in its call's context (the request
+  // names the call it serves).
+  await using handler = httpHandler(() => {
+    const server = new Server({ name: "raw", version: "1" }, {
+      capabilities: { tools: {} },
+    });
+    server.setRequestHandler(CallToolRequestSchema, async (_request, extra) => {
+      const { roots } = await extra.sendRequest(
+        { method: "roots/list" },
+        ListRootsResultSchema,
+      );
+      return { content: [{ type: "text", text: `${roots.length} roots` }] };
+    });
+    return server;
+  });
   const res = await post(
     handler,
     modern("tools/call", { name: "roots", arguments: {} }),

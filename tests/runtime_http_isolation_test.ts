@@ -14,6 +14,7 @@ import {
   CallToolRequestSchema,
   ListToolsRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import { META, MODERN_PROTOCOL_VERSION } from "../src/runtime/era.ts";
 import {
   httpHandler,
   type HttpHandlerOptions,
@@ -331,4 +332,91 @@ Deno.test("isolation: twenty callers alternating on pooled servers each read onl
   assert.ok(made.length < 100, `servers were pooled (${made.length} made)`);
   // The late sends fire within 15 ms of each answer.
   await new Promise((resolve) => setTimeout(resolve, 30));
+});
+
+/** A 2026-07-28 `tools/call` and its headers, declaring `capabilities`. */
+function modernCall(name: string, capabilities: Record<string, unknown>) {
+  return {
+    body: {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: {
+        name,
+        arguments: {},
+        _meta: {
+          [META.protocolVersion]: MODERN_PROTOCOL_VERSION,
+          [META.clientCapabilities]: capabilities,
+        },
+      },
+    },
+    headers: {
+      "mcp-protocol-version": MODERN_PROTOCOL_VERSION,
+      "mcp-method": "tools/call",
+      "mcp-name": name,
+    },
+  };
+}
+
+Deno.test("isolation (2026-07-28): a request a handler sends after its call was answered reaches no later caller", async () => {
+  let bobRunning = latch();
+  let lateDone = latch();
+  let late = "";
+  let made = 0;
+  await using served = serve(() => {
+    made++;
+    const server = new Server({ name: "iso", version: "1" }, {
+      capabilities: { tools: {} },
+    });
+    server.setRequestHandler(CallToolRequestSchema, async (request) => {
+      if (request.params.name === "audit") {
+        // After answering, outside any handler's context.
+        const running = bobRunning;
+        const done = lateDone;
+        (async () => {
+          await running.opened;
+          try {
+            await server.listRoots(undefined, { timeout: 1_000 });
+            late = "answered";
+          } catch (error) {
+            late = (error as Error).message;
+          }
+          done.open();
+        })();
+        return { content: [{ type: "text", text: "audited alice" }] };
+      }
+      bobRunning.open();
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        lateDone.opened,
+        new Promise((resolve) => (timer = setTimeout(resolve, 2_000))),
+      ]);
+      clearTimeout(timer);
+      return { content: [{ type: "text", text: "done bob" }] };
+    });
+    return server;
+  });
+  // Bob declares no roots: were Alice's late request taken for his call,
+  // his call would fail with -32021; declaring them, he would be asked.
+  for (const capabilities of [{}, { roots: {} }]) {
+    bobRunning = latch();
+    lateDone = latch();
+    late = "";
+    const alice = modernCall("audit", {});
+    assert.match(
+      await postText(served.url, alice.body, alice.headers),
+      /audited alice/,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const bob = modernCall("work", capabilities);
+    const text = await postText(served.url, bob.body, bob.headers);
+    assert.doesNotMatch(text, /-32021|roots\/list/);
+    assert.match(text, /done bob/);
+    // Refused at once, saying why.
+    assert.equal(
+      late,
+      "MCP error -32603: a request sent outside a call's handler reaches no client here: send it from the handler's context",
+    );
+  }
+  assert.equal(made, 1, "one pooled server served every caller");
 });

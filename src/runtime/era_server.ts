@@ -230,6 +230,15 @@ export interface EraTransportOptions {
   /** Told when a `subscriptions/listen` opened on this transport. */
   readonly onListen?: () => void;
   /**
+   * Whether everything on this transport comes from one client (stdio):
+   * then a request the server sends outside a handler's context
+   * (`server.listRoots()`) belongs to the one modern request in flight.
+   * Where a pooled server moves from caller to caller (HTTP), such a
+   * request may come from a handler whose call was answered and must not
+   * reach the next caller: it fails at once. Default false.
+   */
+  readonly oneClient?: boolean;
+  /**
    * What the server was last initialized with, kept across transports
    * (one per server a pool reuses): a server already initialized with the
    * same client capabilities and info is not initialized again.
@@ -396,10 +405,21 @@ export class EraTransport implements Transport {
     // A request sent outside a handler's context (`server.listRoots()`)
     // names no request: it belongs to the one modern request in flight.
     let related = options?.relatedRequestId;
-    if (
-      related === undefined && !this.#legacyClient && this.#pending.size === 1
-    ) {
-      related = this.#pending.keys().next().value;
+    if (related === undefined && !this.#legacyClient) {
+      if (this.#options.oneClient !== true) {
+        // No request carries it: it may come from a handler whose call was
+        // answered, and must not reach the caller now on this server.
+        const error = {
+          code: -32603,
+          message:
+            "a request sent outside a call's handler reaches no client here: send it from the handler's context",
+        };
+        queueMicrotask(() =>
+          this.onmessage?.({ jsonrpc: "2.0", id: message.id, error })
+        );
+        return Promise.resolve();
+      }
+      if (this.#pending.size === 1) related = this.#pending.keys().next().value;
     }
     const pending = related === undefined
       ? undefined

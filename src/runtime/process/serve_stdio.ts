@@ -83,7 +83,9 @@ export async function serveStdio(
     stdioTransport(Deno.stdin.readable, writable, {
       maxLineBytes: options.maxLineBytes,
     }),
-    { cacheHints },
+    // One client on the other end: a request outside a handler's context
+    // is that client's.
+    { cacheHints, oneClient: true },
   );
   const closed = new Promise<void>((resolve) => {
     transport.onclose = resolve;
