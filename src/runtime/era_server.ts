@@ -574,14 +574,20 @@ export class EraTransport implements Transport {
     return out;
   }
 
-  async #discover(id: RequestId, meta: Json): Promise<void> {
-    let facts: ServerFacts;
+  // The server's facts for this envelope, or undefined once `id` was
+  // answered with an internal error (its internal initialize failed).
+  async #factsFor(id: RequestId, meta: Json): Promise<ServerFacts | undefined> {
     try {
-      facts = await this.#initialize(meta);
+      return await this.#initialize(meta);
     } catch {
       this.#reply(id, { error: { code: -32603, message: "Internal error" } });
-      return;
+      return undefined;
     }
+  }
+
+  async #discover(id: RequestId, meta: Json): Promise<void> {
+    const facts = await this.#factsFor(id, meta);
+    if (facts === undefined) return;
     const result = this.#stamp("server/discover", {
       supportedVersions: [...SERVED_VERSIONS],
       capabilities: facts.capabilities,
@@ -607,13 +613,8 @@ export class EraTransport implements Transport {
       });
       return;
     }
-    let facts: ServerFacts;
-    try {
-      facts = await this.#initialize(meta);
-    } catch {
-      this.#reply(id, { error: { code: -32603, message: "Internal error" } });
-      return;
-    }
+    const facts = await this.#factsFor(id, meta);
+    if (facts === undefined) return;
     const honored: Json = {};
     for (const [key, capability] of Object.entries(FILTER_CAPABILITY)) {
       const cap = facts.capabilities[capability];
