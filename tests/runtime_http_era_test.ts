@@ -317,6 +317,10 @@ Deno.test("modern: a request needing a client capability the envelope lacks gets
   const { error, id } = await answer(res);
   assert.equal(id, 7);
   assert.equal(error?.code, -32021);
+  assert.equal(
+    error?.message,
+    'Missing required client capability: serving "tools/call" needs roots/list, which the request\'s clientCapabilities do not declare',
+  );
   assert.deepEqual(error?.data, { requiredCapabilities: { roots: {} } });
 });
 
