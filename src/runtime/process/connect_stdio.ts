@@ -141,25 +141,37 @@ export interface ConnectStdioOptions {
 
 /**
  * The variables a server process inherits from ours when set (the SDK's
- * list, after sudo's): on Unix `HOME LOGNAME PATH SHELL TERM USER`.
+ * list, after sudo's), per platform: on Unix `HOME LOGNAME PATH SHELL TERM
+ * USER`. The platform is read when a server starts, not when this module
+ * loads, so the module imports where `Deno` is absent.
+ *
+ * @example The names a server on this machine inherits
+ * ```ts
+ * import { DEFAULT_INHERITED_ENV } from "@weft/mcp/runtime";
+ *
+ * console.log(DEFAULT_INHERITED_ENV.unix.join(" "));
+ * ```
  */
-export const DEFAULT_INHERITED_ENV: readonly string[] =
-  Deno.build.os === "windows"
-    ? [
-      "APPDATA",
-      "HOMEDRIVE",
-      "HOMEPATH",
-      "LOCALAPPDATA",
-      "PATH",
-      "PROCESSOR_ARCHITECTURE",
-      "SYSTEMDRIVE",
-      "SYSTEMROOT",
-      "TEMP",
-      "USERNAME",
-      "USERPROFILE",
-      "PROGRAMFILES",
-    ]
-    : ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"];
+export const DEFAULT_INHERITED_ENV: {
+  readonly unix: readonly string[];
+  readonly windows: readonly string[];
+} = {
+  windows: [
+    "APPDATA",
+    "HOMEDRIVE",
+    "HOMEPATH",
+    "LOCALAPPDATA",
+    "PATH",
+    "PROCESSOR_ARCHITECTURE",
+    "SYSTEMDRIVE",
+    "SYSTEMROOT",
+    "TEMP",
+    "USERNAME",
+    "USERPROFILE",
+    "PROGRAMFILES",
+  ],
+  unix: ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"],
+};
 
 export { DEFAULT_INITIALIZE_TIMEOUT } from "../client/disposable_client.ts";
 
@@ -333,7 +345,10 @@ export function strayLineText(error: MalformedMessageError): string {
 /** The inherited part of a server's environment: the variables of {@link DEFAULT_INHERITED_ENV} that are set. */
 export function defaultEnvironment(): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const name of DEFAULT_INHERITED_ENV) {
+  const names = Deno.build.os === "windows"
+    ? DEFAULT_INHERITED_ENV.windows
+    : DEFAULT_INHERITED_ENV.unix;
+  for (const name of names) {
     let value: string | undefined;
     try {
       value = Deno.env.get(name);
