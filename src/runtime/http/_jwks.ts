@@ -245,8 +245,11 @@ function pick(
     : "several";
 }
 
-/** A value of the token as a refusal quotes it: JSON, at most 64 characters. */
+/** A value of the token as a refusal quotes it: JSON in ASCII, at most 64 characters. */
 export function shown(value: unknown): string {
-  const text = JSON.stringify(value) ?? String(value);
+  const text = (JSON.stringify(value) ?? String(value)).replace(
+    /[^\x20-\x7e]/g,
+    (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
   return text.length > 64 ? `${text.slice(0, 61)}...` : text;
 }
