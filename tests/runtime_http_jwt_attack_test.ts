@@ -315,6 +315,13 @@ Deno.test("typ: at+jwt and application/at+jwt (any case) accepted; JWT, none and
   );
 });
 
+Deno.test("a kid that is not a string is refused, not taken for an absent one", async () => {
+  await assert.rejects(
+    verifier()(await mint(key, claims(), { kid: 1 })),
+    refusedWith("the token's kid is not a string"),
+  );
+});
+
 Deno.test("typ with allowJwtTyp: JWT, application/jwt and an absent typ also accepted; other types still refused", async () => {
   const verify = verifier({ allowJwtTyp: true });
   for (const typ of ["at+jwt", "JWT", "jwt", "application/jwt", undefined]) {
@@ -614,5 +621,34 @@ Deno.test("options: an audience that is not a URL is refused when the verifier i
     // deno-lint-ignore no-explicit-any
     () => verifier({ algorithms: ["toString" as any] }),
     TypeError,
+  );
+});
+
+Deno.test("a refusal's reason that is not ASCII: the 401 still goes out, the header keeping printable ASCII, the body the whole text", async () => {
+  const reason =
+    "the token\u2019s owner \u201cZo\u00eb\u201d \u2603 is unknown";
+  const { handler, reported } = handlerWith(() => {
+    throw new InvalidTokenError(reason);
+  });
+  await using _ = handler;
+  const res = await call(handler, "t");
+  assert.equal(
+    res.headers.get("www-authenticate"),
+    `Bearer error="invalid_token", resource_metadata="http://localhost/.well-known/oauth-protected-resource/mcp", error_description="the tokens owner Zo  is unknown"`,
+  );
+  assert.deepEqual(await res.json(), {
+    error: "invalid_token",
+    error_description: reason,
+  });
+  assert.equal(reported.length, 1);
+  assert.ok(reported[0] instanceof HttpRefusalError);
+  assert.equal(reported[0].status, 401);
+});
+
+Deno.test("a token's own bytes quoted in a refusal are escaped to ASCII", async () => {
+  const head = b64url(JSON.stringify({ alg: "RS\u00e9\u2603", typ: "at+jwt" }));
+  await assert.rejects(
+    verifier()(`${head}.${b64url("{}")}.`),
+    refusedWith(`the token's algorithm "RS\\u00e9\\u2603" is not accepted`),
   );
 });
