@@ -539,6 +539,20 @@ Deno.test("remembered claims are deep-copied: a tool that mutates ctx.auth's cla
   const b = await verify(token);
   assert.deepEqual((b.extra!.claims as { org: unknown }).org, { id: "acme" });
   assert.equal(b.resource!.href, RESOURCE);
+  // A claim named __proto__ stays a claim: no prototype for the copy.
+  const proto = await mint(key, {
+    ...claims(),
+    ["__proto__"]: { admin: true },
+  });
+  await verify(proto);
+  const copied = (await verify(proto)).extra!.claims as Record<string, unknown>;
+  assert.equal(copied.admin, undefined);
+  assert.deepEqual(
+    Object.getOwnPropertyDescriptor(copied, "__proto__")?.value,
+    {
+      admin: true,
+    },
+  );
 });
 
 Deno.test("clock tolerance the right way round: nbf 10 s ahead and exp 10 s past pass with 30 s; nbf 60 s ahead and exp 60 s past do not", async () => {

@@ -275,8 +275,20 @@ function copy(auth: AuthInfo): AuthInfo {
     ...auth,
     scopes: [...auth.scopes],
     resource: auth.resource === undefined ? undefined : new URL(auth.resource),
-    extra: { ...extra, claims: structuredClone(extra.claims) },
+    extra: { ...extra, claims: cloneJson(extra.claims) },
   };
+}
+
+/**
+ * A deep copy of parsed JSON (objects, arrays, primitives): cheaper than
+ * `structuredClone`, and a `__proto__` key stays an own property.
+ */
+function cloneJson(value: unknown): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) return value.map(cloneJson);
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [k, cloneJson(v)]),
+  );
 }
 
 /** Checks `exp` (required) and `nbf`; returns `exp`. */
