@@ -175,7 +175,10 @@ export function jwtVerifier(
       checkTimes(known.extra?.claims as Record<string, unknown>, tolerance);
       return copy(known);
     }
-    if (typeof token !== "string" || token.length > MAX_TOKEN_LENGTH) {
+    if (typeof token !== "string") {
+      throw new InvalidTokenError("the token is not a JWT");
+    }
+    if (token.length > MAX_TOKEN_LENGTH) {
       throw new InvalidTokenError(
         `the token is longer than ${MAX_TOKEN_LENGTH} characters`,
       );
