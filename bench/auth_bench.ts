@@ -123,7 +123,7 @@ async function issuer(alg: Alg): Promise<{
   return {
     jwk: { ...jwk, kid: alg, alg, key_ops: undefined } as JsonWebKey,
     mint: async () => {
-      const head = `${text({ alg, kid: alg })}.${
+      const head = `${text({ alg, kid: alg, typ: "at+jwt" })}.${
         text({
           iss: ISSUER,
           aud: RESOURCE,

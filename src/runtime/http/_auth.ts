@@ -244,12 +244,16 @@ function challenge(status: number, params: Record<string, string>): Response {
   });
 }
 
-/** A quoted-string's content: backslash and quote escaped, controls dropped. */
+/**
+ * A quoted-string's content: backslash and quote escaped, controls and
+ * anything not ASCII dropped (RFC 6750 §3 allows printable ASCII only; a
+ * header cannot carry more, and a token's bytes may be quoted).
+ */
 function quoted(value: string): string {
   let out = "";
   for (const ch of value) {
     const code = ch.charCodeAt(0);
-    if (code < 0x20 || code === 0x7f) continue;
+    if (code < 0x20 || code > 0x7e) continue;
     out += ch === "\\" || ch === '"' ? `\\${ch}` : ch;
   }
   return out;

@@ -8,7 +8,7 @@
 
 import type { AuthInfo } from "../../core/auth.ts";
 import { InvalidTokenError } from "./auth.ts";
-import { KeySet, PARAMS } from "./_jwks.ts";
+import { KeySet, PARAMS, shown } from "./_jwks.ts";
 
 /** The signature algorithms `jwtVerifier` accepts (asymmetric only: never `none`, never HMAC). */
 export type JwtAlgorithm =
@@ -53,7 +53,21 @@ export interface JwtVerifierOptions {
   algorithms?: JwtAlgorithm[];
   /** Seconds of clock difference allowed on `exp` and `nbf`. Default 30. */
   clockTolerance?: number;
-  /** The least time between two fetches of the JWKS, in ms. Default 30 s. */
+  /**
+   * Also accept tokens whose `typ` header is `JWT` (or `application/jwt`)
+   * or absent, for issuers that do not mark their access tokens `at+jwt`
+   * (RFC 9068). Default `false`: only `at+jwt` and `application/at+jwt`
+   * (case-insensitive) are accepted, so an ID token or another kind of JWT
+   * the issuer signs cannot pass for an access token. Other types are
+   * refused either way.
+   */
+  allowJwtTyp?: boolean;
+  /**
+   * The least time between two fetches of the JWKS, in ms. Default 30 s.
+   * After a failed fetch the set is not fetched again for this long,
+   * doubled after each further failure (at most 5 minutes, or this
+   * interval when longer).
+   */
   refetchInterval?: number;
   /** The time one JWKS fetch may take, in ms. Default 5 s. */
   fetchTimeout?: number;
@@ -71,20 +85,33 @@ const DEFAULT_ALGORITHMS: JwtAlgorithm[] = ["RS256", "PS256", "ES256", "EdDSA"];
  * A `verify` function for `httpHandler`'s `auth` that accepts JWT access
  * tokens signed by `issuer` for `audience`. A token is refused (the
  * handler answers 401 `invalid_token`, with the reason as
- * `error_description`) when it is not a JWS of three parts; its `alg` is
- * not in `algorithms` (`none` and the HMAC algorithms never are: a public
- * key must not double as a shared secret); no key of the set has its `kid`
- * (the set is fetched again first, at most once per `refetchInterval`); the
- * signature does not verify; `iss` is not `issuer`; `aud` does not name
- * `audience`; `exp` is missing or past, or `nbf` ahead (each with
- * `clockTolerance`). The result's `clientId` is the `client_id` claim
- * (else `azp`, else `sub`), `scopes` the `scope` claim split on spaces (or
- * an `scp` array), `expiresAt` the `exp`, `resource` the audience, and
- * `extra` holds `sub`, `iss` and every claim. A verified token is
- * remembered (`cacheSize`), its time claims checked again on each use. A
- * JWKS that cannot be
- * fetched rejects with a plain `Error` (the handler answers 500: the
- * token was not judged).
+ * `error_description`) when it is longer than 32,768 characters or not a
+ * JWS of three base64url parts whose header and payload are JSON objects;
+ * its `typ` is not `at+jwt` (see `allowJwtTyp`); its header has `crit`
+ * (no extension is understood); its `alg` is not in `algorithms` (`none`
+ * and the HMAC algorithms never are: a public key must not double as a
+ * shared secret); no key fits (see below); the signature does not verify;
+ * `iss` is not `issuer`; `aud` does not name `audience`; `exp` is missing
+ * or past, or `nbf` ahead (each with `clockTolerance`); it names no
+ * principal (none of `sub`, `client_id`, `azp`). Malformed input is always
+ * such a refusal, never another error.
+ *
+ * The key: a token with a `kid` is checked by the set's key of that `kid`
+ * (when the set has none, it is fetched again first, at most once per
+ * `refetchInterval`); a token without `kid` only when exactly one key of
+ * the set fits its `alg` (same `kty`, curve and, when the key says, `alg`;
+ * never an encryption key) — with several, the token is refused rather
+ * than tried against each.
+ *
+ * The result's `clientId` is the `client_id` claim (else `azp`, else
+ * `sub`), `scopes` the `scope` claim split on spaces (or an `scp` array),
+ * `expiresAt` the `exp`, `resource` the audience, and `extra` holds `sub`,
+ * `iss` and every claim. A verified token is remembered (`cacheSize`), its
+ * time claims checked again on each use; every caller gets its own deep
+ * copy. A JWKS that cannot be fetched rejects with a plain `Error` (the
+ * handler answers 500: the token was not judged), and is not fetched
+ * again until its back-off has passed; a refetch for an unknown `kid`
+ * that fails refuses the token with the keys already known.
  *
  * @example Verifying tokens of a local authorization server
  * ```ts
@@ -112,7 +139,7 @@ export function jwtVerifier(
 ): (token: string) => Promise<AuthInfo> {
   const algorithms = options.algorithms ?? DEFAULT_ALGORITHMS;
   for (const alg of algorithms) {
-    if (!(alg in PARAMS)) {
+    if (!Object.hasOwn(PARAMS, alg)) {
       throw new TypeError(
         `jwtVerifier: algorithm ${
           JSON.stringify(alg)
@@ -126,9 +153,21 @@ export function jwtVerifier(
   if (typeof options.audience !== "string" || options.audience === "") {
     throw new TypeError("jwtVerifier: options.audience is required");
   }
+  let resource: URL;
+  try {
+    resource = new URL(options.audience);
+  } catch (cause) {
+    throw new TypeError(
+      `jwtVerifier: options.audience must be this resource's URL, got ${
+        JSON.stringify(options.audience)
+      }`,
+      { cause },
+    );
+  }
   const keys = new KeySet(options);
   const tolerance = options.clockTolerance ?? 30;
   const cacheSize = options.cacheSize ?? 1000;
+  const typs = options.allowJwtTyp === true ? JWT_TYPS : AT_JWT_TYPS;
   const verified = new Map<string, AuthInfo>();
   return async (token: string): Promise<AuthInfo> => {
     const known = verified.get(token);
@@ -136,30 +175,48 @@ export function jwtVerifier(
       checkTimes(known.extra?.claims as Record<string, unknown>, tolerance);
       return copy(known);
     }
+    if (typeof token !== "string") {
+      throw new InvalidTokenError("the token is not a JWT");
+    }
+    if (token.length > MAX_TOKEN_LENGTH) {
+      throw new InvalidTokenError(
+        `the token is longer than ${MAX_TOKEN_LENGTH} characters`,
+      );
+    }
     const parts = token.split(".");
     if (parts.length !== 3) {
       throw new InvalidTokenError("the token is not a JWT");
     }
     const header = decodeJson(parts[0], "header");
     const claims = decodeJson(parts[1], "payload");
+    const signature = decodeBase64Url(parts[2], "signature");
     const alg = header.alg;
     if (typeof alg !== "string" || !algorithms.includes(alg as JwtAlgorithm)) {
       throw new InvalidTokenError(
-        `the token's algorithm ${JSON.stringify(alg)} is not accepted`,
+        `the token's algorithm ${shown(alg)} is not accepted`,
       );
     }
-    const kid = typeof header.kid === "string" ? header.kid : undefined;
-    const key = await keys.find(kid, alg as JwtAlgorithm);
+    checkHeader(header, typs);
+    if (header.kid !== undefined && typeof header.kid !== "string") {
+      throw new InvalidTokenError("the token's kid is not a string");
+    }
+    const key = await keys.find(header.kid, alg as JwtAlgorithm);
     const signed = new TextEncoder().encode(`${parts[0]}.${parts[1]}`);
-    const signature = decodeBase64Url(parts[2], "signature");
-    const ok = await crypto.subtle.verify(
-      PARAMS[alg as JwtAlgorithm].verify,
-      key,
-      signature,
-      signed,
-    );
+    let ok: boolean;
+    try {
+      ok = await crypto.subtle.verify(
+        PARAMS[alg as JwtAlgorithm].verify,
+        key,
+        signature,
+        signed,
+      );
+    } catch (cause) {
+      throw new InvalidTokenError("the token's signature is not valid", {
+        cause,
+      });
+    }
     if (!ok) throw new InvalidTokenError("the token's signature is not valid");
-    const auth = checkClaims(claims, options, tolerance, token);
+    const auth = checkClaims(claims, options, tolerance, token, resource);
     if (cacheSize > 0) {
       if (verified.size >= cacheSize) {
         verified.delete(verified.keys().next().value!);
@@ -170,9 +227,71 @@ export function jwtVerifier(
   };
 }
 
-/** A caller's own copy of a remembered result (a tool may change what it is handed). */
+/** Longer tokens are refused unread (a JWT access token is a few KiB). */
+const MAX_TOKEN_LENGTH = 32_768;
+
+/** `typ` values accepted (lower-cased; RFC 9068 §4, RFC 8725 §3.11). */
+const AT_JWT_TYPS: ReadonlySet<string | undefined> = new Set([
+  "at+jwt",
+  "application/at+jwt",
+]);
+/** With `allowJwtTyp`: also a plain JWT, or no `typ` at all. */
+const JWT_TYPS: ReadonlySet<string | undefined> = new Set([
+  ...AT_JWT_TYPS,
+  "jwt",
+  "application/jwt",
+  undefined,
+]);
+
+/** Refuses a header whose `typ` is not accepted or that has `crit` (RFC 7515 §4.1.11). */
+function checkHeader(
+  header: Record<string, unknown>,
+  typs: ReadonlySet<string | undefined>,
+): void {
+  const typ = header.typ;
+  if (
+    (typ !== undefined && typeof typ !== "string") ||
+    !typs.has(typ?.toLowerCase())
+  ) {
+    throw new InvalidTokenError(
+      typ === undefined
+        ? "the token has no typ; an access token is typ at+jwt"
+        : `the token's typ ${
+          shown(typ)
+        } is not accepted; an access token is typ at+jwt`,
+    );
+  }
+  if (header.crit !== undefined) {
+    throw new InvalidTokenError(
+      "the token's header has crit: no critical extension is understood",
+    );
+  }
+}
+
+/**
+ * A caller's own copy of a remembered result: a tool may change what it
+ * is handed, even deep inside the claims; the next caller must not see it.
+ */
 function copy(auth: AuthInfo): AuthInfo {
-  return { ...auth, scopes: [...auth.scopes], extra: { ...auth.extra } };
+  const extra = auth.extra ?? {};
+  return {
+    ...auth,
+    scopes: [...auth.scopes],
+    resource: auth.resource === undefined ? undefined : new URL(auth.resource),
+    extra: { ...extra, claims: cloneJson(extra.claims) },
+  };
+}
+
+/**
+ * A deep copy of parsed JSON (objects, arrays, primitives): cheaper than
+ * `structuredClone`, and a `__proto__` key stays an own property.
+ */
+function cloneJson(value: unknown): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) return value.map(cloneJson);
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [k, cloneJson(v)]),
+  );
 }
 
 /** Checks `exp` (required) and `nbf`; returns `exp`. */
@@ -187,6 +306,9 @@ function checkTimes(
   if (claims.exp + tolerance <= now) {
     throw new InvalidTokenError("the token expired");
   }
+  if (claims.nbf !== undefined && typeof claims.nbf !== "number") {
+    throw new InvalidTokenError("the token's nbf is not a number");
+  }
   if (typeof claims.nbf === "number" && claims.nbf - tolerance > now) {
     throw new InvalidTokenError("the token is not valid yet");
   }
@@ -198,6 +320,7 @@ function checkClaims(
   options: JwtVerifierOptions,
   tolerance: number,
   token: string,
+  resource: URL,
 ): AuthInfo {
   if (claims.iss !== options.issuer) {
     throw new InvalidTokenError("the token's issuer is not accepted");
@@ -208,12 +331,15 @@ function checkClaims(
     throw new InvalidTokenError("the token was not issued for this resource");
   }
   const exp = checkTimes(claims, tolerance);
-  const sub = typeof claims.sub === "string" ? claims.sub : undefined;
-  const clientId = typeof claims.client_id === "string"
-    ? claims.client_id
-    : typeof claims.azp === "string"
-    ? claims.azp
-    : sub ?? "";
+  const sub = named(claims.sub);
+  const clientId = named(claims.client_id) ?? named(claims.azp) ?? sub;
+  if (clientId === undefined) {
+    // Without one, every such token would be the same principal (and
+    // could open and share one session).
+    throw new InvalidTokenError(
+      "the token names no principal: it has no sub, client_id or azp",
+    );
+  }
   const scopes = typeof claims.scope === "string"
     ? claims.scope.split(" ").filter((s) => s !== "")
     : Array.isArray(claims.scp)
@@ -224,17 +350,30 @@ function checkClaims(
     clientId,
     scopes,
     expiresAt: exp,
-    resource: new URL(options.audience),
+    resource: new URL(resource),
     extra: { sub, iss: claims.iss, claims },
   };
 }
 
+/** A claim that names someone: a non-empty string. */
+function named(value: unknown): string | undefined {
+  return typeof value === "string" && value !== "" ? value : undefined;
+}
+
 function decodeBase64Url(part: string, what: string): Uint8Array<ArrayBuffer> {
-  if (!/^[A-Za-z0-9_-]*$/.test(part)) {
+  // Unpadded base64url: a length of 1 mod 4 cannot be (RFC 7515 §2).
+  if (!/^[A-Za-z0-9_-]*$/.test(part) || part.length % 4 === 1) {
     throw new InvalidTokenError(`the token's ${what} is not base64url`);
   }
   const base64 = part.replaceAll("-", "+").replaceAll("_", "/");
-  const binary = atob(base64 + "=".repeat((4 - base64.length % 4) % 4));
+  let binary: string;
+  try {
+    binary = atob(base64 + "=".repeat((4 - base64.length % 4) % 4));
+  } catch (cause) {
+    throw new InvalidTokenError(`the token's ${what} is not base64url`, {
+      cause,
+    });
+  }
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
   return bytes;
