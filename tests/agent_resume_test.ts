@@ -533,3 +533,44 @@ Deno.test("a parked run resumes from its transcript and decisions sent through J
     ["wrote a.txt", "contents of b.txt"],
   );
 });
+
+Deno.test("result.resumed holds what the decisions gave the pending calls, in call order; a fresh run and a step's own results are not there", async () => {
+  const seen: CallInfo[] = [];
+  const model = script(
+    callTools(
+      { name: "a", args: { path: "1" } },
+      { name: "b", args: { path: "2" } },
+      { name: "c", args: { path: "3" } },
+      { name: "read_file", args: { path: "4" } },
+    ),
+    callTools({ name: "read_file", args: { path: "5" } }),
+    say("ok"),
+  );
+  const agent = new Agent(model, {
+    tools: [gated("a", seen), gated("b", seen), gated("c", seen), plain],
+  });
+  const parked = await agent.generate("go");
+  assert.deepEqual(parked.resumed, []);
+  assert.equal(parked.pending.length, 3);
+  const resumed = await agent.generate(parked.messages, {
+    decisions: [deny("call_2", "not today"), approve("call_1")],
+  });
+  assert.deepEqual(
+    resumed.resumed.map((r) => [r.callId, r.name, r.content, r.isError]),
+    [
+      ["call_1", "a", "wrote 1", false],
+      ["call_2", "b", "DENIED: not today", true],
+      ["call_3", "c", "DENIED: no decision", true],
+    ],
+  );
+  assert.equal(seen.length, 1);
+  // The steps hold this run's model calls and their results only.
+  assert.deepEqual(
+    resumed.steps.map((s) => s.results.map((r) => r.content)),
+    [["contents of 5"], []],
+  );
+  // Everything on resumed is in the transcript too.
+  for (const part of resumed.resumed) {
+    assert.ok(results(resumed.messages).some((r) => r === part));
+  }
+});
