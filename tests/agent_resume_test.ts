@@ -9,6 +9,8 @@ import {
   Agent,
   approve,
   deny,
+  type Message,
+  type PendingCall,
   resolve,
   resolveError,
   RunError,
@@ -20,7 +22,6 @@ import {
   ApprovalRequiredError,
   type CallInfo,
   DuplicateDecisionError,
-  type Message,
   NO_DECISION,
   NO_RESULT_RECORDED,
   NotPendingError,
@@ -517,13 +518,18 @@ Deno.test("a parked run resumes from its transcript and decisions sent through J
   const make = (model = script(twoCalls(), say("never"))) =>
     new Agent(model, { tools: [gated("write_file", seen), plain] });
   const parked = await parkedRun(make());
-  const stored = JSON.stringify({
-    messages: parked.messages,
-    decisions: [approve("call_1")],
-  });
-  const { messages, decisions } = JSON.parse(stored);
+  // What a host stores, typed with the names the main entry point gives.
+  interface Stored {
+    readonly messages: readonly Message[];
+    readonly pending: readonly PendingCall[];
+  }
+  const parkedJson = JSON.stringify(
+    { messages: parked.messages, pending: parked.pending } satisfies Stored,
+  );
+  const { messages, pending } = JSON.parse(parkedJson) as Stored;
+  const decisionsJson = JSON.stringify([approve(pending[0].id)]);
   const resumed = await make(script(say("Written."))).generate(messages, {
-    decisions,
+    decisions: JSON.parse(decisionsJson),
   });
   assert.equal(seen.length, 1);
   assert.equal(seen[0].approved, true);
