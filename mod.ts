@@ -62,8 +62,12 @@ export type { AgentOptions } from "./src/core/agent.ts";
 export { RunError } from "./src/core/run.ts";
 // What a run and a server set hold, for reading them (the steps' calls and
 // results, each server's state).
-export type { RunResult, StepRecord } from "./src/core/run.ts";
-export type { ToolCallPart, ToolResultPart } from "./src/core/messages.ts";
+export type { PendingCall, RunResult, StepRecord } from "./src/core/run.ts";
+export type {
+  Message,
+  ToolCallPart,
+  ToolResultPart,
+} from "./src/core/messages.ts";
 export type { RunEvent } from "./src/core/events.ts";
 export type { Model } from "./src/core/model.ts";
 export { subagent } from "./src/core/subagent.ts";

@@ -54,22 +54,12 @@ if (Deno.args[0] === "--serve-stdio") {
     signal: stop.signal,
     onListen: () => {},
   }, httpHandler(() => lookupServer(), { signal: stop.signal }));
-  // The child inherits the tracing settings: its spans join this trace.
-  const env: Record<string, string> = {};
-  for (
-    const name of [
-      "OTEL_DENO",
-      "OTEL_EXPORTER_OTLP_PROTOCOL",
-      "OTEL_EXPORTER_OTLP_ENDPOINT",
-      "OTEL_SERVICE_NAME",
-    ]
-  ) {
-    const value = Deno.env.get(name);
-    if (value !== undefined) env[name] = value;
-  }
   await using viaStdio = await connectStdio(Deno.execPath(), {
     args: ["run", "-A", new URL(import.meta.url).pathname, "--serve-stdio"],
-    env: { ...env, OTEL_SERVICE_NAME: "orders-stdio" },
+    // With OTEL_DENO=true here, connectStdio passes every OTEL_* variable
+    // on (its envPassthrough): the child's spans join this trace, under
+    // the service name set here.
+    env: { OTEL_SERVICE_NAME: "orders-stdio" },
     name: "stdio",
     stderr: "inherit",
   });

@@ -109,6 +109,10 @@ Deno.test("answer resumes the call: it runs again, ask returns the answers in or
     content: "hello Ada",
     isError: false,
   });
+  // The answered call's result is on the run's result, not only in the transcript.
+  assert.deepEqual(third.resumed, [result]);
+  // Parked again, the call has no result yet: it is on pending, not resumed.
+  assert.deepEqual(second.resumed, []);
   assert.equal(runs.count, 3);
 });
 

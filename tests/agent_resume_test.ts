@@ -9,6 +9,8 @@ import {
   Agent,
   approve,
   deny,
+  type Message,
+  type PendingCall,
   resolve,
   resolveError,
   RunError,
@@ -20,7 +22,6 @@ import {
   ApprovalRequiredError,
   type CallInfo,
   DuplicateDecisionError,
-  type Message,
   NO_DECISION,
   NO_RESULT_RECORDED,
   NotPendingError,
@@ -517,13 +518,18 @@ Deno.test("a parked run resumes from its transcript and decisions sent through J
   const make = (model = script(twoCalls(), say("never"))) =>
     new Agent(model, { tools: [gated("write_file", seen), plain] });
   const parked = await parkedRun(make());
-  const stored = JSON.stringify({
-    messages: parked.messages,
-    decisions: [approve("call_1")],
-  });
-  const { messages, decisions } = JSON.parse(stored);
+  // What a host stores, typed with the names the main entry point gives.
+  interface Stored {
+    readonly messages: readonly Message[];
+    readonly pending: readonly PendingCall[];
+  }
+  const parkedJson = JSON.stringify(
+    { messages: parked.messages, pending: parked.pending } satisfies Stored,
+  );
+  const { messages, pending } = JSON.parse(parkedJson) as Stored;
+  const decisionsJson = JSON.stringify([approve(pending[0].id)]);
   const resumed = await make(script(say("Written."))).generate(messages, {
-    decisions,
+    decisions: JSON.parse(decisionsJson),
   });
   assert.equal(seen.length, 1);
   assert.equal(seen[0].approved, true);
@@ -532,4 +538,45 @@ Deno.test("a parked run resumes from its transcript and decisions sent through J
     results(resumed.messages).map((r) => r.content),
     ["wrote a.txt", "contents of b.txt"],
   );
+});
+
+Deno.test("result.resumed holds what the decisions gave the pending calls, in call order; a fresh run and a step's own results are not there", async () => {
+  const seen: CallInfo[] = [];
+  const model = script(
+    callTools(
+      { name: "a", args: { path: "1" } },
+      { name: "b", args: { path: "2" } },
+      { name: "c", args: { path: "3" } },
+      { name: "read_file", args: { path: "4" } },
+    ),
+    callTools({ name: "read_file", args: { path: "5" } }),
+    say("ok"),
+  );
+  const agent = new Agent(model, {
+    tools: [gated("a", seen), gated("b", seen), gated("c", seen), plain],
+  });
+  const parked = await agent.generate("go");
+  assert.deepEqual(parked.resumed, []);
+  assert.equal(parked.pending.length, 3);
+  const resumed = await agent.generate(parked.messages, {
+    decisions: [deny("call_2", "not today"), approve("call_1")],
+  });
+  assert.deepEqual(
+    resumed.resumed.map((r) => [r.callId, r.name, r.content, r.isError]),
+    [
+      ["call_1", "a", "wrote 1", false],
+      ["call_2", "b", "DENIED: not today", true],
+      ["call_3", "c", "DENIED: no decision", true],
+    ],
+  );
+  assert.equal(seen.length, 1);
+  // The steps hold this run's model calls and their results only.
+  assert.deepEqual(
+    resumed.steps.map((s) => s.results.map((r) => r.content)),
+    [["contents of 5"], []],
+  );
+  // Everything on resumed is in the transcript too.
+  for (const part of resumed.resumed) {
+    assert.ok(results(resumed.messages).some((r) => r === part));
+  }
 });

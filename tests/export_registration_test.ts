@@ -87,6 +87,51 @@ Deno.test("a throw mid-list registers nothing of that call (atomic, ADR 0030)", 
   assert.equal(onlyText(await callRaw(pair.client, "kept")), "old");
 });
 
+Deno.test("tools not spread, or anything else that is not a tool, throw a TypeError naming the argument, and nothing is registered", async () => {
+  const a = text("a", "1");
+  const b = text("b", "2");
+  const refused = (args: unknown[], message: string) =>
+    assert.throws(
+      () => exportTools(pair.server, ...(args as ToolDef[])),
+      (err: unknown) => err instanceof TypeError && err.message === message,
+    );
+  await using pair = await connected((server) => {
+    exportTools(server, text("kept", "old"));
+  });
+  refused(
+    [[a, b]],
+    "exportTools: argument 2 is an array, not a tool; spread it: exportTools(server, ...tools)",
+  );
+  refused(
+    [a, [b]],
+    "exportTools: argument 3 is an array, not a tool; spread it: exportTools(server, ...tools)",
+  );
+  refused(
+    [a, "b"],
+    "exportTools: argument 3 is a string, not a tool; pass tools built with tool() or rawTool()",
+  );
+  refused(
+    [{ name: "b", description: "B." }],
+    'exportTools: argument 2 is an object without an invoke function (named "b"), not a tool; pass tools built with tool() or rawTool()',
+  );
+  refused(
+    [{ ...b, name: "" }],
+    "exportTools: argument 2 is an object without a name, not a tool; pass tools built with tool() or rawTool()",
+  );
+  refused(
+    [a, b, () => "c"],
+    "exportTools: argument 4 is a function, not a tool; pass tools built with tool() or rawTool()",
+  );
+  refused(
+    [1],
+    "exportTools: argument 2 is a number, not a tool; pass tools built with tool() or rawTool()",
+  );
+  // A spread copy of a tool is a tool (tools are frozen and copy by spreading).
+  exportTools(pair.server, { ...b, name: "b2" });
+  const { tools } = await pair.client.listTools();
+  assert.deepEqual(tools.map((t) => t.name), ["kept", "b2"]);
+});
+
 Deno.test("a name registered by an earlier call is replaced silently, keeping its place", async () => {
   await using pair = await connected((server) => {
     exportTools(server, text("a", "first a", "old"), text("b", "b"));

@@ -1,5 +1,6 @@
 // importTools' requireApproval picks tools: true, false, a list of names
-// (the server's or the prefixed), a function of the server's name; a rule
+// (the server's or the prefixed), a function of the server's name and the
+// tool as listed (its annotations: gate what may destroy); a rule
 // of another type is refused before anything is listed.
 
 import assert from "node:assert/strict";
@@ -108,4 +109,89 @@ Deno.test("docs/import.md: the listed tools park for approval, the others run, a
     "list_directory",
     "delete_file",
   ]);
+});
+
+Deno.test("requireApproval: a function gets the tool as the server lists it — name, title, description, annotations ({} when none)", async () => {
+  await using peer = await listedServer({
+    tools: [
+      entry("delete_file", {
+        title: "Delete a file",
+        description: "Deletes a file.",
+        annotations: { destructiveHint: true, readOnlyHint: false, x: 1 },
+      }),
+      entry("read_file", { annotations: { readOnlyHint: "yes" } }),
+    ],
+  });
+  const seen: unknown[][] = [];
+  await importTools(peer.client, {
+    prefix: "fs_",
+    policy: {
+      requireApproval: (...args) => {
+        seen.push(args);
+        return false;
+      },
+    },
+  });
+  assert.deepEqual(seen, [
+    ["delete_file", {
+      name: "delete_file",
+      title: "Delete a file",
+      description: "Deletes a file.",
+      annotations: {
+        title: "Delete a file",
+        readOnlyHint: false,
+        destructiveHint: true,
+      },
+    }],
+    // A hint of the wrong type is not a hint.
+    ["read_file", { name: "read_file", description: "", annotations: {} }],
+  ]);
+  // What a rule sees cannot change what the tool carries.
+  const [, first] = seen[0] as [string, { annotations: object }];
+  assert.ok(Object.isFrozen(first.annotations));
+});
+
+Deno.test("requireApproval by annotations: a destructive tool parks, a read-only one runs, and approving runs the parked one", async () => {
+  await using peer = await listedServer({
+    tools: [
+      entry("read_file", { annotations: { readOnlyHint: true } }),
+      entry("append_log", {
+        annotations: { readOnlyHint: false, destructiveHint: false },
+      }),
+      entry("delete_file", { annotations: { destructiveHint: true } }),
+      // No hints: MCP's defaults, not read-only and destructive.
+      entry("run_script"),
+    ],
+    call: (call) => ({
+      content: [{ type: "text", text: `${call.name} done` }],
+    }),
+  });
+  const { tools } = await importTools(peer.client, {
+    policy: {
+      requireApproval: (_name, { annotations }) =>
+        annotations.readOnlyHint !== true &&
+        annotations.destructiveHint !== false,
+    },
+  });
+  assert.deepEqual(
+    tools.filter((t) => t.requiresApproval).map((t) => t.name),
+    ["delete_file", "run_script"],
+  );
+  const model = script(
+    callTools(
+      { name: "read_file", args: {} },
+      { name: "delete_file", args: {} },
+    ),
+    say("Done."),
+  );
+  const agent = new Agent(model, { tools });
+  const parked = await agent.generate("Read, then delete.");
+  assert.deepEqual(parked.pending.map((call) => call.name), ["delete_file"]);
+  assert.deepEqual(peer.calls.map((c) => c.name), ["read_file"]);
+  const done = await agent.generate(parked.messages, {
+    decisions: [approve(parked.pending[0].id)],
+  });
+  assert.equal(done.text, "Done.");
+  assert.deepEqual(peer.calls.map((c) => c.name), ["read_file", "delete_file"]);
+  assert.equal(done.resumed[0].content, "delete_file done");
 });

@@ -314,3 +314,81 @@ Deno.test("HTTP, a kept modern verdict the server refutes: the first request fai
   await fresh.close();
   assert.equal(server.probes(), 1);
 });
+
+const DAY = 24 * 3_600_000;
+
+/** Runs `body` with `Date.now` read `shift()` ms ahead of the real clock. */
+async function shiftedClock(
+  shift: () => number,
+  body: () => Promise<void>,
+): Promise<void> {
+  const realNow = Date.now;
+  Date.now = () => realNow() + shift();
+  try {
+    await body();
+  } finally {
+    Date.now = realNow;
+  }
+}
+
+Deno.test("HTTP, the verdict kept in memory lasts 7 days: a reconnect within them sends no probe, one after them probes again", async () => {
+  await using server = legacyServer();
+  const store = memoryEraStore();
+  let ahead = 0;
+  await shiftedClock(() => ahead, async () => {
+    const connect = async () => {
+      const client = await connectHttp(server.url, { eraStore: store });
+      const cached = client.getProtocolEra()?.cached;
+      await client.ping();
+      await client.close();
+      return cached;
+    };
+    assert.equal(await connect(), false);
+    ahead = 7 * DAY - 60_000;
+    assert.equal(await connect(), true, "a minute before 7 days: kept");
+    assert.equal(server.probes(), 1);
+    ahead = 7 * DAY + 60_000;
+    assert.equal(await connect(), false, "a minute after 7 days: gone");
+    assert.equal(server.probes(), 2);
+  });
+});
+
+Deno.test("HTTP, a Deno KV era store is asked to expire each verdict after 7 days, a forgotten one too", async () => {
+  await using server = legacyServer();
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const sets: [unknown, number | undefined][] = [];
+    // The KV itself, with each set's value and expiry observed on the way.
+    const observed = {
+      get: (key: Deno.KvKey) => kv.get(key),
+      set: (
+        key: Deno.KvKey,
+        value: unknown,
+        options?: { expireIn?: number },
+      ) => {
+        sets.push([value, options?.expireIn]);
+        return kv.set(key, value, options);
+      },
+    };
+    const key = ["weft-mcp", "protocol-era", new URL(server.url).href];
+    await kv.set(key, {
+      era: "modern",
+      version: "2026-07-28",
+      discover: { supportedVersions: ["2026-07-28"], capabilities: {} },
+    });
+    // A kept modern verdict the legacy server refutes: forgotten, then the
+    // next connect probes and keeps its legacy verdict.
+    const stale = await connectHttp(server.url, { eraStore: observed });
+    await assert.rejects(stale.ping());
+    await stale.close();
+    const fresh = await connectHttp(server.url, { eraStore: observed });
+    await fresh.close();
+    assert.deepEqual(sets, [
+      [null, 7 * DAY],
+      [{ era: "legacy" }, 7 * DAY],
+    ]);
+    assert.deepEqual((await kv.get(key)).value, { era: "legacy" });
+  } finally {
+    kv.close();
+  }
+});

@@ -114,6 +114,7 @@ export async function applyDecisions(
     }
   }
   joinResults(run.messages, opened.at, results);
+  run.resumed.push(...results);
   run.pending.push(...parked);
   // Cancellation wins, as it does at the end of a step.
   if (signal.aborted) throw run.fail(0, signal.reason);

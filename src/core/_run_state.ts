@@ -39,6 +39,8 @@ export class RunState {
   readonly messages: Message[];
   readonly steps: StepRecord[] = [];
   readonly pending: PendingCall[] = [];
+  /** The results the resume's decisions gave the pending calls, in call order. */
+  readonly resumed: ToolResultPart[] = [];
   #usage: Usage = ZERO_USAGE;
   #output: unknown = undefined;
   #seq = 0;
@@ -161,6 +163,7 @@ export class RunState {
       usage: this.#usage,
       stopReason: this.steps.at(-1)?.stopReason,
       pending: [...this.pending],
+      resumed: [...this.resumed],
     };
   }
 

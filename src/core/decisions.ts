@@ -192,8 +192,8 @@ export function resolveError(id: string, content: string): ResolveDecision {
  * const resumed = await agent.generate(parked.messages, {
  *   decisions: [answer(parked.pending[0], { action: "accept", content: { name: "Ada" } })],
  * });
- * const result = resumed.messages.find((m) => m.role === "tool")?.content[0];
- * assert.equal(result?.type === "tool_result" && result.content, "hello Ada");
+ * // The answered call's result, also in `resumed.messages`:
+ * assert.equal(resumed.resumed[0].content, "hello Ada");
  * ```
  */
 export function answer(

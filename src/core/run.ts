@@ -84,8 +84,17 @@ export interface RunResult {
   readonly usage: Usage;
   /** The last step's stop reason; undefined when no step finished. */
   readonly stopReason?: StopReason;
-  /** Calls parked for approval; empty when none. */
+  /** Calls parked for a decision (approval, or input a tool asked for); empty when none. */
   readonly pending: readonly PendingCall[];
+  /**
+   * The results a resume's `decisions` gave the transcript's pending calls,
+   * in call order: what an approved or answered call returned, the text of
+   * a denied or resolved one, `DENIED: no decision` for one left undecided.
+   * They join the transcript before step 0 and belong to no step (`steps`
+   * holds model calls only). Empty for a run without decisions; a call
+   * parked again is on `pending`, not here.
+   */
+  readonly resumed: readonly ToolResultPart[];
 }
 
 /**
@@ -99,7 +108,7 @@ export interface RunResult {
  * import { RunError } from "@weft/mcp";
  * import assert from "node:assert/strict";
  * const err = new RunError(2, new Error("boom"), {
- *   id: "r", text: "", messages: [], steps: [], pending: [],
+ *   id: "r", text: "", messages: [], steps: [], pending: [], resumed: [],
  *   usage: { inputTokens: 0, outputTokens: 0 },
  * });
  * assert.equal(err.message, "weft: run failed at step 3: boom");

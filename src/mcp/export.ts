@@ -28,6 +28,7 @@ import {
   type InputResponse,
 } from "../core/input.ts";
 import { setStateKey } from "./_ask.ts";
+import { refuseNonTools } from "./_tool_args.ts";
 
 const DEFAULT_INPUT_SCHEMA: Readonly<Record<string, unknown>> = Object.freeze({
   type: "object",
@@ -78,7 +79,9 @@ const DEFAULT_INPUT_SCHEMA: Readonly<Record<string, unknown>> = Object.freeze({
  * server sends `notifications/tools/list_changed`.
  *
  * Throws a `TypeError`, registering nothing, on a missing tool
- * (`exportTools(server, ...tools): a tool is null; …`), a name repeated within the
+ * (`exportTools(server, ...tools): a tool is null; …`), anything else that
+ * is not a tool, by its position (`exportTools: argument 2 is an array, not
+ * a tool; spread it: exportTools(server, ...tools)`), a name repeated within the
  * call, an approval-gated tool (MCP has no approval channel, and running it
  * unapproved would be a silent policy bypass), a connected server without
  * the tools capability, or a server whose tools handlers someone else
@@ -102,6 +105,8 @@ const DEFAULT_INPUT_SCHEMA: Readonly<Record<string, unknown>> = Object.freeze({
  * ```
  */
 export function exportTools(server: Server, ...tools: ToolDef[]): void {
+  // The server is argument 1: the first tool is argument 2.
+  refuseNonTools("exportTools", tools, 2);
   const seen = new Set<string>();
   for (const tool of tools) {
     checkExportable(tool, seen);

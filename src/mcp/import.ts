@@ -98,7 +98,13 @@ export interface ImportOptions {
  * - A list of names: the tools it names — by the server's name (`"create_issue"`)
  *   or the prefixed one (`"gh_create_issue"`); either matches, exactly.
  * - A function: called once per tool at import with the server's name (before
- *   the prefix); `true` gates the tool. What it throws rejects the import.
+ *   the prefix) and the tool as the server lists it — its `name`,
+ *   `description`, `title` when given, and `annotations` (`{}` when none):
+ *   `readOnlyHint`, `destructiveHint`, `idempotentHint`, `openWorldHint`, as
+ *   the server sent them. `true` gates the tool. What it throws rejects the
+ *   import. The hints are the server's own claims, and an absent one means
+ *   MCP's default: a tool is not read-only and may destroy unless it says
+ *   otherwise (`readOnlyHint: true`, or `destructiveHint: false`).
  *
  * @example Gate one tool of a server
  * ```ts
@@ -107,14 +113,51 @@ export interface ImportOptions {
  *
  * const writes: ApprovalRule = (name) => /^(create|delete|update)_/.test(name);
  * const one: ApprovalRule = ["delete_file"];
- * assert.equal(typeof writes === "function" && writes("delete_repo"), true);
+ * assert.equal(typeof writes === "function" && writes("delete_repo", {
+ *   name: "delete_repo",
+ *   description: "",
+ *   annotations: {},
+ * }), true);
  * assert.deepEqual(one, ["delete_file"]);
+ * ```
+ *
+ * @example Gate the tools that may destroy, by their annotations
+ * ```ts
+ * import type { ApprovalRule } from "@weft/mcp";
+ * import assert from "node:assert/strict";
+ *
+ * // Absent hints count as MCP's defaults: not read-only, destructive.
+ * const destructive: ApprovalRule = (_name, { annotations }) =>
+ *   annotations.readOnlyHint !== true && annotations.destructiveHint !== false;
+ * const ask = destructive as Exclude<ApprovalRule, boolean | readonly string[]>;
+ * const tool = (annotations: object) => ({ name: "t", description: "", annotations });
+ * assert.equal(ask("delete_file", tool({ destructiveHint: true })), true);
+ * assert.equal(ask("read_file", tool({ readOnlyHint: true })), false);
+ * assert.equal(ask("append_log", tool({ destructiveHint: false })), false);
+ * assert.equal(ask("unknown", tool({})), true);
  * ```
  */
 export type ApprovalRule =
   | boolean
   | readonly string[]
-  | ((name: string) => boolean);
+  | ((
+    name: string,
+    tool: {
+      /** The server's name for the tool (before the prefix). */
+      readonly name: string;
+      /** The server's display name (its `title`, else `annotations.title`); absent when none. */
+      readonly title?: string;
+      /** The server's description, `""` when none. */
+      readonly description: string;
+      /** The server's annotations as it sent them (well-typed hints only); `{}` when none. */
+      readonly annotations: ToolAnnotations;
+    },
+  ) => boolean);
+
+/** A tool as a server lists it, as an {@link ApprovalRule} function sees it. */
+type ListedTool = Parameters<
+  Extract<ApprovalRule, (...args: never[]) => unknown>
+>[1];
 
 /**
  * The tool options `importTools` applies to each imported tool: a tool's
@@ -323,8 +366,8 @@ export async function importTools(
 interface EntryRules {
   readonly prefix: string;
   readonly policy: ImportPolicy;
-  /** Whether the tool the server names so waits for approval. */
-  readonly gated: (serverName: string) => boolean;
+  /** Whether the tool the server lists so waits for approval. */
+  readonly gated: (serverName: string, tool: ListedTool) => boolean;
   readonly render: RemoteOptions;
 }
 
@@ -355,25 +398,36 @@ function importEntry(
     if (err instanceof SchemaError) return err;
     throw err;
   }
-  const annotations = annotationsOf(entry.annotations);
+  const annotations = withTitle(
+    annotationsOf(entry.annotations),
+    entry.title,
+  );
   const readOnly = annotations?.readOnlyHint === true;
+  const description = typeof entry.description === "string"
+    ? entry.description
+    : "";
   // What rawTool builds, minus what a remote call does not use: the
   // handler's context (only the signal and progress matter, and only when
   // given) and the check that the handler resolved a string (renderContent
   // always does), with the promise hop it costs every call.
   return build(
     {
-      description: typeof entry.description === "string"
-        ? entry.description
-        : "",
+      description,
       origin: policy.origin !== undefined ? policy.origin : "mcp",
       sequential: !readOnly || policy.sequential === true,
-      requireApproval: gated(serverName),
+      requireApproval: gated(serverName, {
+        name: serverName,
+        ...(annotations?.title !== undefined
+          ? { title: annotations.title }
+          : {}),
+        description,
+        annotations: annotations ?? EMPTY_ANNOTATIONS,
+      }),
       strictInput: policy.strictInput,
       timeout: policy.timeout,
       maxResultBytes: policy.maxResultBytes,
       wrap: policy.wrap,
-      annotations: withTitle(annotations, entry.title),
+      annotations,
     },
     {
       name,
@@ -389,11 +443,15 @@ function importEntry(
 function approvalTest(
   rule: unknown,
   prefix: string,
-): (serverName: string) => boolean {
+): (serverName: string, tool: ListedTool) => boolean {
   if (rule === undefined || rule === false) return () => false;
   if (rule === true) return () => true;
   if (typeof rule === "function") {
-    return (name) => (rule as (name: string) => unknown)(name) === true;
+    // Always both arguments: what a rule reads is its own choice, never
+    // guessed from how many parameters it declares.
+    return (name, tool) =>
+      (rule as (name: string, tool: ListedTool) => unknown)(name, tool) ===
+        true;
   }
   if (Array.isArray(rule) && rule.every((n) => typeof n === "string")) {
     const names = new Set<string>(rule);
@@ -405,6 +463,9 @@ function approvalTest(
     }`,
   );
 }
+
+/** The annotations a rule sees for a tool the server sent none for. */
+const EMPTY_ANNOTATIONS: ToolAnnotations = Object.freeze({});
 
 // The server's annotations, with the tool's top-level `title` as the title:
 // MCP's display name, which takes precedence over `annotations.title`.

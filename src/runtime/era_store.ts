@@ -8,14 +8,16 @@
 import { isModernVersion, type ProtocolEra } from "./era.ts";
 
 /**
- * A place for era verdicts: a `Deno.Kv` (`await Deno.openKv()`) fits as is,
- * as does any object with these two methods. Keys are
+ * A place for era verdicts: a `Deno.Kv` (`await Deno.openKv()`, which needs
+ * `--unstable-kv` or `"unstable": ["kv"]` in `deno.json`) fits as is, as
+ * does any object with these two methods. Keys are
  * `["weft-mcp", "protocol-era", <server>]`, where `<server>` is the URL of
  * an HTTP server or the command line (and directory) of a stdio server.
  *
  * @example Keep verdicts across restarts in Deno KV
  * ```ts ignore
  * import { connectHttp } from "@weft/mcp";
+ * // Deno KV is unstable: run with --unstable-kv, or "unstable": ["kv"] in deno.json.
  * const kv = await Deno.openKv("./mcp-state.sqlite3");
  * await using client = await connectHttp("http://127.0.0.1:8000/mcp", { eraStore: kv });
  * ```

@@ -34,6 +34,7 @@ export interface OAuthCallbackOptions {
  * import { kvOAuthStore, oauthCallback, oauthClient } from "@weft/mcp";
  * const auth = oauthClient({
  *   redirectUrl: "https://app.example.com/oauth/callback",
+ *   // Deno KV is unstable: run with --unstable-kv, or "unstable": ["kv"] in deno.json.
  *   store: kvOAuthStore(await Deno.openKv()),
  * });
  * const callback = oauthCallback(auth, { redirectTo: "/" });

@@ -196,6 +196,7 @@ interface PendingRecord {
  * import { connectHttp, kvOAuthStore, oauthClient } from "@weft/mcp";
  * const auth = oauthClient({
  *   redirectUrl: "http://127.0.0.1:8976/callback",
+ *   // Deno KV is unstable: run with --unstable-kv, or "unstable": ["kv"] in deno.json.
  *   store: kvOAuthStore(await Deno.openKv()),
  *   authorize: async (url) => {
  *     console.log(`open ${url}`);

@@ -133,10 +133,13 @@ export interface KvOAuthStoreOptions {
  * instance of a Deno Deploy app. Entries are keyed by issuer, client and
  * principal; PKCE verifiers and `state` expire after ten minutes; a
  * refresh is guarded by an atomic check on the token entry's versionstamp.
+ * Deno KV is unstable: a program using it runs with `--unstable-kv`, or has
+ * `"unstable": ["kv"]` in its `deno.json`.
  *
  * @example
  * ```ts ignore
  * import { kvOAuthStore, oauthClient } from "@weft/mcp";
+ * // Deno KV is unstable: run with --unstable-kv, or "unstable": ["kv"] in deno.json.
  * const kv = await Deno.openKv();
  * const auth = oauthClient({ clientId: "agent", clientSecret: "s3cret", store: kvOAuthStore(kv) });
  * ```

@@ -46,7 +46,8 @@ export interface KvAtomicLike {
 
 /**
  * A Deno KV, structurally: the members `kvStore` uses. `Deno.Kv` (from
- * `Deno.openKv()`) is one; taking it by shape keeps this module free of the
+ * `Deno.openKv()`, which needs `--unstable-kv` or `"unstable": ["kv"]` in
+ * `deno.json`) is one; taking it by shape keeps this module free of the
  * unstable `Deno.Kv` types for programs that never use KV.
  */
 export interface KvLike {
@@ -541,6 +542,7 @@ export function parseEventId(
  * ```ts ignore
  * import { httpHandler, kvStore } from "@weft/mcp";
  * import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+ * // Deno KV is unstable: run with --unstable-kv, or "unstable": ["kv"] in deno.json.
  * const kv = await Deno.openKv();
  * Deno.serve(httpHandler(
  *   () => new Server({ name: "demo", version: "1" }, { capabilities: {} }),

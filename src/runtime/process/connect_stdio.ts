@@ -39,6 +39,7 @@ import {
   type ProtocolPreference,
 } from "../era_client.ts";
 import type { EraStore } from "../era_store.ts";
+import { passedThrough, passthroughOf } from "./_env_passthrough.ts";
 
 /**
  * Options of {@link connectStdio}.
@@ -62,9 +63,20 @@ export interface ConnectStdioOptions {
   args?: string[];
   /**
    * Variables set for the server, on top of the inherited few in
-   * {@link DEFAULT_INHERITED_ENV} (nothing else is inherited).
+   * {@link DEFAULT_INHERITED_ENV} and those `envPassthrough` names
+   * (nothing else is inherited); `env` wins over both.
    */
   env?: Record<string, string>;
+  /**
+   * More of this process's variables to pass on to the server when set:
+   * names, or prefixes ending in `*` (`["OTEL_*"]`). Default: `["OTEL_*"]`
+   * when this process runs with `OTEL_DENO=true` (Deno's built-in
+   * OpenTelemetry), so the server's spans reach the same collector and join
+   * the caller's trace; else none. `[]` passes nothing more. A variable
+   * this process may not read (no `--allow-env`) fails the connect when
+   * named here, and is left out under the default.
+   */
+  envPassthrough?: readonly string[];
   /** The server's working directory; ours when absent. */
   cwd?: string;
   /** Aborting ends the connection (and the process); during the handshake, rejects with its reason. */
@@ -215,7 +227,8 @@ const STDERR_LINE_BYTES = 64 * 1024;
  * SIGKILL of the host).
  *
  * The environment is explicit: the server gets only the variables in
- * {@link DEFAULT_INHERITED_ENV} that are set here, plus `env`. Its stderr is
+ * {@link DEFAULT_INHERITED_ENV} that are set here, those `envPassthrough`
+ * names (`OTEL_*` by default when `OTEL_DENO=true`), plus `env`. Its stderr is
  * never lost (see `stderr`); its stdout carries protocol only.
  *
  * @example Using `connectStdio`
@@ -235,9 +248,14 @@ export async function connectStdio(
   const name = options.name ?? serverNameOf(command, args);
   const target = commandLine(command, args);
   const stderr = options.stderr ?? prefixedStderr(name);
-  const env = { ...defaultEnvironment(), ...options.env };
+  const passthrough = passthroughOf(options.envPassthrough);
   let proc: SpawnedProcess;
   try {
+    const env = {
+      ...defaultEnvironment(),
+      ...passedThrough(passthrough),
+      ...options.env,
+    };
     proc = spawnProcess({
       command: resolveCommand(command, env.PATH, options.cwd),
       args,
