@@ -48,7 +48,7 @@ export interface StdioServerConfig extends ServerEntryOptions {
   command: string;
   /** Its arguments. */
   args?: string[];
-  /** Variables set for it, on top of the few inherited ones (`DEFAULT_INHERITED_ENV`). */
+  /** Variables set for it, on top of the few inherited ones (`DEFAULT_INHERITED_ENV`, and `OTEL_*` when this process runs with `OTEL_DENO=true`: see `connectStdio`'s `envPassthrough`). */
   env?: Record<string, string>;
   /** Its working directory; ours when absent. */
   cwd?: string;
