@@ -19,6 +19,7 @@ import {
 import type { ConnectionLostError } from "../errors.ts";
 import { LosslessHttpTransport } from "./_http_transport.ts";
 import { oauthFetch } from "./_oauth_fetch.ts";
+import { refusingFetch } from "./_auth_refusal.ts";
 import { AuthorizationError } from "./oauth_client.ts";
 import type { OAuthClientProvider } from "./oauth_client.ts";
 import {
@@ -158,9 +159,11 @@ export async function connectHttp(
   const endpoint = new URL(url);
   const base: FetchLike = options.fetch ??
     ((input, init) => fetch(input, init));
+  const naming = { server: options.name ?? endpoint.host, url: endpoint };
+  // A 401 or a 403 Bearer challenge that stands is an AuthorizationError.
   const fetcher = options.auth === undefined
-    ? base
-    : oauthFetch(options.auth, endpoint, base);
+    ? refusingFetch(base, naming)
+    : oauthFetch(options.auth, naming, base);
   const http = new LosslessHttpTransport(endpoint, {
     headers: options.headers,
     fetch: fetcher,
@@ -189,12 +192,13 @@ export async function connectHttp(
     await handshake(client, transport, {
       signal,
       initializeTimeout: options.initializeTimeout,
-      name: options.name ?? new URL(url).host,
+      name: naming.server,
       target: new URL(url).href,
     });
   } catch (error) {
-    // An OAuth flow that needs the user (or was refused) is the host's to
-    // act on: surfaced as itself, not as a failed handshake.
+    // Authorization the server wants and the connection could not give
+    // (or an OAuth flow that needs the user) is the host's to act on:
+    // surfaced as itself, not as a failed handshake.
     throw authorizationErrorIn(error) ?? error;
   }
   link.closeOnAbort(signal, client);

@@ -1,0 +1,444 @@
+/**
+ * The OAuth client's scopes against a weft resource server (`httpHandler`
+ * with `auth`, `jwtVerifier`, a tool with `scopes: ["orders:write"]`) and a
+ * test authorization server on 127.0.0.1 minting JWTs with WebCrypto, in
+ * both protocol eras: the scope asked when `scope` is not given (the 401
+ * challenge's, else the metadata's `scopes_supported`), the step-up to the
+ * union on `403 insufficient_scope` for client credentials and the
+ * authorization code, its bound, an `invalid_scope` that stops at once, and
+ * the `AuthorizationError` a connect or a call rejects with (status, scope,
+ * challenge, server) — what a model reads of it, and its `cause`.
+ */
+
+import assert from "node:assert/strict";
+import {
+  Agent,
+  connectHttp,
+  connectServers,
+  exportTools,
+  httpHandler,
+  importTools,
+  jwtVerifier,
+  rawTool,
+  Server,
+} from "../mod.ts";
+import type { ToolResultPart } from "../core.ts";
+import { callTools, say, script } from "../testing.ts";
+import { McpTransportError } from "../src/mcp/remote_error.ts";
+import {
+  AuthorizationError,
+  type OAuthClient,
+  oauthClient,
+  type OAuthClientOptions,
+} from "../src/runtime/client/oauth_client.ts";
+import { mint, signer } from "./_helpers/jwt_mint.ts";
+
+// The token types are real: a type that became `any` again fails `deno check`.
+type StoredTokens = NonNullable<Awaited<ReturnType<OAuthClient["tokens"]>>>;
+// @ts-expect-error a number is no token set
+const _notTokens: StoredTokens = 5;
+// @ts-expect-error access_token is a string
+const _badToken: StoredTokens = { access_token: 1, token_type: "Bearer" };
+
+const ERAS = ["legacy", "modern"] as const;
+const key = await signer("ES256", "as-key");
+
+interface TokenRequest {
+  readonly grant: string;
+  readonly scope: string | null;
+}
+
+interface Orders extends AsyncDisposable {
+  readonly url: string;
+  readonly issuer: string;
+  /** Every request to the token endpoint, in order. */
+  readonly tokenRequests: TokenRequest[];
+  /** The scopes asked at the authorization endpoint (browser flow). */
+  readonly authorizeScopes: (string | null)[];
+}
+
+interface OrdersOptions {
+  /** The scopes the authorization server grants; others are `invalid_scope`. Default: all. */
+  readonly grantable?: readonly string[];
+  /** Grants `mcp` only, whatever is asked, and says so in `scope`. */
+  readonly stingy?: boolean;
+  /** Strips `scope` from the resource's 401 challenge. */
+  readonly challengeWithoutScope?: boolean;
+}
+
+/**
+ * A weft resource server at `/mcp` (every request needs `mcp`; the tool
+ * `place_order` needs `orders:write`) and its authorization server at
+ * `/as`: metadata, and a token endpoint for client credentials and the
+ * authorization code (the code is the scope the user approved).
+ */
+function orders(options: OrdersOptions = {}): Orders {
+  const closer = new AbortController();
+  const tokenRequests: TokenRequest[] = [];
+  const authorizeScopes: (string | null)[] = [];
+  const server = Deno.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    signal: closer.signal,
+    onListen: () => {},
+  }, async (request) => {
+    const url = new URL(request.url);
+    const origin = url.origin;
+    if (url.pathname === "/.well-known/oauth-authorization-server/as") {
+      return Response.json({
+        issuer: `${origin}/as`,
+        authorization_endpoint: `${origin}/as/authorize`,
+        token_endpoint: `${origin}/as/token`,
+        response_types_supported: ["code"],
+        grant_types_supported: ["authorization_code", "client_credentials"],
+        code_challenge_methods_supported: ["S256"],
+        token_endpoint_auth_methods_supported: ["client_secret_basic", "none"],
+      });
+    }
+    if (url.pathname === "/as/token") {
+      const form = new URLSearchParams(await request.text());
+      const grant = form.get("grant_type") ?? "";
+      const scope = grant === "authorization_code"
+        ? form.get("code")
+        : form.get("scope");
+      tokenRequests.push({ grant, scope });
+      const asked = scope?.split(" ").filter(Boolean) ?? [];
+      const unknown = asked.filter((s) =>
+        options.grantable !== undefined && !options.grantable.includes(s)
+      );
+      if (unknown.length > 0) {
+        return Response.json({
+          error: "invalid_scope",
+          error_description: `not for this client: ${unknown.join(" ")}`,
+        }, { status: 400 });
+      }
+      const granted = options.stingy ? "mcp" : asked.join(" ");
+      const now = Math.floor(Date.now() / 1000);
+      const token = await mint(key, {
+        iss: `${origin}/as`,
+        aud: `${origin}/mcp`,
+        sub: "agent",
+        client_id: "agent",
+        scope: granted,
+        iat: now,
+        exp: now + 300,
+      });
+      // As asked: no `scope` in the answer (RFC 6749 5.1), unless stingy.
+      return Response.json({
+        access_token: token,
+        token_type: "Bearer",
+        expires_in: 300,
+        ...(options.stingy ? { scope: granted } : {}),
+      });
+    }
+    // Requests come after the listener is up, `mcp` defined below.
+    const response = await mcp(request);
+    if (options.challengeWithoutScope && response.status === 401) {
+      const headers = new Headers(response.headers);
+      headers.set(
+        "www-authenticate",
+        headers.get("www-authenticate")!.replace(/, scope="[^"]*"/, ""),
+      );
+      return new Response(response.body, { status: 401, headers });
+    }
+    return response;
+  });
+  const origin = `http://127.0.0.1:${server.addr.port}`;
+  const resource = `${origin}/mcp`;
+  const issuer = `${origin}/as`;
+  const mcp = httpHandler(() => {
+    const s = new Server({ name: "orders", version: "1" });
+    exportTools(
+      s,
+      rawTool({
+        name: "place_order",
+        description: "Places an order.",
+        scopes: ["orders:write"],
+        run: () => "placed",
+      }),
+      rawTool({
+        name: "list_orders",
+        description: "Lists orders.",
+        run: () => "none yet",
+      }),
+    );
+    return s;
+  }, {
+    onerror: () => {},
+    auth: {
+      resource,
+      authorizationServers: [issuer],
+      scopes: ["mcp"],
+      verify: jwtVerifier({
+        issuer,
+        audience: resource,
+        jwks: { keys: [key.jwk] },
+      }),
+    },
+  });
+  return {
+    url: resource,
+    issuer,
+    tokenRequests,
+    authorizeScopes,
+    async [Symbol.asyncDispose]() {
+      closer.abort();
+      await server.finished;
+    },
+  };
+}
+
+/** The user approves at once; the code carries the scope approved. */
+function approve(fx: Orders): OAuthClientOptions["authorize"] {
+  return (url) => {
+    const scope = url.searchParams.get("scope");
+    fx.authorizeScopes.push(scope);
+    const back = new URL(url.searchParams.get("redirect_uri")!);
+    back.searchParams.set("code", scope ?? "");
+    back.searchParams.set("state", url.searchParams.get("state")!);
+    return Promise.resolve(back);
+  };
+}
+
+const scopesAsked = (fx: Orders) => fx.tokenRequests.map((r) => r.scope);
+
+function textOf(result: unknown): string {
+  const content = (result as { content: { type: string; text?: string }[] })
+    .content;
+  return content.map((c) => c.text ?? "").join("");
+}
+
+Deno.test("client credentials, both eras: without scope the 401's scope is asked; a 403 insufficient_scope steps up to the union and the call goes through", async () => {
+  for (const protocol of ERAS) {
+    for (const scope of [undefined, "mcp"]) {
+      const what = `${protocol}, scope ${scope}`;
+      await using fx = orders();
+      const auth = oauthClient({
+        clientId: "agent",
+        clientSecret: "s3cret",
+        ...(scope === undefined ? {} : { scope }),
+      });
+      await using client = await connectHttp(fx.url, {
+        auth,
+        protocol,
+        signal: AbortSignal.timeout(10_000),
+      });
+      assert.deepEqual(scopesAsked(fx), ["mcp"], what);
+      assert.equal(
+        textOf(await client.callTool({ name: "list_orders", arguments: {} })),
+        "none yet",
+      );
+      const placed = await client.callTool({
+        name: "place_order",
+        arguments: {},
+      });
+      assert.equal(textOf(placed), "placed", what);
+      assert.deepEqual(scopesAsked(fx), ["mcp", "mcp orders:write"], what);
+      assert.ok(
+        fx.tokenRequests.every((r) => r.grant === "client_credentials"),
+      );
+      // The stepped-up token serves the next call: no token request.
+      await client.callTool({ name: "place_order", arguments: {} });
+      assert.equal(fx.tokenRequests.length, 2, what);
+    }
+  }
+});
+
+Deno.test("client credentials: a challenge naming no scope asks the metadata's scopes_supported", async () => {
+  for (const protocol of ERAS) {
+    await using fx = orders({ challengeWithoutScope: true });
+    await using client = await connectHttp(fx.url, {
+      auth: oauthClient({ clientId: "agent", clientSecret: "s3cret" }),
+      protocol,
+      signal: AbortSignal.timeout(10_000),
+    });
+    assert.deepEqual(scopesAsked(fx), ["mcp"], protocol);
+    await client.callTool({ name: "place_order", arguments: {} });
+    assert.deepEqual(scopesAsked(fx), ["mcp", "mcp orders:write"], protocol);
+  }
+});
+
+Deno.test("authorization code, both eras: the 401's scope, then a step-up to the union through the user", async () => {
+  for (const protocol of ERAS) {
+    await using fx = orders();
+    await using client = await connectHttp(fx.url, {
+      auth: oauthClient({
+        clientId: "app",
+        redirectUrl: "http://127.0.0.1:1/callback",
+        authorize: approve(fx),
+      }),
+      protocol,
+      signal: AbortSignal.timeout(10_000),
+    });
+    const placed = await client.callTool({
+      name: "place_order",
+      arguments: {},
+    });
+    assert.equal(textOf(placed), "placed", protocol);
+    assert.deepEqual(fx.authorizeScopes, ["mcp", "mcp orders:write"]);
+    assert.deepEqual(fx.tokenRequests, [
+      { grant: "authorization_code", scope: "mcp" },
+      { grant: "authorization_code", scope: "mcp orders:write" },
+    ]);
+  }
+});
+
+Deno.test("step-up is bounded: an authorization server that keeps granting less is asked maxStepUps times, then the call fails with insufficient-scope", async () => {
+  for (const protocol of ERAS) {
+    await using fx = orders({ stingy: true });
+    await using client = await connectHttp(fx.url, {
+      auth: oauthClient({ clientId: "agent", clientSecret: "s3cret" }),
+      name: "orders",
+      protocol,
+      signal: AbortSignal.timeout(10_000),
+    });
+    const error = await client.callTool({ name: "place_order", arguments: {} })
+      .then(() => assert.fail("called"), (e: unknown) => e);
+    assert.ok(error instanceof AuthorizationError, String(error));
+    assert.equal(error.reason, "insufficient-scope");
+    assert.equal(error.status, 403);
+    assert.equal(error.scope, "mcp orders:write");
+    assert.equal(
+      error.message,
+      `insufficient scope: server "orders" (${fx.url}) requires the scope "mcp orders:write"; the token holds "mcp" after 2 step-up(s): grant this client "orders:write" at the authorization server (or raise maxStepUps)`,
+    );
+    // The connect's token, then two step-ups.
+    assert.deepEqual(scopesAsked(fx), [
+      "mcp",
+      "mcp orders:write",
+      "mcp orders:write",
+    ]);
+  }
+});
+
+Deno.test("invalid_scope from the authorization server stops at once: one token request for the union, none on the next call", async () => {
+  for (const protocol of ERAS) {
+    await using fx = orders({ grantable: ["mcp"] });
+    await using client = await connectHttp(fx.url, {
+      auth: oauthClient({ clientId: "agent", clientSecret: "s3cret" }),
+      name: "orders",
+      protocol,
+      signal: AbortSignal.timeout(10_000),
+    });
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const error = await client.callTool({
+        name: "place_order",
+        arguments: {},
+      }).then(() => assert.fail("called"), (e: unknown) => e);
+      assert.ok(error instanceof AuthorizationError, String(error));
+      assert.equal(error.reason, "scope-refused");
+      assert.equal(error.status, 403);
+      assert.equal(error.scope, "mcp orders:write");
+      assert.equal(error.server, "orders");
+      assert.match(error.challenge ?? "", /error="insufficient_scope"/);
+      assert.match(
+        error.message,
+        /^insufficient scope: the authorization server refused the scope "mcp orders:write" for server "orders" \(http:\/\/127\.0\.0\.1:\d+\/mcp\) \(invalid_scope/,
+      );
+    }
+    assert.deepEqual(scopesAsked(fx), ["mcp", "mcp orders:write"], protocol);
+    // The token held still serves what it can.
+    assert.equal(
+      textOf(await client.callTool({ name: "list_orders", arguments: {} })),
+      "none yet",
+    );
+  }
+});
+
+Deno.test("connect without an OAuth client, both eras: an AuthorizationError, status 401, the challenge's scope, the server named", async () => {
+  for (const protocol of ERAS) {
+    await using fx = orders();
+    const error = await connectHttp(fx.url, {
+      name: "orders",
+      protocol,
+      signal: AbortSignal.timeout(10_000),
+    }).then(() => assert.fail("connected"), (e: unknown) => e);
+    assert.ok(error instanceof AuthorizationError, String(error));
+    assert.equal(error.reason, "authorization-required");
+    assert.equal(error.status, 401);
+    assert.equal(error.scope, "mcp");
+    assert.equal(error.server, "orders");
+    assert.equal(error.url, fx.url);
+    assert.equal(
+      error.challenge,
+      `Bearer scope="mcp", resource_metadata="${
+        new URL(fx.url).origin
+      }/.well-known/oauth-protected-resource/mcp"`,
+    );
+    assert.equal(
+      error.message,
+      `authorization required: server "orders" (${fx.url}) answered 401 and requires the scope "mcp"; give the connection an OAuth client (the auth option: oauthClient(...)) or a valid token`,
+    );
+    assert.deepEqual(fx.tokenRequests, []);
+  }
+});
+
+Deno.test("connectServers: a server answering 401 fails with its AuthorizationError as the cause; the others connect", async () => {
+  await using fx = orders();
+  await using servers = await connectServers({ orders: { url: fx.url } }, {
+    reconnect: false,
+    signal: AbortSignal.timeout(10_000),
+  });
+  const [failure] = servers.error?.failures ?? [];
+  assert.equal(failure?.server, "orders");
+  assert.ok(failure.cause instanceof AuthorizationError, String(failure.cause));
+  assert.equal(failure.cause.status, 401);
+  assert.equal(failure.cause.server, "orders");
+});
+
+/** A token with `mcp` only, sent as a plain header (no OAuth client). */
+async function mcpOnlyToken(fx: Orders): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  return await mint(key, {
+    iss: fx.issuer,
+    aud: fx.url,
+    sub: "agent",
+    client_id: "agent",
+    scope: "mcp",
+    iat: now,
+    exp: now + 300,
+  });
+}
+
+Deno.test("a call refused 403 without an OAuth client, both eras: an AuthorizationError naming the scope; through importTools the model reads it and the cause is it", async () => {
+  for (const protocol of ERAS) {
+    await using fx = orders();
+    await using client = await connectHttp(fx.url, {
+      headers: { authorization: `Bearer ${await mcpOnlyToken(fx)}` },
+      name: "orders",
+      protocol,
+      signal: AbortSignal.timeout(10_000),
+    });
+    const error = await client.callTool({ name: "place_order", arguments: {} })
+      .then(() => assert.fail("called"), (e: unknown) => e);
+    assert.ok(error instanceof AuthorizationError, String(error));
+    assert.equal(error.reason, "insufficient-scope");
+    assert.equal(error.status, 403);
+    assert.equal(error.scope, "mcp orders:write");
+    assert.match(error.challenge ?? "", /^Bearer error="insufficient_scope"/);
+    const text =
+      `insufficient scope: server "orders" (${fx.url}) requires the scope "mcp orders:write"; ask the authorization server for a token with it, or give the connection an OAuth client (the auth option: oauthClient(...)), which steps up`;
+    assert.equal(error.message, text);
+
+    const { tools } = await importTools(client);
+    const place = tools.find((t) => t.name === "place_order")!;
+    const thrown = await place.invoke("{}").then(
+      () => assert.fail("called"),
+      (e: unknown) => e,
+    );
+    assert.ok(thrown instanceof McpTransportError, String(thrown));
+    assert.ok(thrown.cause instanceof AuthorizationError);
+    assert.equal(thrown.cause.status, 403);
+
+    const result = await new Agent(
+      script(callTools({ name: "place_order" }), say("asked for access")),
+      { tools },
+    ).generate("order it");
+    const parts = result.messages.flatMap((m) =>
+      m.content.filter((p): p is ToolResultPart => p.type === "tool_result")
+    );
+    assert.deepEqual(parts.map((p) => [p.content, p.isError]), [
+      [`mcp: ${text}`, true],
+    ]);
+  }
+});
