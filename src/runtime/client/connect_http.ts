@@ -88,7 +88,10 @@ export interface ConnectHttpOptions {
    * OAuth for a server that requires it: an `oauthClient(...)` or any SDK
    * `OAuthClientProvider`. Every request carries its bearer token; a 401
    * runs the flow (refresh first, else authorization), a 403
-   * `insufficient_scope` steps up the scopes, and the request goes again.
+   * `insufficient_scope` steps up to the union of the scopes held and
+   * named (at most `maxStepUps` times a request), and the request goes
+   * again. A refusal that stands — or any 401 without `auth` — rejects the
+   * connect or the call with an `AuthorizationError`.
    */
   auth?: OAuthClientProvider;
   /** Installed as the client's `onerror` before the handshake. */
@@ -139,9 +142,13 @@ export interface ConnectHttpOptions {
  *   way at once.
  *
  * A handshake that fails rejects with the signal's reason when the signal
- * ended it, else with a `ServerConnectError` naming the server, the URL and
- * the phase (`initialize`): the server refused, could not be reached, or
- * did not answer within `initializeTimeout`.
+ * ended it; with an `AuthorizationError` (`status`, `scope`, `challenge`,
+ * `server`) when the server wants authorization the connection could not
+ * give (a 401, a 403 `insufficient_scope`); else with a
+ * `ServerConnectError` naming the server, the URL and the phase
+ * (`initialize`): the server refused, could not be reached, or did not
+ * answer within `initializeTimeout`. A call the server refuses so rejects
+ * with an `AuthorizationError` too.
  *
  * @example Using `connectHttp`
  * ```ts ignore

@@ -192,13 +192,20 @@ export interface OAuthClientOptions {
   privateKey?: string | Record<string, unknown>;
   /** The private key's algorithm. Default `"RS256"`. */
   algorithm?: string;
-  /** Scopes asked for when the server's challenge names none. */
+  /**
+   * Scopes asked for when the server's challenge names none; without it,
+   * the protected resource metadata's `scopes_supported`. The same for
+   * every grant.
+   */
   scope?: string;
   /** Where tokens are kept. Default: this process's memory. */
   store?: OAuthStore;
   /** Who the tokens belong to (a user id in a multi-user app). Default `"default"`. */
   principal?: string;
-  /** Scope step-ups per request on `403 insufficient_scope`. Default 2. */
+  /**
+   * Scope step-ups per request on `403 insufficient_scope`, each asking
+   * the union of the scopes held and the ones named. Default 2.
+   */
   maxStepUps?: number;
   /**
    * Enterprise-managed authorization (SEP-990, cross-app access): the
