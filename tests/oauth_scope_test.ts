@@ -64,6 +64,8 @@ interface OrdersOptions {
   readonly stingy?: boolean;
   /** Strips `scope` from the resource's 401 challenge. */
   readonly challengeWithoutScope?: boolean;
+  /** The audience of the tokens minted. Default: the resource. */
+  readonly audience?: string;
 }
 
 /**
@@ -116,7 +118,7 @@ function orders(options: OrdersOptions = {}): Orders {
       const now = Math.floor(Date.now() / 1000);
       const token = await mint(key, {
         iss: `${origin}/as`,
-        aud: `${origin}/mcp`,
+        aud: options.audience ?? `${origin}/mcp`,
         sub: "agent",
         client_id: "agent",
         scope: granted,
@@ -331,9 +333,9 @@ Deno.test("invalid_scope from the authorization server stops at once: one token 
       assert.equal(error.scope, "mcp orders:write");
       assert.equal(error.server, "orders");
       assert.match(error.challenge ?? "", /error="insufficient_scope"/);
-      assert.match(
+      assert.equal(
         error.message,
-        /^insufficient scope: the authorization server refused the scope "mcp orders:write" for server "orders" \(http:\/\/127\.0\.0\.1:\d+\/mcp\) \(invalid_scope/,
+        `insufficient scope: the authorization server refused the scope "mcp orders:write" for server "orders" (${fx.url}) (invalid_scope: not for this client: orders:write); grant this client that scope at the authorization server, or ask for less (the scope option)`,
       );
     }
     assert.deepEqual(scopesAsked(fx), ["mcp", "mcp orders:write"], protocol);
@@ -342,6 +344,48 @@ Deno.test("invalid_scope from the authorization server stops at once: one token 
       textOf(await client.callTool({ name: "list_orders", arguments: {} })),
       "none yet",
     );
+  }
+});
+
+Deno.test("invalid_scope on the connect's own token request: the connect fails with scope-refused, status 401, after one token request", async () => {
+  for (const protocol of ERAS) {
+    await using fx = orders({ grantable: [] });
+    const error = await connectHttp(fx.url, {
+      auth: oauthClient({ clientId: "agent", clientSecret: "s3cret" }),
+      name: "orders",
+      protocol,
+      signal: AbortSignal.timeout(10_000),
+    }).then(() => assert.fail("connected"), (e: unknown) => e);
+    assert.ok(error instanceof AuthorizationError, String(error));
+    assert.equal(error.reason, "scope-refused");
+    assert.equal(error.status, 401);
+    assert.equal(error.scope, "mcp");
+    assert.deepEqual(scopesAsked(fx), ["mcp"], protocol);
+  }
+});
+
+Deno.test("a token the server refuses right after a new authorization: refused, status 401, once (no loop)", async () => {
+  for (const protocol of ERAS) {
+    await using fx = orders({ audience: "https://elsewhere.example/mcp" });
+    const error = await connectHttp(fx.url, {
+      auth: oauthClient({ clientId: "agent", clientSecret: "s3cret" }),
+      name: "orders",
+      protocol,
+      signal: AbortSignal.timeout(10_000),
+    }).then(() => assert.fail("connected"), (e: unknown) => e);
+    assert.ok(error instanceof AuthorizationError, String(error));
+    assert.equal(error.reason, "refused");
+    assert.equal(error.status, 401);
+    assert.equal(error.server, "orders");
+    const description = /error_description="([^"]*)"/.exec(
+      error.challenge ?? "",
+    )?.[1];
+    assert.ok(description !== undefined, error.challenge);
+    assert.equal(
+      error.message,
+      `authorization required: server "orders" (${fx.url}) answered 401 (invalid_token: ${description}) to the token its authorization server issued just now; check that the authorization server issues tokens for this resource (its URL as the audience) and that the server trusts that issuer`,
+    );
+    assert.equal(fx.tokenRequests.length, 1, protocol);
   }
 });
 
@@ -375,15 +419,43 @@ Deno.test("connect without an OAuth client, both eras: an AuthorizationError, st
 
 Deno.test("connectServers: a server answering 401 fails with its AuthorizationError as the cause; the others connect", async () => {
   await using fx = orders();
-  await using servers = await connectServers({ orders: { url: fx.url } }, {
-    reconnect: false,
-    signal: AbortSignal.timeout(10_000),
-  });
-  const [failure] = servers.error?.failures ?? [];
-  assert.equal(failure?.server, "orders");
-  assert.ok(failure.cause instanceof AuthorizationError, String(failure.cause));
-  assert.equal(failure.cause.status, 401);
-  assert.equal(failure.cause.server, "orders");
+  const closer = new AbortController();
+  const open = Deno.serve(
+    {
+      hostname: "127.0.0.1",
+      port: 0,
+      signal: closer.signal,
+      onListen: () => {},
+    },
+    httpHandler(() => {
+      const s = new Server({ name: "open", version: "1" });
+      exportTools(
+        s,
+        rawTool({ name: "ping", description: "Pings.", run: () => "pong" }),
+      );
+      return s;
+    }),
+  );
+  try {
+    await using servers = await connectServers({
+      orders: { url: fx.url },
+      open: { url: `http://127.0.0.1:${open.addr.port}/mcp` },
+    }, { reconnect: false, signal: AbortSignal.timeout(10_000) });
+    const failures = servers.error?.failures ?? [];
+    assert.deepEqual(failures.map((f) => f.server), ["orders"]);
+    const [failure] = failures;
+    assert.ok(
+      failure.cause instanceof AuthorizationError,
+      String(failure.cause),
+    );
+    assert.equal(failure.cause.status, 401);
+    assert.equal(failure.cause.server, "orders");
+    assert.equal(failure.phase, "initialize");
+    assert.deepEqual(servers.tools.map((t) => t.name), ["open_ping"]);
+  } finally {
+    closer.abort();
+    await open.finished;
+  }
 });
 
 /** A token with `mcp` only, sent as a plain header (no OAuth client). */
