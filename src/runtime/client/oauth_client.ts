@@ -77,24 +77,6 @@ export type AuthorizationErrorReason =
   /** The authorization server refused the scope asked for (`invalid_scope`). */
   | "scope-refused";
 
-/** What {@link AuthorizationError} carries besides its reason and message. */
-export interface AuthorizationErrorOptions {
-  /** Where the user authorizes, for `"redirect-required"`. */
-  authorizationUrl?: URL;
-  /** The HTTP status the MCP server answered: 401 or 403. */
-  status?: number;
-  /** The scope the server's challenge requires (or the one refused, for `"scope-refused"`). */
-  scope?: string;
-  /** The server's `WWW-Authenticate` header, as it came. */
-  challenge?: string;
-  /** The server's name (a config key, or `connectHttp`'s `name`: by default the URL's host). */
-  server?: string;
-  /** The MCP endpoint's URL. */
-  url?: string;
-  /** What failed underneath. */
-  cause?: unknown;
-}
-
 /**
  * The server wants authorization the connection could not give, or an
  * OAuth flow could not complete. `reason` says why; `status` (401 or 403),
@@ -148,7 +130,22 @@ export class AuthorizationError extends Error {
   constructor(
     reason: AuthorizationErrorReason,
     message: string,
-    options: AuthorizationErrorOptions = {},
+    options: {
+      /** Where the user authorizes, for `"redirect-required"`. */
+      authorizationUrl?: URL;
+      /** The HTTP status the MCP server answered: 401 or 403. */
+      status?: number;
+      /** The scope the server's challenge requires (or the one refused, for `"scope-refused"`). */
+      scope?: string;
+      /** The server's `WWW-Authenticate` header, as it came. */
+      challenge?: string;
+      /** The server's name (a config key, or `connectHttp`'s `name`: by default the URL's host). */
+      server?: string;
+      /** The MCP endpoint's URL. */
+      url?: string;
+      /** What failed underneath. */
+      cause?: unknown;
+    } = {},
   ) {
     super(message, { cause: options.cause });
     this.name = "AuthorizationError";
