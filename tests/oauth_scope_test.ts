@@ -66,6 +66,8 @@ interface OrdersOptions {
   readonly challengeWithoutScope?: boolean;
   /** The audience of the tokens minted. Default: the resource. */
   readonly audience?: string;
+  /** The code grant's tokens live 1 s and come with a refresh token. */
+  readonly shortLived?: boolean;
 }
 
 /**
@@ -102,6 +104,8 @@ function orders(options: OrdersOptions = {}): Orders {
       const grant = form.get("grant_type") ?? "";
       const scope = grant === "authorization_code"
         ? form.get("code")
+        : grant === "refresh_token"
+        ? form.get("refresh_token")!.slice(2)
         : form.get("scope");
       tokenRequests.push({ grant, scope });
       const asked = scope?.split(" ").filter(Boolean) ?? [];
@@ -126,10 +130,12 @@ function orders(options: OrdersOptions = {}): Orders {
         exp: now + 300,
       });
       // As asked: no `scope` in the answer (RFC 6749 5.1), unless stingy.
+      const refreshable = options.shortLived && grant !== "client_credentials";
       return Response.json({
         access_token: token,
         token_type: "Bearer",
-        expires_in: 300,
+        expires_in: refreshable ? 1 : 300,
+        ...(refreshable ? { refresh_token: `r:${granted}` } : {}),
         ...(options.stingy ? { scope: granted } : {}),
       });
     }
@@ -157,6 +163,12 @@ function orders(options: OrdersOptions = {}): Orders {
         description: "Places an order.",
         scopes: ["orders:write"],
         run: () => "placed",
+      }),
+      rawTool({
+        name: "cancel_order",
+        description: "Cancels an order.",
+        scopes: ["orders:admin"],
+        run: () => "cancelled",
       }),
       rawTool({
         name: "list_orders",
@@ -254,9 +266,20 @@ Deno.test("client credentials: a challenge naming no scope asks the metadata's s
       protocol,
       signal: AbortSignal.timeout(10_000),
     });
-    assert.deepEqual(scopesAsked(fx), ["mcp"], protocol);
-    await client.callTool({ name: "place_order", arguments: {} });
-    assert.deepEqual(scopesAsked(fx), ["mcp", "mcp orders:write"], protocol);
+    const metadata = await fetch(
+      `${new URL(fx.url).origin}/.well-known/oauth-protected-resource/mcp`,
+    ).then((r) => r.json());
+    assert.ok(metadata.scopes_supported.length > 0);
+    assert.deepEqual(
+      scopesAsked(fx),
+      [metadata.scopes_supported.join(" ")],
+      protocol,
+    );
+    const placed = await client.callTool({
+      name: "place_order",
+      arguments: {},
+    });
+    assert.equal(textOf(placed), "placed", protocol);
   }
 });
 
@@ -283,6 +306,43 @@ Deno.test("authorization code, both eras: the 401's scope, then a step-up to the
       { grant: "authorization_code", scope: "mcp orders:write" },
     ]);
   }
+});
+
+Deno.test("a refresh answer without scope keeps the grant's: a later step-up, on another connection, asks the union with it", async () => {
+  await using fx = orders({ shortLived: true });
+  const auth = oauthClient({
+    clientId: "app",
+    redirectUrl: "http://127.0.0.1:1/callback",
+    authorize: approve(fx),
+  });
+  {
+    await using client = await connectHttp(fx.url, {
+      auth,
+      signal: AbortSignal.timeout(10_000),
+    });
+    await client.callTool({ name: "place_order", arguments: {} });
+  }
+  assert.deepEqual(fx.authorizeScopes, ["mcp", "mcp orders:write"]);
+  // The token lives 1 s: the next use refreshes it first.
+  await new Promise((resolve) => setTimeout(resolve, 1_100));
+  await using client = await connectHttp(fx.url, {
+    auth,
+    signal: AbortSignal.timeout(10_000),
+  });
+  const cancelled = await client.callTool({
+    name: "cancel_order",
+    arguments: {},
+  });
+  assert.equal(textOf(cancelled), "cancelled");
+  assert.ok(
+    fx.tokenRequests.some((r) => r.grant === "refresh_token"),
+    "the stored token was refreshed",
+  );
+  assert.deepEqual(fx.authorizeScopes, [
+    "mcp",
+    "mcp orders:write",
+    "mcp orders:write orders:admin",
+  ]);
 });
 
 Deno.test("step-up is bounded: an authorization server that keeps granting less is asked maxStepUps times, then the call fails with insufficient-scope", async () => {
