@@ -145,7 +145,7 @@ function orders(options: OrdersOptions = {}): Orders {
       const headers = new Headers(response.headers);
       headers.set(
         "www-authenticate",
-        headers.get("www-authenticate")!.replace(/, scope="[^"]*"/, ""),
+        headers.get("www-authenticate")!.replace(/\bscope="[^"]*"(, )?/, ""),
       );
       return new Response(response.body, { status: 401, headers });
     }
@@ -261,6 +261,9 @@ Deno.test("client credentials, both eras: without scope the 401's scope is asked
 Deno.test("client credentials: a challenge naming no scope asks the metadata's scopes_supported", async () => {
   for (const protocol of ERAS) {
     await using fx = orders({ challengeWithoutScope: true });
+    const bare = await fetch(fx.url, { method: "POST" });
+    await bare.body?.cancel();
+    assert.doesNotMatch(bare.headers.get("www-authenticate")!, /scope=/);
     await using client = await connectHttp(fx.url, {
       auth: oauthClient({ clientId: "agent", clientSecret: "s3cret" }),
       protocol,
@@ -447,6 +450,25 @@ Deno.test("a token the server refuses right after a new authorization: refused, 
     );
     assert.equal(fx.tokenRequests.length, 1, protocol);
   }
+});
+
+Deno.test("a browser flow without authorize: redirect-required, named, with the 401's status and scope", async () => {
+  await using fx = orders();
+  const error = await connectHttp(fx.url, {
+    auth: oauthClient({
+      clientId: "app",
+      redirectUrl: "http://127.0.0.1:1/callback",
+    }),
+    name: "orders",
+    signal: AbortSignal.timeout(10_000),
+  }).then(() => assert.fail("connected"), (e: unknown) => e);
+  assert.ok(error instanceof AuthorizationError, String(error));
+  assert.equal(error.reason, "redirect-required");
+  assert.equal(error.server, "orders");
+  assert.equal(error.url, fx.url);
+  assert.equal(error.status, 401);
+  assert.equal(error.scope, "mcp");
+  assert.equal(error.authorizationUrl?.searchParams.get("scope"), "mcp");
 });
 
 Deno.test("connect without an OAuth client, both eras: an AuthorizationError, status 401, the challenge's scope, the server named", async () => {
