@@ -100,13 +100,19 @@ export function oauthFetch(
     stepUp: boolean,
     refusedToken?: string,
   ): Promise<void> => {
-    const asked = scope;
+    const wanted = scope;
     try {
       await once(() => authorize(stepUp, refusedToken));
     } catch (error) {
+      // What the flow asked: the scope wanted, else the client's fallback.
+      const asked = client === undefined
+        ? wanted
+        : await client.scopeFor(wanted);
       const refusal = scopeRefusalOf(error, asked, status, challenge, naming);
       if (refusal !== undefined) {
-        refused.push({ scopes: words(asked), cause: error });
+        if (asked !== undefined) {
+          refused.push({ scopes: words(asked), cause: error });
+        }
         throw refusal;
       }
       throw named(error, status, challenge, naming);
@@ -186,7 +192,7 @@ export function oauthFetch(
   ): void {
     const asked = words(wanted);
     const before = refused.find((r) =>
-      r.scopes.every((s) => asked.includes(s))
+      r.scopes.length > 0 && r.scopes.every((s) => asked.includes(s))
     );
     if (before === undefined) return;
     throw scopeRefusalOf(before.cause, wanted, status, challenge, naming)!;

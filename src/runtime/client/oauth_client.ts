@@ -416,16 +416,23 @@ export class OAuthClient implements OAuthClientProvider {
    * `scopes_supported` (the SDK's `auth()` chooses the same for the
    * browser flow, given the first two as its `scope`).
    */
-  async #scopeToAsk(): Promise<string | undefined> {
-    if (this.#pendingScope !== undefined && this.#pendingScope !== "") {
-      return this.#pendingScope;
-    }
+  #scopeToAsk(): Promise<string | undefined> {
+    return this.scopeFor(this.#pendingScope);
+  }
+
+  /**
+   * The scope a flow for `wanted` (a challenge's scope, a step-up's union)
+   * asks: `wanted`, else the `scope` option, else the protected resource
+   * metadata's `scopes_supported` (once discovered).
+   */
+  async scopeFor(wanted: string | undefined): Promise<string | undefined> {
+    if (wanted !== undefined && wanted !== "") return wanted;
+    if (this.#options.scope !== undefined) return this.#options.scope;
     const supported = (await this.discoveryState())?.resourceMetadata
       ?.scopes_supported;
-    if (supported !== undefined && supported.length > 0) {
-      return supported.join(" ");
-    }
-    return this.#options.scope;
+    return supported !== undefined && supported.length > 0
+      ? supported.join(" ")
+      : undefined;
   }
 
   state(): string {
