@@ -3,7 +3,8 @@
  * `Authorization: Bearer`, answers a 401 with a refresh or a new
  * authorization, a 403 `insufficient_scope` with a step-up to the union
  * of the scopes held and the scopes named (bounded), and sends the request
- * again. Requests of one connection share one flow at a time.
+ * again. Requests of one connection share one flow at a time. A refusal
+ * that stands is thrown as an `AuthorizationError`.
  *
  * @module
  */
@@ -11,24 +12,44 @@
 // @ts-types="@modelcontextprotocol/sdk/client/auth"
 import {
   auth,
-  extractWWWAuthenticateParams,
   type OAuthClientProvider,
 } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { FetchLike } from "../sdk_types.ts";
 import { AuthorizationError, OAuthClient } from "./oauth_client.ts";
+import {
+  type BearerChallenge,
+  bearerChallenge,
+  named,
+  refusalOf,
+  scopeRefusalOf,
+  type ServerNaming,
+} from "./_auth_refusal.ts";
 
-/** Wraps `base` for requests to the MCP endpoint `serverUrl`. */
+/**
+ * Wraps `base` for requests to the MCP endpoint `naming.url`. A refusal
+ * that stands — a 401 after a new authorization, a 403
+ * `insufficient_scope` with no step-up left or nothing new to ask, an
+ * `invalid_scope` from the authorization server — is thrown as an
+ * `AuthorizationError`, never answered as a response.
+ */
 export function oauthFetch(
   provider: OAuthClientProvider,
-  serverUrl: URL,
+  naming: ServerNaming,
   base: FetchLike,
 ): FetchLike {
+  const serverUrl = naming.url;
   const client = provider instanceof OAuthClient
     ? provider.forServer(serverUrl)
     : undefined;
   let scope: string | undefined;
   let resourceMetadataUrl: URL | undefined;
   let flow: Promise<void> | undefined;
+  /**
+   * Scope sets the authorization server refused (`invalid_scope`): a
+   * request wanting one of them (or more) fails at once, without asking
+   * again.
+   */
+  const refused: { scopes: readonly string[]; cause: unknown }[] = [];
 
   /** One flow at a time per connection; a second request waits for it. */
   const once = (run: () => Promise<void>): Promise<void> => {
@@ -47,10 +68,10 @@ export function oauthFetch(
 
   const authorize = async (
     stepUp: boolean,
-    refused?: string,
+    refusedToken?: string,
   ): Promise<void> => {
     if (client !== undefined) {
-      if (!stepUp && (await client.refresh(base, refused))) return;
+      if (!stepUp && (await client.refresh(base, refusedToken))) return;
       await client.authorizeAgain({
         ...(scope === undefined ? {} : { scope }),
         ...(resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl }),
@@ -72,6 +93,37 @@ export function oauthFetch(
     }
   };
 
+  /** Runs a flow; an `invalid_scope` is remembered and thrown as an `AuthorizationError`. */
+  const flowFor = async (
+    status: number,
+    challenge: BearerChallenge | undefined,
+    stepUp: boolean,
+    refusedToken?: string,
+  ): Promise<void> => {
+    const wanted = scope;
+    try {
+      await once(() => authorize(stepUp, refusedToken));
+    } catch (error) {
+      // What the flow asked: the scope wanted, else the client's fallback.
+      const asked = client === undefined
+        ? wanted
+        : await client.scopeFor(wanted);
+      const refusal = scopeRefusalOf(error, asked, status, challenge, naming);
+      if (refusal !== undefined) {
+        if (asked !== undefined) {
+          refused.push({ scopes: words(asked), cause: error });
+        }
+        throw refusal;
+      }
+      throw named(error, status, challenge, naming);
+    }
+  };
+
+  const held = async (): Promise<string[]> =>
+    client !== undefined
+      ? await client.grantedScopes()
+      : words((await provider.tokens())?.scope);
+
   return async (input, init) => {
     let authorized = false;
     let stepUps = 0;
@@ -83,40 +135,72 @@ export function oauthFetch(
       if (token !== undefined) headers.set("authorization", `Bearer ${token}`);
       const response = await base(input, { ...init, headers });
       if (response.status === 401 && !authorized) {
-        const challenge = extractWWWAuthenticateParams(response);
-        await response.body?.cancel();
-        if (challenge.resourceMetadataUrl !== undefined) {
-          resourceMetadataUrl = challenge.resourceMetadataUrl;
+        const challenge = bearerChallenge(response);
+        await response.body?.cancel().catch(() => {});
+        if (challenge?.resourceMetadata !== undefined) {
+          resourceMetadataUrl = new URL(challenge.resourceMetadata);
         }
-        if (challenge.scope !== undefined) scope = challenge.scope;
+        if (challenge?.scope !== undefined) scope = challenge.scope;
         authorized = true;
-        await once(() => authorize(false, token));
+        refuseKnown(scope, 401, challenge);
+        await flowFor(401, challenge, false, token);
         continue;
       }
       if (response.status === 403) {
-        const challenge = extractWWWAuthenticateParams(response);
-        if (challenge.error !== "insufficient_scope") return response;
-        const limit = client?.maxStepUps ?? 2;
-        const held = client !== undefined
-          ? await client.grantedScopes()
-          : (await provider.tokens())?.scope?.split(" ") ?? [];
-        const wanted = union(held, scope, challenge.scope);
-        // Nothing new to ask for, or asked enough: the refusal stands.
-        if (stepUps >= limit || wanted.every((s) => held.includes(s))) {
-          return response;
+        const challenge = bearerChallenge(response);
+        if (challenge?.error === "insufficient_scope") {
+          const limit = client?.maxStepUps ?? 2;
+          const holding = await held();
+          const wanted = union(holding, scope, challenge.scope);
+          // Nothing new to ask for, or asked enough: the refusal stands.
+          if (
+            stepUps < limit && !wanted.every((s) => holding.includes(s))
+          ) {
+            await response.body?.cancel().catch(() => {});
+            if (challenge.resourceMetadata !== undefined) {
+              resourceMetadataUrl = new URL(challenge.resourceMetadata);
+            }
+            scope = wanted.join(" ");
+            stepUps++;
+            refuseKnown(scope, 403, challenge);
+            await flowFor(403, challenge, true);
+            continue;
+          }
+          await response.body?.cancel().catch(() => {});
+          throw refusalOf(response, {
+            ...naming,
+            oauth: true,
+            held: await held(),
+            stepUps,
+          })!;
         }
-        await response.body?.cancel();
-        if (challenge.resourceMetadataUrl !== undefined) {
-          resourceMetadataUrl = challenge.resourceMetadataUrl;
-        }
-        scope = wanted.join(" ");
-        stepUps++;
-        await once(() => authorize(true));
-        continue;
+      }
+      const refusal = refusalOf(response, { ...naming, oauth: true });
+      if (refusal !== undefined) {
+        await response.body?.cancel().catch(() => {});
+        throw refusal;
       }
       return response;
     }
   };
+
+  /** Throws at once when the authorization server refused these scopes (or fewer) already. */
+  function refuseKnown(
+    wanted: string | undefined,
+    status: number,
+    challenge: BearerChallenge | undefined,
+  ): void {
+    const asked = words(wanted);
+    const before = refused.find((r) =>
+      r.scopes.length > 0 && r.scopes.every((s) => asked.includes(s))
+    );
+    if (before === undefined) return;
+    throw scopeRefusalOf(before.cause, wanted, status, challenge, naming)!;
+  }
+}
+
+function words(scope: string | undefined): string[] {
+  return scope?.split(" ").filter((s) => s !== "") ?? [];
 }
 
 function union(
@@ -124,8 +208,6 @@ function union(
   ...more: (string | undefined)[]
 ): string[] {
   const all = new Set(held);
-  for (const list of more) {
-    for (const s of list?.split(" ") ?? []) if (s !== "") all.add(s);
-  }
+  for (const list of more) for (const s of words(list)) all.add(s);
   return [...all];
 }

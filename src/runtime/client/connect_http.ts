@@ -19,6 +19,7 @@ import {
 import type { ConnectionLostError } from "../errors.ts";
 import { LosslessHttpTransport } from "./_http_transport.ts";
 import { oauthFetch } from "./_oauth_fetch.ts";
+import { refusingFetch } from "./_auth_refusal.ts";
 import { AuthorizationError } from "./oauth_client.ts";
 import type { OAuthClientProvider } from "./oauth_client.ts";
 import {
@@ -87,7 +88,10 @@ export interface ConnectHttpOptions {
    * OAuth for a server that requires it: an `oauthClient(...)` or any SDK
    * `OAuthClientProvider`. Every request carries its bearer token; a 401
    * runs the flow (refresh first, else authorization), a 403
-   * `insufficient_scope` steps up the scopes, and the request goes again.
+   * `insufficient_scope` steps up to the union of the scopes held and
+   * named (at most `maxStepUps` times a request), and the request goes
+   * again. A refusal that stands — or any 401 without `auth` — rejects the
+   * connect or the call with an `AuthorizationError`.
    */
   auth?: OAuthClientProvider;
   /** Installed as the client's `onerror` before the handshake. */
@@ -138,9 +142,13 @@ export interface ConnectHttpOptions {
  *   way at once.
  *
  * A handshake that fails rejects with the signal's reason when the signal
- * ended it, else with a `ServerConnectError` naming the server, the URL and
- * the phase (`initialize`): the server refused, could not be reached, or
- * did not answer within `initializeTimeout`.
+ * ended it; with an `AuthorizationError` (`status`, `scope`, `challenge`,
+ * `server`) when the server wants authorization the connection could not
+ * give (a 401, a 403 `insufficient_scope`); else with a
+ * `ServerConnectError` naming the server, the URL and the phase
+ * (`initialize`): the server refused, could not be reached, or did not
+ * answer within `initializeTimeout`. A call the server refuses so rejects
+ * with an `AuthorizationError` too.
  *
  * @example Using `connectHttp`
  * ```ts ignore
@@ -158,9 +166,11 @@ export async function connectHttp(
   const endpoint = new URL(url);
   const base: FetchLike = options.fetch ??
     ((input, init) => fetch(input, init));
+  const naming = { server: options.name ?? endpoint.host, url: endpoint };
+  // A 401 or a 403 Bearer challenge that stands is an AuthorizationError.
   const fetcher = options.auth === undefined
-    ? base
-    : oauthFetch(options.auth, endpoint, base);
+    ? refusingFetch(base, naming)
+    : oauthFetch(options.auth, naming, base);
   const http = new LosslessHttpTransport(endpoint, {
     headers: options.headers,
     fetch: fetcher,
@@ -189,12 +199,13 @@ export async function connectHttp(
     await handshake(client, transport, {
       signal,
       initializeTimeout: options.initializeTimeout,
-      name: options.name ?? new URL(url).host,
+      name: naming.server,
       target: new URL(url).href,
     });
   } catch (error) {
-    // An OAuth flow that needs the user (or was refused) is the host's to
-    // act on: surfaced as itself, not as a failed handshake.
+    // Authorization the server wants and the connection could not give
+    // (or an OAuth flow that needs the user) is the host's to act on:
+    // surfaced as itself, not as a failed handshake.
     throw authorizationErrorIn(error) ?? error;
   }
   link.closeOnAbort(signal, client);

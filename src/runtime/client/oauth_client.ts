@@ -20,6 +20,7 @@ import {
 } from "@modelcontextprotocol/sdk/client/auth.js";
 // @ts-types="@modelcontextprotocol/sdk/client/auth-extensions"
 import { createPrivateKeyJwtAuth } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
+// @ts-types="@modelcontextprotocol/sdk/shared/auth"
 import type {
   OAuthClientInformationMixed,
   OAuthClientMetadata,
@@ -65,24 +66,49 @@ export type AuthorizationErrorReason =
   | "state-mismatch"
   /** The callback's `iss` is not the issuer the flow started with (RFC 9207). */
   | "issuer-mismatch"
-  /** The server still refused after authorization or step-up. */
+  /** The server answered 401 to a token obtained just now, or the authorization server refused the client. */
   | "refused"
   /** The enterprise identity provider refused the token exchange (SEP-990). */
-  | "idp-refused";
+  | "idp-refused"
+  /** The server answered 401 and the connection has no OAuth client to get a token with. */
+  | "authorization-required"
+  /** The server answered 403 `insufficient_scope` and no step-up (left) gets the scope. */
+  | "insufficient-scope"
+  /** The authorization server refused the scope asked for (`invalid_scope`). */
+  | "scope-refused";
 
 /**
- * An OAuth flow that could not complete. `reason` says why;
- * `authorizationUrl` is where to send the user when it is
- * `"redirect-required"`.
+ * The server wants authorization the connection could not give, or an
+ * OAuth flow could not complete. `reason` says why; `status` (401 or 403),
+ * `scope` (what the server's challenge requires) and `challenge` (its
+ * `WWW-Authenticate` header) say what the server answered, `server` and
+ * `url` which server. `authorizationUrl` is where to send the user when
+ * the reason is `"redirect-required"`. A connect rejects with it; a call
+ * rejects with it too (through `importTools`, the model reads
+ * `mcp: <message>` and the tool error's `cause` is this error).
  *
- * @example
- * ```ts ignore
- * import { AuthorizationError, connectHttp, oauthClient } from "@weft/mcp";
+ * @example Tell an unauthorized server from any other failure
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { AuthorizationError, connectHttp } from "@weft/mcp";
+ *
+ * const http = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () =>
+ *   new Response(null, {
+ *     status: 401,
+ *     headers: { "www-authenticate": 'Bearer scope="mcp"' },
+ *   }));
+ * const url = `http://127.0.0.1:${http.addr.port}/mcp`;
  * try {
- *   await connectHttp("https://mcp.example.com/mcp", { auth: oauthClient({ redirectUrl: "https://app.example.com/oauth/callback" }) });
+ *   await connectHttp(url, { name: "orders", protocol: "legacy" });
+ *   assert.fail("connected");
  * } catch (e) {
- *   if (e instanceof AuthorizationError && e.reason === "redirect-required") console.log(e.authorizationUrl?.href);
+ *   assert.ok(e instanceof AuthorizationError);
+ *   assert.equal(e.reason, "authorization-required");
+ *   assert.equal(e.status, 401);
+ *   assert.equal(e.scope, "mcp");
+ *   assert.equal(e.server, "orders");
  * }
+ * await http.shutdown();
  * ```
  */
 export class AuthorizationError extends Error {
@@ -90,16 +116,46 @@ export class AuthorizationError extends Error {
   readonly reason: AuthorizationErrorReason;
   /** Where the user authorizes, for `"redirect-required"`. */
   readonly authorizationUrl: URL | undefined;
+  /** The HTTP status the MCP server answered (401, 403), when it answered one. */
+  readonly status: number | undefined;
+  /** The scope the server's challenge requires; for `"scope-refused"`, the scope refused. */
+  readonly scope: string | undefined;
+  /** The server's `WWW-Authenticate` header, as it came. */
+  readonly challenge: string | undefined;
+  /** The server's name, when known. */
+  readonly server: string | undefined;
+  /** The MCP endpoint's URL, when known. */
+  readonly url: string | undefined;
   /** Builds the error. */
   constructor(
     reason: AuthorizationErrorReason,
     message: string,
-    options: { authorizationUrl?: URL; cause?: unknown } = {},
+    options: {
+      /** Where the user authorizes, for `"redirect-required"`. */
+      authorizationUrl?: URL;
+      /** The HTTP status the MCP server answered: 401 or 403. */
+      status?: number;
+      /** The scope the server's challenge requires (or the one refused, for `"scope-refused"`). */
+      scope?: string;
+      /** The server's `WWW-Authenticate` header, as it came. */
+      challenge?: string;
+      /** The server's name (a config key, or `connectHttp`'s `name`: by default the URL's host). */
+      server?: string;
+      /** The MCP endpoint's URL. */
+      url?: string;
+      /** What failed underneath. */
+      cause?: unknown;
+    } = {},
   ) {
     super(message, { cause: options.cause });
     this.name = "AuthorizationError";
     this.reason = reason;
     this.authorizationUrl = options.authorizationUrl;
+    this.status = options.status;
+    this.scope = options.scope;
+    this.challenge = options.challenge;
+    this.server = options.server;
+    this.url = options.url;
   }
 }
 
@@ -133,13 +189,20 @@ export interface OAuthClientOptions {
   privateKey?: string | Record<string, unknown>;
   /** The private key's algorithm. Default `"RS256"`. */
   algorithm?: string;
-  /** Scopes asked for when the server's challenge names none. */
+  /**
+   * Scopes asked for when the server's challenge names none; without it,
+   * the protected resource metadata's `scopes_supported`. The same for
+   * every grant.
+   */
   scope?: string;
   /** Where tokens are kept. Default: this process's memory. */
   store?: OAuthStore;
   /** Who the tokens belong to (a user id in a multi-user app). Default `"default"`. */
   principal?: string;
-  /** Scope step-ups per request on `403 insufficient_scope`. Default 2. */
+  /**
+   * Scope step-ups per request on `403 insufficient_scope`, each asking
+   * the union of the scopes held and the ones named. Default 2.
+   */
   maxStepUps?: number;
   /**
    * Enterprise-managed authorization (SEP-990, cross-app access): the
@@ -327,17 +390,50 @@ export class OAuthClient implements OAuthClientProvider {
     });
   }
 
-  prepareTokenRequest(
-    scope?: string,
-  ): URLSearchParams | Promise<URLSearchParams> | undefined {
+  /**
+   * The grant of a flow without a browser (client credentials, or the
+   * enterprise JWT bearer grant); `undefined` for the authorization code
+   * flow. The SDK passes `clientMetadata.scope` (the `scope` option),
+   * never the scope its own flow chose: the scope asked is this client's
+   * choice, as for the browser flow (see `#scopeToAsk`).
+   */
+  async prepareTokenRequest(
+    _scope?: string,
+  ): Promise<URLSearchParams | undefined> {
     if (this.#options.redirectUrl !== undefined) return undefined;
+    const wanted = await this.#scopeToAsk();
     if (this.#options.enterprise !== undefined) {
-      return this.#jwtBearerGrant(this.#options.enterprise, scope);
+      return await this.#jwtBearerGrant(this.#options.enterprise, wanted);
     }
     const params = new URLSearchParams({ grant_type: "client_credentials" });
-    const wanted = scope ?? this.#options.scope;
     if (wanted !== undefined) params.set("scope", wanted);
     return params;
+  }
+
+  /**
+   * The scope a flow asks for, the same for every grant: the one the
+   * connection wants (the challenge's, or a step-up's union), else the
+   * `scope` option, else the protected resource metadata's
+   * `scopes_supported` (the SDK's `auth()` chooses the same for the
+   * browser flow, given the first two as its `scope`).
+   */
+  #scopeToAsk(): Promise<string | undefined> {
+    return this.scopeFor(this.#pendingScope);
+  }
+
+  /**
+   * The scope a flow for `wanted` (a challenge's scope, a step-up's union)
+   * asks: `wanted`, else the `scope` option, else the protected resource
+   * metadata's `scopes_supported` (once discovered).
+   */
+  async scopeFor(wanted: string | undefined): Promise<string | undefined> {
+    if (wanted !== undefined && wanted !== "") return wanted;
+    if (this.#options.scope !== undefined) return this.#options.scope;
+    const supported = (await this.discoveryState())?.resourceMetadata
+      ?.scopes_supported;
+    return supported !== undefined && supported.length > 0
+      ? supported.join(" ")
+      : undefined;
   }
 
   state(): string {
@@ -440,7 +536,7 @@ export class OAuthClient implements OAuthClientProvider {
     const key = await this.#tokensKey();
     if (key === undefined) return;
     // A token answer without `scope` grants what was asked (RFC 6749 5.1).
-    const asked = this.#pendingScope;
+    const asked = await this.#scopeToAsk();
     await this.#store.set(
       key,
       recordOf(
@@ -552,6 +648,10 @@ export class OAuthClient implements OAuthClientProvider {
           recordOf({
             ...fresh,
             refresh_token: fresh.refresh_token ?? refreshToken,
+            // An answer without `scope` keeps the grant's (RFC 6749 6).
+            ...(fresh.scope === undefined && record.tokens.scope !== undefined
+              ? { scope: record.tokens.scope }
+              : {}),
             issuer: record.tokens.issuer,
           } as OAuthTokens),
         );
@@ -709,7 +809,7 @@ export class OAuthClient implements OAuthClientProvider {
    */
   async #jwtBearerGrant(
     enterprise: NonNullable<OAuthClientOptions["enterprise"]>,
-    scope?: string,
+    wanted: string | undefined,
   ): Promise<URLSearchParams> {
     const discovery = await this.discoveryState();
     const audience = discovery?.authorizationServerMetadata?.issuer ??
@@ -723,7 +823,6 @@ export class OAuthClient implements OAuthClientProvider {
     const idToken = typeof enterprise.idToken === "string"
       ? enterprise.idToken
       : await enterprise.idToken();
-    const wanted = scope ?? this.#pendingScope;
     const body = new URLSearchParams({
       grant_type: TOKEN_EXCHANGE,
       requested_token_type: ID_JAG,
