@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import {
   type AuthInfo,
   exportTools,
+  httpHandler,
   InMemoryTransport,
   rawTool,
   Server,
@@ -300,4 +301,78 @@ Deno.test("claim stores: once per key within the TTL; memory bounded, refusing r
   assert.equal(await short.claimOnce("x", 0), true);
   assert.equal(await short.claimOnce("y", 60_000), true);
   assert.equal(short.size, 1);
+});
+
+Deno.test("over httpHandler with auth (a new server per request): Alice's state completes only for Alice's token, once", async () => {
+  const paid = { count: 0 };
+  const pay = payTool("pay", paid);
+  const resource = "http://localhost/mcp";
+  await using handler = httpHandler((_request, _auth) => {
+    const server = new Server({ name: "shop", version: "1.0.0" });
+    exportTools(server, pay);
+    return server;
+  }, {
+    auth: {
+      resource,
+      authorizationServers: ["http://127.0.0.1:9/issuer"],
+      verify: (token) =>
+        token === "alice" || token === "mallory"
+          ? { token, clientId: "app", scopes: [], extra: { sub: token } }
+          : undefined,
+    },
+  });
+  const post = async (
+    bearer: string,
+    params: Record<string, unknown>,
+  ): Promise<Reply> => {
+    const res = await handler(
+      new Request(resource, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          authorization: `Bearer ${bearer}`,
+          "mcp-protocol-version": "2026-07-28",
+          "mcp-method": "tools/call",
+          "mcp-name": "pay",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: {
+            name: "pay",
+            arguments: { amount: 9 },
+            ...params,
+            _meta: {
+              "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+              "io.modelcontextprotocol/clientCapabilities": {
+                elicitation: {},
+              },
+              "io.modelcontextprotocol/clientInfo": { name: "t", version: "1" },
+            },
+          },
+        }),
+        signal: AbortSignal.timeout(10_000),
+      }),
+    );
+    const text = await res.text();
+    const line = res.headers.get("content-type")?.includes("application/json")
+      ? text
+      : text.split("\n").find((l) => l.startsWith("data: {"))!.slice(6);
+    return JSON.parse(line) as Reply;
+  };
+  const first = (await post("alice", {})).result!;
+  assert.equal(first.resultType, "input_required");
+  const retry = { requestState: first.requestState, inputResponses: YES };
+  assert.match(
+    JSON.stringify((await post("mallory", retry)).error),
+    /issued to another caller/,
+  );
+  assert.equal(textOf(await post("alice", retry)), "paid 1");
+  assert.match(
+    JSON.stringify((await post("alice", retry)).error),
+    /already used/,
+  );
+  assert.equal(paid.count, 1);
 });
