@@ -325,3 +325,78 @@ Deno.test("an imported tool exported again passes its server's question on to it
   assert.deepEqual(result.content, [{ type: "text", text: "hello Eve" }]);
   assert.deepEqual(asked, ["Whom?", "Greet Eve?"]);
 });
+
+Deno.test("one key scheme in both eras: the n-th question of a parked call is ask_<n>, over a 2025 and a 2026-07-28 connection, as in the loop", async () => {
+  /** The keys each parked round showed, resuming until done. */
+  async function parkedKeys(
+    tools: Awaited<ReturnType<typeof importTools>>["tools"],
+  ): Promise<string[][]> {
+    const agent = new Agent(
+      script(callTools({ name: "greet", args: {} }), say("Done.")),
+      { tools },
+    );
+    const seen: string[][] = [];
+    let run = await agent.generate("Greet.", {
+      signal: AbortSignal.timeout(10_000),
+    });
+    const replies = [{ action: "accept", content: { name: "Di" } }, {
+      action: "accept",
+    }] as const;
+    while (run.pending.length > 0) {
+      const pending = run.pending[0];
+      const keys = Object.keys(pending.input!.requests);
+      seen.push(keys);
+      run = await agent.generate(run.messages, {
+        signal: AbortSignal.timeout(10_000),
+        decisions: [
+          answer(pending, { [keys[0]]: replies[seen.length - 1] }),
+        ],
+      });
+    }
+    assert.match(JSON.stringify(run.messages), /hello Di/);
+    return seen;
+  }
+  const expected = [["ask_0"], ["ask_1"]];
+
+  // 2025: the server's elicitation/create requests, parked on the live connection.
+  const legacyServer = new Server({ name: "greeter", version: "1.0.0" });
+  exportTools(legacyServer, greeter({ count: 0 }));
+  await using legacy = await legacyPair(legacyServer, { elicitation: {} });
+  assert.deepEqual(
+    await parkedKeys((await importTools(legacy)).tools),
+    expected,
+  );
+
+  // 2026-07-28: input_required's inputRequests.
+  const modernServer = new Server({ name: "greeter", version: "1.0.0" });
+  exportTools(modernServer, greeter({ count: 0 }));
+  await using client = await legacyPair(modernServer, {});
+  const modern = {
+    request: (
+      request: { method: string; params?: Record<string, unknown> },
+      schema: unknown,
+      options?: Record<string, unknown>,
+    ) =>
+      client.request(
+        {
+          ...request,
+          params: {
+            ...request.params,
+            _meta: {
+              "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+              "io.modelcontextprotocol/clientCapabilities": { elicitation: {} },
+            },
+          },
+        } as never,
+        schema as never,
+        options,
+      ),
+  };
+  assert.deepEqual(
+    await parkedKeys((await importTools(modern)).tools),
+    expected,
+  );
+
+  // The loop: a local tool's ctx.ask.
+  assert.deepEqual(await parkedKeys([greeter({ count: 0 })]), expected);
+});

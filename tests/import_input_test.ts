@@ -172,7 +172,7 @@ Deno.test("2025: without onInput the call parks in the run, and answer sends the
   assert.equal(input.server, "people");
   assert.equal(input.tool, "register");
   assert.deepEqual(input.requests, {
-    elicitation: {
+    ask_0: {
       method: "elicitation/create",
       params: { message: "Who are you?", requestedSchema: FORM },
     },
@@ -210,7 +210,7 @@ Deno.test("2025: a resumed call whose request no longer waits reads the pinned t
         name: "register",
         approved: true,
         answer: {
-          responses: { elicitation: stale },
+          responses: { ask_0: stale },
           state: JSON.stringify({ era: "legacy", ticket: "gone" }),
         },
       },

@@ -9,13 +9,19 @@
  *   result `{ resultType: "input_required", inputRequests, requestState }`;
  *   its retry carries the answer in `inputResponses` and the signed state
  *   (see `_request_state.ts`), and the handler runs again from the top with
- *   the answers so far returned in ask order.
+ *   the answers so far returned in ask order. The state is verified (the
+ *   key, the expiry, the caller's principal, the tool, the arguments), the
+ *   new answer checked against the form asked, then the state's id claimed:
+ *   each state is accepted once.
+ *
+ * Every answer is checked (`_answer.ts`) before the tool sees it, in both
+ * eras. The key: the server's (`setRequestStateKey`), else a random one of
+ * the exported tool definition, made when it first signs — so endpoints in
+ * one process that export their own tools never accept each other's states.
  *
  * @module
  */
 
-// @ts-types="@modelcontextprotocol/sdk/types"
-import { ElicitResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import {
   askElicitation,
   type AskFn,
@@ -26,12 +32,16 @@ import {
 import { quote } from "../core/errors.ts";
 import {
   digest,
-  processStateKey,
+  InvalidRequestStateError,
+  newStateId,
+  randomStateKey,
   REQUEST_STATE_TTL_MS,
   signState,
   stateKey,
   verifyState,
 } from "./_request_state.ts";
+import { type ClaimStore, MemoryClaims } from "./_claims.ts";
+import { checkAnswer, InvalidAnswerError } from "./_answer.ts";
 
 // The `_meta` keys of a modern request (src/runtime/era.ts names them too;
 // the bridge does not import the runtime).
@@ -77,6 +87,8 @@ export class AskParked extends Error {
 /** What the bridge's handler needs of the SDK context to ask in the 2025 way. */
 export interface AskExtra {
   readonly signal: AbortSignal;
+  /** The verified caller, when the HTTP handler authenticated the request. */
+  readonly authInfo?: unknown;
   sendRequest(
     request: { method: string; params?: Record<string, unknown> },
     resultSchema: unknown,
@@ -98,19 +110,71 @@ export interface CallAsking {
   ) => Promise<Record<string, unknown>>;
 }
 
-const keys = new WeakMap<object, Promise<CryptoKey>>();
-
-/** Signs `server`'s requestStates with `secret` (at least 32 bytes). */
-export function setStateKey(server: object, secret: string | Uint8Array): void {
-  const key = stateKey(secret);
-  // Reported at the first use, where a caller waits; never unhandled here.
-  key.catch(() => {});
-  keys.set(server, key);
+/** What `setRequestStateKey` set on a server. */
+interface StateConfig {
+  readonly key: Promise<CryptoKey>;
+  readonly store?: ClaimStore;
 }
 
-/** The key `server` signs with: its own, or this process's. */
-function keyOf(server: object): Promise<CryptoKey> {
-  return keys.get(server) ?? processStateKey();
+const configs = new WeakMap<object, StateConfig>();
+// The random key of each exported tool definition, for servers without one.
+const ownKeys = new WeakMap<object, Promise<CryptoKey>>();
+let processClaims: ClaimStore | undefined;
+
+/**
+ * Signs `server`'s requestStates with `secret` (at least 32 bytes: a
+ * `TypeError` at once otherwise) and keeps their single use in `store`
+ * (default: this process's memory).
+ */
+export function setStateKey(
+  server: object,
+  secret: string | Uint8Array,
+  store?: ClaimStore,
+): void {
+  if (
+    store !== undefined &&
+    (store === null || typeof store.claimOnce !== "function")
+  ) {
+    throw new TypeError(
+      "setRequestStateKey(server, secret, { store }): the store must have claimOnce(key, ttlMs)",
+    );
+  }
+  const key = stateKey(secret);
+  // Import failures (none expected past the length check) reach the first
+  // call that signs or verifies; never unhandled here.
+  key.catch(() => {});
+  configs.set(server, store === undefined ? { key } : { key, store });
+}
+
+/** The key `server` signs `owner`'s states with: the server's own, or `owner`'s random one. */
+function keyOf(server: object, owner: object): Promise<CryptoKey> {
+  const set = configs.get(server)?.key;
+  if (set !== undefined) return set;
+  let own = ownKeys.get(owner);
+  if (own === undefined) ownKeys.set(owner, own = randomStateKey());
+  return own;
+}
+
+/** Where `server`'s accepted states are claimed. */
+function claimsOf(server: object): ClaimStore {
+  return configs.get(server)?.store ?? (processClaims ??= new MemoryClaims());
+}
+
+/**
+ * The caller a state is bound to: the client id and subject of the
+ * verified token (as sessions are bound), or null for an unauthenticated
+ * request.
+ */
+function principalOf(auth: unknown): string | null {
+  if (auth === null || typeof auth !== "object") return null;
+  const { clientId, extra } = auth as { clientId?: unknown; extra?: unknown };
+  const sub = extra !== null && typeof extra === "object"
+    ? (extra as { sub?: unknown }).sub
+    : undefined;
+  return JSON.stringify([
+    typeof clientId === "string" ? clientId : null,
+    typeof sub === "string" ? sub : null,
+  ]);
 }
 
 /** Whether `params` (a request's) name a modern protocol version in `_meta`. */
@@ -126,56 +190,98 @@ function metaOf(params: Record<string, unknown>): Record<string, unknown> {
     : {};
 }
 
+/** One call: the server, the exported tool definition (`owner`) and its name. */
+export interface AskCall {
+  readonly server: AskServer & object;
+  /** The exported tool definition: the owner of the default key. */
+  readonly owner: object;
+  readonly tool: string;
+}
+
 /**
- * The `ask` of one call of `tool`; `args` gives its argument text (read
- * only for a modern call, whose state binds it). A modern call's retry is
- * verified first (rejecting with `InvalidRequestStateError`).
+ * The `ask` of one call; `args` gives its argument text (read only for a
+ * modern call, whose state binds it). A modern call's retry is verified,
+ * its answer checked and its state claimed first (rejecting with
+ * `InvalidRequestStateError` or `InvalidAnswerError`, both -32602).
  */
 export function askingFor(
-  server: AskServer & object,
-  tool: string,
+  call: AskCall,
   args: () => string,
   params: Record<string, unknown>,
   extra: AskExtra,
 ): CallAsking | Promise<CallAsking> {
-  if (!isModernCall(params)) return { ask: legacyAsk(server, tool, extra) };
+  if (!isModernCall(params)) {
+    return { ask: legacyAsk(call.server, call.tool, extra) };
+  }
+  const principal = principalOf(extra.authInfo);
   // A first call (no requestState) costs nothing until the tool asks: the
   // key and the arguments' digest are made only to sign or to verify.
   if (params.requestState === undefined) {
-    return modernAsking(server, tool, args, params, [], undefined);
+    return modernAsking(call, principal, args, params, [], undefined);
   }
-  return verifiedAsking(server, tool, args, params);
+  return verifiedAsking(call, principal, args, params);
 }
 
 async function verifiedAsking(
-  server: object,
-  tool: string,
+  call: AskCall,
+  principal: string | null,
   args: () => string,
   params: Record<string, unknown>,
 ): Promise<CallAsking> {
   const argsDigest = await digest(args());
-  const payload = await verifyState(await keyOf(server), params.requestState, {
-    tool,
-    args: argsDigest,
-    now: Date.now(),
-  });
+  const now = Date.now();
+  const payload = await verifyState(
+    await keyOf(call.server, call.owner),
+    params.requestState,
+    { principal, tool: call.tool, args: argsDigest, now },
+  );
   const answers = [...payload.answers];
-  const responses = params.inputResponses as
-    | Record<string, InputResponse>
-    | undefined;
-  const next = responses?.[askKey(answers.length)];
-  if (next !== undefined && next !== null) answers.push(next);
-  return modernAsking(server, tool, args, params, answers, argsDigest);
+  const responses = params.inputResponses;
+  if (
+    responses !== undefined &&
+    (responses === null || typeof responses !== "object" ||
+      Array.isArray(responses))
+  ) {
+    throw new InvalidAnswerError(
+      "inputResponses",
+      "expected an object of answers by request key",
+    );
+  }
+  const key = askKey(answers.length);
+  const next = (responses as Record<string, unknown> | undefined)?.[key];
+  if (next !== undefined) {
+    answers.push(
+      checkAnswer(
+        call.server,
+        payload.asked,
+        next,
+        `inputResponses ${JSON.stringify(key)}`,
+      ),
+    );
+  }
+  // Checked, then claimed: a state is accepted once (a refused answer does
+  // not spend it).
+  const first = await claimsOf(call.server).claimOnce(
+    payload.id,
+    payload.expires - now,
+  );
+  if (!first) {
+    throw new InvalidRequestStateError(
+      "already used (each requestState is accepted once); call the tool again without it",
+    );
+  }
+  return modernAsking(call, principal, args, params, answers, argsDigest);
 }
 
 function modernAsking(
-  server: object,
-  tool: string,
+  call: AskCall,
+  principal: string | null,
   args: () => string,
   params: Record<string, unknown>,
   answers: readonly InputResponse[],
   argsDigest: string | undefined,
 ): CallAsking {
+  const { server, owner, tool } = call;
   const declared = metaOf(params)[CLIENT_CAPABILITIES];
   const canAsk = declared !== null && typeof declared === "object" &&
     (declared as Record<string, unknown>).elicitation !== undefined;
@@ -192,10 +298,15 @@ function modernAsking(
   ): Promise<Record<string, unknown>> => ({
     resultType: "input_required",
     inputRequests: { [askKey(parked.index)]: parked.request },
-    requestState: await signState(await keyOf(server), {
+    requestState: await signState(await keyOf(server, owner), {
+      id: newStateId(),
+      principal,
       tool,
       args: argsDigest ?? await digest(args()),
       answers: [...answers],
+      ...(parked.request.params.requestedSchema === undefined
+        ? {}
+        : { asked: parked.request.params.requestedSchema }),
       expires: Date.now() + REQUEST_STATE_TTL_MS,
     }),
   });
@@ -209,29 +320,41 @@ function legacyAsk(server: AskServer, tool: string, extra: AskExtra): AskFn {
     // Without a client that initialized this server (stateless HTTP serving
     // of a 2025 client), the answer could not come back: fail now, not when
     // the call's deadline ends.
-    if (typeof server.getClientCapabilities !== "function") {
-      return await send(elicitation, extra);
+    if (typeof server.getClientCapabilities === "function") {
+      const declared = server.getClientCapabilities();
+      if (declared === undefined) throw new Error(noSessionText(tool));
+      if (declared.elicitation === undefined) {
+        throw new Error(cannotAskText(tool));
+      }
     }
-    const declared = server.getClientCapabilities();
-    if (declared === undefined) throw new Error(noSessionText(tool));
-    if (declared.elicitation === undefined) {
-      throw new Error(cannotAskText(tool));
-    }
-    return await send(elicitation, extra);
+    const result = await send(elicitation, extra);
+    return checkAnswer(
+      server,
+      elicitation.params.requestedSchema,
+      result,
+      "elicitation result",
+    );
   };
 }
+
+// The SDK parses a request's result with the schema it is given; the answer
+// is checked here instead (`checkAnswer`), with texts that say what was
+// wrong, so it is taken as it came.
+const ANY_RESULT = Object.freeze({
+  safeParse: (data: unknown) => ({ success: true, data }),
+});
 
 function send(
   elicitation: ElicitationRequest,
   extra: AskExtra,
-): Promise<InputResponse> {
+): Promise<unknown> {
   return extra.sendRequest(
     elicitation as unknown as {
       method: string;
       params: Record<string, unknown>;
     },
-    ElicitResultSchema,
+    ANY_RESULT,
     // The person may take their time: the call's signal bounds it, not the SDK's 60 s.
     { signal: extra.signal, timeout: 2_147_483_647 },
-  ) as Promise<InputResponse>;
+  );
 }

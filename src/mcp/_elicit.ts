@@ -68,7 +68,12 @@ export function withDefaults(
 /** The state an imported tool's pending input carries (JSON in `PendingInput.state`). */
 export type ImportState =
   | { readonly era: "modern"; readonly requestState?: string }
-  | { readonly era: "legacy"; readonly ticket: string };
+  | {
+    readonly era: "legacy";
+    readonly ticket: string;
+    /** The key the parked question goes by (`ask_<n>`). */
+    readonly key?: string;
+  };
 
 /** Reads the state of a pending input; undefined when it is not an import's. */
 export function readImportState(state: string): ImportState | undefined {
@@ -81,7 +86,9 @@ export function readImportState(state: string): ImportState | undefined {
   if (value === null || typeof value !== "object") return undefined;
   const v = value as Record<string, unknown>;
   if (v.era === "legacy" && typeof v.ticket === "string") {
-    return { era: "legacy", ticket: v.ticket };
+    return typeof v.key === "string"
+      ? { era: "legacy", ticket: v.ticket, key: v.key }
+      : { era: "legacy", ticket: v.ticket };
   }
   if (v.era === "modern") {
     return typeof v.requestState === "string"
@@ -99,6 +106,8 @@ export interface Flight {
   readonly onInput?: InputHandler;
   /** Cancels the outstanding `tools/call`. */
   readonly cancel: (reason: unknown) => void;
+  /** How many of the server's questions this call parked on so far: the next one's key is `ask_<asked>`. */
+  asked: number;
   /** The invocation running the call now (a resumed call gets a new one). */
   current?: {
     readonly signal: AbortSignal;

@@ -61,6 +61,8 @@ export interface Exported {
   readonly structured: boolean;
   /** OAuth scopes a call needs over authenticated HTTP (issue 19). */
   readonly scopes?: readonly string[];
+  /** The exported tool definition: its requestStates' default key is its own. */
+  readonly owner?: object;
   /**
    * Runs one call on the client's arguments (as the SDK decoded them:
    * missing, or an object); resolves to the whole result. `progress` is
@@ -236,8 +238,7 @@ function call(
   }
   const args = request.params.arguments;
   const asking = askingFor(
-    server,
-    name,
+    { server, owner: entry.owner ?? entry, tool: name },
     () => argumentText(args),
     request.params as Record<string, unknown>,
     extra as unknown as AskExtra,

@@ -14,6 +14,7 @@ import {
   ResultSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import {
+  askKey,
   type InputAnswer,
   type InputRequest,
   InputRequiredError,
@@ -70,7 +71,7 @@ export async function callRounds(
     ? undefined
     : readImportState(state.answer.state);
   if (resumed?.era === "legacy") {
-    result = await resumeLegacy(remote, resumed.ticket, state);
+    result = await resumeLegacy(remote, resumed, state);
   } else {
     const retry = resumed?.era === "modern"
       ? retryParams(params, state.answer!.responses, resumed.requestState)
@@ -184,23 +185,24 @@ async function sendCall(
     tool: remote.serverName,
     onInput: remote.onInput,
     cancel: (reason) => own!.abort(reason),
+    asked: 0,
   };
   remote.legacy.begin(flight, pending);
   return await flown(remote, flight, pending, state.signal);
 }
 
-/** The 2025 call parked under `ticket`, answered and awaited again. */
+/** The 2025 call parked under `parked.ticket`, answered and awaited again. */
 async function resumeLegacy(
   remote: Remote,
-  ticket: string,
+  parked: { readonly ticket: string; readonly key?: string },
   state: CallState,
 ): Promise<Record<string, unknown>> {
-  const taken = remote.legacy?.take(ticket);
+  const taken = remote.legacy?.take(parked.ticket);
   if (taken === undefined) {
     throw new McpTransportError(inputGone(remote.server));
   }
-  const key = LEGACY_KEY;
-  const response = state.answer!.responses[key] ?? { action: "cancel" };
+  const response = state.answer!.responses[parked.key ?? askKey(0)] ??
+    { action: "cancel" };
   const onAbort = (): void => taken.flight.cancel(state.signal!.reason);
   state.signal?.addEventListener("abort", onAbort, { once: true });
   try {
@@ -217,9 +219,6 @@ async function resumeLegacy(
   }
 }
 
-/** The key of a 2025 server's one request in `PendingInput.requests`. */
-const LEGACY_KEY = "elicitation";
-
 /** `pending`'s result, unless the server asks for input first and the call parks. */
 function flown(
   remote: Remote,
@@ -232,14 +231,18 @@ function flown(
       signal: signal ?? new AbortController().signal,
       park: (ticket: string, request: InputRequest): void => {
         if (flight.current === current) flight.current = undefined;
+        // One key scheme in both eras: the n-th question of the call is
+        // `ask_<n>`, as a weft server's `inputRequests` and a local
+        // tool's `ctx.ask` name it.
+        const key = askKey(flight.asked++);
         reject(
           new InputRequiredError(
             remote.toolName,
             importInput(
               remote.server,
               remote.serverName,
-              { [LEGACY_KEY]: request },
-              { era: "legacy", ticket },
+              { [key]: request },
+              { era: "legacy", ticket, key },
             ),
           ),
         );

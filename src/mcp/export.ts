@@ -60,11 +60,20 @@ const DEFAULT_INPUT_SCHEMA: Readonly<Record<string, unknown>> = Object.freeze({
  * resolves to its answer; a 2026-07-28 client (the request's `_meta` names
  * that version) gets the result `{ resultType: "input_required",
  * inputRequests, requestState }`, the state signed with HMAC-SHA256 (the
- * answers so far, the tool, a digest of its arguments, an hour's expiry;
- * see {@linkcode setRequestStateKey}), and its retry runs the handler again
- * with the answers returned by `ask` in ask order. A retry whose state is
- * altered, expired, or issued for another call is refused with a protocol
- * error (InvalidParams, -32602) `invalid requestState: <reason>`; a client
+ * answers so far, the caller's principal when the request was
+ * authenticated, the tool, a digest of its arguments, an id, an hour's
+ * expiry; see {@linkcode setRequestStateKey}), and its retry runs the
+ * handler again with the answers returned by `ask` in ask order. A retry
+ * whose state is altered, expired, issued to another caller or for another
+ * call, or already used (each state is accepted once) is refused with a
+ * protocol error (InvalidParams, -32602) `invalid requestState: <reason>`.
+ * Every answer is checked before the tool sees it, in both eras: an
+ * elicitation result (`action` `accept`, `decline` or `cancel`) whose
+ * `content` matches the schema asked (the server's JSON Schema validator,
+ * as the SDK's `elicitInput`); a 2026-07-28 retry carrying another answer is
+ * refused (-32602 `invalid inputResponses "ask_0": <what was wrong>`), a
+ * 2025 caller's makes `ask` reject (-32602 `invalid elicitation result: …`).
+ * The questions of one call are keyed `ask_0`, `ask_1`, … in ask order. A client
  * that declared no elicitation capability makes `ask` fail with
  * `tool "x" asked for input, but the client declared no elicitation capability`.
  * A tool that rejects with `InputRequiredError` asking elicitations (an
@@ -116,12 +125,26 @@ export function exportTools(server: Server, ...tools: ToolDef[]): void {
 
 /**
  * Signs the `requestState` of `server`'s `input_required` results with
- * `secret` (HMAC-SHA256; at least 32 bytes of text or bytes), so a retry
- * that reaches another instance of the server — behind a load balancer, on
- * Deno Deploy — verifies there too. Without it, each process signs with a
- * random key of its own, and a retry only verifies in the process that
- * asked. Call it before the first call arrives; a short secret fails that
- * call's verification with a `TypeError` naming the length.
+ * `secret` (HMAC-SHA256; at least 32 bytes of text or bytes, else a
+ * `TypeError` at once), so a retry that reaches another instance of the
+ * server — behind a load balancer, on Deno Deploy — verifies there too.
+ * Call it in the server factory, beside `exportTools`.
+ *
+ * Without it, each exported tool definition signs with a random key of its
+ * own, made when it first asks: its states verify wherever that same
+ * definition is exported in this process (every server a factory makes
+ * from tools built once, outside the factory) and nowhere else — not in
+ * another endpoint or app of the process, not after a restart. A tool
+ * built anew inside the factory gets a new key each time: give such
+ * servers a key.
+ *
+ * Each state is accepted once: its id is claimed in `options.store`
+ * (`claimOnce(key, ttlMs)`, true the first time a key is claimed within
+ * `ttlMs`), kept until the state expires; a second retry with the same
+ * state is refused (`-32602 invalid requestState: already used …`). The
+ * default store is this process's memory (bounded; full, it refuses rather
+ * than forget); instances sharing a key should share a store too (Deno KV,
+ * Redis…), or a retry refused in one could be replayed in another.
  *
  * @example Share one key across instances
  * ```ts
@@ -131,12 +154,35 @@ export function exportTools(server: Server, ...tools: ToolDef[]): void {
  * exportTools(server, rawTool({ name: "t", description: "T.", run: () => "ok" }));
  * setRequestStateKey(server, "a shared secret of at least 32 bytes!");
  * ```
+ *
+ * @example A shared single-use store (Deno KV, run with `--unstable-kv`)
+ * ```ts ignore
+ * import { Server, setRequestStateKey } from "@weft/mcp";
+ *
+ * const kv = await Deno.openKv();
+ * const store = {
+ *   async claimOnce(key: string, ttlMs: number): Promise<boolean> {
+ *     const at = ["requestState", key];
+ *     const done = await kv.atomic().check({ key: at, versionstamp: null })
+ *       .set(at, 1, { expireIn: ttlMs }).commit();
+ *     return done.ok;
+ *   },
+ * };
+ * const server = new Server({ name: "demo", version: "0" });
+ * setRequestStateKey(server, Deno.env.get("STATE_SECRET")!, { store });
+ * ```
  */
 export function setRequestStateKey(
   server: Server,
   secret: string | Uint8Array,
+  options?: {
+    /** Where each accepted state's id is claimed (default: this process's memory). */
+    readonly store?: {
+      claimOnce(key: string, ttlMs: number): Promise<boolean>;
+    };
+  },
 ): void {
-  setStateKey(server, secret);
+  setStateKey(server, secret, options?.store);
 }
 
 function checkExportable(
@@ -262,6 +308,7 @@ export function exported(
     listing: listingOf(tool),
     structured: tool.outputSchema !== undefined,
     scopes: tool.scopes,
+    owner: tool,
     run,
   };
 }

@@ -15,27 +15,29 @@ import {
 } from "@modelcontextprotocol/client";
 import { exportTools, httpHandler, rawTool, Server } from "../../mod.ts";
 
+// Built once, outside the factory: its requestStates are signed with the
+// definition's own key, so a retry verifies on whichever server the handler
+// makes for it.
+const book = rawTool({
+  name: "book",
+  description: "Books a seat, asking which.",
+  inputSchema: { type: "object" },
+  run: async (_args, ctx) => {
+    const first = await ctx.ask!({
+      message: "Which seat?",
+      schema: { type: "object", properties: { seat: { type: "string" } } },
+    });
+    const second = await ctx.ask!({
+      message: "A meal?",
+      schema: { type: "object", properties: { meal: { type: "string" } } },
+    });
+    return `${first.content?.seat} with ${second.content?.meal}`;
+  },
+});
+
 function seatServer(): Server {
   const server = new Server({ name: "airline", version: "1.0.0" });
-  exportTools(
-    server,
-    rawTool({
-      name: "book",
-      description: "Books a seat, asking which.",
-      inputSchema: { type: "object" },
-      run: async (_args, ctx) => {
-        const first = await ctx.ask!({
-          message: "Which seat?",
-          schema: { type: "object", properties: { seat: { type: "string" } } },
-        });
-        const second = await ctx.ask!({
-          message: "A meal?",
-          schema: { type: "object", properties: { meal: { type: "string" } } },
-        });
-        return `${first.content?.seat} with ${second.content?.meal}`;
-      },
-    }),
-  );
+  exportTools(server, book);
   return server;
 }
 
