@@ -1,8 +1,9 @@
 /**
  * The stateless route of the HTTP handler: each request on a server of its
- * own for as long as it runs, taken from a pool of servers whose request
- * ended (or made anew), and returned to the pool only when nothing of that
- * request is alive and it left no per-client state behind.
+ * own for as long as it runs — made anew by default; with `reuseServers`
+ * taken from a pool of servers whose request ended, and returned to the
+ * pool only when nothing of that request is alive and it left no
+ * per-client state behind.
  *
  * @module
  */
@@ -36,7 +37,7 @@ function holdsNoClientState(body: unknown): boolean {
 
 /** Options of {@link StatelessRoute}. */
 export interface StatelessOptions {
-  /** `false`: a fresh server per request. */
+  /** `true`: pool servers whose request ended; else a fresh server per request. */
   readonly reuseServers?: boolean;
   /** The bytes one response stream may hold for a client that does not read. */
   readonly maxUnread: number;
@@ -68,8 +69,8 @@ export interface StatelessOptions {
 export class StatelessRoute {
   readonly #newServer: (request: Request) => Server;
   readonly #options: StatelessOptions;
-  // Servers whose request ended, ready for the next one. A factory that
-  // takes the request may bind the server to its caller: never reused.
+  // Servers whose request ended, ready for the next one: only when the
+  // handler's options ask for it in words (`reuseServers: true`).
   readonly #reuse: boolean;
   readonly #idle: Server[] = [];
   /** Servers serving a request now (closed by `close`). */
@@ -84,7 +85,7 @@ export class StatelessRoute {
   ) {
     this.#newServer = newServer;
     this.#options = options;
-    this.#reuse = options.reuseServers !== false && newServer.length === 0;
+    this.#reuse = options.reuseServers === true;
   }
 
   /** Answers a request on a pooled or fresh server. */

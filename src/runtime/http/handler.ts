@@ -53,21 +53,26 @@ export interface HttpHandlerOptions {
    */
   sessions?: boolean;
   /**
-   * Stateless mode: keep up to 64 servers whose request ended and connect
-   * the next request to one of them, so tools are not registered anew (and
-   * the SDK's validator not rebuilt) for every request. Default `true`.
+   * Stateless mode: pool servers across requests. Default `false`: every
+   * request gets a server of its own from `newServer(request, auth)`, made
+   * for it and closed after it — what a factory that binds its server to
+   * the caller needs. Servers are never pooled because of how `newServer`
+   * is written (its parameters, a wrapper around it): only this option
+   * pools them.
    *
-   * Callers stay apart all the same: a server serves one request at a
-   * time; a message a handler sends after its request was answered goes
-   * nowhere (the server sees request ids of the handler's own, so such a
-   * message matches no later request); a server that handled `initialize`
-   * or `logging/setLevel` (which leave per-client state on it), or whose
-   * request was dropped, is never reused; and a `newServer` that declares a
-   * parameter (`(request) => …`) makes a server per request, never reused.
+   * `true`: keep up to 64 servers whose request ended and connect the next
+   * request to one of them, so tools are not registered anew (and the SDK's
+   * validator not rebuilt) for every request — say it only when the servers
+   * `newServer` makes are interchangeable between callers: a pooled server
+   * was made for the request (and caller) that first needed it, and serves
+   * other callers after. Tools still see each request's own caller as
+   * `ctx.auth`. Requests stay apart all the same: a pooled server serves one
+   * request at a time; a message a handler sends after its request was
+   * answered goes nowhere; a server that handled `initialize` or
+   * `logging/setLevel` (per-client state), or whose request was dropped, is
+   * never pooled. Session mode ignores it (a server per session).
    *
-   * `false`: a fresh server per request — for servers that keep state of
-   * their own from one request to the next (a counter in a closure, say)
-   * that must not be shared.
+   * @default false
    */
   reuseServers?: boolean;
   /**
@@ -145,9 +150,8 @@ export interface HttpHandlerOptions {
    * `prompts/list`, `resources/list`, `resources/templates/list`,
    * `resources/read`, `server/discover` — as `ttlMs` and `cacheScope`.
    * Default `{ ttlMs: 0, scope: "private" }`: no reuse. `scope: "public"`
-   * lets shared caches reuse a list; it is kept `"private"` when
-   * `newServer` declares a parameter (`(request) => …`), whose lists may
-   * depend on the caller. Legacy results carry no hints.
+   * lets shared caches reuse a list: say it only when the lists `newServer`
+   * builds are the same for every caller. Legacy results carry no hints.
    */
   cacheHints?: CacheHints;
   /**
@@ -278,12 +282,14 @@ export interface HttpHandler {
 
 /**
  * Serves MCP over Streamable HTTP on web-standard `Request`/`Response`,
- * on SDK servers from `newServer`: one per request at a time, reused from
- * request to request (stateless, the default; see `reuseServers`), or one
- * per session (`sessions: true`). `newServer` is given the request the
- * server is made for (in session mode, the request that opened or restored
- * the session): a factory that reads it — to bind the server to its caller,
- * say — gets a server per request in stateless mode, never a reused one. The wire behaviour is the SDK's
+ * on SDK servers from `newServer`: one per request (stateless, the
+ * default), pooled from request to request only with `reuseServers: true`,
+ * or one per session (`sessions: true`). `newServer` is always called as
+ * `newServer(request, auth)`: the request the server is made for (in
+ * session mode, the request that opened or restored the session) and its
+ * verified caller (`undefined` without the `auth` option). Pass a factory,
+ * never a server: one server shared by every caller is what
+ * `reuseServers: true` says in words. The wire behaviour is the SDK's
  * `WebStandardStreamableHTTPServerTransport`'s (status codes, error texts,
  * SSE framing, priming, `Last-Event-ID` replay), with less work per request.
  *
@@ -374,11 +380,15 @@ export function httpHandler(
     ? undefined
     : (server: object, req: Request, body: unknown) =>
       gate.checkScopes(server, req, body);
-  // A factory that takes the caller is handed it (and, declaring a
-  // parameter, gets a server per request, never a reused one).
-  const make = newServer.length >= 2
-    ? (req: Request): Server => newServer(req, authOf(req))
-    : newServer;
+  if (typeof newServer !== "function") {
+    throw new TypeError(
+      "httpHandler(newServer): newServer must be a function making a server, (request, auth) => new Server(…); to share servers between requests, pass reuseServers: true",
+    );
+  }
+  // Always handed the request and its caller: what the factory reads is
+  // its own business, never a reason to share its server.
+  const make = (req: Request): Server => newServer(req, authOf(req));
+  if (gate !== undefined) gate.probe = (req) => newServer(req, undefined);
   const store = options.sessions === true
     ? new SessionStore(make, {
       idle: options.sessionIdleTimeout ?? DEFAULT_SESSION_IDLE_TIMEOUT,
@@ -438,7 +448,7 @@ export function httpHandler(
     modern: {
       cacheHints: resolveCacheHints(
         options.cacheHints,
-        newServer.length > 0,
+        false,
         "httpHandler",
       ),
       live,
