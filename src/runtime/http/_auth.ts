@@ -11,11 +11,7 @@
  * @module
  */
 
-import {
-  type AuthInfo,
-  namedScopes,
-  requiredScopes,
-} from "../../core/auth.ts";
+import { type AuthInfo, namedScopes, requiredScopes } from "../../core/auth.ts";
 import { HttpRefusalError } from "../errors.ts";
 import { InvalidTokenError, type ResourceAuthOptions } from "./auth.ts";
 

@@ -17,6 +17,8 @@ import {
 import type { Transport } from "../sdk_types.ts";
 import type { ConnectionInfo } from "./_sse_body.ts";
 import { HttpServerTransport } from "./_transport.ts";
+import type { ListenCap, Release } from "./_listen_cap.ts";
+import { authOf, principalOf } from "./_auth.ts";
 
 /** How many idle servers are kept for reuse. */
 const IDLE_SERVERS = 64;
@@ -33,6 +35,12 @@ function holdsNoClientState(body: unknown): boolean {
     const method = (m as { method?: unknown } | null)?.method;
     return method !== "initialize" && method !== "logging/setLevel";
   });
+}
+
+/** Whether a (modern) body is a `subscriptions/listen` request. */
+function isListen(body: unknown): boolean {
+  return (body as { method?: unknown } | null)?.method ===
+    "subscriptions/listen";
 }
 
 /** Options of {@link StatelessRoute}. */
@@ -62,6 +70,8 @@ export interface StatelessOptions {
     readonly live: Set<EraTransport>;
     /** Told when a `subscriptions/listen` opened. */
     readonly onListen?: () => void;
+    /** The cap on open `subscriptions/listen` streams, checked before a server is made. */
+    readonly listens?: ListenCap;
   };
 }
 
@@ -94,6 +104,27 @@ export class StatelessRoute {
     body: unknown,
     info: ConnectionInfo | undefined,
   ): Promise<Response> {
+    const cap = this.#options.modern?.listens;
+    if (cap === undefined || !isListen(body)) {
+      return await this.#serve(req, body, info, undefined);
+    }
+    const id = (body as { id: string | number }).id;
+    const taken = cap.take(principalOf(authOf(req)), id);
+    if (taken instanceof Response) return taken;
+    try {
+      return await this.#serve(req, body, info, taken);
+    } catch (error) {
+      taken();
+      throw error;
+    }
+  }
+
+  async #serve(
+    req: Request,
+    body: unknown,
+    info: ConnectionInfo | undefined,
+    release: Release | undefined,
+  ): Promise<Response> {
     const { report } = this.#options;
     const idle = this.#idle;
     const busy = this.#busy;
@@ -102,6 +133,7 @@ export class StatelessRoute {
       this.#newServer(req);
     const refusal = this.#options.checkScopes?.(server, req, body);
     if (refusal !== undefined) {
+      release?.();
       // Never connected for this request: as good as idle.
       if (reusable && idle.length < IDLE_SERVERS) idle.push(server);
       return refusal;
@@ -129,6 +161,7 @@ export class StatelessRoute {
     await server.connect(connected);
     try {
       return await transport.handle(req, body, info, (end) => {
+        release?.();
         if (era !== undefined) modern?.live.delete(era);
         // Not busy any more: `close` ended its request (never reused).
         const interrupted = !busy.delete(server);

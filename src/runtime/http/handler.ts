@@ -9,6 +9,8 @@ import type { ConnectableServer as Server } from "../connectable.ts";
 import { HttpRefusalError, UnreadLimitError } from "../errors.ts";
 import { internalError, type RemoteAddress } from "./guard.ts";
 import {
+  DEFAULT_MAX_LISTENS,
+  DEFAULT_MAX_LISTENS_PER_PRINCIPAL,
   DEFAULT_MAX_SESSIONS,
   DEFAULT_MAX_UNREAD_BYTES,
   DEFAULT_SESSION_EVENT_BYTES,
@@ -18,6 +20,7 @@ import { type HttpSessionStore, KvSessionBackend } from "./kv_store.ts";
 import { DEFAULT_SESSION_IDLE_TIMEOUT, SessionStore } from "./sessions.ts";
 import { frontDoor, type Notice } from "./_front_door.ts";
 import { StatelessRoute } from "./_stateless.ts";
+import { capOption, ListenCap } from "./_listen_cap.ts";
 import { SignalHook } from "./_host.ts";
 import type { AuthInfo } from "../../core/auth.ts";
 import type { ResourceAuthOptions } from "./auth.ts";
@@ -91,6 +94,24 @@ export interface HttpHandlerOptions {
    * time the cap is reached.
    */
   maxSessions?: number;
+  /**
+   * The most `subscriptions/listen` streams (2026-07-28) open at once on
+   * this handler. Default 1,000 (`DEFAULT_MAX_LISTENS`). Past it a listen
+   * answers 503 with `Retry-After: 30` and a JSON-RPC error (`-32000`)
+   * saying why, before any server is made for it; open streams are
+   * untouched, and each one's slot is given back when it closes. Without
+   * `onerror`, the first refusal is logged. `0` refuses every listen.
+   */
+  maxListens?: number;
+  /**
+   * With `auth`: the most `subscriptions/listen` streams one principal (a
+   * token's client id and subject) holds open at once. Default 100
+   * (`DEFAULT_MAX_LISTENS_PER_PRINCIPAL`). Past it that caller's next
+   * listen answers 429 with a JSON-RPC error (`-32000`) telling it to close
+   * one first; other callers are untouched. Without `auth` only
+   * `maxListens` applies.
+   */
+  maxListensPerPrincipal?: number;
   /**
    * Session mode: the SSE events each session keeps so a client that lost a
    * stream can resume it with `Last-Event-ID` (SEP-1699). Default 100; the
@@ -221,6 +242,8 @@ export interface HttpHandlerStats {
   readonly keptEvents: number;
   /** Bytes of those events' JSON text. */
   readonly keptBytes: number;
+  /** Open `subscriptions/listen` streams (2026-07-28), against `maxListens`. */
+  readonly listens: number;
 }
 
 /** Where a server listens, as `deno serve` tells `onListen` (any of Deno's address kinds). */
@@ -439,6 +462,23 @@ export function httpHandler(
       wanted: () => listening().length > 0,
     }).catch(report).finally(() => watching = false);
   };
+  const listens = new ListenCap(
+    capOption(options.maxListens, DEFAULT_MAX_LISTENS, "maxListens"),
+    capOption(
+      options.maxListensPerPrincipal,
+      DEFAULT_MAX_LISTENS_PER_PRINCIPAL,
+      "maxListensPerPrincipal",
+    ),
+    (error) => {
+      if (error.status !== 503) return report(error);
+      notice(
+        "listens",
+        error,
+        () =>
+          `httpHandler: ${error.message}; subscriptions/listen answers 503 until streams close (logged once)`,
+      );
+    },
+  );
   const modern = new StatelessRoute(make, {
     reuseServers: options.reuseServers,
     maxUnread,
@@ -453,6 +493,7 @@ export function httpHandler(
       ),
       live,
       onListen: watchChanges,
+      listens,
     },
   });
   const enter = frontDoor(route, {
@@ -512,6 +553,7 @@ export function httpHandler(
       sessions: store?.size ?? 0,
       keptEvents: kept.events,
       keptBytes: kept.bytes,
+      listens: listens.open,
     };
   };
   return Object.assign(handler, {
