@@ -89,6 +89,51 @@ export class Deadlines {
 
 const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
+/** The most bytes one read of a body asks for. */
+const CHUNK = 16 * 1024;
+
+/** Reads a body chunk by chunk (`read()`), and can be cancelled. */
+interface ChunkReader {
+  read(): Promise<{ done: boolean; value?: Uint8Array }>;
+  cancel(): Promise<void>;
+}
+
+/**
+ * A reader of `body` into buffers of our own (a BYOB reader), each sized
+ * to what is left of the declared length (at most 16 KiB): a default reader
+ * of Deno's request bodies leaves a 64 KiB buffer it allocated held by the
+ * request for as long as the request lives — for a `subscriptions/listen`
+ * stream, as long as the stream is open. A stream that is not a byte stream
+ * is read with a default reader.
+ */
+function chunkReader(
+  body: ReadableStream<Uint8Array>,
+  declared: number,
+): ChunkReader {
+  let byob: ReadableStreamBYOBReader;
+  try {
+    byob = body.getReader({ mode: "byob" });
+  } catch {
+    const reader = body.getReader();
+    return {
+      read: () => reader.read(),
+      cancel: () => reader.cancel(),
+    };
+  }
+  const known = Number.isSafeInteger(declared) && declared > 0;
+  let left = known ? declared : CHUNK;
+  return {
+    async read() {
+      // One byte more than declared: the read that sees the end needs room.
+      const size = known ? Math.min(CHUNK, Math.max(left, 0) + 1) : CHUNK;
+      const { done, value } = await byob.read(new Uint8Array(size));
+      if (value !== undefined) left -= value.byteLength;
+      return done ? { done: true } : { done: false, value };
+    },
+    cancel: () => byob.cancel(),
+  };
+}
+
 /**
  * Reads and parses a request body: a `Content-Length` over the cap is
  * refused before anything is read; a streamed body is counted as it arrives
@@ -108,7 +153,7 @@ export async function readJsonBody(
   if (req.body === null) {
     return { kind: "invalid", cause: new SyntaxError("empty body") };
   }
-  const reader = req.body.getReader();
+  const reader = chunkReader(req.body, declared);
   let timedOut = false;
   const expire = () => {
     timedOut = true;
@@ -125,7 +170,7 @@ export async function readJsonBody(
     for (;;) {
       const { done, value } = await reader.read();
       if (timedOut) return { kind: "timeout" };
-      if (done) break;
+      if (done || value === undefined) break;
       size += value.byteLength;
       if (size > limits.maxBytes) {
         await reader.cancel().catch(() => {});
