@@ -99,38 +99,46 @@ interface ChunkReader {
 }
 
 /**
- * A reader of `body` into buffers of our own (a BYOB reader), each sized
- * to what is left of the declared length (at most 16 KiB): a default reader
- * of Deno's request bodies leaves a 64 KiB buffer it allocated held by the
- * request for as long as the request lives — for a `subscriptions/listen`
- * stream, as long as the stream is open. A stream that is not a byte stream
- * is read with a default reader.
+ * A reader of `body`. With a declared length, a BYOB reader into buffers
+ * of our own (at most 16 KiB a read) that stops once the declared bytes
+ * came, without asking for the end: a default reader of Deno's request
+ * bodies leaves a 64 KiB buffer it allocated held by the request for as
+ * long as the request lives — for a `subscriptions/listen` stream, as long
+ * as the stream is open. Without one (or for a stream that is not a byte
+ * stream), a default reader.
  */
 function chunkReader(
   body: ReadableStream<Uint8Array>,
   declared: number,
 ): ChunkReader {
-  let byob: ReadableStreamBYOBReader;
-  try {
-    byob = body.getReader({ mode: "byob" });
-  } catch {
+  let byob: ReadableStreamBYOBReader | undefined;
+  if (Number.isSafeInteger(declared) && declared > 0) {
+    try {
+      byob = body.getReader({ mode: "byob" });
+    } catch {
+      // Not a byte stream.
+    }
+  }
+  if (byob === undefined) {
     const reader = body.getReader();
     return {
       read: () => reader.read(),
       cancel: () => reader.cancel(),
     };
   }
-  const known = Number.isSafeInteger(declared) && declared > 0;
-  let left = known ? declared : CHUNK;
+  const bytes = byob;
+  let left = declared;
   return {
     async read() {
-      // One byte more than declared: the read that sees the end needs room.
-      const size = known ? Math.min(CHUNK, Math.max(left, 0) + 1) : CHUNK;
-      const { done, value } = await byob.read(new Uint8Array(size));
-      if (value !== undefined) left -= value.byteLength;
-      return done ? { done: true } : { done: false, value };
+      if (left <= 0) return { done: true };
+      const { done, value } = await bytes.read(
+        new Uint8Array(Math.min(CHUNK, left)),
+      );
+      if (done || value === undefined) return { done: true };
+      left -= value.byteLength;
+      return { done: false, value };
     },
-    cancel: () => byob.cancel(),
+    cancel: () => bytes.cancel(),
   };
 }
 
