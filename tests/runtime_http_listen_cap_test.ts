@@ -11,7 +11,7 @@ import { type AuthInfo, httpHandler, type HttpHandlerOptions } from "../mod.ts";
 import {
   DEFAULT_MAX_LISTENS,
   DEFAULT_MAX_LISTENS_PER_PRINCIPAL,
-} from "../runtime.ts";
+} from "../src/runtime/http/limits.ts";
 import { META, MODERN_PROTOCOL_VERSION as MODERN } from "../src/runtime/era.ts";
 import { ListenCap } from "../src/runtime/http/_listen_cap.ts";
 import { eraServer } from "./fixtures/era_server.ts";
