@@ -78,7 +78,9 @@ export function toolChain(
     // A verified caller (a served agent's run, a resume) must hold the
     // tool's scopes on every path, not only on a direct tools/call.
     const missing = missingScopes(tool, ctx.auth);
-    if (missing.length > 0) throw new InsufficientScopeError(tool.name, missing);
+    if (missing.length > 0) {
+      throw new InsufficientScopeError(tool.name, missing);
+    }
     return await tool.invoke(call.args, {
       signal: ctx.signal,
       call: ctx.call,
