@@ -141,44 +141,46 @@ Deno.test("listen cap: the defaults are 1,000 per handler and 100 per principal"
   assert.equal(DEFAULT_MAX_LISTENS_PER_PRINCIPAL, 100);
 });
 
-Deno.test("listen cap (maxListens): up to the cap, the next 503 saying why, room again as streams close; nothing left after", async () => {
-  await using served = serve({ maxListens: 5 });
-  const open = await Promise.all(
-    Array.from({ length: 5 }, () => listen(served.url)),
-  );
-  assert.deepEqual(open.map((s) => s.status), [200, 200, 200, 200, 200]);
-  assert.equal(served.handler.stats().listens, 5);
-  const made = served.servers.length;
-  const refused = await listen(served.url);
-  assert.equal(refused.status, 503);
-  assert.equal(refused.res.headers.get("retry-after"), "30");
-  assert.deepEqual(await refused.res.json(), {
-    jsonrpc: "2.0",
-    error: {
-      code: -32000,
-      message:
-        "Service Unavailable: the server holds its maximum of 5 open subscriptions/listen streams (maxListens); retry after 30 s",
-    },
-    id: `sub-${ids}`,
+for (const sessions of [false, true]) {
+  Deno.test(`listen cap (maxListens, ${sessions ? "session" : "stateless"} handler): up to the cap, the next 503 saying why, room again as streams close; nothing left after`, async () => {
+    await using served = serve({ maxListens: 5, sessions });
+    const open = await Promise.all(
+      Array.from({ length: 5 }, () => listen(served.url)),
+    );
+    assert.deepEqual(open.map((s) => s.status), [200, 200, 200, 200, 200]);
+    assert.equal(served.handler.stats().listens, 5);
+    const made = served.servers.length;
+    const refused = await listen(served.url);
+    assert.equal(refused.status, 503);
+    assert.equal(refused.res.headers.get("retry-after"), "30");
+    assert.deepEqual(await refused.res.json(), {
+      jsonrpc: "2.0",
+      error: {
+        code: -32000,
+        message:
+          "Service Unavailable: the server holds its maximum of 5 open subscriptions/listen streams (maxListens); retry after 30 s",
+      },
+      id: `sub-${ids}`,
+    });
+    assert.equal(served.servers.length, made, "no server made for a refusal");
+    // Two close: two fit again, then the cap holds again.
+    await open[0].close();
+    await open[1].close();
+    await until(() => served.handler.stats().listens === 3, "two slots back");
+    const more = [await listen(served.url), await listen(served.url)];
+    assert.deepEqual(more.map((s) => s.status), [200, 200]);
+    const again = await listen(served.url);
+    assert.equal(again.status, 503);
+    await again.res.body?.cancel();
+    // All close: every slot back and every server closed.
+    await Promise.all([...open.slice(2), ...more].map((s) => s.close()));
+    await until(() => served.handler.stats().listens === 0, "every slot back");
+    await until(
+      () => served.servers.every((s) => s.transport === undefined),
+      "every stream's server closed",
+    );
   });
-  assert.equal(served.servers.length, made, "no server made for a refusal");
-  // Two close: two fit again, then the cap holds again.
-  await open[0].close();
-  await open[1].close();
-  await until(() => served.handler.stats().listens === 3, "two slots back");
-  const more = [await listen(served.url), await listen(served.url)];
-  assert.deepEqual(more.map((s) => s.status), [200, 200]);
-  const again = await listen(served.url);
-  assert.equal(again.status, 503);
-  await again.res.body?.cancel();
-  // All close: every slot back and every server closed.
-  await Promise.all([...open.slice(2), ...more].map((s) => s.close()));
-  await until(() => served.handler.stats().listens === 0, "every slot back");
-  await until(
-    () => served.servers.every((s) => s.transport === undefined),
-    "every stream's server closed",
-  );
-});
+}
 
 Deno.test("listen cap (maxListensPerPrincipal): one caller is refused 429 past its cap, others are not; a closed stream makes room", async () => {
   await using served = serve({
