@@ -277,7 +277,7 @@ export interface HttpHandler {
    * called by `Deno.serve(handler)`: there, pass `signal`.
    */
   onListen(address: ListenAddress): void;
-  /** What the handler holds now: live sessions and their kept events (0 in stateless mode). */
+  /** What the handler holds now: live sessions and their kept events (0 in stateless mode), open listen streams. */
   stats(): HttpHandlerStats;
   /**
    * Tells modern clients that a list changed: every `subscriptions/listen`
@@ -376,6 +376,11 @@ export function httpHandler(
   newServer: (request: Request, auth?: AuthInfo) => Server,
   options: HttpHandlerOptions = {},
 ): HttpHandler {
+  if (typeof newServer !== "function") {
+    throw new TypeError(
+      "httpHandler(newServer): newServer must be a function making a server, (request, auth) => new Server(…); to share servers between requests, pass reuseServers: true",
+    );
+  }
   const maxUnread = options.maxUnreadBytes ?? DEFAULT_MAX_UNREAD_BYTES;
   const report = options.onerror ?? defaultReport;
   // What an operator must act on: every one to `onerror`, else logged once.
@@ -404,11 +409,6 @@ export function httpHandler(
     ? undefined
     : (server: object, req: Request, body: unknown) =>
       gate.checkScopes(server, req, body);
-  if (typeof newServer !== "function") {
-    throw new TypeError(
-      "httpHandler(newServer): newServer must be a function making a server, (request, auth) => new Server(…); to share servers between requests, pass reuseServers: true",
-    );
-  }
   // Always handed the request and its caller: what the factory reads is
   // its own business, never a reason to share its server.
   const make = (req: Request): Server => newServer(req, authOf(req));
