@@ -118,6 +118,7 @@ const handler = side === "sdk" || side === "plain"
   ? await weftKv()
   : httpHandler(newServer, {
     sessions: mode === "sessions",
+    // The pooled rows ask for pooling in words; `fresh` is the default.
     reuseServers: mode !== "fresh",
     maxSessions: 100_000,
   });

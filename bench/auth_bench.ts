@@ -41,7 +41,7 @@ function handlerWith(options: HttpHandlerOptions) {
     const server = new Server({ name: "bench", version: "1" });
     exportTools(server, echo);
     return server;
-  }, options);
+  }, { reuseServers: true, ...options });
 }
 
 const BODY = JSON.stringify({

@@ -7,9 +7,10 @@
  *     deno run -A bench/http_bench.ts --seconds=2 --rounds=3 --clients=10,100,500
  *     deno run -A bench/http_bench.ts --skip-client --skip-calls  # the server table only
  *
- * Server table: for each mode (stateless, weft's default, whose servers
- * serve request after request; `fresh`, stateless with `reuseServers:
- * false`, a server built per request as the SDK's stateless pattern does;
+ * Server table: for each mode (stateless, with `reuseServers: true`, whose
+ * pooled servers serve request after request; `fresh`, weft's default
+ * stateless mode (no `reuseServers`), a server built per request as the
+ * SDK's stateless pattern does;
  * sessions; kv, sessions in a Deno KV file, against the SDK's in-memory
  * sessions; `modern`, weft's stateless endpoint answering 2026-07-28
  * requests — no session, the `_meta` envelope, the `Mcp-Method`/`Mcp-Name`
@@ -319,7 +320,7 @@ async function serverTable(f: Flags): Promise<void> {
   for (const mode of f.modes) {
     for (const clients of f.clients) {
       // The SDK's transport has no shared store: KV rows compare with its sessions.
-      // `fresh` is weft's stateless mode with reuseServers: false: the
+      // `fresh` is weft's default stateless mode, a server per request: the
       // SDK's stateless pattern is its baseline too.
       const sdkMode = mode === "kv"
         ? "sessions"

@@ -202,7 +202,8 @@ Deno.test("metadata: the path-aware and root documents (RFC 9728), public, cache
       resource: RESOURCE,
       authorization_servers: [ISSUER],
       bearer_methods_supported: ["header"],
-      scopes_supported: ["mcp"],
+      // The endpoint's, then the tools' (write_order's orders:write).
+      scopes_supported: ["mcp", "orders:write"],
       resource_name: "Orders",
     });
   }

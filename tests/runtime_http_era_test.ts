@@ -173,13 +173,18 @@ Deno.test("modern: tools/list and tools/call are stamped; lists carry the cache 
   });
 });
 
-Deno.test("modern: a factory that reads the request keeps cacheScope private", async () => {
-  await using handler = httpHandler((_req: Request) => eraServer(), {
-    cacheHints: { ttlMs: 5, scope: "public" },
-  });
-  const { result } = await answer(await post(handler, modern("tools/list")));
+Deno.test("modern: cacheScope is what the options say, however the factory is written", async () => {
+  for (const scope of ["public", "private"] as const) {
+    await using handler = httpHandler((_req: Request) => eraServer(), {
+      cacheHints: { ttlMs: 5, scope },
+    });
+    const { result } = await answer(await post(handler, modern("tools/list")));
+    assert.equal(result!.cacheScope, scope);
+    assert.equal(result!.ttlMs, 5);
+  }
+  await using plain = httpHandler((_req: Request) => eraServer());
+  const { result } = await answer(await post(plain, modern("tools/list")));
   assert.equal(result!.cacheScope, "private");
-  assert.equal(result!.ttlMs, 5);
 });
 
 Deno.test("modern: cacheHints are checked when the handler is made", () => {
@@ -494,7 +499,7 @@ Deno.test("modern: a reused server is initialized again only for another client"
     const server = eraServer();
     server.oninitialized = () => initialized++;
     return server;
-  });
+  }, { reuseServers: true });
   for (let i = 0; i < 3; i++) {
     const { result } = await answer(await post(handler, modern("tools/list")));
     assert.equal(result!.resultType, "complete");

@@ -1,8 +1,9 @@
 // Stateless httpHandler keeps callers apart whatever reuseServers says: a
 // notification a handler sends after its request was answered reaches no
 // one (not the next caller on the same pooled server), a server that saw
-// per-client state is not reused, a factory that takes the request gets a
-// server per request. Each test is ordered by latches, not by timing: the
+// per-client state is not reused; by default every request gets a server of
+// its own from the factory, however the factory is written (plain, wrapped
+// in a variadic helper, with a defaulted parameter). Each test is ordered by latches, not by timing: the
 // late send happens while the other caller's request is running on the
 // same server.
 
@@ -20,6 +21,7 @@ import {
   type HttpHandlerOptions,
 } from "../src/runtime/http/handler.ts";
 import { post } from "./fixtures/http_test_server.ts";
+import type { AuthInfo } from "../src/core/auth.ts";
 
 const DEADLINE = 10_000;
 
@@ -73,7 +75,7 @@ function toolServer(tools: Tools, made: Made[], bound?: string): Server {
 }
 
 function serve(
-  newServer: (request: Request) => Server,
+  newServer: (request: Request, auth?: AuthInfo) => Server,
   options: HttpHandlerOptions = {},
 ) {
   const handler = httpHandler(newServer, options);
@@ -167,7 +169,10 @@ async function lateSendScenario(
       return `done ${user}`;
     },
   };
-  await using server = serve(() => toolServer(tools, made), options);
+  await using server = serve(() => toolServer(tools, made), {
+    reuseServers: true,
+    ...options,
+  });
   const alice = await postText(server.url, aliceBody);
   assert.match(alice, /audited alice/);
   // The server's close settles; it goes back to the pool.
@@ -222,7 +227,9 @@ Deno.test("isolation: with reuseServers: false a late notification reaches no on
 Deno.test("isolation: a server that saw logging/setLevel or initialize is never reused", async () => {
   const made: Made[] = [];
   const tools: Tools = { whoami: (user) => `you are ${user}` };
-  await using server = serve(() => toolServer(tools, made));
+  await using server = serve(() => toolServer(tools, made), {
+    reuseServers: true,
+  });
   const settle = () => new Promise((resolve) => setTimeout(resolve, 10));
   const setLevel = {
     jsonrpc: "2.0",
@@ -260,30 +267,6 @@ Deno.test("isolation: a server that saw logging/setLevel or initialize is never 
   assert.equal(made.length, 3);
 });
 
-Deno.test("isolation: a factory that takes the request gets a fresh server per request, bound to its caller", async () => {
-  const made: Made[] = [];
-  const tools: Tools = { whoami: (user) => `you are ${user}` };
-  await using server = serve((request) => {
-    const who = request.headers.get("authorization")?.replace("Bearer ", "");
-    return toolServer(tools, made, who);
-  });
-  const whoami = {
-    jsonrpc: "2.0",
-    id: 1,
-    method: "tools/call",
-    params: { name: "whoami" },
-  };
-  for (const user of ["alice", "bob", "alice", "bob"]) {
-    const text = await postText(server.url, whoami, {
-      authorization: `Bearer ${user}`,
-    });
-    assert.match(text, new RegExp(`you are ${user} `));
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  assert.equal(made.length, 4, "no server was reused");
-  assert.deepEqual(made.map((m) => m.bound), ["alice", "bob", "alice", "bob"]);
-});
-
 Deno.test("isolation: twenty callers alternating on pooled servers each read only their own notifications and answers", async () => {
   const made: Made[] = [];
   const tools: Tools = {
@@ -300,7 +283,9 @@ Deno.test("isolation: twenty callers alternating on pooled servers each read onl
       return `done ${user}`;
     },
   };
-  await using server = serve(() => toolServer(tools, made));
+  await using server = serve(() => toolServer(tools, made), {
+    reuseServers: true,
+  });
   const signal = AbortSignal.timeout(DEADLINE);
   const callers = Array.from({ length: 20 }, (_, i) => `caller${i}`);
   let calls = 0;
@@ -395,7 +380,7 @@ Deno.test("isolation (2026-07-28): a request a handler sends after its call was 
       return { content: [{ type: "text", text: "done bob" }] };
     });
     return server;
-  });
+  }, { reuseServers: true });
   // Bob declares no roots: were Alice's late request taken for his call,
   // his call would fail with -32021; declaring them, he would be asked.
   for (const capabilities of [{}, { roots: {} }]) {
@@ -419,4 +404,123 @@ Deno.test("isolation (2026-07-28): a request a handler sends after its call was 
     );
   }
   assert.equal(made, 1, "one pooled server served every caller");
+});
+
+/** The caller a token names: `Bearer alice` is Alice. */
+const byName = {
+  resource: "http://127.0.0.1/mcp",
+  authorizationServers: ["http://127.0.0.1:9/issuer"],
+  verify: (token: string): AuthInfo => ({
+    token,
+    clientId: token,
+    scopes: [],
+  }),
+};
+
+const ANON: AuthInfo = { token: "", clientId: "anonymous", scopes: [] };
+
+/** What a logging or tracing helper does to a function: `(...args) => f(...args)`. */
+function wrapped<A extends unknown[], R>(f: (...args: A) => R) {
+  return (...args: A): R => f(...args);
+}
+
+for (const era of ["2025-11-25", "2026-07-28"] as const) {
+  const factories: [
+    string,
+    (
+      made: Made[],
+      tools: Tools,
+    ) => (request: Request, auth?: AuthInfo) => Server,
+  ][] = [
+    [
+      "plain",
+      (made, tools) => (_req, auth) => toolServer(tools, made, auth?.clientId),
+    ],
+    [
+      "wrapped (variadic)",
+      (made, tools) =>
+        wrapped((_req: Request, auth?: AuthInfo) =>
+          toolServer(tools, made, auth?.clientId)
+        ),
+    ],
+    [
+      "defaulted",
+      (made, tools) => (_req: Request, auth: AuthInfo = ANON) =>
+        toolServer(tools, made, auth.clientId),
+    ],
+  ];
+  for (const [shape, factory] of factories) {
+    Deno.test(`isolation (${era}): a ${shape} factory, default options — alice sees alice, bob sees bob, concurrently`, async () => {
+      const made: Made[] = [];
+      const tools: Tools = {
+        async whoami(user) {
+          // Calls overlap: each waits a little before it answers.
+          await new Promise((resolve) =>
+            setTimeout(resolve, Math.random() * 5)
+          );
+          return `you are ${user}`;
+        },
+      };
+      await using server = serve(factory(made, tools), {
+        auth: byName,
+        onerror: () => {},
+      });
+      const signal = AbortSignal.timeout(DEADLINE);
+      const users = Array.from(
+        { length: 16 },
+        (_, i) => i % 2 ? "bob" : "alice",
+      );
+      const texts = await Promise.all(users.map(async (user, i) => {
+        const { body, headers } = era === "2025-11-25"
+          ? {
+            body: {
+              jsonrpc: "2.0",
+              id: i,
+              method: "tools/call",
+              params: { name: "whoami" },
+            },
+            headers: {},
+          }
+          : modernCall("whoami", {});
+        const res = await fetch(server.url, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            authorization: `Bearer ${user}`,
+            ...headers,
+          },
+          body: JSON.stringify(body),
+          signal,
+        });
+        assert.equal(res.status, 200);
+        return await res.text();
+      }));
+      texts.forEach((text, i) => {
+        assert.match(
+          text,
+          new RegExp(`you are ${users[i]} \\(server \\d+\\)`),
+          text,
+        );
+      });
+      assert.equal(made.length, users.length, "a server per request");
+      assert.deepEqual(
+        made.map((m) => m.bound).sort(),
+        users.slice().sort(),
+        "every server was made for its own caller",
+      );
+    });
+  }
+}
+
+Deno.test("httpHandler: a server instead of a factory is refused, naming reuseServers", () => {
+  const made: Made[] = [];
+  assert.throws(
+    () => httpHandler(toolServer({}, made) as unknown as () => Server),
+    {
+      name: "TypeError",
+      message:
+        "httpHandler(newServer): newServer must be a function making a server, (request, auth) => new Server(…); to share servers between requests, pass reuseServers: true",
+    },
+  );
 });

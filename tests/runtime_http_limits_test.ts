@@ -119,6 +119,7 @@ Deno.test("limits: a session flood is refused at the cap and leaves nothing once
       sessions: 0,
       keptEvents: 0,
       keptBytes: 0,
+      listens: 0,
     });
     // Every server the flood made was closed.
     let open = 0;

@@ -1,14 +1,15 @@
-// Stateless httpHandler reuses servers whose request ended (no tools registered
-// anew per request), never one that holds per-client state; reuseServers: false
-// builds a fresh one per request.
+// Stateless httpHandler with reuseServers: true reuses servers whose request
+// ended (no tools registered anew per request), never one that holds
+// per-client state; by default (and with reuseServers: false) it builds a
+// fresh one per request.
 
 import assert from "node:assert/strict";
 import { INITIALIZE, listen, post } from "./fixtures/http_test_server.ts";
 
 const LIST = '{"jsonrpc":"2.0","id":2,"method":"tools/list"}';
 
-Deno.test("stateless: by default sequential requests reuse one server; initialize gets its own, never reused", async () => {
-  const listening = listen();
+Deno.test("stateless, reuseServers: true: sequential requests reuse one server; initialize gets its own, never reused", async () => {
+  const listening = listen({ reuseServers: true });
   try {
     for (let i = 0; i < 5; i++) {
       const res = await post(listening.url, LIST);
@@ -31,21 +32,24 @@ Deno.test("stateless: by default sequential requests reuse one server; initializ
   }
 });
 
-Deno.test("stateless, reuseServers: false: a fresh server per request", async () => {
-  const listening = listen({ reuseServers: false });
-  try {
-    for (let i = 0; i < 3; i++) {
-      const res = await post(listening.url, LIST);
-      await res.text();
+for (const options of [{}, { reuseServers: false }]) {
+  Deno.test(`stateless, ${JSON.stringify(options)}: a fresh server per request`, async () => {
+    const listening = listen(options);
+    try {
+      for (let i = 0; i < 3; i++) {
+        const res = await post(listening.url, LIST);
+        await res.text();
+        await new Promise((resolve) => setTimeout(resolve, 5)); // the close settles
+      }
+      assert.equal(listening.servers.length, 3);
+    } finally {
+      await listening.close();
     }
-    assert.equal(listening.servers.length, 3);
-  } finally {
-    await listening.close();
-  }
-});
+  });
+}
 
-Deno.test("stateless: a server whose call close() interrupted is not reused", async () => {
-  const listening = listen();
+Deno.test("stateless, reuseServers: true: a server whose call close() interrupted is not reused", async () => {
+  const listening = listen({ reuseServers: true });
   try {
     const res = await post(
       listening.url,

@@ -1,7 +1,8 @@
 /**
  * The tool chain every dispatched call runs through, in the loop and in
  * `Agent.callTool` alike: the agent's middleware, then the tool's own, then
- * the base call (unknown tool, approval check, decode, handler).
+ * the base call (unknown tool, approval check, the caller's scopes, decode,
+ * handler).
  *
  * @module
  */
@@ -19,6 +20,7 @@ import {
   type ToolMiddleware,
 } from "./middleware.ts";
 import type { ToolDef, ToolResult } from "./tool.ts";
+import { InsufficientScopeError, missingScopes } from "./auth.ts";
 
 /** A validated tool snapshot: names in order, looked up by name. */
 export type ToolSnapshot = ReadonlyMap<string, ToolDef>;
@@ -72,6 +74,12 @@ export function toolChain(
     if (tool === undefined) throw new NoSuchToolError(call.name);
     if (tool.requiresApproval && ctx.call?.approved !== true) {
       throw new ApprovalRequiredError(tool.name);
+    }
+    // A verified caller (a served agent's run, a resume) must hold the
+    // tool's scopes on every path, not only on a direct tools/call.
+    const missing = missingScopes(tool, ctx.auth);
+    if (missing.length > 0) {
+      throw new InsufficientScopeError(tool.name, missing);
     }
     return await tool.invoke(call.args, {
       signal: ctx.signal,

@@ -7,6 +7,8 @@
  * @module
  */
 
+import { quote, ToolError } from "./errors.ts";
+
 /**
  * A verified access token and what it says of its holder: the MCP SDK's
  * `AuthInfo` shape. The HTTP handler's `auth` option makes one per request
@@ -42,14 +44,89 @@ export interface AuthInfo {
   extra?: Record<string, unknown>;
 }
 
+/** The code of the tool error a call gets when its caller's token lacks a scope the tool names. */
+export const CodeInsufficientScope = "INSUFFICIENT_SCOPE";
+
+/**
+ * A call whose verified caller lacks a scope the tool names (`scopes` on
+ * `tool()`/`rawTool()`), made inside a run (a served agent calling the tool,
+ * a resumed call): the tool does not run, and the model reads
+ * `INSUFFICIENT_SCOPE: tool "<name>" needs the scope <s>, which the caller's token lacks; the tool did not run`
+ * (`the scopes <a> <b>` when several are missing). A direct `tools/call`
+ * over HTTP is refused 403 before that.
+ *
+ * @example The text the model reads
+ * ```ts
+ * import { Agent, type AuthInfo, rawTool } from "@weft/mcp";
+ * import { script } from "@weft/mcp/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const placeOrder = rawTool({
+ *   name: "place_order",
+ *   description: "Places an order.",
+ *   scopes: ["orders:write"],
+ *   run: () => "placed",
+ * });
+ * const agent = new Agent(script(), { tools: [placeOrder] });
+ * const auth: AuthInfo = { token: "t", clientId: "app", scopes: ["orders:read"] };
+ * await assert.rejects(agent.callTool("place_order", "{}", { auth }), {
+ *   message:
+ *     'INSUFFICIENT_SCOPE: tool "place_order" needs the scope orders:write, which the caller\'s token lacks; the tool did not run',
+ * });
+ * ```
+ */
+export class InsufficientScopeError extends ToolError {
+  /** The tool that was not run. */
+  readonly tool: string;
+  /** The scopes the caller's token lacks, in the tool's order. */
+  readonly missing: readonly string[];
+
+  /** Builds the error for `tool`, whose caller lacks `missing`. */
+  constructor(tool: string, missing: readonly string[]) {
+    super(
+      CodeInsufficientScope,
+      `tool ${quote(tool)} needs the scope${missing.length === 1 ? "" : "s"} ${
+        missing.join(" ")
+      }, which the caller's token lacks; the tool did not run`,
+    );
+    this.name = "InsufficientScopeError";
+    this.tool = tool;
+    this.missing = Object.freeze([...missing]);
+  }
+}
+
+/**
+ * The scopes `tool` names that `auth` does not grant; empty without a
+ * verified caller (scopes hold over authenticated HTTP only) or when all
+ * are granted.
+ */
+export function missingScopes(
+  tool: { readonly scopes?: readonly string[] },
+  auth: AuthInfo | undefined,
+): readonly string[] {
+  if (auth === undefined || tool.scopes === undefined) return [];
+  const granted = new Set(Array.isArray(auth.scopes) ? auth.scopes : []);
+  return tool.scopes.filter((s) => !granted.has(s));
+}
+
 /** What a server says its tools need: the scopes a call of `tool` requires (absent: none). */
 export type ScopeLookup = (tool: string) => readonly string[] | undefined;
 
 const lookups = new WeakMap<object, ScopeLookup>();
+const lists = new WeakMap<object, () => readonly string[]>();
 
-/** Records how `server` answers which scopes its tools need (the bridge calls it). */
-export function setScopeLookup(server: object, lookup: ScopeLookup): void {
+/**
+ * Records how `server` answers which scopes its tools need (the bridge
+ * calls it); `all` lists every scope any of its tools names (the resource
+ * metadata's `scopes_supported`).
+ */
+export function setScopeLookup(
+  server: object,
+  lookup: ScopeLookup,
+  all?: () => readonly string[],
+): void {
   lookups.set(server, lookup);
+  if (all !== undefined) lists.set(server, all);
 }
 
 /** The scopes a call of `tool` on `server` needs; empty when none or unknown. */
@@ -58,4 +135,9 @@ export function requiredScopes(
   tool: string,
 ): readonly string[] {
   return lookups.get(server)?.(tool) ?? [];
+}
+
+/** Every scope a tool registered on `server` names; empty when none or unknown. */
+export function namedScopes(server: object): readonly string[] {
+  return lists.get(server)?.() ?? [];
 }

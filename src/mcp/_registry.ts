@@ -119,7 +119,11 @@ function ensureRegistry(server: Server, caller: string): Registry {
   const registry: Registry = { tools: new Map() };
   installHandlers(server, registry, caller);
   // issue 19: the HTTP handler asks before a call starts (403 step-up).
-  setScopeLookup(server, (name) => registry.tools.get(name)?.scopes);
+  setScopeLookup(
+    server,
+    (name) => registry.tools.get(name)?.scopes,
+    () => [...registry.tools.values()].flatMap((e) => e.scopes ?? []),
+  );
   registries.set(server, registry);
   return registry;
 }

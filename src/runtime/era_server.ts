@@ -61,8 +61,7 @@ export interface CacheHints {
   readonly ttlMs?: number;
   /**
    * `"private"` (default): only the caller may reuse it. `"public"`: any
-   * cache may — ignored (kept `"private"`) when the server is made per
-   * request, whose lists may depend on the caller.
+   * cache may — say it only when the lists are the same for every caller.
    */
   readonly scope?: "public" | "private";
 }

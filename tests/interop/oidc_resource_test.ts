@@ -291,7 +291,8 @@ Deno.test("oidc-provider JWT access tokens: the tool sees the client and scopes,
       resource: s.resource,
       authorization_servers: [s.issuer],
       bearer_methods_supported: ["header"],
-      scopes_supported: ["mcp"],
+      // The endpoint's scope, then write_order's.
+      scopes_supported: ["mcp", "orders:write"],
     });
     const token = await clientCredentials(
       s.issuer,

@@ -11,7 +11,7 @@
  * @module
  */
 
-import { type AuthInfo, requiredScopes } from "../../core/auth.ts";
+import { type AuthInfo, namedScopes, requiredScopes } from "../../core/auth.ts";
 import { HttpRefusalError } from "../errors.ts";
 import { InvalidTokenError, type ResourceAuthOptions } from "./auth.ts";
 
@@ -39,6 +39,9 @@ export class AuthGate {
   readonly #metadataUrl: string;
   readonly #scopes: readonly string[];
   readonly #report: (error: Error) => void;
+  /** The endpoint's scopes, then every scope a served tool names. */
+  readonly #supported: Set<string>;
+  #probe?: (req: Request) => object;
   #document?: string;
 
   /** A gate for `options`; throws `TypeError` for a missing or malformed option. */
@@ -71,7 +74,26 @@ export class AuthGate {
     this.#paths = new Set([WELL_KNOWN + path, WELL_KNOWN]);
     this.#metadataUrl = new URL(WELL_KNOWN + path, resource).href;
     this.#scopes = options.scopes ?? [];
+    this.#supported = new Set(this.#scopes);
     this.#report = report;
+  }
+
+  /**
+   * How to make a server whose tools' scopes the metadata document lists
+   * before any request was served: called once, with the first metadata
+   * request (and no caller).
+   */
+  set probe(make: (req: Request) => object) {
+    this.#probe = make;
+  }
+
+  /** Adds the scopes `server`'s tools name to `scopes_supported`. */
+  learn(server: object): void {
+    for (const scope of namedScopes(server)) {
+      if (this.#supported.has(scope)) continue;
+      this.#supported.add(scope);
+      this.#document = undefined;
+    }
   }
 
   /** The metadata document's URL, as the challenges name it. */
@@ -96,6 +118,20 @@ export class AuthGate {
         headers: { allow: "GET, OPTIONS", ...cors },
       });
     }
+    const probe = this.#probe;
+    if (probe !== undefined) {
+      this.#probe = undefined;
+      try {
+        this.learn(probe(req));
+      } catch (error) {
+        this.#report(
+          new Error(
+            "httpHandler: newServer failed while the resource metadata read its tools' scopes; scopes_supported lists the scopes learnt from the servers made so far",
+            { cause: error },
+          ),
+        );
+      }
+    }
     this.#document ??= JSON.stringify(this.#metadataDocument());
     return new Response(req.method === "HEAD" ? null : this.#document, {
       status: 200,
@@ -115,7 +151,7 @@ export class AuthGate {
       ),
       bearer_methods_supported: ["header"],
     };
-    if (this.#scopes.length > 0) doc.scopes_supported = [...this.#scopes];
+    if (this.#supported.size > 0) doc.scopes_supported = [...this.#supported];
     if (this.#options.resourceName !== undefined) {
       doc.resource_name = this.#options.resourceName;
     }
@@ -178,6 +214,7 @@ export class AuthGate {
     req: Request,
     body: unknown,
   ): Response | undefined {
+    this.learn(server);
     const auth = verified.get(req);
     if (auth === undefined) return undefined;
     const needed: string[] = [];

@@ -1,8 +1,9 @@
 /**
  * The stateless route of the HTTP handler: each request on a server of its
- * own for as long as it runs, taken from a pool of servers whose request
- * ended (or made anew), and returned to the pool only when nothing of that
- * request is alive and it left no per-client state behind.
+ * own for as long as it runs — made anew by default; with `reuseServers`
+ * taken from a pool of servers whose request ended, and returned to the
+ * pool only when nothing of that request is alive and it left no
+ * per-client state behind.
  *
  * @module
  */
@@ -16,6 +17,8 @@ import {
 import type { Transport } from "../sdk_types.ts";
 import type { ConnectionInfo } from "./_sse_body.ts";
 import { HttpServerTransport } from "./_transport.ts";
+import type { ListenCap, Release } from "./_listen_cap.ts";
+import { authOf, principalOf } from "./_auth.ts";
 
 /** How many idle servers are kept for reuse. */
 const IDLE_SERVERS = 64;
@@ -34,9 +37,15 @@ function holdsNoClientState(body: unknown): boolean {
   });
 }
 
+/** Whether a (modern) body is a `subscriptions/listen` request. */
+function isListen(body: unknown): boolean {
+  return (body as { method?: unknown } | null)?.method ===
+    "subscriptions/listen";
+}
+
 /** Options of {@link StatelessRoute}. */
 export interface StatelessOptions {
-  /** `false`: a fresh server per request. */
+  /** `true`: pool servers whose request ended; else a fresh server per request. */
   readonly reuseServers?: boolean;
   /** The bytes one response stream may hold for a client that does not read. */
   readonly maxUnread: number;
@@ -61,6 +70,8 @@ export interface StatelessOptions {
     readonly live: Set<EraTransport>;
     /** Told when a `subscriptions/listen` opened. */
     readonly onListen?: () => void;
+    /** The cap on open `subscriptions/listen` streams, checked before a server is made. */
+    readonly listens?: ListenCap;
   };
 }
 
@@ -68,8 +79,8 @@ export interface StatelessOptions {
 export class StatelessRoute {
   readonly #newServer: (request: Request) => Server;
   readonly #options: StatelessOptions;
-  // Servers whose request ended, ready for the next one. A factory that
-  // takes the request may bind the server to its caller: never reused.
+  // Servers whose request ended, ready for the next one: only when the
+  // handler's options ask for it in words (`reuseServers: true`).
   readonly #reuse: boolean;
   readonly #idle: Server[] = [];
   /** Servers serving a request now (closed by `close`). */
@@ -84,7 +95,7 @@ export class StatelessRoute {
   ) {
     this.#newServer = newServer;
     this.#options = options;
-    this.#reuse = options.reuseServers !== false && newServer.length === 0;
+    this.#reuse = options.reuseServers === true;
   }
 
   /** Answers a request on a pooled or fresh server. */
@@ -92,6 +103,27 @@ export class StatelessRoute {
     req: Request,
     body: unknown,
     info: ConnectionInfo | undefined,
+  ): Promise<Response> {
+    const cap = this.#options.modern?.listens;
+    if (cap === undefined || !isListen(body)) {
+      return await this.#serve(req, body, info, undefined);
+    }
+    const id = (body as { id: string | number }).id;
+    const taken = cap.take(principalOf(authOf(req)), id);
+    if (taken instanceof Response) return taken;
+    try {
+      return await this.#serve(req, body, info, taken);
+    } catch (error) {
+      taken();
+      throw error;
+    }
+  }
+
+  async #serve(
+    req: Request,
+    body: unknown,
+    info: ConnectionInfo | undefined,
+    release: Release | undefined,
   ): Promise<Response> {
     const { report } = this.#options;
     const idle = this.#idle;
@@ -101,6 +133,7 @@ export class StatelessRoute {
       this.#newServer(req);
     const refusal = this.#options.checkScopes?.(server, req, body);
     if (refusal !== undefined) {
+      release?.();
       // Never connected for this request: as good as idle.
       if (reusable && idle.length < IDLE_SERVERS) idle.push(server);
       return refusal;
@@ -128,6 +161,7 @@ export class StatelessRoute {
     await server.connect(connected);
     try {
       return await transport.handle(req, body, info, (end) => {
+        release?.();
         if (era !== undefined) modern?.live.delete(era);
         // Not busy any more: `close` ended its request (never reused).
         const interrupted = !busy.delete(server);

@@ -9,6 +9,8 @@ import type { ConnectableServer as Server } from "../connectable.ts";
 import { HttpRefusalError, UnreadLimitError } from "../errors.ts";
 import { internalError, type RemoteAddress } from "./guard.ts";
 import {
+  DEFAULT_MAX_LISTENS,
+  DEFAULT_MAX_LISTENS_PER_PRINCIPAL,
   DEFAULT_MAX_SESSIONS,
   DEFAULT_MAX_UNREAD_BYTES,
   DEFAULT_SESSION_EVENT_BYTES,
@@ -18,6 +20,7 @@ import { type HttpSessionStore, KvSessionBackend } from "./kv_store.ts";
 import { DEFAULT_SESSION_IDLE_TIMEOUT, SessionStore } from "./sessions.ts";
 import { frontDoor, type Notice } from "./_front_door.ts";
 import { StatelessRoute } from "./_stateless.ts";
+import { capOption, ListenCap } from "./_listen_cap.ts";
 import { SignalHook } from "./_host.ts";
 import type { AuthInfo } from "../../core/auth.ts";
 import type { ResourceAuthOptions } from "./auth.ts";
@@ -53,21 +56,26 @@ export interface HttpHandlerOptions {
    */
   sessions?: boolean;
   /**
-   * Stateless mode: keep up to 64 servers whose request ended and connect
-   * the next request to one of them, so tools are not registered anew (and
-   * the SDK's validator not rebuilt) for every request. Default `true`.
+   * Stateless mode: pool servers across requests. Default `false`: every
+   * request gets a server of its own from `newServer(request, auth)`, made
+   * for it and closed after it — what a factory that binds its server to
+   * the caller needs. Servers are never pooled because of how `newServer`
+   * is written (its parameters, a wrapper around it): only this option
+   * pools them.
    *
-   * Callers stay apart all the same: a server serves one request at a
-   * time; a message a handler sends after its request was answered goes
-   * nowhere (the server sees request ids of the handler's own, so such a
-   * message matches no later request); a server that handled `initialize`
-   * or `logging/setLevel` (which leave per-client state on it), or whose
-   * request was dropped, is never reused; and a `newServer` that declares a
-   * parameter (`(request) => …`) makes a server per request, never reused.
+   * `true`: keep up to 64 servers whose request ended and connect the next
+   * request to one of them, so tools are not registered anew (and the SDK's
+   * validator not rebuilt) for every request — say it only when the servers
+   * `newServer` makes are interchangeable between callers: a pooled server
+   * was made for the request (and caller) that first needed it, and serves
+   * other callers after. Tools still see each request's own caller as
+   * `ctx.auth`. Requests stay apart all the same: a pooled server serves one
+   * request at a time; a message a handler sends after its request was
+   * answered goes nowhere; a server that handled `initialize` or
+   * `logging/setLevel` (per-client state), or whose request was dropped, is
+   * never pooled. Session mode ignores it (a server per session).
    *
-   * `false`: a fresh server per request — for servers that keep state of
-   * their own from one request to the next (a counter in a closure, say)
-   * that must not be shared.
+   * @default false
    */
   reuseServers?: boolean;
   /**
@@ -86,6 +94,25 @@ export interface HttpHandlerOptions {
    * time the cap is reached.
    */
   maxSessions?: number;
+  /**
+   * The most `subscriptions/listen` streams (2026-07-28) open at once on
+   * this handler. Default 1,000. Past it a listen answers 503 with
+   * `Retry-After: 30` and a JSON-RPC error (`-32000`) saying why, before
+   * any server is made for it; open streams are untouched, and each one's
+   * slot is given back when it closes. Without `onerror`, the first refusal
+   * is logged. `0` refuses every listen. Each open stream holds a server of
+   * its own and its transports (about 130 KiB of RSS, 35 KiB of it heap,
+   * `bench/listen_memory.ts`), all released when it closes.
+   */
+  maxListens?: number;
+  /**
+   * With `auth`: the most `subscriptions/listen` streams one principal (a
+   * token's client id and subject) holds open at once. Default 100. Past
+   * it that caller's next listen answers 429 with a JSON-RPC error
+   * (`-32000`) telling it to close one first; other callers are untouched.
+   * Without `auth` only `maxListens` applies.
+   */
+  maxListensPerPrincipal?: number;
   /**
    * Session mode: the SSE events each session keeps so a client that lost a
    * stream can resume it with `Last-Event-ID` (SEP-1699). Default 100; the
@@ -145,9 +172,8 @@ export interface HttpHandlerOptions {
    * `prompts/list`, `resources/list`, `resources/templates/list`,
    * `resources/read`, `server/discover` — as `ttlMs` and `cacheScope`.
    * Default `{ ttlMs: 0, scope: "private" }`: no reuse. `scope: "public"`
-   * lets shared caches reuse a list; it is kept `"private"` when
-   * `newServer` declares a parameter (`(request) => …`), whose lists may
-   * depend on the caller. Legacy results carry no hints.
+   * lets shared caches reuse a list: say it only when the lists `newServer`
+   * builds are the same for every caller. Legacy results carry no hints.
    */
   cacheHints?: CacheHints;
   /**
@@ -217,6 +243,8 @@ export interface HttpHandlerStats {
   readonly keptEvents: number;
   /** Bytes of those events' JSON text. */
   readonly keptBytes: number;
+  /** Open `subscriptions/listen` streams (2026-07-28), against `maxListens`. */
+  readonly listens: number;
 }
 
 /** Where a server listens, as `deno serve` tells `onListen` (any of Deno's address kinds). */
@@ -249,7 +277,7 @@ export interface HttpHandler {
    * called by `Deno.serve(handler)`: there, pass `signal`.
    */
   onListen(address: ListenAddress): void;
-  /** What the handler holds now: live sessions and their kept events (0 in stateless mode). */
+  /** What the handler holds now: live sessions and their kept events (0 in stateless mode), open listen streams. */
   stats(): HttpHandlerStats;
   /**
    * Tells modern clients that a list changed: every `subscriptions/listen`
@@ -278,12 +306,14 @@ export interface HttpHandler {
 
 /**
  * Serves MCP over Streamable HTTP on web-standard `Request`/`Response`,
- * on SDK servers from `newServer`: one per request at a time, reused from
- * request to request (stateless, the default; see `reuseServers`), or one
- * per session (`sessions: true`). `newServer` is given the request the
- * server is made for (in session mode, the request that opened or restored
- * the session): a factory that reads it — to bind the server to its caller,
- * say — gets a server per request in stateless mode, never a reused one. The wire behaviour is the SDK's
+ * on SDK servers from `newServer`: one per request (stateless, the
+ * default), pooled from request to request only with `reuseServers: true`,
+ * or one per session (`sessions: true`). `newServer` is always called as
+ * `newServer(request, auth)`: the request the server is made for (in
+ * session mode, the request that opened or restored the session) and its
+ * verified caller (`undefined` without the `auth` option). Pass a factory,
+ * never a server: one server shared by every caller is what
+ * `reuseServers: true` says in words. The wire behaviour is the SDK's
  * `WebStandardStreamableHTTPServerTransport`'s (status codes, error texts,
  * SSE framing, priming, `Last-Event-ID` replay), with less work per request.
  *
@@ -346,6 +376,11 @@ export function httpHandler(
   newServer: (request: Request, auth?: AuthInfo) => Server,
   options: HttpHandlerOptions = {},
 ): HttpHandler {
+  if (typeof newServer !== "function") {
+    throw new TypeError(
+      "httpHandler(newServer): newServer must be a function making a server, (request, auth) => new Server(…); to share servers between requests, pass reuseServers: true",
+    );
+  }
   const maxUnread = options.maxUnreadBytes ?? DEFAULT_MAX_UNREAD_BYTES;
   const report = options.onerror ?? defaultReport;
   // What an operator must act on: every one to `onerror`, else logged once.
@@ -374,11 +409,10 @@ export function httpHandler(
     ? undefined
     : (server: object, req: Request, body: unknown) =>
       gate.checkScopes(server, req, body);
-  // A factory that takes the caller is handed it (and, declaring a
-  // parameter, gets a server per request, never a reused one).
-  const make = newServer.length >= 2
-    ? (req: Request): Server => newServer(req, authOf(req))
-    : newServer;
+  // Always handed the request and its caller: what the factory reads is
+  // its own business, never a reason to share its server.
+  const make = (req: Request): Server => newServer(req, authOf(req));
+  if (gate !== undefined) gate.probe = (req) => newServer(req, undefined);
   const store = options.sessions === true
     ? new SessionStore(make, {
       idle: options.sessionIdleTimeout ?? DEFAULT_SESSION_IDLE_TIMEOUT,
@@ -429,6 +463,23 @@ export function httpHandler(
       wanted: () => listening().length > 0,
     }).catch(report).finally(() => watching = false);
   };
+  const listens = new ListenCap(
+    capOption(options.maxListens, DEFAULT_MAX_LISTENS, "maxListens"),
+    capOption(
+      options.maxListensPerPrincipal,
+      DEFAULT_MAX_LISTENS_PER_PRINCIPAL,
+      "maxListensPerPrincipal",
+    ),
+    (error) => {
+      if (error.status !== 503) return report(error);
+      notice(
+        "listens",
+        error,
+        () =>
+          `httpHandler: ${error.message}; subscriptions/listen answers 503 until streams close (logged once)`,
+      );
+    },
+  );
   const modern = new StatelessRoute(make, {
     reuseServers: options.reuseServers,
     maxUnread,
@@ -438,11 +489,12 @@ export function httpHandler(
     modern: {
       cacheHints: resolveCacheHints(
         options.cacheHints,
-        newServer.length > 0,
+        false,
         "httpHandler",
       ),
       live,
       onListen: watchChanges,
+      listens,
     },
   });
   const enter = frontDoor(route, {
@@ -502,6 +554,7 @@ export function httpHandler(
       sessions: store?.size ?? 0,
       keptEvents: kept.events,
       keptBytes: kept.bytes,
+      listens: listens.open,
     };
   };
   return Object.assign(handler, {

@@ -42,3 +42,20 @@ export const DEFAULT_BODY_TIMEOUT = 30_000;
  * are parsed.
  */
 export const DEFAULT_MAX_BODY_DEPTH = 64;
+
+/**
+ * The default cap on open `subscriptions/listen` streams (2026-07-28) of
+ * one handler: 1,000 (`maxListens`), as many as sessions. Past it a listen
+ * answers 503 with `Retry-After` and a JSON-RPC error saying why, before
+ * any server is made for it. Each open stream holds a server and its
+ * transports until it closes.
+ */
+export const DEFAULT_MAX_LISTENS = 1000;
+
+/**
+ * The default cap on open `subscriptions/listen` streams of one principal
+ * (a token's client and subject) when `auth` is on: 100
+ * (`maxListensPerPrincipal`). Past it that caller's next listen answers 429
+ * and a JSON-RPC error saying why; other callers are untouched.
+ */
+export const DEFAULT_MAX_LISTENS_PER_PRINCIPAL = 100;
