@@ -217,7 +217,7 @@ Deno.test("an Agent's imported tools behind weft's resource server and oidc-prov
       accept: "application/json, text/event-stream",
     },
     body: "{}",
-    signal: AbortSignal.timeout(5_000),
+    signal: AbortSignal.timeout(20_000),
   });
   assert.equal(stale.status, 401);
   assert.equal(
@@ -258,7 +258,7 @@ Deno.test("an Agent's imported tools behind weft's resource server and oidc-prov
       token_type_hint: "refresh_token",
       client_id: CLIENT_ID,
     }),
-    signal: AbortSignal.timeout(5_000),
+    signal: AbortSignal.timeout(20_000),
   });
   assert.equal(revoke.status, 200);
   await revoke.body?.cancel();
