@@ -8,6 +8,7 @@
  */
 
 import assert from "node:assert/strict";
+import { unpad } from "../.ci/unpad_tables.ts";
 
 const ROOT = new URL("../", import.meta.url);
 
@@ -106,4 +107,30 @@ Deno.test("the check catches the forms seen, and leaves ordinary words", () => {
   ) {
     assert.deepEqual(forbiddenMentions(text), [], text);
   }
+});
+
+Deno.test("docs/errors.md's tables carry no alignment padding", async () => {
+  const text = await Deno.readTextFile(new URL("docs/errors.md", ROOT));
+  const rows = text.split("\n").filter((line) => line.startsWith("|"));
+  assert.ok(rows.length > 100, "the tables are there");
+  const padded = rows.filter((row) => unpad(row) !== row);
+  assert.deepEqual(
+    padded,
+    [],
+    "padded rows: run deno run --allow-read --allow-write " +
+      ".ci/unpad_tables.ts docs/errors.md (deno fmt excludes the file: it " +
+      "would pad them again)",
+  );
+});
+
+Deno.test("unpad keeps every cell, escaped pipes and fenced code", () => {
+  assert.equal(
+    unpad(
+      "| text     | when  |\n| -------- | :---: |\n| `a \\| b` | x   y |\n",
+    ),
+    "| text | when |\n| --- | :---: |\n| `a \\| b` | x   y |\n",
+  );
+  const fenced = "```md\n| a   | b |\n```\n";
+  assert.equal(unpad(fenced), fenced);
+  assert.equal(unpad("a | b  |"), "a | b  |");
 });
