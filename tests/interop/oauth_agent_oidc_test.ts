@@ -17,7 +17,7 @@
  */
 
 import assert from "node:assert/strict";
-import { type MovableClock, movableClock } from "./_clock.ts";
+import { type MovableClock, movableClock } from "../_helpers/clock.ts";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import Provider from "oidc-provider";

@@ -30,7 +30,7 @@ import { kvOAuthStore } from "../../src/runtime/client/oauth_store.ts";
 import { oauthCallback } from "../../src/runtime/client/oauth_callback.ts";
 import { runCli } from "../../cli.ts";
 import { browser as oidcBrowser } from "./_oidc_browser.ts";
-import { movableClock } from "./_clock.ts";
+import { movableClock } from "../_helpers/clock.ts";
 
 /** The user at oidc-provider's dev pages, coming back to {@link REDIRECT}. */
 const browser = (

@@ -12,7 +12,7 @@
  */
 
 import assert from "node:assert/strict";
-import { movableClock } from "./_clock.ts";
+import { movableClock } from "../_helpers/clock.ts";
 import {
   exportJWK,
   generateKeyPair,
