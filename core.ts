@@ -79,7 +79,7 @@ export type {
   ToolResult,
   TypedToolDef,
 } from "./src/core/tool.ts";
-// Issue 19: the verified caller a tool sees as ctx.auth.
+// The verified caller a tool sees as ctx.auth.
 export type { AuthInfo } from "./src/core/auth.ts";
 export { audio, content, image } from "./src/core/content.ts";
 export type {

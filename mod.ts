@@ -114,7 +114,7 @@ export type { ConnectStdioOptions } from "./src/runtime/process/connect_stdio.ts
 export { httpHandler } from "./src/runtime/http/handler.ts";
 export type { HttpHandlerOptions } from "./src/runtime/http/handler.ts";
 export { kvStore } from "./src/runtime/http/kv_store.ts";
-// Issue 19, resource server: the caller, the verify option, JWT access tokens.
+// The resource server: the caller, the verify option, JWT access tokens.
 export type { AuthInfo } from "./src/core/auth.ts";
 export { InvalidTokenError } from "./src/runtime/http/auth.ts";
 export type {

@@ -40,7 +40,7 @@ export type {
   ListenAddress,
 } from "./src/runtime/http/handler.ts";
 export { kvStore } from "./src/runtime/http/kv_store.ts";
-// Issue 19, resource server.
+// The resource server.
 export type { AuthInfo } from "./src/core/auth.ts";
 export { InvalidTokenError } from "./src/runtime/http/auth.ts";
 export type {

@@ -79,16 +79,11 @@ Deno.test("example server: the SDK's stdio client lists and calls it as a child 
     });
     await exercise(client);
   } finally {
-    const started = performance.now();
     await client.close();
-    const took = performance.now() - started;
-    // The client gives the child 2 s after closing stdin before SIGTERM; the
-    // example exits on its own, well inside that.
-    assert.ok(
-      took < 1500,
-      `close took ${took.toFixed(0)} ms: the child did not exit by itself`,
-    );
   }
   assert.throws(() => Deno.kill(pid!, "SIGCONT"), "the child process is gone");
+  // The client gives the child 2 s after closing stdin before SIGTERM; the
+  // example exits on its own: it logs its exit when serveStdio returns,
+  // which a SIGTERM (no handler: the process ends at once) never lets it do.
   assert.match(logs.join(""), /server exited/);
 });

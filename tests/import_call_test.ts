@@ -289,7 +289,7 @@ Deno.test("a severed connection is a tool error reading mcp: <error>", async () 
   });
   const t = await only(s.client);
   await assert.rejects(
-    t.invoke("{}", { signal: AbortSignal.timeout(2000) }),
+    t.invoke("{}", { signal: AbortSignal.timeout(20_000) }),
     (err) => {
       assert.ok(err instanceof McpTransportError);
       assert.equal(err.message, "mcp: MCP error -32000: Connection closed");

@@ -141,7 +141,7 @@ Deno.test("2025: onInput answers the server's elicitation/create at once, the fo
     },
   });
   const text = await tools[0].invoke("{}", {
-    signal: AbortSignal.timeout(5000),
+    signal: AbortSignal.timeout(20_000),
   });
   assert.equal(
     text,
@@ -165,7 +165,7 @@ Deno.test("2025: without onInput the call parks in the run, and answer sends the
     { tools },
   );
   const parked = await agent.generate("Register me.", {
-    signal: AbortSignal.timeout(5000),
+    signal: AbortSignal.timeout(20_000),
   });
   assert.equal(parked.pending.length, 1);
   const input = parked.pending[0].input!;
@@ -179,7 +179,7 @@ Deno.test("2025: without onInput the call parks in the run, and answer sends the
   });
   assert.ok(!JSON.stringify(parked.messages).includes("Who are you?"));
   const done = await agent.generate(parked.messages, {
-    signal: AbortSignal.timeout(5000),
+    signal: AbortSignal.timeout(20_000),
     decisions: [
       answer(parked.pending[0], {
         action: "accept",

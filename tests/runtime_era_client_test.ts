@@ -245,9 +245,11 @@ Deno.test("stdio, a server silent to server/discover: legacy after probeTimeout,
     "got server/discover",
     "got initialize",
   ]);
-  // The wait is the probe's 400 ms plus the child's start, not more.
+  // The wait is the probe's 400 ms plus the child's start; the upper bound
+  // only catches a hang, below the connect's 15 s signal (a loaded machine
+  // starts a child slowly).
   assert.ok(elapsed >= 400, `${elapsed}`);
-  assert.ok(elapsed < 400 + 5_000, `${elapsed}`);
+  assert.ok(elapsed < 12_000, `${elapsed}`);
 });
 
 Deno.test("stdio, a modern answer after the wait still wins over the initialize it overtook", async () => {

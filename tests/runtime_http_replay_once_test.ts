@@ -135,7 +135,7 @@ Deno.test("an event stored while the client was away reaches it once, by the rep
     await within(opened.promise, deadline);
     await server.sendLoggingMessage({ level: "info", data: "first" });
     assert.ok(
-      await waitUntil(() => logged.length === 1, 5000),
+      await waitUntil(() => logged.length === 1, 10_000),
       "no GET stream",
     );
     // "once" is kept, its write not yet confirmed; the stream closes; the
@@ -149,7 +149,7 @@ Deno.test("an event stored while the client was away reaches it once, by the rep
     // Anything that send wrote again would come before this, on the same stream.
     await server.sendLoggingMessage({ level: "info", data: "last" });
     assert.ok(
-      await waitUntil(() => logged.includes("last"), 5000),
+      await waitUntil(() => logged.includes("last"), 10_000),
       `got ${JSON.stringify(logged)}`,
     );
     assert.deepEqual(logged, ["first", "once", "last"]);

@@ -301,8 +301,12 @@ Deno.test("resumability: connectHttp fails a call whose resumption is refused, a
       error.message,
       "the HTTP response stream ended before the response",
     );
-    // One retry interval (1 s), not the SDK's 60-second timeout.
-    assert.ok(Date.now() - closedAt < 2500, `took ${Date.now() - closedAt} ms`);
+    // One retry interval (1 s), not the SDK's 60-second timeout: the bound
+    // only tells the two apart, generously (a loaded machine is slow).
+    assert.ok(
+      Date.now() - closedAt < 30_000,
+      `took ${Date.now() - closedAt} ms`,
+    );
   });
 });
 

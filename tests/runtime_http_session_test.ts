@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { connectHttp } from "../src/runtime/client/connect_http.ts";
 import { INITIALIZE, listen, post } from "./fixtures/http_test_server.ts";
-import { sleep } from "./fixtures/runtime_server_helpers.ts";
+import { sleep, waitUntil } from "./fixtures/runtime_server_helpers.ts";
 
 /** The JSON of each `data:` line of an SSE body. */
 function sseMessages(body: string): unknown[] {
@@ -83,7 +83,8 @@ Deno.test("session mode: the client's notifications stream, DELETE on close, unk
 });
 
 Deno.test("session mode: an idle session expires and its server is closed", async () => {
-  const listening = listen({ sessions: true, sessionIdleTimeout: 150 });
+  // Long enough for the request below to land inside it on a loaded machine.
+  const listening = listen({ sessions: true, sessionIdleTimeout: 2000 });
   try {
     const init = await post(listening.url, INITIALIZE);
     const sessionId = init.headers.get("mcp-session-id");
@@ -97,8 +98,10 @@ Deno.test("session mode: an idle session expires and its server is closed", asyn
     });
     assert.equal(early.status, 200);
     await early.text();
-    await sleep(450);
-    assert.ok(closed, "the sweep closed the idle session's server");
+    assert.ok(
+      await waitUntil(() => closed, 20_000),
+      "the sweep closed the idle session's server",
+    );
     const late = await post(listening.url, list, {
       "mcp-session-id": sessionId,
     });

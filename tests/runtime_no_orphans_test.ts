@@ -54,7 +54,7 @@ for (
     assert.equal(status.signal, signal);
     assert.equal(status.code, code);
     assert.ok(
-      await waitUntil(() => processGone(serverPid), 3000),
+      await waitUntil(() => processGone(serverPid), 10_000),
       `server ${serverPid} outlived its host`,
     );
   });
@@ -65,7 +65,7 @@ Deno.test("a host that exits mid-call takes its server with it, exit code kept",
   const status = await child.status;
   assert.equal(status.code, 7);
   assert.ok(
-    await waitUntil(() => processGone(serverPid), 3000),
+    await waitUntil(() => processGone(serverPid), 10_000),
     `server ${serverPid} outlived its host`,
   );
 });

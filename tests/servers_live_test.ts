@@ -203,7 +203,7 @@ Deno.test("reconnect: a server that keeps failing is given up after maxAttempts 
     Deno.kill(pid, "SIGKILL");
     // Once the loss is seen, the next call reconnects instead of trying the dead one.
     assert.ok(
-      await waitUntil(() => servers.servers()[0].state === "lost", 3000),
+      await waitUntil(() => servers.servers()[0].state === "lost", 10_000),
     );
     const first = await byName(servers.tools, "flaky_pid").invoke(
       "{}",
@@ -266,7 +266,7 @@ Deno.test("reconnect: a server that comes back but dies on every call is given u
     assert.ok(named instanceof ServerConnectError);
     assert.equal(named.phase, "call");
     causes.push(named.cause);
-    await waitUntil(() => servers.servers()[0].state !== "connected", 3000);
+    await waitUntil(() => servers.servers()[0].state !== "connected", 10_000);
   }
   // Three calls died with the server (the first, then one per reconnect);
   // the fourth found it given up.
@@ -294,7 +294,7 @@ Deno.test("reconnect: a call that gets through resets the count, so a server los
   for (let round = 0; round < 3; round++) {
     Deno.kill(pids.at(-1)!, "SIGKILL");
     assert.ok(
-      await waitUntil(() => servers.servers()[0].state === "lost", 5000),
+      await waitUntil(() => servers.servers()[0].state === "lost", 10_000),
       `round ${round}: the loss was not seen`,
     );
     // The call reconnects (one attempt), then gets through.
@@ -322,14 +322,14 @@ Deno.test("reconnect: the lost connection is closed, so what the dead server lef
     assert.ok(sleeper > 0 && !processGone(sleeper));
     Deno.kill(oldPid, "SIGKILL");
     assert.ok(
-      await waitUntil(() => servers.servers()[0].state === "lost", 5000),
+      await waitUntil(() => servers.servers()[0].state === "lost", 10_000),
     );
     assert.ok(!processGone(sleeper), "nothing ends the group before a call");
     // The next call reconnects; closing the lost connection ends its group.
     const newPid = Number(await pid.invoke("{}", deadline()));
     assert.ok(newPid > 0 && newPid !== oldPid);
     assert.ok(
-      await waitUntil(() => processGone(sleeper), 5000),
+      await waitUntil(() => processGone(sleeper), 10_000),
       `${sleeper}, left by the lost server ${oldPid}, still runs`,
     );
     assert.deepEqual(errors, []);

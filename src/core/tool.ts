@@ -141,7 +141,7 @@ export interface InvokeOptions {
   progress?: ProgressFn;
   /** Answers the handler's requests for input (its context's `ask`). */
   ask?: AskFn;
-  /** The verified caller, passed to the handler's context (issue 19). */
+  /** The verified caller, passed to the handler's context. */
   auth?: AuthInfo;
   /**
    * Receives the call's whole result — the text `invoke` resolves to, plus
@@ -192,7 +192,7 @@ export interface ToolOptions {
   /**
    * OAuth scopes a call needs when the tool is served over HTTP with `auth`
    * on: a caller whose token lacks one gets HTTP 403 `insufficient_scope`
-   * naming them, before the tool runs (issue 19).
+   * naming them, before the tool runs.
    */
   scopes?: string[];
 }
@@ -306,7 +306,7 @@ export interface ToolDef {
   readonly wrap: readonly ToolMiddleware[];
   /** What the tool says about itself (MCP annotations); absent when nothing was said. */
   readonly annotations?: ToolAnnotations;
-  /** OAuth scopes a call needs over authenticated HTTP; absent: none (issue 19). */
+  /** OAuth scopes a call needs over authenticated HTTP; absent: none. */
   readonly scopes?: readonly string[];
   /**
    * Runs the handler on the arguments — the model's JSON text, or an

@@ -59,7 +59,7 @@ export interface Exported {
   readonly listing: Tool;
   /** Whether the result text must be JSON and goes out as `structuredContent` too. */
   readonly structured: boolean;
-  /** OAuth scopes a call needs over authenticated HTTP (issue 19). */
+  /** OAuth scopes a call needs over authenticated HTTP. */
   readonly scopes?: readonly string[];
   /** The exported tool definition: its requestStates' default key is its own. */
   readonly owner?: object;
@@ -118,7 +118,7 @@ function ensureRegistry(server: Server, caller: string): Registry {
   }
   const registry: Registry = { tools: new Map() };
   installHandlers(server, registry, caller);
-  // issue 19: the HTTP handler asks before a call starts (403 step-up).
+  // The HTTP handler asks before a call starts (403 step-up).
   setScopeLookup(
     server,
     (name) => registry.tools.get(name)?.scopes,
@@ -162,7 +162,7 @@ function setHandlers(server: Server, registry: Registry): void {
   server.setRequestHandler(
     CALL_REQUEST,
     (request, extra): Promise<CallToolResult> =>
-      // Tracing (issue 20): the SERVER span `tools/call {tool}` around the call.
+      // Tracing: the SERVER span `tools/call {tool}` around the call.
       tracedServe(
         request.params as Record<string, unknown>,
         extra,

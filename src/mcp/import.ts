@@ -385,8 +385,8 @@ function importEntry(
   }
   const name = prefix + serverName;
   if (imported.has(name)) return new DuplicateNameError(serverName);
-  // The schema as it came off the wire, adopted rather than copied (ADR
-  // 0065): the entry is the transport's, fresh from its JSON reader (over
+  // The schema as it came off the wire, adopted rather than copied:
+  // the entry is the transport's, fresh from its JSON reader (over
   // the in-memory transport, the server's own object, never frozen or
   // written). A string is a JSON string value (a double-encoded schema), not
   // a document to parse: it is refused as "not a JSON object", like every

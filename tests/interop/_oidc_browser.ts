@@ -31,7 +31,7 @@ export function browser(
         ...init,
         headers,
         redirect: "manual",
-        signal: AbortSignal.timeout(5000),
+        signal: AbortSignal.timeout(20_000),
       });
       for (const cookie of response.headers.getSetCookie()) {
         const [pair] = cookie.split(";");

@@ -373,6 +373,10 @@ async function stdioClient(
     stderr: "ignore",
     signal: deadline(),
     eraStore: store,
+    // Every server here answers the probe (a legacy one with an error, a
+    // verdict that is kept): a loaded machine starting an npm server must
+    // not turn a slow answer into silence (legacy by timeout, not kept).
+    probeTimeout: 15_000,
   });
   return { client, ms: performance.now() - start };
 }

@@ -17,6 +17,7 @@
  */
 
 import assert from "node:assert/strict";
+import { type MovableClock, movableClock } from "../_helpers/clock.ts";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import Provider from "oidc-provider";
@@ -42,7 +43,8 @@ import { browser } from "./_oidc_browser.ts";
 const REDIRECT = "http://127.0.0.1:8977/callback";
 const CLIENT_ID = "weft-desk";
 const SCOPE = "mcp";
-const TOKEN_TTL = 2;
+// Long: a token expires when the test moves the clock, never on its own.
+const TOKEN_TTL = 300;
 
 const whoami = rawTool({
   name: "whoami",
@@ -175,10 +177,11 @@ async function askWhoami(
   return JSON.parse(answer.content);
 }
 
-const expired = () =>
-  new Promise((resolve) => setTimeout(resolve, TOKEN_TTL * 1000 + 300));
+/** Moves the test's clock past the access tokens' lifetime. */
+const expired = (clock: MovableClock) => clock.advance((TOKEN_TTL + 1) * 1000);
 
 Deno.test("an Agent's imported tools behind weft's resource server and oidc-provider: ctx.auth, refresh without the user, tokens shared through KV, expired and revoked tokens refused", async () => {
+  using clock = movableClock();
   await using fx = await start();
   const dir = await Deno.makeTempDir();
   const path = `${dir}/oauth.kv`;
@@ -208,7 +211,7 @@ Deno.test("an Agent's imported tools behind weft's resource server and oidc-prov
   assert.ok(first.refresh_token, "a refresh token was issued");
 
   // The expired token: weft's resource server refuses it, challenge pinned.
-  await expired();
+  expired(clock);
   const stale = await fetch(fx.resource, {
     method: "POST",
     headers: {
@@ -217,7 +220,7 @@ Deno.test("an Agent's imported tools behind weft's resource server and oidc-prov
       accept: "application/json, text/event-stream",
     },
     body: "{}",
-    signal: AbortSignal.timeout(5_000),
+    signal: AbortSignal.timeout(20_000),
   });
   assert.equal(stale.status, 401);
   assert.equal(
@@ -258,11 +261,11 @@ Deno.test("an Agent's imported tools behind weft's resource server and oidc-prov
       token_type_hint: "refresh_token",
       client_id: CLIENT_ID,
     }),
-    signal: AbortSignal.timeout(5_000),
+    signal: AbortSignal.timeout(20_000),
   });
   assert.equal(revoke.status, 200);
   await revoke.body?.cancel();
-  await expired();
+  expired(clock);
   await assert.rejects(
     askWhoami(fx.resource, again, "modern"),
     /must not ask the user/,

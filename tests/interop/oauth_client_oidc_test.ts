@@ -30,6 +30,7 @@ import { kvOAuthStore } from "../../src/runtime/client/oauth_store.ts";
 import { oauthCallback } from "../../src/runtime/client/oauth_callback.ts";
 import { runCli } from "../../cli.ts";
 import { browser as oidcBrowser } from "./_oidc_browser.ts";
+import { movableClock } from "../_helpers/clock.ts";
 
 /** The user at oidc-provider's dev pages, coming back to {@link REDIRECT}. */
 const browser = (
@@ -39,7 +40,8 @@ const browser = (
 const REDIRECT = "http://127.0.0.1:8976/callback";
 const CLIENT_ID = "weft-agent";
 const SCOPE = "mcp:read";
-const TOKEN_TTL = 2;
+// Long: a token expires when the test moves the clock, never on its own.
+const TOKEN_TTL = 300;
 
 interface Fixture extends AsyncDisposable {
   readonly issuer: string;
@@ -194,6 +196,7 @@ async function tempKv(): Promise<
 }
 
 Deno.test("oauthClient against oidc-provider: code + PKCE, refresh without the user, tokens shared through KV, one refresh for two racers", async () => {
+  using clock = movableClock();
   await using fx = await start();
   const kv = await tempKv();
   const user = browser();
@@ -218,7 +221,7 @@ Deno.test("oauthClient against oidc-provider: code + PKCE, refresh without the u
     assert.equal(token.sub, "alice");
 
     // Expired: the next connection refreshes, the user is not asked.
-    await new Promise((resolve) => setTimeout(resolve, TOKEN_TTL * 1000 + 300));
+    clock.advance((TOKEN_TTL + 1) * 1000);
     assert.equal(await ping(fx.mcpUrl, auth), "pong");
     assert.equal(user.visits.length, 1);
     assert.equal(fx.refreshes.consumed, 1);
@@ -238,9 +241,7 @@ Deno.test("oauthClient against oidc-provider: code + PKCE, refresh without the u
       // Two processes find the token expired at once: one refresh is spent
       // (oidc-provider revokes the grant on a reused refresh token, so a
       // second spend would also break the next call).
-      await new Promise((resolve) =>
-        setTimeout(resolve, TOKEN_TTL * 1000 + 300)
-      );
+      clock.advance((TOKEN_TTL + 1) * 1000);
       const a = (auth as OAuthClient).forServer(fx.mcpUrl);
       const b = (again as OAuthClient).forServer(fx.mcpUrl);
       // Both found the same token stale (as a request's bearer would).

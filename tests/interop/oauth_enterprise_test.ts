@@ -12,6 +12,7 @@
  */
 
 import assert from "node:assert/strict";
+import { movableClock } from "../_helpers/clock.ts";
 import {
   exportJWK,
   generateKeyPair,
@@ -34,7 +35,8 @@ import {
 
 const CLIENT = { id: "crm-agent", secret: "crm-agent-secret" };
 const IDP_CLIENT = "crm-agent-at-idp";
-const ACCESS_TTL = 2;
+// Long: a token expires when the test moves the clock, never on its own.
+const ACCESS_TTL = 300;
 const TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange";
 const JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 const ID_JAG = "urn:ietf:params:oauth:token-type:id-jag";
@@ -167,13 +169,16 @@ async function start(): Promise<Fixture> {
     }
     grants.push(jag);
     const scope = body.get("scope") ?? "mcp";
+    // Times from Date.now, the clock the test moves and the resource server
+    // reads (jose's defaults read new Date(), which it does not move).
+    const now = Math.floor(Date.now() / 1000);
     const token = await new SignJWT({ client_id: CLIENT.id, scope })
       .setProtectedHeader({ alg: "ES256", kid: "as-1", typ: "at+jwt" })
       .setIssuer(as.url)
       .setSubject(String(jag.sub))
       .setAudience(late.resource!)
-      .setIssuedAt()
-      .setExpirationTime(`${ACCESS_TTL}s`)
+      .setIssuedAt(now)
+      .setExpirationTime(now + ACCESS_TTL)
       .sign(asKeys.privateKey);
     return Response.json({
       access_token: token,
@@ -242,6 +247,7 @@ async function whoamiOver(
 }
 
 Deno.test("oauthClient enterprise (SEP-990): the ID token is exchanged for an ID-JAG, the ID-JAG for an access token weft's resource server accepts; an expired access token is replaced by a new exchange", async () => {
+  using clock = movableClock();
   await using fx = await start();
   let asked = 0;
   const auth = oauthClient({
@@ -277,7 +283,7 @@ Deno.test("oauthClient enterprise (SEP-990): the ID token is exchanged for an ID
   assert.equal(fx.grants.length, 1);
 
   // Expired: no refresh token, so the next connection exchanges again.
-  await new Promise((resolve) => setTimeout(resolve, ACCESS_TTL * 1000 + 300));
+  clock.advance((ACCESS_TTL + 1) * 1000);
   assert.deepEqual(await whoamiOver(fx.resource, auth, "legacy"), caller);
   assert.equal(asked, 2);
   assert.equal(fx.exchanges.length, 2);

@@ -352,24 +352,43 @@ Deno.test("oidc-provider JWT access tokens: the tool sees the client and scopes,
   }
 });
 
+/** The `exp` claim of a JWT, in seconds. */
+function expiry(token: string): number {
+  const payload = token.split(".")[1].replaceAll("-", "+").replaceAll("_", "/");
+  const exp = JSON.parse(atob(payload)).exp;
+  assert.equal(typeof exp, "number");
+  return exp;
+}
+
 Deno.test("oidc-provider: an expired JWT access token is refused 401", async () => {
-  const s = await setup(weftEndpoint, 1);
+  const s = await setup(weftEndpoint);
   try {
     const token = await clientCredentials(s.issuer, s.resource, "mcp");
     assert.equal(
       (await whoamiOver(s.resource, token, "modern")).clientId,
       CLIENT.id,
     );
-    await new Promise((r) => setTimeout(r, 2_100));
-    const res = await fetch(s.resource, {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${token}`,
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-      },
-      body: "{}",
-    });
+    // The clock moved one second past the token's `exp` (clockTolerance 0)
+    // for this request alone, instead of sleeping past a 1-second lifetime:
+    // under load the token could expire before its first use (its `exp` is
+    // whole seconds). The token is the one verified and remembered above.
+    const realNow = Date.now;
+    const expiredAt = (expiry(token) + 1) * 1000;
+    Date.now = () => expiredAt;
+    let res: Response;
+    try {
+      res = await fetch(s.resource, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${token}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: "{}",
+      });
+    } finally {
+      Date.now = realNow;
+    }
     assert.equal(res.status, 401);
     assert.equal(
       res.headers.get("www-authenticate"),

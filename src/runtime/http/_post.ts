@@ -232,7 +232,7 @@ function requestInfo(req: Request): MessageExtraInfo {
   let headers: Record<string, string> | undefined;
   let url: URL | undefined;
   return {
-    // The caller `auth` verified (issue 19): `extra.authInfo` in handlers.
+    // The caller `auth` verified: `extra.authInfo` in handlers.
     authInfo: authOf(req),
     requestInfo: {
       get headers() {

@@ -1,5 +1,5 @@
 /**
- * The resource-server side of MCP authorization (issue 19): what
+ * The resource-server side of MCP authorization: what
  * `httpHandler`'s `auth` option takes, and the error a `verify` function
  * throws to refuse a token with a reason.
  *

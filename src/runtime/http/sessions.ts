@@ -197,7 +197,7 @@ export class SessionStore {
     return this.#forward(session, req, body, info);
   }
 
-  // A session is bound to the principal that opened it (issue 19): another
+  // A session is bound to the principal that opened it: another
   // principal's token on its id finds no session (404, as for an unknown
   // id: the id's existence is not confirmed to someone else).
   #foreign(principal: string | undefined, req: Request): boolean {
