@@ -41,3 +41,23 @@ export function checkTtl(ms: number | undefined, where: string): void {
     );
   }
 }
+
+/**
+ * `store` with every method's synchronous throw (a bad argument) turned
+ * into a rejected promise, as the contract's methods fail.
+ */
+export function rejecting<T extends object>(store: T): T {
+  const wrapped = { ...store } as Record<string | symbol, unknown>;
+  for (const name of Reflect.ownKeys(store)) {
+    const method = (store as Record<string | symbol, unknown>)[name];
+    if (typeof method !== "function") continue;
+    wrapped[name] = (...args: unknown[]) => {
+      try {
+        return method.apply(store, args);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    };
+  }
+  return wrapped as T;
+}

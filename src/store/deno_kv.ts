@@ -14,7 +14,7 @@ import {
   type StoreSubscription,
   StoreUnavailableError,
 } from "./contract.ts";
-import { checkTtl, subscription } from "./_subscription.ts";
+import { checkTtl, rejecting, subscription } from "./_subscription.ts";
 
 /** A Deno KV key part, as this adapter writes them. */
 type KeyPart = string | number;
@@ -381,5 +381,5 @@ export function denoKvStore(
       }
     }
   }
-  return store;
+  return rejecting(store);
 }

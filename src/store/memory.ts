@@ -14,7 +14,7 @@ import type {
   StoreSubscribeOptions,
   StoreSubscription,
 } from "./contract.ts";
-import { checkTtl, subscription } from "./_subscription.ts";
+import { checkTtl, rejecting, subscription } from "./_subscription.ts";
 
 interface Kept {
   readonly json: string;
@@ -180,5 +180,5 @@ export function memoryStore(): Store {
       return store.close();
     },
   };
-  return store;
+  return rejecting(store);
 }

@@ -14,7 +14,7 @@ import {
   type StoreSubscription,
   StoreUnavailableError,
 } from "./contract.ts";
-import { checkTtl, subscription } from "./_subscription.ts";
+import { checkTtl, rejecting, subscription } from "./_subscription.ts";
 
 /** A row as the client returns it. */
 type Row = Record<string, unknown>;
@@ -396,5 +396,5 @@ export function postgresStore(
       return store.close();
     },
   };
-  return store;
+  return rejecting(store);
 }

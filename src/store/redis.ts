@@ -13,7 +13,7 @@ import {
   type StoreSubscription,
   StoreUnavailableError,
 } from "./contract.ts";
-import { checkTtl, subscription } from "./_subscription.ts";
+import { checkTtl, rejecting, subscription } from "./_subscription.ts";
 
 /**
  * The subscriber connection of a Redis client, structurally (an `ioredis`
@@ -352,5 +352,5 @@ export function redisStore(
       return store.close();
     },
   };
-  return store;
+  return rejecting(store);
 }
