@@ -75,13 +75,15 @@ Deno.test("store contract: Postgres (a real server, two pools, a second process)
     await contractSuite(t, {
       open: () => postgresStore(server.url, { prefix: "t" }),
       child: { kind: "postgres", target: server.url, prefix: "t" },
-      // Sessions whose last statement was a LISTEN still in force.
-      async listeners() {
+      // Sessions whose last statement LISTENed on the channel's Postgres
+      // channel (the adapter's last subscriber UNLISTENs it).
+      async listeners(channel) {
         const { default: postgres } = await import("postgres");
         const sql = postgres(server.url, { onnotice: () => {} });
         try {
           const rows = await sql.unsafe(
-            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE query ILIKE 'listen %'",
+            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE query ILIKE 'listen %' AND query LIKE '%' || $1 || '%'",
+            [pgChannel("t_bus", channel)],
           );
           return rows[0].n as number;
         } finally {
@@ -93,6 +95,17 @@ Deno.test("store contract: Postgres (a real server, two pools, a second process)
     await server.stop();
   }
 });
+
+/** The adapter's Postgres channel name of `channel` (FNV-1a, two ways). */
+function pgChannel(bus: string, channel: string): string {
+  let a = 0x811c9dc5, b = 0x01000193;
+  for (const byte of new TextEncoder().encode(channel)) {
+    a = Math.imul(a ^ byte, 0x01000193) >>> 0;
+    b = Math.imul(b ^ byte, 0x811c9dc5) >>> 0;
+  }
+  const hex = (n: number) => n.toString(16).padStart(8, "0");
+  return `${bus}_${hex(a)}${hex(b)}`;
+}
 
 async function refused(store: Store): Promise<void> {
   try {

@@ -42,7 +42,7 @@ export interface PostgresClientLike {
 export interface PostgresStoreOptions {
   /**
    * The prefix of the tables (`<prefix>_kv`, `<prefix>_claim`,
-   * `<prefix>_log`, `<prefix>_log_head`) and of the notification channel.
+   * `<prefix>_log`, `<prefix>_log_head`) and of the notification channels.
    * Lower-case letters, digits and `_`. Default `"weft"`.
    */
   readonly prefix?: string;
@@ -63,8 +63,8 @@ const liveRow = (table: string) =>
  * upserts; a log's ids come from a per-stream counter row updated in the
  * same statement as the insert, so ids are committed in order and a
  * reader after an id never misses one. Publish/subscribe is
- * `NOTIFY`/`LISTEN` on one channel per prefix (a dedicated connection
- * listens); a message is at most about 7,900 bytes (the `NOTIFY` limit).
+ * `NOTIFY`/`LISTEN`, one Postgres channel per channel (a dedicated
+ * connection listens; the last subscriber of a channel `UNLISTEN`s it); a message is at most about 7,900 bytes (the `NOTIFY` limit).
  *
  * `target` is a connection string (`postgres://user:pass@host:5432/db`)
  * or a `postgres` client (left open by `close()`).
@@ -95,7 +95,7 @@ export function postgresStore(
   let lastSweep = Date.now();
   let sweeping: Promise<void> | undefined;
   const channels = new Map<string, Set<(message: string) => void>>();
-  let listening: Promise<{ unlisten(): Promise<void> }> | undefined;
+  const listening = new Map<string, Promise<{ unlisten(): Promise<void> }>>();
   const open = new Set<StoreSubscription>();
 
   function connect(): Promise<PostgresClientLike> {
@@ -180,40 +180,53 @@ export function postgresStore(
     (ms === undefined ? null : ms) as never;
   const text = (value: string) => value as never;
 
-  async function listenOnce(): Promise<void> {
-    if (listening === undefined) {
+  // The Postgres channel of `channel`: a name within the 63-byte limit,
+  // the same on every instance. The payload names the channel in full.
+  function ident(channel: string): string {
+    let a = 0x811c9dc5, b = 0x01000193;
+    for (const byte of new TextEncoder().encode(channel)) {
+      a = Math.imul(a ^ byte, 0x01000193) >>> 0;
+      b = Math.imul(b ^ byte, 0x811c9dc5) >>> 0;
+    }
+    const hex = (n: number) => n.toString(16).padStart(8, "0");
+    return `${bus}_${hex(a)}${hex(b)}`;
+  }
+
+  // LISTENs on `channel` once, however many subscribe to it.
+  async function listenTo(channel: string): Promise<void> {
+    let handle = listening.get(channel);
+    if (handle === undefined) {
       const sql = await connect();
-      listening = Promise.resolve(sql.listen(bus, (payload) => {
+      handle = Promise.resolve(sql.listen(ident(channel), (payload) => {
         let parsed: unknown;
         try {
           parsed = JSON.parse(payload);
         } catch {
           return;
         }
-        if (!Array.isArray(parsed) || parsed.length !== 2) return;
-        const [channel, message] = parsed;
-        for (const listener of [...channels.get(String(channel)) ?? []]) {
-          listener(String(message));
+        if (!Array.isArray(parsed) || parsed[0] !== channel) return;
+        for (const listener of [...channels.get(channel) ?? []]) {
+          listener(String(parsed[1]));
         }
       }));
-      listening.catch(() => {
-        listening = undefined;
-      });
+      listening.set(channel, handle);
+      handle.catch(() => listening.delete(channel));
     }
-    await listening;
+    await handle;
   }
 
+  // Ends one listener; the last of a channel UNLISTENs it.
   async function release(
     channel: string,
     listener: (message: string) => void,
   ): Promise<void> {
     const listeners = channels.get(channel);
     if (listeners === undefined || !listeners.delete(listener)) return;
-    if (listeners.size === 0) channels.delete(channel);
-    if (channels.size > 0 || listening === undefined) return;
-    const current = listening;
-    listening = undefined;
-    await (await current).unlisten().catch(() => {});
+    if (listeners.size > 0) return;
+    channels.delete(channel);
+    const handle = listening.get(channel);
+    listening.delete(channel);
+    await (await handle?.catch(() => undefined))?.unlisten().catch(() => {});
   }
 
   const store: Store = {
@@ -347,7 +360,7 @@ export function postgresStore(
     publish(channel, message) {
       return run("publish", async (sql) => {
         await sql.unsafe(`SELECT pg_notify($1, $2)`, [
-          text(bus),
+          text(ident(channel)),
           text(JSON.stringify([channel, message])),
         ]);
       });
@@ -373,7 +386,7 @@ export function postgresStore(
         }, options?.signal);
         open.add(handle);
         try {
-          await listenOnce();
+          await listenTo(channel);
         } catch (error) {
           await handle.unsubscribe();
           throw error;

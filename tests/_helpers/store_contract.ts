@@ -262,6 +262,9 @@ export async function contractSuite(
 
     await t.step("publish reaches a subscriber on another handle; unsubscribed, no more", async () => {
       const channel = `bus-${run}`;
+      // Another channel's subscription keeps the engine's connection open:
+      // what is released must be this channel's own subscription.
+      const keeper = await other.subscribe(`${channel}-keep`, () => {});
       const first: string[] = [];
       const second: string[] = [];
       const sub = await other.subscribe(channel, (m) => first.push(m));
@@ -305,6 +308,7 @@ export async function contractSuite(
           "disposed: the engine holds no subscription",
         );
       }
+      await keeper.unsubscribe();
     });
 
     if (subject.child !== undefined) {
