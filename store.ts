@@ -22,6 +22,7 @@
  */
 
 export {
+  isStore,
   STORE_NAMESPACES,
   StoreUnavailableError,
 } from "./src/store/contract.ts";

@@ -83,7 +83,7 @@ const LAYERS: Record<
     bare: (s) => sdkOrNode(s) && !s.startsWith("node:") && !isSdkClient(s),
   },
   "src/runtime/client/": {
-    folders: ["src/runtime/client/", "src/runtime/*", "src/core/"],
+    folders: ["src/runtime/client/", "src/runtime/*", "src/store/", "src/core/"],
     bare: sdkOrNode,
   },
   "src/runtime/process/": {
@@ -95,7 +95,7 @@ const LAYERS: Record<
     ],
     bare: sdkOrNode,
   },
-  "src/runtime/": { folders: ["src/runtime/*", "src/core/"], bare: sdkOrNode },
+  "src/runtime/": { folders: ["src/runtime/*", "src/store/", "src/core/"], bare: sdkOrNode },
   "src/servers/": {
     folders: [
       "src/servers/",

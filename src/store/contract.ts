@@ -164,6 +164,27 @@ export interface Store extends AsyncDisposable {
 }
 
 /**
+ * Whether `value` is a contract {@link Store} (as made by `memoryStore`,
+ * `denoKvStore`, `redisStore`, `postgresStore`) rather than an older
+ * single-purpose store: options that take either (`oauthClient`'s `store`,
+ * `eraStore`) tell them apart with it.
+ *
+ * @example
+ * ```ts
+ * import { isStore, memoryStore } from "@weft/mcp/store";
+ * console.log(isStore(memoryStore()), isStore(new Map())); // true false
+ * ```
+ */
+export function isStore(value: unknown): value is Store {
+  if (typeof value !== "object" || value === null) return false;
+  const candidate = value as Partial<Store>;
+  return typeof candidate.kind === "string" &&
+    typeof candidate.claimOnce === "function" &&
+    typeof candidate.readAfter === "function" &&
+    typeof candidate.subscribe === "function";
+}
+
+/**
  * The key prefixes the library's own records use, one per kind of record,
  * so that one store serves them all (and an application's own keys, under
  * any other first segment, never collide).
