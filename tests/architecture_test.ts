@@ -79,7 +79,7 @@ const LAYERS: Record<
   // The runtime's subfolders before its root: the first prefix that
   // matches a file names its layer. `src/runtime/*` is the root files only.
   "src/runtime/http/": {
-    folders: ["src/runtime/http/", "src/runtime/*", "src/core/"],
+    folders: ["src/runtime/http/", "src/runtime/*", "src/store/", "src/core/"],
     bare: (s) => sdkOrNode(s) && !s.startsWith("node:") && !isSdkClient(s),
   },
   "src/runtime/client/": {

@@ -57,7 +57,8 @@ export interface StoreSubscription extends AsyncDisposable {
 }
 
 /**
- * What every shared store does. Keys are strings; by convention the first
+ * What every shared store does. Keys (and stream and channel names) are
+ * strings without U+0000 (a `RangeError` otherwise); by convention the first
  * path segment names what a record is (see {@link STORE_NAMESPACES}), so one
  * store serves every need of a program without collisions. Values are
  * JSON-shaped. Four kinds of record:

@@ -120,6 +120,7 @@ export function denoKvStore(
     "e",
     n,
   ];
+  // A channel's messages: a log outside the key space of `append`'s.
   const busStream = (channel: string) => `\u0000bus/${channel}`;
   const kept = (value: unknown, ttl: number | undefined): Kept => ({
     j: JSON.stringify(value ?? null),

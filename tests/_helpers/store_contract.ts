@@ -140,6 +140,9 @@ export async function contractSuite(
       assert.equal(await other.get(`kv/${run}/absent`), undefined);
       await other.delete(`kv/${run}/a`);
       assert.equal(await store.get(`kv/${run}/a`), undefined);
+      // U+0000 is refused everywhere (Postgres text cannot hold it).
+      await assert.rejects(() => store.set("a\u0000b", 1), RangeError);
+      await assert.rejects(() => store.publish("a\u0000b", "m"), RangeError);
     });
 
     await t.step("TTL: a value and a claim expire, a longer one stays", async () => {
