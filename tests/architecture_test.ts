@@ -83,7 +83,12 @@ const LAYERS: Record<
     bare: (s) => sdkOrNode(s) && !s.startsWith("node:") && !isSdkClient(s),
   },
   "src/runtime/client/": {
-    folders: ["src/runtime/client/", "src/runtime/*", "src/store/", "src/core/"],
+    folders: [
+      "src/runtime/client/",
+      "src/runtime/*",
+      "src/store/",
+      "src/core/",
+    ],
     bare: sdkOrNode,
   },
   "src/runtime/process/": {
@@ -95,7 +100,10 @@ const LAYERS: Record<
     ],
     bare: sdkOrNode,
   },
-  "src/runtime/": { folders: ["src/runtime/*", "src/store/", "src/core/"], bare: sdkOrNode },
+  "src/runtime/": {
+    folders: ["src/runtime/*", "src/store/", "src/core/"],
+    bare: sdkOrNode,
+  },
   "src/servers/": {
     folders: [
       "src/servers/",

@@ -119,12 +119,17 @@ async function twoInstances(kind: string, server: RunningServer) {
 
     // A stream started on A, dropped, resumed on B with Last-Event-ID.
     const drop = new AbortController();
-    const started = await post(a.url, {
-      jsonrpc: "2.0",
-      id: 2,
-      method: "tools/call",
-      params: { name: "wait", arguments: { ms: 400 } },
-    }, session, drop.signal);
+    const started = await post(
+      a.url,
+      {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "wait", arguments: { ms: 400 } },
+      },
+      session,
+      drop.signal,
+    );
     assert.equal(started.status, 200);
     const reader = started.body!.pipeThrough(new TextDecoderStream())
       .getReader();

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { isStore, STORE_NAMESPACES, type Store } from "../store/contract.ts";
+import { isStore, type Store, STORE_NAMESPACES } from "../store/contract.ts";
 
 /** The key-value shape the era verdicts are read and written through. */
 export interface KeyArrayStore {

@@ -43,7 +43,9 @@ export interface DenoKvLike {
   /** Reads one key. */
   get<T = unknown>(
     key: Key,
-  ): Promise<{ readonly value: T | null; readonly versionstamp: string | null }>;
+  ): Promise<
+    { readonly value: T | null; readonly versionstamp: string | null }
+  >;
   /** Lists keys by prefix, or from `start` (inclusive). */
   list<T = unknown>(
     selector: { prefix: Key } | { prefix: Key; start: Key },

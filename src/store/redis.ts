@@ -25,7 +25,10 @@ export interface RedisSubscriberLike {
   /** Unsubscribes this connection from `channel`. */
   unsubscribe(channel: string): Promise<unknown>;
   /** Listens for messages (`"message"`) and errors (`"error"`). */
-  on(event: "message", listener: (channel: string, message: string) => void): unknown;
+  on(
+    event: "message",
+    listener: (channel: string, message: string) => void,
+  ): unknown;
   /** Listens for errors. */
   on(event: "error", listener: (error: Error) => void): unknown;
   /** Closes the connection. */
@@ -144,14 +147,21 @@ export function redisStore(
     body: (redis: RedisClientLike) => Promise<T>,
   ): Promise<T> {
     if (closed) {
-      throw new StoreUnavailableError("redis", operation, "the store is closed");
+      throw new StoreUnavailableError(
+        "redis",
+        operation,
+        "the store is closed",
+      );
     }
     const redis = await connect();
     try {
       return await body(redis);
     } catch (error) {
       if (error instanceof RangeError) throw error;
-      if (error instanceof Error && /^(ERR|WRONGTYPE|NOSCRIPT)/.test(error.message)) {
+      if (
+        error instanceof Error &&
+        /^(ERR|WRONGTYPE|NOSCRIPT)/.test(error.message)
+      ) {
         throw new Error(`redis store: ${operation} failed: ${error.message}`, {
           cause: error,
         });
@@ -171,7 +181,7 @@ export function redisStore(
   };
   const streamId = /^[0-9]+-[0-9]+$/;
 
-  async function subscriberConnection(): Promise<RedisSubscriberLike> {
+  function subscriberConnection(): Promise<RedisSubscriberLike> {
     if (subscriberReady !== undefined) return subscriberReady;
     subscriberReady = (async () => {
       const sub = (await connect()).duplicate();
@@ -209,8 +219,10 @@ export function redisStore(
   const store: Store = {
     kind: "redis",
     get<T>(name: string) {
-      return run("get", async (redis) =>
-        parse<T>(await redis.call("GET", key("v", name))));
+      return run(
+        "get",
+        async (redis) => parse<T>(await redis.call("GET", key("v", name))),
+      );
     },
     set(name, value, options) {
       checkTtl(options?.ttlMs, "redisStore.set");

@@ -42,7 +42,9 @@ async function run(
     }).output();
   } catch (error) {
     throw new Error(
-      `${what}: cannot run ${command} (${(error as Error).message}); install it: apt-get install -y redis-server postgresql`,
+      `${what}: cannot run ${command} (${
+        (error as Error).message
+      }); install it: apt-get install -y redis-server postgresql`,
     );
   }
   const text = new TextDecoder().decode(output.stdout) +
@@ -108,7 +110,9 @@ export async function startRedis(): Promise<RunningServer> {
   } catch (error) {
     await Deno.remove(dir, { recursive: true });
     throw new Error(
-      `${what}: ${(error as Error).message} (install it: apt-get install -y redis-server)`,
+      `${what}: ${
+        (error as Error).message
+      } (install it: apt-get install -y redis-server)`,
     );
   }
   const stop = async () => {
@@ -135,9 +139,7 @@ async function postgresBin(): Promise<string> {
       candidates.push(`/usr/lib/postgresql/${entry.name}/bin`);
     }
   } catch { /* not Debian's layout */ }
-  candidates.sort((a, b) =>
-    Number(b.split("/")[3]) - Number(a.split("/")[3])
-  );
+  candidates.sort((a, b) => Number(b.split("/")[3]) - Number(a.split("/")[3]));
   for (const dir of candidates) {
     try {
       await Deno.stat(`${dir}/initdb`);

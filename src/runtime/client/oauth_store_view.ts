@@ -6,7 +6,7 @@
  * @module
  */
 
-import { isStore, STORE_NAMESPACES, type Store } from "../../store/contract.ts";
+import { isStore, type Store, STORE_NAMESPACES } from "../../store/contract.ts";
 import { storeKey } from "../store_views.ts";
 import { memoryOAuthStore, type OAuthStore } from "./oauth_store.ts";
 
@@ -14,7 +14,9 @@ import { memoryOAuthStore, type OAuthStore } from "./oauth_store.ts";
  * The OAuth store `option` names: itself, a view of a contract store, or
  * this process's memory when absent.
  */
-export function oauthStoreOf(option: OAuthStore | Store | undefined): OAuthStore {
+export function oauthStoreOf(
+  option: OAuthStore | Store | undefined,
+): OAuthStore {
   if (option === undefined) return memoryOAuthStore();
   if (!isStore(option)) return option;
   const store = option;

@@ -16,8 +16,8 @@ import type {
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import {
-  STORE_NAMESPACES,
   type Store,
+  STORE_NAMESPACES,
   type StoreSubscription,
 } from "../../store/contract.ts";
 import {
@@ -235,7 +235,11 @@ export class StoreSessionBackend extends KvSessionBackend {
    * Resolves after `ms`, or sooner when another event of session `id` is
    * stored (pushed by the store) or `signal` aborts.
    */
-  override async wait(id: string, ms: number, signal: AbortSignal): Promise<void> {
+  override async wait(
+    id: string,
+    ms: number,
+    signal: AbortSignal,
+  ): Promise<void> {
     const woken = new AbortController();
     const both = AbortSignal.any([signal, woken.signal]);
     const sub = await this.#store.subscribe(
