@@ -25,12 +25,19 @@ type Key = readonly KeyPart[];
 export interface DenoKvAtomicLike {
   /** Fails the commit unless each key still has the given version. */
   check(
-    ...checks: { key: Key; versionstamp: string | null }[]
+    ...checks: {
+      key: readonly (string | number)[];
+      versionstamp: string | null;
+    }[]
   ): DenoKvAtomicLike;
   /** Sets a key. */
-  set(key: Key, value: unknown, options?: { expireIn?: number }): this;
+  set(
+    key: readonly (string | number)[],
+    value: unknown,
+    options?: { expireIn?: number },
+  ): this;
   /** Deletes a key. */
-  delete(key: Key): this;
+  delete(key: readonly (string | number)[]): this;
   /** Commits; `ok` is false when a check failed. */
   commit(): Promise<{ readonly ok: boolean }>;
 }
@@ -42,21 +49,26 @@ export interface DenoKvAtomicLike {
 export interface DenoKvLike {
   /** Reads one key. */
   get<T = unknown>(
-    key: Key,
+    key: readonly (string | number)[],
   ): Promise<
     { readonly value: T | null; readonly versionstamp: string | null }
   >;
   /** Lists keys by prefix, or from `start` (inclusive). */
   list<T = unknown>(
-    selector: { prefix: Key } | { prefix: Key; start: Key },
+    selector: { prefix: readonly (string | number)[] } | {
+      prefix: readonly (string | number)[];
+      start: readonly (string | number)[];
+    },
     options?: { limit?: number },
   ): AsyncIterable<{ readonly key: readonly unknown[]; readonly value: T }>;
   /** Deletes a key. */
-  delete(key: Key): Promise<void>;
+  delete(key: readonly (string | number)[]): Promise<void>;
   /** Starts an atomic operation. */
   atomic(): DenoKvAtomicLike;
   /** Watches keys; optional (polling alone without it). */
-  watch?(keys: readonly Key[]): ReadableStream<unknown>;
+  watch?(
+    keys: readonly (readonly (string | number)[])[],
+  ): ReadableStream<unknown>;
 }
 
 /** Options of {@link denoKvStore}. */

@@ -16,16 +16,16 @@ import {
 } from "./contract.ts";
 import { checkTtl, rejecting, subscription } from "./_subscription.ts";
 
-/** A row as the client returns it. */
-type Row = Record<string, unknown>;
-
 /**
  * A Postgres client, structurally: a `postgres` client (`postgres(url)`)
  * is one.
  */
 export interface PostgresClientLike {
   /** Runs one statement with `$1`… parameters. */
-  unsafe(query: string, parameters?: never[]): PromiseLike<readonly Row[]>;
+  unsafe(
+    query: string,
+    parameters?: never[],
+  ): PromiseLike<readonly Record<string, unknown>[]>;
   /**
    * `LISTEN`s on `channel` over a dedicated connection; resolves once the
    * server confirmed.
