@@ -204,7 +204,7 @@ async function capAndExpiry(store: Store): Promise<void> {
     sessions: true,
     store,
     maxSessions: 1,
-    sessionIdleTimeout: 300,
+    sessionIdleTimeout: 1_500,
     onerror: () => {},
   };
   const a = httpHandler(() => buildToolServer(), options);
@@ -222,7 +222,12 @@ async function capAndExpiry(store: Store): Promise<void> {
     const onB = await b(request(session, list));
     assert.equal(onB.status, 200);
     await onB.text();
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Expired: read from the store, which a read does not touch.
+    const deadline = Date.now() + 10_000;
+    while (await store.get(`session/id/${sid}`) !== undefined) {
+      assert.ok(Date.now() < deadline, "the session record expires");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     const expired = await b(request(session, list));
     assert.equal(expired.status, 404, "expired on every instance");
     await expired.text();
