@@ -103,7 +103,7 @@ export { ProtocolNegotiationError } from "./src/runtime/era_client.ts";
 export type { EraInfo, ProtocolPreference } from "./src/runtime/era_client.ts";
 export type { ProtocolEra } from "./src/runtime/era.ts";
 export { memoryEraStore } from "./src/runtime/era_store.ts";
-export type { EraStore } from "./src/runtime/era_store.ts";
+export type { EraKeyValueStore, EraStore } from "./src/runtime/era_store.ts";
 export { DEFAULT_KILL_GRACE } from "./src/runtime/process/process_group.ts";
 export {
   CommandNotFoundError,

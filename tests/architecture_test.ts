@@ -79,11 +79,16 @@ const LAYERS: Record<
   // The runtime's subfolders before its root: the first prefix that
   // matches a file names its layer. `src/runtime/*` is the root files only.
   "src/runtime/http/": {
-    folders: ["src/runtime/http/", "src/runtime/*", "src/core/"],
+    folders: ["src/runtime/http/", "src/runtime/*", "src/store/", "src/core/"],
     bare: (s) => sdkOrNode(s) && !s.startsWith("node:") && !isSdkClient(s),
   },
   "src/runtime/client/": {
-    folders: ["src/runtime/client/", "src/runtime/*", "src/core/"],
+    folders: [
+      "src/runtime/client/",
+      "src/runtime/*",
+      "src/store/",
+      "src/core/",
+    ],
     bare: sdkOrNode,
   },
   "src/runtime/process/": {
@@ -95,7 +100,10 @@ const LAYERS: Record<
     ],
     bare: sdkOrNode,
   },
-  "src/runtime/": { folders: ["src/runtime/*", "src/core/"], bare: sdkOrNode },
+  "src/runtime/": {
+    folders: ["src/runtime/*", "src/store/", "src/core/"],
+    bare: sdkOrNode,
+  },
   "src/servers/": {
     folders: [
       "src/servers/",
@@ -118,6 +126,12 @@ const LAYERS: Record<
     bare: sdkOrNode,
   },
   "src/testing/": { folders: ["src/testing/", "src/core/"], bare: () => false },
+  // The store contract and its adapters: web standards, the core's leaf
+  // helpers and the two engine clients (loaded lazily), never MCP code.
+  "src/store/": {
+    folders: ["src/store/", "src/core/"],
+    bare: (s) => s === "ioredis" || s === "postgres",
+  },
 };
 
 /** The folder of a repo-relative path, with its trailing slash. */
@@ -485,6 +499,10 @@ Deno.test("the checker holds each folder to the layers below it", () => {
     ["src/runtime/r.ts", 'import { i } from "../mcp/import.ts";', false],
     ["src/testing/t.ts", 'import type { M } from "../core/model.ts";', true],
     ["src/testing/t.ts", 'import { r } from "../runtime/r.ts";', false],
+    ["src/store/s.ts", 'const m = await import("ioredis");', true],
+    ["src/store/s.ts", 'import { e } from "../core/errors.ts";', true],
+    ["src/store/s.ts", 'import { h } from "../runtime/http/h.ts";', false],
+    ["src/store/s.ts", 'import { S } from "@modelcontextprotocol/sdk";', false],
   ];
   for (const [file, source, ok] of cases) {
     assert.equal(violations(file, source).length, ok ? 0 : 1, source);

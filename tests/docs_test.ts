@@ -167,6 +167,7 @@ Deno.test("docs: every TypeScript block of the README and the guides type-checks
         "servers",
         "testing",
         "cli",
+        "store",
       ]
     ) {
       const name = entry === "" ? "@weft/mcp" : `@weft/mcp/${entry}`;

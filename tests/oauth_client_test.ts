@@ -24,6 +24,8 @@ import {
   memoryOAuthStore,
   type OAuthStore,
 } from "../src/runtime/client/oauth_store.ts";
+import { denoKvStore, memoryStore } from "../store.ts";
+import { oauthStoreOf } from "../src/runtime/client/oauth_store_view.ts";
 import {
   parseServersConfig,
   ServerConfigError,
@@ -49,6 +51,19 @@ Deno.test("stores: swap writes only at the version read (memory and KV)", async 
     await swapContract(kvOAuthStore(kv));
     await kvOAuthStore(kv).set(["x"], 1);
     assert.equal((await kv.get(["weft", "oauth", "x"])).value, 1);
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("stores: a contract store seen as an OAuth store keeps the swap contract, under oauth/", async () => {
+  await using memory = memoryStore();
+  await swapContract(oauthStoreOf(memory));
+  await oauthStoreOf(memory).set(["tokens", "a b"], 1);
+  assert.equal((await memory.get("oauth/tokens/a%20b"))?.value, 1);
+  const kv = await Deno.openKv(":memory:");
+  try {
+    await swapContract(oauthStoreOf(denoKvStore(kv)));
   } finally {
     kv.close();
   }
@@ -187,6 +202,34 @@ Deno.test("oauthClient: code + PKCE with the resource and iss; the token is sent
   assert.equal(asked[0].searchParams.get("scope"), "read");
   assert.deepEqual(fx.grants, ["authorization_code"]);
   assert.ok(seen.length > 0 && seen.every((t) => t === "t1"));
+});
+
+Deno.test("oauthClient: two clients given one contract store (@weft/mcp/store): the second uses the first's token, no second authorization", async () => {
+  await using fx = fake();
+  await using store = memoryStore();
+  const asked: URL[] = [];
+  const options = {
+    clientId: "c",
+    redirectUrl: REDIRECT,
+    authorize: approve(() => fx.issuer, asked),
+    store,
+  };
+  {
+    await using _client = await connectHttp(fx.mcpUrl, {
+      auth: oauthClient(options),
+      signal: AbortSignal.timeout(10_000),
+    });
+  }
+  {
+    await using client = await connectHttp(fx.mcpUrl, {
+      auth: oauthClient(options),
+      signal: AbortSignal.timeout(10_000),
+    });
+    // A request (the connect itself may send none: the era is cached).
+    await client.listTools();
+  }
+  assert.equal(asked.length, 1);
+  assert.deepEqual(fx.grants, ["authorization_code"]);
 });
 
 Deno.test("oauthClient: a callback naming another issuer (RFC 9207 mix-up) or none is refused", async () => {

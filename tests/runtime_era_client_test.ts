@@ -17,6 +17,7 @@ import {
 } from "../runtime.ts";
 import { classifyProbe, type ProbeOutcome } from "../src/runtime/era_client.ts";
 import { childEnv } from "./fixtures/runtime_server_helpers.ts";
+import { memoryStore } from "../store.ts";
 
 const DISCOVER = {
   supportedVersions: ["2026-07-28"],
@@ -168,6 +169,19 @@ Deno.test("HTTP, a legacy server: one probe, then initialize; a reconnect with t
   const second = await connectHttp(server.url, { eraStore: store });
   assert.equal(second.getProtocolEra()?.cached, true);
   await second.ping();
+  await second.close();
+  assert.equal(server.probes(), 1);
+});
+
+Deno.test("HTTP, a contract store as eraStore: the verdict is kept under era/ and spares the second probe", async () => {
+  await using server = legacyServer();
+  await using store = memoryStore();
+  const first = await connectHttp(server.url, { eraStore: store });
+  await first.close();
+  const key = `era/weft-mcp/protocol-era/${encodeURIComponent(server.url)}`;
+  assert.deepEqual((await store.get(key))?.value, { era: "legacy" });
+  const second = await connectHttp(server.url, { eraStore: store });
+  assert.equal(second.getProtocolEra()?.cached, true);
   await second.close();
   assert.equal(server.probes(), 1);
 });

@@ -16,6 +16,8 @@ import {
   MODERN_PROTOCOL_VERSION as MODERN,
 } from "../src/runtime/era.ts";
 import { eraServer } from "./fixtures/era_server.ts";
+import { memoryStore, redisStore, type Store } from "../store.ts";
+import { startRedis } from "./_helpers/store_servers.ts";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import {
   CallToolRequestSchema,
@@ -456,6 +458,60 @@ Deno.test("modern: with sessions in KV, listChanged on one instance reaches a li
     await reader.cancel();
   } finally {
     kv.close();
+  }
+});
+
+Deno.test("modern: with sessions in a contract store (memory, Redis), listChanged on one instance reaches a listen stream open on another", async () => {
+  const server = await startRedis();
+  try {
+    const stores: [string, () => Store][] = [
+      ["memory", () => shared],
+      ["redis", () => redisStore(server.url)],
+    ];
+    const shared = memoryStore();
+    for (const [kind, open] of stores) {
+      // Two handles on the store: two instances' connections.
+      await using storeA = open();
+      await using storeB = open();
+      await using a = httpHandler(() => eraServer(), {
+        sessions: true,
+        store: storeA,
+      });
+      await using b = httpHandler(() => eraServer(), {
+        sessions: true,
+        store: storeB,
+      });
+      const res = await post(
+        a,
+        modern("subscriptions/listen", {
+          notifications: { toolsListChanged: true },
+        }, 41),
+      );
+      const { next, reader } = sseReader(res);
+      const ack = await next();
+      assert.equal(ack.method, "notifications/subscriptions/acknowledged");
+      // The list change is pushed: published until the subscription is in
+      // force (a publish before it reaches nobody), then read once.
+      const timer = AbortSignal.timeout(5000);
+      const got = next();
+      let changed: Record<string, unknown> | undefined;
+      void got.then((m) => changed = m);
+      while (changed === undefined) {
+        if (timer.aborted) {
+          throw new Error(`${kind}: no list change from the other instance`);
+        }
+        await b.listChanged("tools");
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.deepEqual(changed, {
+        jsonrpc: "2.0",
+        method: "notifications/tools/list_changed",
+        params: { _meta: { [META.subscriptionId]: 41 } },
+      }, kind);
+      await reader.cancel();
+    }
+  } finally {
+    await server.stop();
   }
 });
 

@@ -51,12 +51,19 @@ const BUDGETS: Record<string, number> = {
   // OAuthClientOptions, AuthorizationErrorReason, OAuthStore,
   // OAuthStoreEntry, OAuthStoreSetOptions, KvOAuthStoreOptions,
   // OAuthCallbackOptions.
-  "runtime.ts": 91,
+  // +1 (issue 25): EraKeyValueStore, the key-value shape an eraStore had
+  // alone before a contract store could go there too.
+  "runtime.ts": 92,
   "providers.ts": 7,
   "servers.ts": 19,
   "testing.ts": 15,
   // 12: EnvSetting, the --env of a server command (CliCommand names it).
   "cli.ts": 12,
+  // 23 (issue 25, one store contract): Store and its option, entry, log and
+  // subscription types, isStore, STORE_NAMESPACES, StoreUnavailableError;
+  // per adapter its factory, its options and the client shapes it takes
+  // (memory 1, Deno KV 4, Redis 4, Postgres 3).
+  "store.ts": 23,
 };
 
 const ROOT = new URL("../", import.meta.url);

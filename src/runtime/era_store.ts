@@ -6,11 +6,15 @@
  */
 
 import { isModernVersion, type ProtocolEra } from "./era.ts";
+import type { Store } from "../store/contract.ts";
+import { eraView, type KeyArrayStore } from "./store_views.ts";
 
 /**
  * A place for era verdicts: a `Deno.Kv` (`await Deno.openKv()`, which needs
  * `--unstable-kv` or `"unstable": ["kv"]` in `deno.json`) fits as is, as
- * does any object with these two methods. Keys are
+ * does any object with these two methods, or a shared contract store
+ * (`redisStore(url)`, `postgresStore(url)` from `@weft/mcp/store`; verdicts
+ * under `era/`). Keys are
  * `["weft-mcp", "protocol-era", <server>]`, where `<server>` is the URL of
  * an HTTP server or the command line (and directory) of a stdio server.
  *
@@ -22,7 +26,19 @@ import { isModernVersion, type ProtocolEra } from "./era.ts";
  * await using client = await connectHttp("http://127.0.0.1:8000/mcp", { eraStore: kv });
  * ```
  */
-export interface EraStore {
+export type EraStore = EraKeyValueStore | Store;
+
+/**
+ * The key-value shape of an era store (a `Deno.Kv` has it).
+ *
+ * @example
+ * ```ts
+ * import { type EraKeyValueStore, memoryEraStore } from "@weft/mcp/runtime";
+ * const store: EraKeyValueStore = memoryEraStore();
+ * await store.set(["a"], { era: "legacy" });
+ * ```
+ */
+export interface EraKeyValueStore {
   /** The value kept under `key` (`{ value: null }` when none). */
   get(key: readonly string[]): Promise<{ readonly value: unknown }>;
   /** Keeps `value` under `key` for `expireIn` ms at most. */
@@ -64,7 +80,7 @@ export function eraKey(target: string): string[] {
  * assert.deepEqual((await store.get(["a"])).value, { era: "legacy" });
  * ```
  */
-export function memoryEraStore(): EraStore {
+export function memoryEraStore(): EraKeyValueStore {
   const kept = new Map<string, { value: unknown; until: number }>();
   return {
     get(key) {
@@ -80,7 +96,7 @@ export function memoryEraStore(): EraStore {
   };
 }
 
-const processStore: EraStore = memoryEraStore();
+const processStore: KeyArrayStore = memoryEraStore();
 
 /** The verdict kept for `target`, or `undefined` (a store that fails counts as empty). */
 export async function readVerdict(
@@ -89,7 +105,7 @@ export async function readVerdict(
 ): Promise<EraVerdict | undefined> {
   let value: unknown;
   try {
-    value = (await (store ?? processStore).get(eraKey(target))).value;
+    value = (await (eraView(store) ?? processStore).get(eraKey(target))).value;
   } catch {
     return undefined;
   }
@@ -110,7 +126,7 @@ export async function writeVerdict(
   verdict: EraVerdict,
 ): Promise<void> {
   try {
-    await (store ?? processStore).set(eraKey(target), verdict, {
+    await (eraView(store) ?? processStore).set(eraKey(target), verdict, {
       expireIn: ERA_VERDICT_TTL,
     });
   } catch {
@@ -124,7 +140,7 @@ export async function forgetVerdict(
   target: string,
 ): Promise<void> {
   try {
-    await (store ?? processStore).set(eraKey(target), null, {
+    await (eraView(store) ?? processStore).set(eraKey(target), null, {
       expireIn: ERA_VERDICT_TTL,
     });
   } catch {

@@ -27,7 +27,9 @@ import type {
   OAuthTokens,
 } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { FetchLike } from "../sdk_types.ts";
-import { memoryOAuthStore, type OAuthStore } from "./oauth_store.ts";
+import type { OAuthStore } from "./oauth_store.ts";
+import { oauthStoreOf } from "./oauth_store_view.ts";
+import type { Store } from "../../store/contract.ts";
 
 /** RFC 8693 token exchange, RFC 7523 JWT bearer and the SEP-990 ID-JAG type. */
 const TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange";
@@ -195,8 +197,13 @@ export interface OAuthClientOptions {
    * every grant.
    */
   scope?: string;
-  /** Where tokens are kept. Default: this process's memory. */
-  store?: OAuthStore;
+  /**
+   * Where tokens are kept: an `OAuthStore`, or a shared contract store
+   * (`redisStore(url)`, `postgresStore(url)`, `denoKvStore(kv)` from
+   * `@weft/mcp/store`; entries under `oauth/`). Default: this process's
+   * memory.
+   */
+  store?: OAuthStore | Store;
   /** Who the tokens belong to (a user id in a multi-user app). Default `"default"`. */
   principal?: string;
   /**
@@ -272,7 +279,7 @@ interface PendingRecord {
 export function oauthClient(
   options: OAuthClientOptions = {},
 ): OAuthClientProvider {
-  return new OAuthClient(options, options.store ?? memoryOAuthStore());
+  return new OAuthClient(options, oauthStoreOf(options.store));
 }
 
 /**

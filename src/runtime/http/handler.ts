@@ -17,6 +17,8 @@ import {
 } from "./limits.ts";
 import { DEFAULT_SESSION_EVENTS } from "./event_store.ts";
 import { type HttpSessionStore, KvSessionBackend } from "./kv_store.ts";
+import { isStore, type Store } from "../../store/contract.ts";
+import { StoreSessionBackend } from "./store_sessions.ts";
 import { DEFAULT_SESSION_IDLE_TIMEOUT, SessionStore } from "./sessions.ts";
 import { frontDoor, type Notice } from "./_front_door.ts";
 import { StatelessRoute } from "./_stateless.ts";
@@ -81,9 +83,11 @@ export interface HttpHandlerOptions {
   /**
    * Session mode: where sessions live. Absent: in this handler's memory
    * (one process). `kvStore(kv)`: in Deno KV, so every instance serves
-   * every session (see `kvStore`).
+   * every session (see `kvStore`). A contract store from `@weft/mcp/store`
+   * (`redisStore(url)`, `postgresStore(url)`, `denoKvStore(kv)`): sessions,
+   * their events and the list changes of listen streams in it.
    */
-  store?: HttpSessionStore;
+  store?: HttpSessionStore | Store;
   /** Idle time after which a session expires, in ms. Default 10 minutes. */
   sessionIdleTimeout?: number;
   /**
@@ -209,10 +213,11 @@ export interface HttpHandlerOptions {
 }
 
 function sharedBackend(
-  store: HttpSessionStore | undefined,
+  store: HttpSessionStore | Store | undefined,
   report: (error: Error) => void,
 ): KvSessionBackend | undefined {
   if (store === undefined) return undefined;
+  if (isStore(store)) store = new StoreSessionBackend(store);
   if (!(store instanceof KvSessionBackend)) {
     throw new TypeError(
       "httpHandler: options.store must come from kvStore(kv)",

@@ -1,0 +1,36 @@
+/**
+ * A contract `Store` (from `@weft/mcp/store`) as an {@link OAuthStore}:
+ * what `oauthClient({ store })` uses when given one. Entries live under
+ * `oauth/`; the refresh lease is the contract's `swap`.
+ *
+ * @module
+ */
+
+import { isStore, type Store, STORE_NAMESPACES } from "../../store/contract.ts";
+import { storeKey } from "../store_views.ts";
+import { memoryOAuthStore, type OAuthStore } from "./oauth_store.ts";
+
+/**
+ * The OAuth store `option` names: itself, a view of a contract store, or
+ * this process's memory when absent.
+ */
+export function oauthStoreOf(
+  option: OAuthStore | Store | undefined,
+): OAuthStore {
+  if (option === undefined) return memoryOAuthStore();
+  if (!isStore(option)) return option;
+  const store = option;
+  const key = (parts: readonly string[]) =>
+    storeKey(STORE_NAMESPACES.oauth, parts);
+  const ttl = (options?: { expireIn?: number }) =>
+    options?.expireIn === undefined ? {} : { ttlMs: options.expireIn };
+  return {
+    get: (parts) => store.get(key(parts)),
+    async set(parts, value, options) {
+      await store.set(key(parts), value, ttl(options));
+    },
+    delete: (parts) => store.delete(key(parts)),
+    swap: (parts, version, value, options) =>
+      store.swap(key(parts), version, value, ttl(options)),
+  };
+}

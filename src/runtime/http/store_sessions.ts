@@ -1,0 +1,270 @@
+/**
+ * `httpHandler`'s shared sessions over a contract store (from
+ * `@weft/mcp/store`: Redis, Postgres, Deno KV, memory): the same records
+ * and resumable events as `kvStore(kv)`, and the listen bus on the
+ * store's publish/subscribe. The handler builds one when its `store`
+ * option is a contract store.
+ *
+ * @module
+ */
+
+// @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
+import type {
+  EventId,
+  StreamId,
+} from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type Store,
+  STORE_NAMESPACES,
+  type StoreSubscription,
+} from "../../store/contract.ts";
+import {
+  type KvLike,
+  KvSessionBackend,
+  type SessionRecord,
+} from "./kv_store.ts";
+
+/** One event as logged: its sequence, its stream, the message. */
+interface LoggedEvent {
+  readonly seq: string;
+  readonly streamId: StreamId;
+  readonly message: JSONRPCMessage;
+}
+
+/** The live sessions over every instance: id → expiry as last written. */
+type SessionIndex = Record<string, number>;
+
+// The base class's KV is never reached: every member that uses it is
+// overridden here.
+const NO_KV = new Proxy({}, {
+  get() {
+    throw new Error("httpHandler: the contract store backend reached KV");
+  },
+}) as KvLike;
+
+/** The session backend over a contract {@link Store}. */
+export class StoreSessionBackend extends KvSessionBackend {
+  readonly #store: Store;
+  readonly #instance = crypto.randomUUID().replaceAll("-", "").slice(0, 8);
+  #counter = 0;
+
+  /** Builds the backend over `store`; resumed streams poll every `pollInterval` ms. */
+  constructor(store: Store, options: { pollInterval?: number } = {}) {
+    super(NO_KV, { pollInterval: options.pollInterval ?? 100 });
+    this.#store = store;
+  }
+
+  #session(id: string) {
+    return `${STORE_NAMESPACES.sessions}id/${id}`;
+  }
+  #log(id: string) {
+    return `${STORE_NAMESPACES.events}${id}`;
+  }
+  #index() {
+    return `${STORE_NAMESPACES.sessions}index`;
+  }
+
+  /** The record of session `id`, unless absent or expired. */
+  override async get(id: string): Promise<SessionRecord | undefined> {
+    const entry = await this.#store.get<SessionRecord>(this.#session(id));
+    if (entry === undefined || entry.value.expiresAt <= Date.now()) {
+      return undefined;
+    }
+    return entry.value;
+  }
+
+  /**
+   * Stores a new session's record unless `max` live sessions exist over
+   * every instance: the index of live sessions is updated by
+   * compare-and-set, an entry past its indexed expiry dropped unless its
+   * record says it was used since.
+   */
+  override async create(record: SessionRecord, max: number): Promise<boolean> {
+    for (;;) {
+      const entry = await this.#store.get<SessionIndex>(this.#index());
+      const index: SessionIndex = { ...entry?.value };
+      const now = Date.now();
+      for (const [id, until] of Object.entries(index)) {
+        if (until > now) continue;
+        const live = await this.get(id);
+        if (live === undefined) delete index[id];
+        else index[id] = live.expiresAt;
+      }
+      if (Object.keys(index).length >= max) return false;
+      index[record.id] = record.expiresAt;
+      if (await this.#store.swap(this.#index(), entry?.version, index)) break;
+    }
+    await this.#store.set(this.#session(record.id), record, {
+      ttlMs: Math.max(1, record.expiresAt - Date.now()),
+    });
+    return true;
+  }
+
+  /** Moves a session's expiry on (it was used). */
+  override async touch(
+    record: SessionRecord,
+    idle: number,
+  ): Promise<SessionRecord> {
+    const now = Date.now();
+    const next = { ...record, lastSeen: now, expiresAt: now + idle };
+    await this.#store.set(this.#session(record.id), next, { ttlMs: idle });
+    return next;
+  }
+
+  /** Ends a session on every instance: its record, index entry and events go. */
+  override async remove(id: string): Promise<void> {
+    await this.#store.delete(this.#session(id));
+    for (;;) {
+      const entry = await this.#store.get<SessionIndex>(this.#index());
+      if (entry === undefined || !(id in entry.value)) break;
+      const index = { ...entry.value };
+      delete index[id];
+      if (await this.#store.swap(this.#index(), entry.version, index)) break;
+    }
+    await this.#store.dropLog(this.#log(id));
+  }
+
+  /** A new event sequence, in the format `parseEventId` reads. */
+  #sequence(): string {
+    const count = (this.#counter++ % 1_000_000).toString().padStart(6, "0");
+    return `${
+      Date.now().toString().padStart(15, "0")
+    }.${count}.${this.#instance}`;
+  }
+
+  /** Names an event now; `commit` appends it to the session's log. */
+  override reserve(
+    id: string,
+    streamId: StreamId,
+    message: JSONRPCMessage,
+    ttl: number,
+  ): { eventId: EventId; commit(): Promise<void> } {
+    const seq = this.#sequence();
+    const commit = async () => {
+      const event: LoggedEvent = { seq, streamId, message };
+      try {
+        await this.#store.append(this.#log(id), event, { ttlMs: ttl });
+        await this.#store.publish(`${this.#log(id)}`, seq);
+      } catch (error) {
+        // Not kept: the live stream still gets the event; a resumption
+        // would miss it.
+        this.onStoreError?.(error);
+      }
+    };
+    return { eventId: `${streamId}/${seq}`, commit };
+  }
+
+  /** Marks the events of `streamId` in session `id` as delivered: never replayed. */
+  override async dropStream(id: string, streamId: StreamId): Promise<void> {
+    await this.#store.set(`${this.#log(id)}/dropped/${streamId}`, true, {
+      ttlMs: 24 * 3_600_000,
+    });
+  }
+
+  /**
+   * The events of `streamId` stored after sequence `after`, in sequence
+   * order, with their ids; and the last sequence seen.
+   */
+  override async after(
+    id: string,
+    streamId: StreamId,
+    after: string,
+  ): Promise<{ events: [EventId, JSONRPCMessage][]; last: string }> {
+    const dropped = await this.#store.get(
+      `${this.#log(id)}/dropped/${streamId}`,
+    );
+    const logged = await this.#store.readAfter<LoggedEvent>(
+      this.#log(id),
+      undefined,
+    );
+    let last = after;
+    const events: [EventId, JSONRPCMessage][] = [];
+    for (
+      const { value } of logged.sort((a, b) =>
+        a.value.seq < b.value.seq ? -1 : a.value.seq > b.value.seq ? 1 : 0
+      )
+    ) {
+      if (value.seq <= after) continue;
+      if (value.seq > last) last = value.seq;
+      if (value.streamId === streamId && dropped === undefined) {
+        events.push([`${streamId}/${value.seq}`, value.message]);
+      }
+    }
+    return { events, last };
+  }
+
+  /** Tells every instance that `list` changed. */
+  override async publishChange(list: string): Promise<void> {
+    await this.#store.publish(`list/${list}`, this.#instance);
+  }
+
+  /**
+   * Calls `onChange(list)` for each change of `lists` another instance
+   * publishes, pushed by the store, until `signal` aborts or `wanted()`
+   * says no more (checked every `pollInterval` ms).
+   */
+  override async watchChanges(
+    lists: readonly string[],
+    options: {
+      readonly onChange: (list: string) => void;
+      readonly signal: AbortSignal;
+      readonly wanted: () => boolean;
+    },
+  ): Promise<void> {
+    const { onChange, signal, wanted } = options;
+    const subs: StoreSubscription[] = [];
+    try {
+      for (const list of lists) {
+        subs.push(
+          await this.#store.subscribe(`list/${list}`, (by) => {
+            if (by !== this.#instance) onChange(list);
+          }, { signal }),
+        );
+      }
+      while (!signal.aborted && wanted()) {
+        await pause(this.pollInterval, signal);
+      }
+    } finally {
+      await Promise.all(subs.map((sub) => sub.unsubscribe()));
+    }
+  }
+
+  /**
+   * Resolves after `ms`, or sooner when another event of session `id` is
+   * stored (pushed by the store) or `signal` aborts.
+   */
+  override async wait(
+    id: string,
+    ms: number,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const woken = new AbortController();
+    const both = AbortSignal.any([signal, woken.signal]);
+    const sub = await this.#store.subscribe(
+      this.#log(id),
+      () => woken.abort(),
+      { signal: both },
+    ).catch(() => undefined);
+    try {
+      await pause(ms, both);
+    } finally {
+      await sub?.unsubscribe();
+    }
+  }
+}
+
+/** Resolves after `ms` or when `signal` aborts, leaving no timer behind. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+    if (signal.aborted) done();
+  });
+}
