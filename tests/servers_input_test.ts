@@ -19,27 +19,28 @@ import {
 } from "../mod.ts";
 import { callTools, say, script } from "../testing.ts";
 
+// Built once, outside the per-request factory: its requestState key is the
+// definition's, so every request's server verifies the states it issued.
+const greet = rawTool({
+  name: "greet",
+  description: "Greets someone after asking whom.",
+  run: async (_args, ctx) => {
+    const who = await ctx.ask!({
+      message: "Whom?",
+      schema: {
+        type: "object",
+        properties: { name: { type: "string", default: "World" } },
+      },
+    });
+    return who.action === "accept"
+      ? `hello ${who.content?.name}`
+      : `no greeting (${who.action})`;
+  },
+});
+
 function asker(): Server {
   const server = new Server({ name: "asker", version: "1.0.0" });
-  exportTools(
-    server,
-    rawTool({
-      name: "greet",
-      description: "Greets someone after asking whom.",
-      run: async (_args, ctx) => {
-        const who = await ctx.ask!({
-          message: "Whom?",
-          schema: {
-            type: "object",
-            properties: { name: { type: "string", default: "World" } },
-          },
-        });
-        return who.action === "accept"
-          ? `hello ${who.content?.name}`
-          : `no greeting (${who.action})`;
-      },
-    }),
-  );
+  exportTools(server, greet);
   return server;
 }
 

@@ -43,7 +43,8 @@ export interface DenoKvAtomicLike {
 }
 
 /**
- * A Deno KV, structurally: `Deno.Kv` (from `Deno.openKv()`) is one. Taking
+ * A Deno KV, structurally: `Deno.Kv` (from `Deno.openKv()`, which needs
+ * `--unstable-kv` or `"unstable": ["kv"]` in `deno.json`) is one. Taking
  * it by shape keeps this module free of the unstable `Deno.Kv` types.
  */
 export interface DenoKvLike {
