@@ -63,11 +63,7 @@ export { RunError } from "./src/core/run.ts";
 // What a run and a server set hold, for reading them (the steps' calls and
 // results, each server's state).
 export type { PendingCall, RunResult, StepRecord } from "./src/core/run.ts";
-export type {
-  Message,
-  ToolCallPart,
-  ToolResultPart,
-} from "./src/core/messages.ts";
+export type { Message } from "./src/core/messages.ts";
 export type { RunEvent } from "./src/core/events.ts";
 export type { Model } from "./src/core/model.ts";
 export { subagent } from "./src/core/subagent.ts";
@@ -114,29 +110,10 @@ export type { ConnectStdioOptions } from "./src/runtime/process/connect_stdio.ts
 export { httpHandler } from "./src/runtime/http/handler.ts";
 export type { HttpHandlerOptions } from "./src/runtime/http/handler.ts";
 export { kvStore } from "./src/runtime/http/kv_store.ts";
-// The resource server: the caller, the verify option, JWT access tokens.
-export type { AuthInfo } from "./src/core/auth.ts";
-export { InvalidTokenError } from "./src/runtime/http/auth.ts";
-export type {
-  ResourceAuthOptions,
-  TokenVerifier,
-} from "./src/runtime/http/auth.ts";
-export { jwtVerifier } from "./src/runtime/http/jwt.ts";
-export type { JwtVerifierOptions } from "./src/runtime/http/jwt.ts";
+// OAuth on both sides (jwtVerifier, oauthClient, ...) is in "@weft/mcp/auth".
 export { connectHttp } from "./src/runtime/client/connect_http.ts";
 export type { ConnectHttpOptions } from "./src/runtime/client/connect_http.ts";
 export { McpClient } from "./src/runtime/client/disposable_client.ts";
-export {
-  AuthorizationError,
-  oauthClient,
-} from "./src/runtime/client/oauth_client.ts";
-export type {
-  OAuthClientOptions,
-  OAuthClientProvider,
-} from "./src/runtime/client/oauth_client.ts";
-export { kvOAuthStore } from "./src/runtime/client/oauth_store.ts";
-export type { OAuthStore } from "./src/runtime/client/oauth_store.ts";
-export { oauthCallback } from "./src/runtime/client/oauth_callback.ts";
 
 // The MCP SDK classes the examples use, so every page spells one import.
 export { Client, InMemoryTransport, Server } from "./src/runtime/sdk.ts";

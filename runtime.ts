@@ -40,19 +40,7 @@ export type {
   ListenAddress,
 } from "./src/runtime/http/handler.ts";
 export { kvStore } from "./src/runtime/http/kv_store.ts";
-// The resource server.
-export type { AuthInfo } from "./src/core/auth.ts";
-export { InvalidTokenError } from "./src/runtime/http/auth.ts";
-export type {
-  ResourceAuthOptions,
-  TokenVerifier,
-} from "./src/runtime/http/auth.ts";
-export { jwtVerifier } from "./src/runtime/http/jwt.ts";
-export type {
-  JsonWebKeySet,
-  JwtAlgorithm,
-  JwtVerifierOptions,
-} from "./src/runtime/http/jwt.ts";
+// OAuth (the resource server's verify option, the OAuth client): "@weft/mcp/auth".
 export type {
   HttpSessionStore,
   KvAtomicLike,
@@ -73,27 +61,6 @@ export { DEFAULT_SESSION_IDLE_TIMEOUT } from "./src/runtime/http/sessions.ts";
 export { DEFAULT_SESSION_EVENTS } from "./src/runtime/http/event_store.ts";
 export { connectHttp } from "./src/runtime/client/connect_http.ts";
 export type { ConnectHttpOptions } from "./src/runtime/client/connect_http.ts";
-export {
-  AuthorizationError,
-  oauthClient,
-} from "./src/runtime/client/oauth_client.ts";
-export type {
-  AuthorizationErrorReason,
-  OAuthClientOptions,
-  OAuthClientProvider,
-} from "./src/runtime/client/oauth_client.ts";
-export {
-  kvOAuthStore,
-  memoryOAuthStore,
-} from "./src/runtime/client/oauth_store.ts";
-export type {
-  KvOAuthStoreOptions,
-  OAuthStore,
-  OAuthStoreEntry,
-  OAuthStoreSetOptions,
-} from "./src/runtime/client/oauth_store.ts";
-export { oauthCallback } from "./src/runtime/client/oauth_callback.ts";
-export type { OAuthCallbackOptions } from "./src/runtime/client/oauth_callback.ts";
 export {
   DEFAULT_CLIENT_INFO,
   McpClient,

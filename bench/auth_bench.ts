@@ -13,14 +13,8 @@
  * @module
  */
 
-import {
-  type AuthInfo,
-  exportTools,
-  httpHandler,
-  jwtVerifier,
-  rawTool,
-  Server,
-} from "../mod.ts";
+import { exportTools, httpHandler, rawTool, Server } from "../mod.ts";
+import { type AuthInfo, jwtVerifier } from "../auth.ts";
 import type { HttpHandlerOptions } from "../runtime.ts";
 import { interleavedMedians } from "./_medians.ts";
 

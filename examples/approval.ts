@@ -13,14 +13,8 @@
  */
 
 import { z } from "zod";
-import {
-  Agent,
-  approve,
-  deny,
-  type RunResult,
-  tool,
-  type ToolResultPart,
-} from "../mod.ts";
+import { Agent, approve, deny, type RunResult, tool } from "../mod.ts";
+import type { ToolResultPart } from "../core.ts";
 import { callTools, say, script } from "../testing.ts";
 
 const refund = tool({

@@ -35,13 +35,10 @@
  * @module
  */
 
-import { httpHandler, jwtVerifier, kvStore } from "../mod.ts";
-import type {
-  HttpHandler,
-  HttpHandlerOptions,
-  JsonWebKeySet,
-  KvLike,
-} from "../runtime.ts";
+import { httpHandler, kvStore } from "../mod.ts";
+import { jwtVerifier } from "../auth.ts";
+import type { HttpHandler, HttpHandlerOptions, KvLike } from "../runtime.ts";
+import type { JsonWebKeySet } from "../auth.ts";
 import { newServer } from "./server.ts";
 
 /** The session-mode handler with its sessions in `kv`. */

@@ -7,15 +7,12 @@
  */
 import assert from "node:assert/strict";
 
-const ENTRIES = [
-  "mod.ts",
-  "core.ts",
-  "bridge.ts",
-  "runtime.ts",
-  "providers.ts",
-  "servers.ts",
-  "testing.ts",
-];
+// Every published entry point, as deno.json lists them.
+const ENTRIES: readonly string[] = Object.values(
+  (JSON.parse(
+    await Deno.readTextFile(new URL("../deno.json", import.meta.url)),
+  ) as { exports: Record<string, string> }).exports,
+).map((e) => e.replace(/^\.\//, ""));
 
 async function readsWhileImporting(
   entries: readonly string[],

@@ -6,7 +6,6 @@
 
 import assert from "node:assert/strict";
 import {
-  type AuthInfo,
   exportTools,
   httpHandler,
   InMemoryTransport,
@@ -14,6 +13,7 @@ import {
   Server,
   setRequestStateKey,
 } from "../mod.ts";
+import type { AuthInfo } from "../auth.ts";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { kvClaims, MemoryClaims } from "../src/mcp/_claims.ts";
 

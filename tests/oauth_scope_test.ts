@@ -18,10 +18,10 @@ import {
   exportTools,
   httpHandler,
   importTools,
-  jwtVerifier,
   rawTool,
   Server,
 } from "../mod.ts";
+import { jwtVerifier } from "../auth.ts";
 import type { ToolResultPart } from "../core.ts";
 import { callTools, say, script } from "../testing.ts";
 import { McpTransportError } from "../src/mcp/remote_error.ts";

@@ -11,16 +11,14 @@
 import assert from "node:assert/strict";
 import {
   Agent,
-  type AuthInfo,
   exportTools,
   httpHandler,
   type HttpHandlerOptions,
-  InvalidTokenError,
-  jwtVerifier,
   rawTool,
   serveAgent,
   Server,
 } from "../mod.ts";
+import { type AuthInfo, InvalidTokenError, jwtVerifier } from "../auth.ts";
 import { kvStore } from "../runtime.ts";
 import { callTools, say, script } from "../testing.ts";
 import { META, MODERN_PROTOCOL_VERSION as MODERN } from "../src/runtime/era.ts";

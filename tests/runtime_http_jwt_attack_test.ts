@@ -10,15 +10,12 @@
  */
 
 import assert from "node:assert/strict";
+import { exportTools, httpHandler, rawTool, Server } from "../mod.ts";
 import {
-  exportTools,
-  httpHandler,
   InvalidTokenError,
   jwtVerifier,
   type JwtVerifierOptions,
-  rawTool,
-  Server,
-} from "../mod.ts";
+} from "../auth.ts";
 import { HttpRefusalError } from "../runtime.ts";
 import { b64url, mint, signer } from "./_helpers/jwt_mint.ts";
 

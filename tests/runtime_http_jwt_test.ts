@@ -7,7 +7,7 @@
  */
 
 import assert from "node:assert/strict";
-import { InvalidTokenError, jwtVerifier } from "../mod.ts";
+import { InvalidTokenError, jwtVerifier } from "../auth.ts";
 import { mint, type MintAlg, signer } from "./_helpers/jwt_mint.ts";
 
 const ISSUER = "https://as.example";

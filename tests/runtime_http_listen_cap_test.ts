@@ -7,7 +7,8 @@
  */
 
 import assert from "node:assert/strict";
-import { type AuthInfo, httpHandler, type HttpHandlerOptions } from "../mod.ts";
+import { httpHandler, type HttpHandlerOptions } from "../mod.ts";
+import type { AuthInfo } from "../auth.ts";
 import {
   DEFAULT_MAX_LISTENS,
   DEFAULT_MAX_LISTENS_PER_PRINCIPAL,

@@ -9,7 +9,6 @@
 import assert from "node:assert/strict";
 import {
   Agent,
-  type AuthInfo,
   exportTools,
   httpHandler,
   type HttpHandlerOptions,
@@ -17,6 +16,7 @@ import {
   serveAgent,
   Server,
 } from "../mod.ts";
+import type { AuthInfo } from "../auth.ts";
 import { callTools, say, script, type ScriptModel } from "../testing.ts";
 import { META, MODERN_PROTOCOL_VERSION as MODERN } from "../src/runtime/era.ts";
 import type { ToolResultPart } from "../src/core/messages.ts";

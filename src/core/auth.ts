@@ -17,7 +17,8 @@ import { quote, ToolError } from "./errors.ts";
  *
  * @example A tool that names its caller
  * ```ts
- * import { rawTool, type AuthInfo } from "@weft/mcp";
+ * import { rawTool } from "@weft/mcp";
+ * import type { AuthInfo } from "@weft/mcp/auth";
  * import assert from "node:assert/strict";
  *
  * const whoami = rawTool({
@@ -57,7 +58,8 @@ export const CodeInsufficientScope = "INSUFFICIENT_SCOPE";
  *
  * @example The text the model reads
  * ```ts
- * import { Agent, type AuthInfo, rawTool } from "@weft/mcp";
+ * import { Agent, rawTool } from "@weft/mcp";
+ * import type { AuthInfo } from "@weft/mcp/auth";
  * import { script } from "@weft/mcp/testing";
  * import assert from "node:assert/strict";
  *

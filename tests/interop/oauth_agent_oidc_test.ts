@@ -27,10 +27,10 @@ import {
   exportTools,
   httpHandler,
   importTools,
-  jwtVerifier,
   rawTool,
   Server,
 } from "../../mod.ts";
+import { jwtVerifier } from "../../auth.ts";
 import { callTools, say, script } from "../../testing.ts";
 import {
   OAuthClient,

@@ -24,10 +24,10 @@ import {
   connectHttp,
   exportTools,
   httpHandler,
-  jwtVerifier,
   rawTool,
   Server,
 } from "../../mod.ts";
+import { jwtVerifier } from "../../auth.ts";
 import {
   AuthorizationError,
   oauthClient,

@@ -23,15 +23,13 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 // @ts-types="@modelcontextprotocol/sdk/client/auth-extensions"
 import { ClientCredentialsProvider } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
 import {
-  type AuthInfo,
   connectHttp,
   exportTools,
   httpHandler,
-  InvalidTokenError,
-  jwtVerifier,
   rawTool,
   Server,
 } from "../../mod.ts";
+import { type AuthInfo, InvalidTokenError, jwtVerifier } from "../../auth.ts";
 
 const CLIENT = { id: "weft-agent", secret: "weft-agent-secret-0123456789" };
 

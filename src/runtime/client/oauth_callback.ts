@@ -31,7 +31,7 @@ export interface OAuthCallbackOptions {
  *
  * @example A Deno Deploy app finishing the flow
  * ```ts ignore
- * import { kvOAuthStore, oauthCallback, oauthClient } from "@weft/mcp";
+ * import { kvOAuthStore, oauthCallback, oauthClient } from "@weft/mcp/auth";
  * const auth = oauthClient({
  *   redirectUrl: "https://app.example.com/oauth/callback",
  *   // Deno KV is unstable: run with --unstable-kv, or "unstable": ["kv"] in deno.json.

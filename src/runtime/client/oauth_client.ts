@@ -51,7 +51,7 @@ const EXPIRY_MARGIN = 30_000;
  *
  * @example
  * ```ts
- * import { oauthClient, type OAuthClientProvider } from "@weft/mcp";
+ * import { oauthClient, type OAuthClientProvider } from "@weft/mcp/auth";
  * const auth: OAuthClientProvider = oauthClient({ clientId: "agent", clientSecret: "s3cret" });
  * console.log(auth.redirectUrl); // undefined: client credentials
  * ```
@@ -92,7 +92,8 @@ export type AuthorizationErrorReason =
  * @example Tell an unauthorized server from any other failure
  * ```ts
  * import assert from "node:assert/strict";
- * import { AuthorizationError, connectHttp } from "@weft/mcp";
+ * import { connectHttp } from "@weft/mcp";
+ * import { AuthorizationError } from "@weft/mcp/auth";
  *
  * const http = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () =>
  *   new Response(null, {
@@ -263,7 +264,8 @@ interface PendingRecord {
  *
  * @example Authorization code, the browser driven by the host
  * ```ts ignore
- * import { connectHttp, kvOAuthStore, oauthClient } from "@weft/mcp";
+ * import { connectHttp } from "@weft/mcp";
+ * import { kvOAuthStore, oauthClient } from "@weft/mcp/auth";
  * const auth = oauthClient({
  *   redirectUrl: "http://127.0.0.1:8976/callback",
  *   // Deno KV is unstable: run with --unstable-kv, or "unstable": ["kv"] in deno.json.

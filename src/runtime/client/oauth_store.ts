@@ -27,7 +27,7 @@ export interface OAuthStoreSetOptions {
  *
  * @example A store backed by a Map (what `memoryOAuthStore` does)
  * ```ts
- * import { memoryOAuthStore, type OAuthStore } from "@weft/mcp/runtime";
+ * import { memoryOAuthStore, type OAuthStore } from "@weft/mcp/auth";
  * const store: OAuthStore = memoryOAuthStore();
  * await store.set(["a"], 1);
  * const entry = await store.get(["a"]);
@@ -63,8 +63,7 @@ export interface OAuthStore {
  *
  * @example
  * ```ts
- * import { oauthClient } from "@weft/mcp";
- * import { memoryOAuthStore } from "@weft/mcp/runtime";
+ * import { memoryOAuthStore, oauthClient } from "@weft/mcp/auth";
  * const auth = oauthClient({ clientId: "agent", clientSecret: "s3cret", store: memoryOAuthStore() });
  * ```
  */
@@ -138,7 +137,7 @@ export interface KvOAuthStoreOptions {
  *
  * @example
  * ```ts ignore
- * import { kvOAuthStore, oauthClient } from "@weft/mcp";
+ * import { kvOAuthStore, oauthClient } from "@weft/mcp/auth";
  * // Deno KV is unstable: run with --unstable-kv, or "unstable": ["kv"] in deno.json.
  * const kv = await Deno.openKv();
  * const auth = oauthClient({ clientId: "agent", clientSecret: "s3cret", store: kvOAuthStore(kv) });

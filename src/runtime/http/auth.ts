@@ -20,7 +20,7 @@ export type { AuthInfo };
  *
  * @example An opaque-token verifier
  * ```ts
- * import type { AuthInfo, TokenVerifier } from "@weft/mcp";
+ * import type { AuthInfo, TokenVerifier } from "@weft/mcp/auth";
  *
  * const tokens = new Map<string, AuthInfo>();
  * const verify: TokenVerifier = (token) => tokens.get(token);
@@ -37,7 +37,7 @@ export type TokenVerifier = (
  *
  * @example A resource guarded by a local authorization server
  * ```ts
- * import { jwtVerifier, type ResourceAuthOptions } from "@weft/mcp";
+ * import { jwtVerifier, type ResourceAuthOptions } from "@weft/mcp/auth";
  *
  * const auth: ResourceAuthOptions = {
  *   resource: "http://127.0.0.1:8000/mcp",
@@ -79,7 +79,7 @@ export interface ResourceAuthOptions {
  *
  * @example Refusing a revoked token
  * ```ts
- * import { InvalidTokenError, type TokenVerifier } from "@weft/mcp";
+ * import { InvalidTokenError, type TokenVerifier } from "@weft/mcp/auth";
  *
  * const revoked = new Set<string>(["t1"]);
  * const verify: TokenVerifier = (token) => {

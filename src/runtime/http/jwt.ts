@@ -33,7 +33,7 @@ export interface JsonWebKeySet {
  *
  * @example Options for a local authorization server
  * ```ts
- * import type { JwtVerifierOptions } from "@weft/mcp";
+ * import type { JwtVerifierOptions } from "@weft/mcp/auth";
  *
  * const options: JwtVerifierOptions = {
  *   issuer: "http://127.0.0.1:3000",
@@ -115,7 +115,8 @@ const DEFAULT_ALGORITHMS: JwtAlgorithm[] = ["RS256", "PS256", "ES256", "EdDSA"];
  *
  * @example Verifying tokens of a local authorization server
  * ```ts
- * import { httpHandler, jwtVerifier, Server } from "@weft/mcp";
+ * import { httpHandler, Server } from "@weft/mcp";
+ * import { jwtVerifier } from "@weft/mcp/auth";
  * import assert from "node:assert/strict";
  *
  * const verify = jwtVerifier({
