@@ -24,13 +24,6 @@ export function authOf(req: Request): AuthInfo | undefined {
   return verified.get(req);
 }
 
-/** Who holds a token: its client and subject. A session is bound to one. */
-export function principalOf(auth: AuthInfo | undefined): string | undefined {
-  if (auth === undefined) return undefined;
-  const sub = auth.extra?.sub;
-  return JSON.stringify([auth.clientId, typeof sub === "string" ? sub : null]);
-}
-
 /** Checks made before a request reaches a server: built once per handler. */
 export class AuthGate {
   readonly #options: ResourceAuthOptions;
