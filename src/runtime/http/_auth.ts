@@ -24,6 +24,23 @@ export function authOf(req: Request): AuthInfo | undefined {
   return verified.get(req);
 }
 
+/**
+ * The clock difference, in seconds, that a `verify` function allows on
+ * `exp` when it judges expiry itself (`jwtVerifier`'s `clockTolerance`).
+ */
+const tolerances = new WeakMap<object, number>();
+
+/**
+ * Records that `verify` checks expiry itself, allowing `seconds` of clock
+ * difference: the gate's own check of the result's `expiresAt` then allows
+ * as much, so a token the verifier accepts is not refused by the gate. A
+ * `verify` not recorded (one of your own, or one wrapping `jwtVerifier`)
+ * gets none.
+ */
+export function setClockTolerance(verify: object, seconds: number): void {
+  tolerances.set(verify, seconds);
+}
+
 /** Checks made before a request reaches a server: built once per handler. */
 export class AuthGate {
   readonly #options: ResourceAuthOptions;
@@ -32,6 +49,8 @@ export class AuthGate {
   readonly #metadataUrl: string;
   readonly #scopes: readonly string[];
   readonly #report: (error: Error) => void;
+  /** Seconds of clock difference allowed on `expiresAt`: the verifier's own, else 0. */
+  readonly #tolerance: number;
   /** The endpoint's scopes, then every scope a served tool names. */
   readonly #supported: Set<string>;
   #probe?: (req: Request) => object;
@@ -69,6 +88,7 @@ export class AuthGate {
     this.#scopes = options.scopes ?? [];
     this.#supported = new Set(this.#scopes);
     this.#report = report;
+    this.#tolerance = tolerances.get(options.verify) ?? 0;
   }
 
   /**
@@ -181,7 +201,8 @@ export class AuthGate {
     }
     if (auth === undefined) return this.#invalid("the token is not valid");
     if (
-      typeof auth.expiresAt === "number" && auth.expiresAt * 1000 <= Date.now()
+      typeof auth.expiresAt === "number" &&
+      (auth.expiresAt + this.#tolerance) * 1000 <= Date.now()
     ) {
       return this.#invalid("the token expired");
     }
