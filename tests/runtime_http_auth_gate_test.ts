@@ -204,3 +204,45 @@ Deno.test("jwtVerifier: a clockTolerance that is not a non-negative number is re
     });
   }
 });
+
+Deno.test("a verify of one's own whose result names no principal (no clientId, no extra.sub) is refused 401 in both eras, as jwtVerifier refuses one", async () => {
+  const refused: [string, unknown][] = [
+    ["no clientId", { scopes: [] }],
+    ["an empty clientId", { clientId: "", scopes: [] }],
+    ["empty ones", { clientId: "", scopes: [], extra: { sub: "" } }],
+    ["not strings", { clientId: 7, scopes: [], extra: { sub: 1 } }],
+    ["null", null],
+  ];
+  for (const [name, result] of refused) {
+    const verify = ((token: string) =>
+      result === null
+        ? null
+        : { token, ...(result as object) }) as unknown as TokenVerifier;
+    // Two such callers would be one principal: neither gets a session
+    // (legacy) nor a call (modern) to share.
+    for (const era of ["legacy", "modern"] as const) {
+      await using handler = handlerWith(verify);
+      for (const token of ["alice's", "mallory's"]) {
+        assert.equal(
+          await outcome(await ERAS[era](handler, token)),
+          name === "null"
+            ? "401 the token is not valid"
+            : "401 the token names no principal: no client id or subject",
+          `${name}, ${era}`,
+        );
+      }
+    }
+  }
+  // Either one names the caller.
+  const passed: [unknown, string][] = [
+    [{ clientId: "", scopes: [], extra: { sub: "alice" } }, '["","alice"]'],
+    [{ clientId: "app", scopes: [] }, '["app",null]'],
+  ];
+  for (const [result, seen] of passed) {
+    const verify: TokenVerifier = (token) =>
+      ({ token, ...(result as object) }) as AuthInfo;
+    await using handler = handlerWith(verify);
+    assert.equal(await outcome(await legacy(handler, "t")), "200 gate");
+    assert.equal(await outcome(await modern(handler, "t")), `200 ${seen}`);
+  }
+});

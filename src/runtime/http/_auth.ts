@@ -11,7 +11,12 @@
  * @module
  */
 
-import { type AuthInfo, namedScopes, requiredScopes } from "../../core/auth.ts";
+import {
+  type AuthInfo,
+  namedScopes,
+  namesPrincipal,
+  requiredScopes,
+} from "../../core/auth.ts";
 import { HttpRefusalError } from "../errors.ts";
 import { InvalidTokenError, type ResourceAuthOptions } from "./auth.ts";
 
@@ -174,7 +179,8 @@ export class AuthGate {
   /**
    * Verifies the request's bearer token: `undefined` when it passed (the
    * caller is then `authOf(req)`), else the refusal — 401 without a token
-   * or with one `verify` refused, expired or issued for another resource;
+   * or with one `verify` refused, expired, naming no principal or issued
+   * for another resource;
    * 403 when it lacks the scopes every request needs.
    */
   async admit(req: Request): Promise<Response | undefined> {
@@ -199,7 +205,16 @@ export class AuthGate {
       if (!(error instanceof InvalidTokenError)) throw error;
       return this.#invalid(error.message);
     }
-    if (auth === undefined) return this.#invalid("the token is not valid");
+    if (auth === undefined || auth === null) {
+      return this.#invalid("the token is not valid");
+    }
+    if (!namesPrincipal(auth)) {
+      // As jwtVerifier refuses a token without sub, client_id or azp: every
+      // such token would be one caller, able to share a session.
+      return this.#invalid(
+        "the token names no principal: no client id or subject",
+      );
+    }
     if (
       typeof auth.expiresAt === "number" &&
       (auth.expiresAt + this.#tolerance) * 1000 <= Date.now()
