@@ -24,7 +24,7 @@ const SERVER_INFO = { name: "era-fixture", version: "1.2.3" };
 
 /** A fixture server behind an `EraTransport`, and the client's side of it. */
 async function connected(
-  hints = resolveCacheHints(undefined, false, "test"),
+  hints = resolveCacheHints(undefined, "test"),
   hooks: EraHooks = {},
 ) {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
@@ -82,7 +82,7 @@ const answerTo = (id: string | number) => (m: Message) =>
 
 Deno.test("EraTransport: a modern client lists, calls and discovers with no initialize", async () => {
   const { server, send, next, inbox } = await connected(
-    resolveCacheHints({ ttlMs: 1000, scope: "public" }, false, "test"),
+    resolveCacheHints({ ttlMs: 1000, scope: "public" }, "test"),
   );
   try {
     await send(modern("tools/list", {}, 1));
@@ -228,18 +228,17 @@ Deno.test("EraTransport: a listen the server can honor nothing of ends at once, 
   }
 });
 
-Deno.test("resolveCacheHints: safe defaults, private per caller, bad values refused", () => {
-  assert.deepEqual(resolveCacheHints(undefined, false, "x"), {
+Deno.test("resolveCacheHints: safe defaults, the scope as given, bad values refused", () => {
+  assert.deepEqual(resolveCacheHints(undefined, "x"), {
     ttlMs: 0,
     scope: "private",
   });
-  assert.deepEqual(resolveCacheHints({ scope: "public" }, true, "x"), {
+  assert.deepEqual(resolveCacheHints({ scope: "public" }, "x"), {
     ttlMs: 0,
-    scope: "private",
+    scope: "public",
   });
   assert.throws(
-    () =>
-      resolveCacheHints({ scope: "shared" as "public" }, false, "serveStdio"),
+    () => resolveCacheHints({ scope: "shared" as "public" }, "serveStdio"),
     {
       name: "TypeError",
       message:

@@ -110,3 +110,60 @@ Deno.test("body read: a streamed body past maxBytes is refused, read or not as a
     assert.equal(read.kind, "tooLarge");
   }
 });
+
+Deno.test("body read: a declared length bounds the read — a byte stream still open after it, or longer than it, is read to that length, never to its end", async () => {
+  const text = json(40_000);
+  const all = new TextEncoder().encode(text);
+  // Deno's request bodies are byte streams; these two never end on their
+  // own: one stays open after the declared bytes, one goes on past them.
+  let pulledPast = 0;
+  const open = new ReadableStream({
+    type: "bytes",
+    start: (c) => c.enqueue(all.slice()),
+  });
+  const longer = new ReadableStream({
+    type: "bytes",
+    start: (c) => c.enqueue(all.slice()),
+    pull: (c) => {
+      pulledPast++;
+      c.enqueue(new TextEncoder().encode("garbage that is not the body"));
+    },
+  });
+  for (const [name, body] of [["open", open], ["longer", longer]] as const) {
+    const req = new Request("http://localhost/mcp", {
+      method: "POST",
+      body,
+      headers: { "content-length": String(all.length) },
+      duplex: "half",
+    } as RequestInit);
+    // Waiting for the end would run into this deadline: "timeout".
+    const read = await readJsonBody(req, { ...LIMITS, timeout: 5_000 });
+    assert.equal(read.kind, "json", name);
+    assert.equal(
+      (read as { value: { text: string } }).value.text.length,
+      40_000,
+      name,
+    );
+  }
+  assert.equal(pulledPast, 0, "nothing past the declared length was asked for");
+});
+
+Deno.test("body read: a Content-Length over maxBytes is refused before any of the body is read", async () => {
+  let pulled = 0;
+  const body = new ReadableStream({
+    type: "bytes",
+    pull: (c) => {
+      pulled++;
+      c.enqueue(new Uint8Array(1024).fill(0x20));
+    },
+  });
+  const req = new Request("http://localhost/mcp", {
+    method: "POST",
+    body,
+    headers: { "content-length": String(1024 * 1024 * 1024) },
+    duplex: "half",
+  } as RequestInit);
+  const read = await readJsonBody(req, { ...LIMITS, maxBytes: 4096 });
+  assert.equal(read.kind, "tooLarge");
+  assert.equal(pulled, 0);
+});

@@ -45,6 +45,41 @@ export interface AuthInfo {
   extra?: Record<string, unknown>;
 }
 
+/**
+ * Who holds a verified token, as one key: its client id and subject
+ * (`extra.sub`). A session and a signed `requestState` are bound to it.
+ * `undefined` without a caller (`auth` not an object); a field that is not
+ * a string counts as absent. The HTTP handler refuses a token that names
+ * neither ({@link namesPrincipal}) before anything is bound to it.
+ */
+export function principalOf(auth: unknown): string | undefined {
+  if (auth === null || typeof auth !== "object") return undefined;
+  const { clientId, extra } = auth as { clientId?: unknown; extra?: unknown };
+  const sub = extra !== null && typeof extra === "object"
+    ? (extra as { sub?: unknown }).sub
+    : undefined;
+  return JSON.stringify([
+    typeof clientId === "string" ? clientId : null,
+    typeof sub === "string" ? sub : null,
+  ]);
+}
+
+/**
+ * Whether a verified caller names who it is: a non-empty `clientId` or
+ * `extra.sub`. Without either, every such token would be one principal
+ * (`principalOf`), and its holders could share a session or each other's
+ * `requestState`.
+ */
+export function namesPrincipal(auth: unknown): boolean {
+  if (auth === null || typeof auth !== "object") return false;
+  const { clientId, extra } = auth as { clientId?: unknown; extra?: unknown };
+  const sub = extra !== null && typeof extra === "object"
+    ? (extra as { sub?: unknown }).sub
+    : undefined;
+  return (typeof clientId === "string" && clientId !== "") ||
+    (typeof sub === "string" && sub !== "");
+}
+
 /** The code of the tool error a call gets when its caller's token lacks a scope the tool names. */
 export const CodeInsufficientScope = "INSUFFICIENT_SCOPE";
 

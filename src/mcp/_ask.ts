@@ -29,6 +29,7 @@ import {
   type ElicitationRequest,
   type InputResponse,
 } from "../core/input.ts";
+import { principalOf } from "../core/auth.ts";
 import { quote } from "../core/errors.ts";
 import {
   digest,
@@ -160,23 +161,6 @@ function claimsOf(server: object): ClaimStore {
   return configs.get(server)?.store ?? (processClaims ??= new MemoryClaims());
 }
 
-/**
- * The caller a state is bound to: the client id and subject of the
- * verified token (as sessions are bound), or null for an unauthenticated
- * request.
- */
-function principalOf(auth: unknown): string | null {
-  if (auth === null || typeof auth !== "object") return null;
-  const { clientId, extra } = auth as { clientId?: unknown; extra?: unknown };
-  const sub = extra !== null && typeof extra === "object"
-    ? (extra as { sub?: unknown }).sub
-    : undefined;
-  return JSON.stringify([
-    typeof clientId === "string" ? clientId : null,
-    typeof sub === "string" ? sub : null,
-  ]);
-}
-
 /** Whether `params` (a request's) name a modern protocol version in `_meta`. */
 export function isModernCall(params: Record<string, unknown>): boolean {
   const version = metaOf(params)[PROTOCOL_VERSION];
@@ -213,7 +197,9 @@ export function askingFor(
   if (!isModernCall(params)) {
     return { ask: legacyAsk(call.server, call.tool, extra) };
   }
-  const principal = principalOf(extra.authInfo);
+  // The caller a state is bound to (as sessions are bound), or null for
+  // an unauthenticated request.
+  const principal = principalOf(extra.authInfo) ?? null;
   // A first call (no requestState) costs nothing until the tool asks: the
   // key and the arguments' digest are made only to sign or to verify.
   if (params.requestState === undefined) {

@@ -76,13 +76,13 @@ export interface ResolvedCacheHints {
 
 /**
  * The hints stamped on cacheable results: `hints` with the safe defaults
- * (no reuse, private), and `"private"` whenever `perCaller` (the list may
- * depend on who asks). Throws a `TypeError` naming `where` on a `ttlMs`
- * that is not a non-negative safe integer or an unknown scope.
+ * (no reuse, private). The scope is the caller's word only: how the server
+ * factory is written never narrows or widens it. Throws a `TypeError`
+ * naming `where` on a `ttlMs` that is not a non-negative safe integer or an
+ * unknown scope.
  */
 export function resolveCacheHints(
   hints: CacheHints | undefined,
-  perCaller: boolean,
   where: string,
 ): ResolvedCacheHints {
   const ttlMs = hints?.ttlMs ?? 0;
@@ -101,7 +101,7 @@ export function resolveCacheHints(
       }`,
     );
   }
-  return { ttlMs, scope: perCaller ? "private" : scope };
+  return { ttlMs, scope };
 }
 
 /** Every version served, modern first: what `server/discover` and `-32022` list. */

@@ -90,7 +90,10 @@ export function connectSpec(
     capabilities: CAPABILITIES,
   };
   return spec.kind === "sse"
-    ? connectSse(spec.config.url, http)
+    ? connectSse(spec.config.url, {
+      ...http,
+      ...(auth === undefined ? {} : { auth }),
+    })
     : connectHttp(spec.config.url, {
       ...http,
       protocol: spec.config.protocol,

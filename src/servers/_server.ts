@@ -35,7 +35,10 @@ import {
 import { commandLine } from "../runtime/process/command.ts";
 import { delay, reconnectDelay, type ReconnectOptions } from "./_backoff.ts";
 import { connectSpec } from "./_connect.ts";
-import type { OAuthClientProvider } from "../runtime/client/oauth_client.ts";
+import {
+  AuthorizationError,
+  type OAuthClientProvider,
+} from "../runtime/client/oauth_client.ts";
 import { RoutedClient } from "./_routed_client.ts";
 import type { ServerSpec } from "./config.ts";
 import { ReconnectLimitError } from "./errors.ts";
@@ -69,7 +72,8 @@ export interface ServerContext {
  * Where a server stands: `connected`; `lost` (reconnected on the next
  * call); `retrying` (it failed at start and is being started again in the
  * background, under the reconnect policy); `failed` (did not start and is
- * not retried, or given up); `closed`.
+ * not retried — `reconnect: false`, or it wants authorization — or given
+ * up); `closed`.
  */
 export type ServerState =
   | "connected"
@@ -172,10 +176,16 @@ export class ManagedServer {
    * `maxAttempts` tries, each after the reconnect backoff. Each failure is
    * reported (and is the server's `failure` meanwhile); a start that works
    * brings its tools into the set; after the last failure the server is
-   * given up and that is reported once. Ends at once on `close()`.
+   * given up and that is reported once. A failure for authorization (an
+   * `AuthorizationError` cause) is not retried: at the first start the
+   * server is `failed` at once, later the retries stop at it. Ends at once
+   * on `close()`.
    */
   retryStart(policy: Required<ReconnectOptions>): Promise<void> {
-    if (this.#startFailure === undefined || this.#closed) {
+    if (
+      this.#startFailure === undefined || this.#closed ||
+      wantsAuthorization(this.#startFailure)
+    ) {
       return Promise.resolve();
     }
     this.#retrying ??= this.#retryStart(policy).finally(() => {
@@ -197,6 +207,9 @@ export class ManagedServer {
         this.#startFailure = last;
         this.#ctx.report(last);
         this.#ctx.changed();
+        // Time does not bring a token: the server stays failed, its
+        // failure the AuthorizationError, until the host acts.
+        if (wantsAuthorization(last)) return;
         continue;
       }
       this.#startFailure = undefined;
@@ -444,6 +457,21 @@ export class ManagedServer {
     if (error instanceof ServerConnectError) return error;
     return new ServerConnectError(this.spec.name, this.target, phase, error);
   }
+}
+
+/**
+ * Whether a start failed because the server wants authorization the
+ * connection could not give (a 401 or 403 without a token that works, an
+ * OAuth flow that needs the user or was refused): not transient, so it is
+ * not retried.
+ */
+function wantsAuthorization(failure: ServerConnectError): boolean {
+  for (let e: unknown = failure.cause, depth = 0; depth < 8; depth++) {
+    if (e instanceof AuthorizationError) return true;
+    if (!(e instanceof Error)) return false;
+    e = e.cause;
+  }
+  return false;
 }
 
 // A Streamable HTTP server answers 404 on a session it no longer knows.

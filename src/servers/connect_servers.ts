@@ -134,7 +134,8 @@ export interface ServerStatus {
   /**
    * `connected`; `lost` (reconnected on the next call); `retrying` (failed
    * at start, started again in the background); `failed` (did not start
-   * and is not retried, or given up); `closed`.
+   * and is not retried — `reconnect: false`, or it wants authorization —
+   * or given up); `closed`.
    */
   readonly state: ServerState;
   /** Its tools as the model sees them (prefixed); empty for a server that never started. */
@@ -188,7 +189,9 @@ export interface ConnectedServers extends AsyncDisposable {
  * has); everything else is usable. Under `reconnect` (the default) a
  * server that failed is started again in the background (state
  * `retrying`), each failure going to `onError`; its tools join the list
- * when it comes up, and it is given up after `maxAttempts`. A
+ * when it comes up, and it is given up after `maxAttempts`. A server that
+ * wants authorization (the failure's cause an `AuthorizationError`) is not
+ * retried: it is `failed` at once, and a retry that meets one stops there. A
  * configuration that is wrong is refused before anything starts, with a
  * `ServerConfigError` naming the server and the field.
  *

@@ -266,3 +266,15 @@ function optional<K extends string, V>(
 ): { [P in K]?: V } {
   return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
 }
+
+/** The `AuthorizationError` in `error` or its causes, if any. */
+export function authorizationErrorIn(
+  error: unknown,
+): AuthorizationError | undefined {
+  for (let e = error, depth = 0; depth < 8; depth++) {
+    if (e instanceof AuthorizationError) return e;
+    if (!(e instanceof Error)) return undefined;
+    e = e.cause;
+  }
+  return undefined;
+}

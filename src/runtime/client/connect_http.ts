@@ -19,8 +19,7 @@ import {
 import type { ConnectionLostError } from "../errors.ts";
 import { LosslessHttpTransport } from "./_http_transport.ts";
 import { oauthFetch } from "./_oauth_fetch.ts";
-import { refusingFetch } from "./_auth_refusal.ts";
-import { AuthorizationError } from "./oauth_client.ts";
+import { authorizationErrorIn, refusingFetch } from "./_auth_refusal.ts";
 import type { OAuthClientProvider } from "./oauth_client.ts";
 import {
   EraClientTransport,
@@ -249,13 +248,4 @@ class HttpLink implements ClientLink {
     await this.#transport.terminateSession();
     await closeProtocol().catch(() => {});
   }
-}
-
-function authorizationErrorIn(error: unknown): AuthorizationError | undefined {
-  for (let e = error, depth = 0; depth < 8; depth++) {
-    if (e instanceof AuthorizationError) return e;
-    if (!(e instanceof Error)) return undefined;
-    e = e.cause;
-  }
-  return undefined;
 }

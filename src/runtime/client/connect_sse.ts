@@ -16,6 +16,10 @@ import {
 } from "./disposable_client.ts";
 import type { ConnectionLostError } from "../errors.ts";
 import type { ConnectHttpOptions } from "./connect_http.ts";
+import type { FetchLike } from "../sdk_types.ts";
+import { authorizationErrorIn, refusingFetch } from "./_auth_refusal.ts";
+import { oauthFetch } from "./_oauth_fetch.ts";
+import { AuthorizationError } from "./oauth_client.ts";
 
 /**
  * Connects to a legacy HTTP+SSE MCP endpoint over the SDK's (deprecated)
@@ -24,7 +28,15 @@ import type { ConnectHttpOptions } from "./connect_http.ts";
  * Streamable HTTP; this is for the servers that do not yet. Integers beyond
  * 2^53 are rounded by the SDK's JSON reader on this transport.
  *
- * Rejects as `connectHttp` does: the signal's reason, or a
+ * Headers and OAuth as `connectHttp`: `headers` go with every request;
+ * with `auth`, the event stream and every message carry its bearer token,
+ * and a 401 runs the flow (refresh first, else authorization) before the
+ * request is sent again. `protocol` and `eraStore` do not apply (this
+ * transport speaks the legacy era only).
+ *
+ * Rejects as `connectHttp` does: the signal's reason; an
+ * `AuthorizationError` when the server wants authorization the connection
+ * could not give (a 401 without `auth`, or one that stands); else a
  * `ServerConnectError` (phase `initialize`).
  *
  * @example Using `connectSse`
@@ -40,11 +52,30 @@ export async function connectSse(
 ): Promise<McpClient> {
   const signal = options.signal;
   signal?.throwIfAborted();
-  const transport = new SSEClientTransport(new URL(url), {
+  const endpoint = new URL(url);
+  const base: FetchLike = options.fetch ??
+    ((input, init) => fetch(input, init));
+  const naming = { server: options.name ?? endpoint.host, url: endpoint };
+  // A 401 or a 403 Bearer challenge that stands is an AuthorizationError.
+  const guarded = options.auth === undefined
+    ? refusingFetch(base, naming)
+    : oauthFetch(options.auth, naming, base);
+  // The event stream's failures reach the SDK as an event's text only:
+  // the refusal is kept here to reject the connect with.
+  let refusal: AuthorizationError | undefined;
+  const fetcher: FetchLike = async (input, init) => {
+    try {
+      return await guarded(input, init);
+    } catch (error) {
+      if (error instanceof AuthorizationError) refusal ??= error;
+      throw error;
+    }
+  };
+  const transport = new SSEClientTransport(endpoint, {
     requestInit: options.headers === undefined
       ? undefined
       : { headers: options.headers },
-    fetch: options.fetch,
+    fetch: fetcher,
   });
   let unwatch = () => {};
   let closing: Promise<void> | undefined;
@@ -64,12 +95,17 @@ export async function connectSse(
     link,
   );
   if (options.onerror !== undefined) client.onerror = options.onerror;
-  await handshake(client, transport, {
-    signal,
-    initializeTimeout: options.initializeTimeout,
-    name: options.name ?? new URL(url).host,
-    target: new URL(url).href,
-  });
+  try {
+    await handshake(client, transport, {
+      signal,
+      initializeTimeout: options.initializeTimeout,
+      name: naming.server,
+      target: endpoint.href,
+    });
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    throw authorizationErrorIn(error) ?? refusal ?? error;
+  }
   unwatch = closeClientOnAbort(signal, client);
   return client;
 }

@@ -11,7 +11,12 @@
  * @module
  */
 
-import { type AuthInfo, namedScopes, requiredScopes } from "../../core/auth.ts";
+import {
+  type AuthInfo,
+  namedScopes,
+  namesPrincipal,
+  requiredScopes,
+} from "../../core/auth.ts";
 import { HttpRefusalError } from "../errors.ts";
 import { InvalidTokenError, type ResourceAuthOptions } from "./auth.ts";
 
@@ -24,11 +29,21 @@ export function authOf(req: Request): AuthInfo | undefined {
   return verified.get(req);
 }
 
-/** Who holds a token: its client and subject. A session is bound to one. */
-export function principalOf(auth: AuthInfo | undefined): string | undefined {
-  if (auth === undefined) return undefined;
-  const sub = auth.extra?.sub;
-  return JSON.stringify([auth.clientId, typeof sub === "string" ? sub : null]);
+/**
+ * The clock difference, in seconds, that a `verify` function allows on
+ * `exp` when it judges expiry itself (`jwtVerifier`'s `clockTolerance`).
+ */
+const tolerances = new WeakMap<object, number>();
+
+/**
+ * Records that `verify` checks expiry itself, allowing `seconds` of clock
+ * difference: the gate's own check of the result's `expiresAt` then allows
+ * as much, so a token the verifier accepts is not refused by the gate. A
+ * `verify` not recorded (one of your own, or one wrapping `jwtVerifier`)
+ * gets none.
+ */
+export function setClockTolerance(verify: object, seconds: number): void {
+  tolerances.set(verify, seconds);
 }
 
 /** Checks made before a request reaches a server: built once per handler. */
@@ -39,6 +54,8 @@ export class AuthGate {
   readonly #metadataUrl: string;
   readonly #scopes: readonly string[];
   readonly #report: (error: Error) => void;
+  /** Seconds of clock difference allowed on `expiresAt`: the verifier's own, else 0. */
+  readonly #tolerance: number;
   /** The endpoint's scopes, then every scope a served tool names. */
   readonly #supported: Set<string>;
   #probe?: (req: Request) => object;
@@ -76,6 +93,7 @@ export class AuthGate {
     this.#scopes = options.scopes ?? [];
     this.#supported = new Set(this.#scopes);
     this.#report = report;
+    this.#tolerance = tolerances.get(options.verify) ?? 0;
   }
 
   /**
@@ -161,7 +179,8 @@ export class AuthGate {
   /**
    * Verifies the request's bearer token: `undefined` when it passed (the
    * caller is then `authOf(req)`), else the refusal — 401 without a token
-   * or with one `verify` refused, expired or issued for another resource;
+   * or with one `verify` refused, expired, naming no principal or issued
+   * for another resource;
    * 403 when it lacks the scopes every request needs.
    */
   async admit(req: Request): Promise<Response | undefined> {
@@ -186,9 +205,19 @@ export class AuthGate {
       if (!(error instanceof InvalidTokenError)) throw error;
       return this.#invalid(error.message);
     }
-    if (auth === undefined) return this.#invalid("the token is not valid");
+    if (auth === undefined || auth === null) {
+      return this.#invalid("the token is not valid");
+    }
+    if (!namesPrincipal(auth)) {
+      // As jwtVerifier refuses a token without sub, client_id or azp: every
+      // such token would be one caller, able to share a session.
+      return this.#invalid(
+        "the token names no principal: no client id or subject",
+      );
+    }
     if (
-      typeof auth.expiresAt === "number" && auth.expiresAt * 1000 <= Date.now()
+      typeof auth.expiresAt === "number" &&
+      (auth.expiresAt + this.#tolerance) * 1000 <= Date.now()
     ) {
       return this.#invalid("the token expired");
     }

@@ -18,7 +18,8 @@ import type { Transport } from "../sdk_types.ts";
 import type { ConnectionInfo } from "./_sse_body.ts";
 import { HttpServerTransport } from "./_transport.ts";
 import type { ListenCap, Release } from "./_listen_cap.ts";
-import { authOf, principalOf } from "./_auth.ts";
+import { principalOf } from "../../core/auth.ts";
+import { authOf } from "./_auth.ts";
 
 /** How many idle servers are kept for reuse. */
 const IDLE_SERVERS = 64;

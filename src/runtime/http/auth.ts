@@ -16,7 +16,11 @@ export type { AuthInfo };
  * `invalid_token`. Any other failure answers 500 (the token was not
  * judged). `jwtVerifier(…)` makes one for JWT access tokens; write your own
  * for opaque tokens (introspection, RFC 7662). The request is the one
- * being served: read from it, never forward the token.
+ * being served: read from it, never forward the token. The caller must be
+ * named — a non-empty `clientId` or `extra.sub` (sessions and signed
+ * `requestState` are bound to the two) — else the handler refuses the token
+ * with 401 `invalid_token`, as `jwtVerifier` refuses one without `sub`,
+ * `client_id` or `azp`; it also refuses a result whose `expiresAt` is past.
  *
  * @example An opaque-token verifier
  * ```ts

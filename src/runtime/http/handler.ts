@@ -492,11 +492,7 @@ export function httpHandler(
     report,
     checkScopes,
     modern: {
-      cacheHints: resolveCacheHints(
-        options.cacheHints,
-        false,
-        "httpHandler",
-      ),
+      cacheHints: resolveCacheHints(options.cacheHints, "httpHandler"),
       live,
       onListen: watchChanges,
       listens,

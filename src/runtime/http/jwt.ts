@@ -9,6 +9,7 @@
 import type { AuthInfo } from "../../core/auth.ts";
 import { InvalidTokenError } from "./auth.ts";
 import { KeySet, PARAMS, shown } from "./_jwks.ts";
+import { setClockTolerance } from "./_auth.ts";
 
 /** The signature algorithms `jwtVerifier` accepts (asymmetric only: never `none`, never HMAC). */
 export type JwtAlgorithm =
@@ -51,7 +52,12 @@ export interface JwtVerifierOptions {
   jwks: URL | string | JsonWebKeySet;
   /** The algorithms accepted. Default: RS256, PS256, ES256 and EdDSA. */
   algorithms?: JwtAlgorithm[];
-  /** Seconds of clock difference allowed on `exp` and `nbf`. Default 30. */
+  /**
+   * Seconds of clock difference allowed on `exp` and `nbf`. Default 30.
+   * `httpHandler` allows as much when it checks the result's `expiresAt`
+   * (when this verifier is its `auth.verify` itself, not wrapped in a
+   * function of yours: then it allows none).
+   */
   clockTolerance?: number;
   /**
    * Also accept tokens whose `typ` header is `JWT` (or `application/jwt`)
@@ -167,10 +173,17 @@ export function jwtVerifier(
   }
   const keys = new KeySet(options);
   const tolerance = options.clockTolerance ?? 30;
+  if (!Number.isFinite(tolerance) || tolerance < 0) {
+    throw new TypeError(
+      `jwtVerifier: options.clockTolerance must be a non-negative number of seconds, got ${
+        String(tolerance)
+      }`,
+    );
+  }
   const cacheSize = options.cacheSize ?? 1000;
   const typs = options.allowJwtTyp === true ? JWT_TYPS : AT_JWT_TYPS;
   const verified = new Map<string, AuthInfo>();
-  return async (token: string): Promise<AuthInfo> => {
+  const verify = async (token: string): Promise<AuthInfo> => {
     const known = verified.get(token);
     if (known !== undefined) {
       checkTimes(known.extra?.claims as Record<string, unknown>, tolerance);
@@ -226,6 +239,8 @@ export function jwtVerifier(
     }
     return copy(auth);
   };
+  setClockTolerance(verify, tolerance);
+  return verify;
 }
 
 /** Longer tokens are refused unread (a JWT access token is a few KiB). */

@@ -19,7 +19,8 @@ import {
 import type { ConnectionInfo } from "./_sse_body.ts";
 import { HttpServerTransport } from "./_transport.ts";
 import { unrefTimer } from "./_host.ts";
-import { authOf, principalOf } from "./_auth.ts";
+import { principalOf } from "../../core/auth.ts";
+import { authOf } from "./_auth.ts";
 import { HttpRefusalError } from "../errors.ts";
 
 /** The default idle time after which a session expires, in milliseconds: 10 minutes. */

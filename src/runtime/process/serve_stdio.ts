@@ -70,7 +70,7 @@ export async function serveStdio(
   options: ServeStdioOptions = {},
 ): Promise<void> {
   const signal = options.signal;
-  const cacheHints = resolveCacheHints(options.cacheHints, false, "serveStdio");
+  const cacheHints = resolveCacheHints(options.cacheHints, "serveStdio");
   if (signal?.aborted) return;
   const out = Deno.stdout.writable.getWriter();
   // stdout stays open when we are done: only our lock on it is released.
