@@ -280,7 +280,10 @@ async function listen(
   return {
     /** The data lines that follow, to the stream's end. */
     async rest(): Promise<string[]> {
-      let rest = "";
+      // What came with the acknowledgement, after it.
+      let rest = text.slice(
+        text.indexOf("\n\n", text.indexOf("subscriptions/acknowledged")),
+      );
       for (;;) {
         const { value, done } = await reader.read();
         if (done) break;
@@ -308,6 +311,18 @@ Deno.test("store down (double): an open listen stream whose bus fails ends with 
     "onerror sees the bus failure",
   );
   assert.equal(handler.stats().listens, 0);
+});
+
+Deno.test("store down (double): a listen stream opened while the bus is down ends with the pinned error event after its acknowledgement", async () => {
+  await using store = switchable();
+  await using handler = httpHandler(() => eraServer(), {
+    sessions: true,
+    store,
+    onerror: () => {},
+  });
+  store.down = true;
+  const stream = await listen(handler, 33);
+  assert.deepEqual(await stream.rest(), [busDown("33")]);
 });
 
 function storeCause(error: unknown): unknown {
