@@ -196,3 +196,36 @@ Deno.test("store sessions: the cap and expiry hold across two handlers on one st
     await server.stop();
   }
 });
+
+Deno.test("store sessions: a delivered stream's mark lives as long as its events could (the idle time), not a day", async () => {
+  await using store = memoryStore();
+  await using handler = httpHandler(() => buildToolServer(), {
+    sessions: true,
+    store,
+    sessionIdleTimeout: 1_000,
+    onerror: () => {},
+  });
+  const init = await handler(request({}, INIT));
+  const sid = init.headers.get("mcp-session-id")!;
+  await init.text();
+  const session = { "mcp-session-id": sid, "mcp-protocol-version": MODERN };
+  const call = await handler(request(session, {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: { name: "wait", arguments: { ms: 50 } },
+  }));
+  const text = await call.text();
+  const streamId = /^id: ([^/\n]+)\//m.exec(text)?.[1];
+  assert.ok(streamId !== undefined, `a resumable stream: ${text}`);
+  const mark = `events/${sid}/dropped/${streamId}`;
+  const deadline = Date.now() + 10_000;
+  while (await store.get(mark) === undefined) {
+    assert.ok(Date.now() < deadline, "the delivered stream is marked");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  while (await store.get(mark) !== undefined) {
+    assert.ok(Date.now() < deadline, "the mark expires with the events");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+});

@@ -50,6 +50,8 @@ export class StoreSessionBackend extends KvSessionBackend {
   readonly #store: Store;
   readonly #instance = crypto.randomUUID().replaceAll("-", "").slice(0, 8);
   #counter = 0;
+  /** The events' time to live (the session idle time), once an event was stored here. */
+  #eventTtl: number | undefined;
 
   readonly #heartbeat: number;
 
@@ -153,6 +155,7 @@ export class StoreSessionBackend extends KvSessionBackend {
     ttl: number,
   ): { eventId: EventId; commit(): Promise<void> } {
     const seq = this.#sequence();
+    this.#eventTtl = ttl;
     const commit = async () => {
       const event: LoggedEvent = { seq, streamId, message };
       try {
@@ -167,10 +170,14 @@ export class StoreSessionBackend extends KvSessionBackend {
     return { eventId: `${streamId}/${seq}`, commit };
   }
 
-  /** Marks the events of `streamId` in session `id` as delivered: never replayed. */
+  /**
+   * Marks the events of `streamId` in session `id` as delivered: never
+   * replayed. The mark lives as long as the stream's events can (the
+   * events' time to live, from now; 24 h before this instance stored one).
+   */
   override async dropStream(id: string, streamId: StreamId): Promise<void> {
     await this.#store.set(`${this.#log(id)}/dropped/${streamId}`, true, {
-      ttlMs: 24 * 3_600_000,
+      ttlMs: this.#eventTtl ?? 24 * 3_600_000,
     });
   }
 
