@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { movableClock } from "./_helpers/clock.ts";
 import { httpHandler } from "../src/runtime/http/handler.ts";
 import { kvStore } from "../src/runtime/http/kv_store.ts";
-import { childEnv } from "./fixtures/runtime_server_helpers.ts";
+import { events, post, startInstance } from "./_helpers/http_instances.ts";
 import { buildToolServer } from "./fixtures/tool_server.ts";
 import { POST_HEADERS } from "./fixtures/http_test_server.ts";
 
@@ -15,69 +15,13 @@ const FIXTURE = new URL("./fixtures/kv_http_server.ts", import.meta.url)
   .pathname;
 const MODERN = "2025-11-25";
 
-interface Instance {
-  url: string;
-  stop(): Promise<void>;
-}
-
-async function startInstance(kvPath: string): Promise<Instance> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", "--unstable-kv", FIXTURE, kvPath],
-    env: childEnv(),
-    clearEnv: true,
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error("the KV server exited");
-    text += value;
-  }
-  reader.releaseLock();
-  return {
-    url: `http://127.0.0.1:${text.trim()}/mcp`,
-    async stop() {
-      child.kill("SIGTERM");
-      await child.stdout.cancel().catch(() => {});
-      await child.status;
-    },
-  };
-}
-
-async function post(
-  url: string,
-  body: unknown,
-  headers: Record<string, string> = {},
-  signal?: AbortSignal,
-): Promise<Response> {
-  const init = {
-    method: "POST",
-    headers: { ...POST_HEADERS, ...headers },
-    body: JSON.stringify(body),
-    signal,
-  };
-  return await fetch(url, init);
-}
-
-/** The data of each SSE event in a body read to its end. */
-function events(text: string): { id?: string; data: string }[] {
-  return text.split("\n\n").filter((block) => block.includes("data:")).map(
-    (block) => {
-      const id = /^id: (.*)$/m.exec(block)?.[1];
-      const data = block.split("\n").filter((l) => l.startsWith("data:"))
-        .map((l) => l.slice(5).trim()).join("\n");
-      return { id, data };
-    },
-  ).filter((event) => event.data !== ""); // priming events carry no data
-}
+const startKvInstance = (kvPath: string) => startInstance(FIXTURE, [kvPath]);
 
 Deno.test("KV sessions: two processes on one KV file serve one session", async () => {
   const dir = await Deno.makeTempDir();
   const kvPath = `${dir}/sessions.kv`;
-  const a = await startInstance(kvPath);
-  const b = await startInstance(kvPath);
+  const a = await startKvInstance(kvPath);
+  const b = await startKvInstance(kvPath);
   try {
     // initialize on A.
     const init = await post(a.url, {

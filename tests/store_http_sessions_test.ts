@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { httpHandler } from "../src/runtime/http/handler.ts";
 import { memoryStore, redisStore, type Store } from "../store.ts";
-import { childEnv } from "./fixtures/runtime_server_helpers.ts";
+import { events, post, startInstance } from "./_helpers/http_instances.ts";
 import { buildToolServer } from "./fixtures/tool_server.ts";
 import { POST_HEADERS } from "./fixtures/http_test_server.ts";
 import {
@@ -22,61 +22,6 @@ import {
 const FIXTURE = new URL("./fixtures/store_http_server.ts", import.meta.url)
   .pathname;
 const MODERN = "2025-11-25";
-
-interface Instance {
-  url: string;
-  stop(): Promise<void>;
-}
-
-async function startInstance(kind: string, store: string): Promise<Instance> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", FIXTURE, kind, store],
-    env: childEnv(),
-    clearEnv: true,
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`the ${kind} HTTP server exited`);
-    text += value;
-  }
-  reader.releaseLock();
-  return {
-    url: `http://127.0.0.1:${text.trim()}/mcp`,
-    async stop() {
-      child.kill("SIGTERM");
-      await child.stdout.cancel().catch(() => {});
-      await child.status;
-    },
-  };
-}
-
-function post(
-  url: string,
-  body: unknown,
-  headers: Record<string, string> = {},
-  signal?: AbortSignal,
-): Promise<Response> {
-  return fetch(url, {
-    method: "POST",
-    headers: { ...POST_HEADERS, ...headers },
-    body: JSON.stringify(body),
-    signal,
-  });
-}
-
-function events(text: string): { id?: string; data: string }[] {
-  return text.split("\n\n").filter((block) => block.includes("data:"))
-    .map((block) => ({
-      id: /^id: (.*)$/m.exec(block)?.[1],
-      data: block.split("\n").filter((l) => l.startsWith("data:"))
-        .map((l) => l.slice(5).trim()).join("\n"),
-    }))
-    .filter((event) => event.data !== ""); // priming events carry no data
-}
 
 const INIT = {
   jsonrpc: "2.0",
@@ -90,8 +35,8 @@ const INIT = {
 };
 
 async function twoInstances(kind: string, server: RunningServer) {
-  const a = await startInstance(kind, server.url);
-  const b = await startInstance(kind, server.url);
+  const a = await startInstance(FIXTURE, [kind, server.url]);
+  const b = await startInstance(FIXTURE, [kind, server.url]);
   try {
     const init = await post(a.url, INIT);
     assert.equal(init.status, 200);
@@ -249,5 +194,38 @@ Deno.test("store sessions: the cap and expiry hold across two handlers on one st
     await capAndExpiry(redis);
   } finally {
     await server.stop();
+  }
+});
+
+Deno.test("store sessions: a delivered stream's mark lives as long as its events could (the idle time), not a day", async () => {
+  await using store = memoryStore();
+  await using handler = httpHandler(() => buildToolServer(), {
+    sessions: true,
+    store,
+    sessionIdleTimeout: 1_000,
+    onerror: () => {},
+  });
+  const init = await handler(request({}, INIT));
+  const sid = init.headers.get("mcp-session-id")!;
+  await init.text();
+  const session = { "mcp-session-id": sid, "mcp-protocol-version": MODERN };
+  const call = await handler(request(session, {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: { name: "wait", arguments: { ms: 50 } },
+  }));
+  const text = await call.text();
+  const streamId = /^id: ([^/\n]+)\//m.exec(text)?.[1];
+  assert.ok(streamId !== undefined, `a resumable stream: ${text}`);
+  const mark = `events/${sid}/dropped/${streamId}`;
+  const deadline = Date.now() + 10_000;
+  while (await store.get(mark) === undefined) {
+    assert.ok(Date.now() < deadline, "the delivered stream is marked");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  while (await store.get(mark) !== undefined) {
+    assert.ok(Date.now() < deadline, "the mark expires with the events");
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 });

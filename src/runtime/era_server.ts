@@ -333,24 +333,33 @@ export class EraTransport implements Transport {
    * Ends every open `subscriptions/listen` gracefully: each gets its empty
    * result (`resultType: "complete"`, its `subscriptionId` and the
    * server's info in `_meta`), which a client reads as the server ending
-   * it on purpose (shutting down), not as a lost connection.
+   * it on purpose (shutting down), not as a lost connection. With `error`,
+   * each gets that JSON-RPC error instead (the stream could not go on).
    */
-  async endListens(): Promise<void> {
+  async endListens(
+    error?: { readonly code: number; readonly message: string },
+  ): Promise<void> {
     const facts = await this.#facts();
     const ending = [...this.#subscriptions];
     this.#subscriptions.clear();
     await Promise.all(ending.map(([id, sub]) =>
-      this.#inner.send({
-        jsonrpc: "2.0",
-        id,
-        result: {
-          resultType: "complete",
-          _meta: {
-            [META.subscriptionId]: sub.clientId,
-            ...(facts !== undefined && { [META.serverInfo]: facts.serverInfo }),
-          },
-        },
-      } as JSONRPCMessage, { relatedRequestId: id }).catch(() => {})
+      this.#inner.send(
+        error !== undefined
+          ? { jsonrpc: "2.0", id, error: { ...error } } as JSONRPCMessage
+          : {
+            jsonrpc: "2.0",
+            id,
+            result: {
+              resultType: "complete",
+              _meta: {
+                [META.subscriptionId]: sub.clientId,
+                ...(facts !== undefined &&
+                  { [META.serverInfo]: facts.serverInfo }),
+              },
+            },
+          } as JSONRPCMessage,
+        { relatedRequestId: id },
+      ).catch(() => {})
     ));
   }
 

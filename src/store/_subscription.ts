@@ -1,6 +1,8 @@
 /**
  * The subscription object every adapter returns: ends once (on
- * `unsubscribe()`, disposal or its signal), running the adapter's release.
+ * `unsubscribe()`, disposal or its signal), running the adapter's release;
+ * and the channel bookkeeping the engines that push (Redis, Postgres)
+ * share.
  *
  * @module
  */
@@ -86,5 +88,111 @@ export function checkKey(key: string, where: string): void {
         JSON.stringify(key)
       }`,
     );
+  }
+}
+
+/** Ends the engine's interest in one channel (an `UNSUBSCRIBE`, an `UNLISTEN`). */
+export type Detach = () => Promise<void>;
+
+/**
+ * The subscriptions of an engine that pushes, per channel: the engine is
+ * attached to a channel once, with its first subscriber (`attach`, which
+ * resolves once the engine confirmed), and detached with its last;
+ * `afterDetach` runs after each detach (the Redis adapter closes its
+ * subscriber connection when no channel is left). The engine hands each
+ * message to {@link ChannelSet.deliver}.
+ */
+export class ChannelSet {
+  readonly #listeners = new Map<string, Set<(message: string) => void>>();
+  readonly #attached = new Map<string, Promise<Detach>>();
+  readonly #open = new Set<StoreSubscription>();
+  readonly #attach: (channel: string) => Promise<Detach>;
+  readonly #afterDetach?: () => Promise<void>;
+
+  /** Attaches the engine with `attach`; `afterDetach` runs after each detach. */
+  constructor(
+    attach: (channel: string) => Promise<Detach>,
+    afterDetach?: () => Promise<void>,
+  ) {
+    this.#attach = attach;
+    this.#afterDetach = afterDetach;
+  }
+
+  /** The channels subscribed to. */
+  get size(): number {
+    return this.#listeners.size;
+  }
+
+  /** Hands `message` to every subscriber of `channel`. */
+  deliver(channel: string, message: string): void {
+    for (const listener of [...this.#listeners.get(channel) ?? []]) {
+      listener(message);
+    }
+  }
+
+  /**
+   * A subscription to `channel`, in force when it resolves (the engine
+   * confirmed); rejects, holding nothing, when the engine could not attach.
+   */
+  async subscribe(
+    channel: string,
+    onMessage: (message: string) => void,
+    signal: AbortSignal | undefined,
+  ): Promise<StoreSubscription> {
+    const deliver = (message: string) => {
+      if (handle.active()) onMessage(message);
+    };
+    let listeners = this.#listeners.get(channel);
+    if (listeners === undefined) {
+      listeners = new Set();
+      this.#listeners.set(channel, listeners);
+    }
+    listeners.add(deliver);
+    const handle = subscription(async () => {
+      this.#open.delete(handle);
+      await this.#release(channel, deliver);
+    }, signal);
+    this.#open.add(handle);
+    try {
+      let attached = this.#attached.get(channel);
+      if (attached === undefined) {
+        const attaching = this.#attach(channel);
+        attached = attaching;
+        this.#attached.set(channel, attaching);
+        attaching.catch(() => {
+          // The next subscriber tries again.
+          if (this.#attached.get(channel) === attaching) {
+            this.#attached.delete(channel);
+          }
+        });
+      }
+      await attached;
+    } catch (error) {
+      await handle.unsubscribe();
+      throw error;
+    }
+    if (signal?.aborted) await handle.unsubscribe();
+    return handle;
+  }
+
+  /** Ends every subscription. */
+  async close(): Promise<void> {
+    await Promise.all([...this.#open].map((sub) => sub.unsubscribe()));
+  }
+
+  // Ends one listener; the last of a channel detaches the engine from it.
+  async #release(
+    channel: string,
+    listener: (message: string) => void,
+  ): Promise<void> {
+    const listeners = this.#listeners.get(channel);
+    if (listeners === undefined || !listeners.delete(listener)) return;
+    if (listeners.size > 0) return;
+    this.#listeners.delete(channel);
+    const attached = this.#attached.get(channel);
+    this.#attached.delete(channel);
+    const detach = await attached?.catch(() => undefined);
+    await detach?.().catch(() => {});
+    await this.#afterDetach?.();
   }
 }

@@ -14,7 +14,7 @@ import {
   type StoreSubscription,
   StoreUnavailableError,
 } from "./contract.ts";
-import { checkTtl, rejecting, subscription } from "./_subscription.ts";
+import { ChannelSet, checkTtl, rejecting } from "./_subscription.ts";
 
 /**
  * A Postgres client, structurally: a `postgres` client (`postgres(url)`)
@@ -94,9 +94,22 @@ export function postgresStore(
   let closed = false;
   let lastSweep = Date.now();
   let sweeping: Promise<void> | undefined;
-  const channels = new Map<string, Set<(message: string) => void>>();
-  const listening = new Map<string, Promise<{ unlisten(): Promise<void> }>>();
-  const open = new Set<StoreSubscription>();
+  // LISTEN once per channel, however many subscribe to it; the last
+  // subscriber UNLISTENs it.
+  const channels = new ChannelSet(async (channel) => {
+    const sql = await connect();
+    const handle = await sql.listen(ident(channel), (payload) => {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(payload);
+      } catch {
+        return;
+      }
+      if (!Array.isArray(parsed) || parsed[0] !== channel) return;
+      channels.deliver(channel, String(parsed[1]));
+    });
+    return () => handle.unlisten();
+  });
 
   function connect(): Promise<PostgresClientLike> {
     if (ready !== undefined) return ready;
@@ -190,43 +203,6 @@ export function postgresStore(
     }
     const hex = (n: number) => n.toString(16).padStart(8, "0");
     return `${bus}_${hex(a)}${hex(b)}`;
-  }
-
-  // LISTENs on `channel` once, however many subscribe to it.
-  async function listenTo(channel: string): Promise<void> {
-    let handle = listening.get(channel);
-    if (handle === undefined) {
-      const sql = await connect();
-      handle = Promise.resolve(sql.listen(ident(channel), (payload) => {
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(payload);
-        } catch {
-          return;
-        }
-        if (!Array.isArray(parsed) || parsed[0] !== channel) return;
-        for (const listener of [...channels.get(channel) ?? []]) {
-          listener(String(parsed[1]));
-        }
-      }));
-      listening.set(channel, handle);
-      handle.catch(() => listening.delete(channel));
-    }
-    await handle;
-  }
-
-  // Ends one listener; the last of a channel UNLISTENs it.
-  async function release(
-    channel: string,
-    listener: (message: string) => void,
-  ): Promise<void> {
-    const listeners = channels.get(channel);
-    if (listeners === undefined || !listeners.delete(listener)) return;
-    if (listeners.size > 0) return;
-    channels.delete(channel);
-    const handle = listening.get(channel);
-    listening.delete(channel);
-    await (await handle?.catch(() => undefined))?.unlisten().catch(() => {});
   }
 
   const store: Store = {
@@ -370,34 +346,14 @@ export function postgresStore(
       onMessage: (message: string) => void,
       options?: StoreSubscribeOptions,
     ): Promise<StoreSubscription> {
-      return run("subscribe", async () => {
-        const deliver = (message: string) => {
-          if (handle.active()) onMessage(message);
-        };
-        let listeners = channels.get(channel);
-        if (listeners === undefined) {
-          listeners = new Set();
-          channels.set(channel, listeners);
-        }
-        listeners.add(deliver);
-        const handle = subscription(async () => {
-          open.delete(handle);
-          await release(channel, deliver);
-        }, options?.signal);
-        open.add(handle);
-        try {
-          await listenTo(channel);
-        } catch (error) {
-          await handle.unsubscribe();
-          throw error;
-        }
-        if (options?.signal?.aborted) await handle.unsubscribe();
-        return handle;
-      });
+      return run(
+        "subscribe",
+        () => channels.subscribe(channel, onMessage, options?.signal),
+      );
     },
     async close() {
       if (closed) return;
-      await Promise.all([...open].map((sub) => sub.unsubscribe()));
+      await channels.close();
       closed = true;
       await sweeping;
       if (owned && ready !== undefined) {

@@ -13,7 +13,7 @@ import {
   type StoreSubscription,
   StoreUnavailableError,
 } from "./contract.ts";
-import { checkTtl, rejecting, subscription } from "./_subscription.ts";
+import { ChannelSet, checkTtl, rejecting } from "./_subscription.ts";
 
 /**
  * The subscriber connection of a Redis client, structurally (an `ioredis`
@@ -120,10 +120,21 @@ export function redisStore(
     : Promise.resolve(target);
   let subscriber: RedisSubscriberLike | undefined;
   let subscriberReady: Promise<RedisSubscriberLike> | undefined;
-  const channels = new Map<string, Set<(message: string) => void>>();
-  // Per channel, the server's confirmation of its SUBSCRIBE.
-  const confirmed = new Map<string, Promise<unknown>>();
-  const open = new Set<StoreSubscription>();
+  // SUBSCRIBE once per channel (resolved once the server confirmed); the
+  // subscriber connection closes with the last channel.
+  const channels = new ChannelSet(async (full) => {
+    const sub = await subscriberConnection();
+    await sub.subscribe(full);
+    return async () => {
+      if (subscriber === sub) await sub.unsubscribe(full);
+    };
+  }, async () => {
+    const sub = subscriber;
+    if (channels.size > 0 || sub === undefined) return;
+    subscriber = undefined;
+    subscriberReady = undefined;
+    await sub.quit().catch(() => {});
+  });
   let closed = false;
 
   function connect(): Promise<RedisClientLike> {
@@ -187,33 +198,12 @@ export function redisStore(
       const sub = (await connect()).duplicate();
       sub.on("error", () => {});
       sub.on("message", (channel, message) => {
-        for (const listener of [...channels.get(channel) ?? []]) {
-          listener(message);
-        }
+        channels.deliver(channel, message);
       });
       subscriber = sub;
       return sub;
     })();
     return subscriberReady;
-  }
-
-  async function releaseChannel(
-    channel: string,
-    listener: (message: string) => void,
-  ): Promise<void> {
-    const listeners = channels.get(channel);
-    if (listeners === undefined || !listeners.delete(listener)) return;
-    if (listeners.size > 0) return;
-    channels.delete(channel);
-    confirmed.delete(channel);
-    const sub = subscriber;
-    if (sub === undefined) return;
-    await sub.unsubscribe(channel).catch(() => {});
-    if (channels.size === 0 && subscriber === sub) {
-      subscriber = undefined;
-      subscriberReady = undefined;
-      await sub.quit().catch(() => {});
-    }
   }
 
   const store: Store = {
@@ -318,42 +308,14 @@ export function redisStore(
       onMessage: (message: string) => void,
       options?: StoreSubscribeOptions,
     ): Promise<StoreSubscription> {
-      return run("subscribe", async () => {
-        const full = key("b", channel);
-        const sub = await subscriberConnection();
-        const deliver = (message: string) => {
-          if (handle.active()) onMessage(message);
-        };
-        let listeners = channels.get(full);
-        if (listeners === undefined) {
-          listeners = new Set();
-          channels.set(full, listeners);
-        }
-        listeners.add(deliver);
-        const handle = subscription(async () => {
-          open.delete(handle);
-          await releaseChannel(full, deliver);
-        }, options?.signal);
-        open.add(handle);
-        try {
-          // Resolves once the server confirmed: from here on, delivered.
-          let ready = confirmed.get(full);
-          if (ready === undefined) {
-            ready = sub.subscribe(full);
-            confirmed.set(full, ready);
-          }
-          await ready;
-        } catch (error) {
-          await handle.unsubscribe();
-          throw error;
-        }
-        if (options?.signal?.aborted) await handle.unsubscribe();
-        return handle;
-      });
+      return run(
+        "subscribe",
+        () => channels.subscribe(key("b", channel), onMessage, options?.signal),
+      );
     },
     async close() {
       if (closed) return;
-      await Promise.all([...open].map((sub) => sub.unsubscribe()));
+      await channels.close();
       closed = true;
       if (subscriber !== undefined) await subscriber.quit().catch(() => {});
       if (owned && client !== undefined) {

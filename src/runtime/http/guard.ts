@@ -6,6 +6,8 @@
  * @module
  */
 
+import { StoreUnavailableError } from "../../store/contract.ts";
+
 /** The remote side of a request, as `Deno.serve` passes it (`info.remoteAddr`). */
 export interface RemoteAddress {
   /** `"tcp"`, `"udp"`, `"unix"`, … */
@@ -73,6 +75,34 @@ export function jsonRpcError(
 /** The answer to a request for a session this handler does not hold: 404, -32001. */
 export function sessionNotFound(): Response {
   return jsonRpcError(404, -32001, "Session not found");
+}
+
+/** Seconds a client waits before retrying a request refused because the shared store is down. */
+export const STORE_RETRY_SECONDS = 5;
+
+/**
+ * The answer to a request the shared store (`store` option) could not
+ * serve, unreachable: 503, -32000, `Retry-After`. Nothing was done.
+ */
+export function storeUnavailable(
+  id: string | number | null = null,
+): Response {
+  return jsonRpcError(
+    503,
+    -32000,
+    `Service Unavailable: the shared session store is unreachable, so nothing was done; retry after ${STORE_RETRY_SECONDS} s`,
+    id,
+    { "retry-after": String(STORE_RETRY_SECONDS) },
+  );
+}
+
+/** The `StoreUnavailableError` that `error` is or was caused by, if any. */
+export function storeDown(error: unknown): StoreUnavailableError | undefined {
+  for (let depth = 0; depth < 8 && error instanceof Error; depth++) {
+    if (error instanceof StoreUnavailableError) return error;
+    error = error.cause;
+  }
+  return undefined;
 }
 
 /** The answer to anything that went wrong inside: 500, -32603, `Internal error`. */

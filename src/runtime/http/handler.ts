@@ -7,7 +7,13 @@
 
 import type { ConnectableServer as Server } from "../connectable.ts";
 import { HttpRefusalError, UnreadLimitError } from "../errors.ts";
-import { internalError, type RemoteAddress } from "./guard.ts";
+import {
+  internalError,
+  type RemoteAddress,
+  STORE_RETRY_SECONDS,
+  storeDown,
+  storeUnavailable,
+} from "./guard.ts";
 import {
   DEFAULT_MAX_LISTENS,
   DEFAULT_MAX_LISTENS_PER_PRINCIPAL,
@@ -225,9 +231,10 @@ function sharedBackend(
   }
   store.onStoreError ??= (error) =>
     report(
-      new Error("httpHandler: an event could not be stored in KV", {
-        cause: error,
-      }),
+      new Error(
+        "httpHandler: an event could not be stored in the shared store: the open stream still carried it, a resumption will miss it",
+        { cause: error },
+      ),
     );
   return store;
 }
@@ -365,7 +372,10 @@ export interface HttpHandler {
  * and a GET with `Last-Event-ID` is sent what that stream missed.
  *
  * Failures answer 500 with `{"code":-32603,"message":"Internal error"}`,
- * never a stack or an exception's text; `onerror` sees them.
+ * never a stack or an exception's text; `onerror` sees them. A shared
+ * `store` that cannot be reached (a `StoreUnavailableError`) answers 503
+ * with `Retry-After: 5` and a JSON-RPC error saying so, and ends the open
+ * `subscriptions/listen` streams with an error when its bus fails.
  *
  * @example Using `httpHandler`
  * ```ts
@@ -438,6 +448,7 @@ export function httpHandler(
       shared: backend,
       checkScopes,
       onForeign: report,
+      onStoreDown: report,
     })
     : undefined;
   const route = store ?? new StatelessRoute(make, {
@@ -466,7 +477,20 @@ export function httpHandler(
       onChange: (list) => void deliver(list),
       signal: closing.signal,
       wanted: () => listening().length > 0,
-    }).catch(report).finally(() => watching = false);
+    }).catch((error) => {
+      // The bus failed: the open listen streams would hear nothing more.
+      // Each ends with an error saying so; the client listens again.
+      report(
+        new Error(
+          "httpHandler: the shared store's bus failed, so the open subscriptions/listen streams were ended with an error",
+          { cause: error },
+        ),
+      );
+      watching = false;
+      return Promise.all(
+        listening().map((era) => era.endListens(BUS_DOWN)),
+      ).catch(() => {});
+    }).finally(() => watching = false);
   };
   const listens = new ListenCap(
     capOption(options.maxListens, DEFAULT_MAX_LISTENS, "maxListens"),
@@ -517,7 +541,9 @@ export function httpHandler(
       return await enter(req, info);
     } catch (error) {
       report(error instanceof Error ? error : new Error(String(error)));
-      return internalError();
+      return storeDown(error) !== undefined
+        ? storeUnavailable()
+        : internalError();
     }
   };
   const signals = new SignalHook(() => void close());
@@ -567,6 +593,13 @@ export function httpHandler(
     [Symbol.asyncDispose]: close,
   });
 }
+
+/** The error a listen stream ends with when the shared store's bus fails. */
+const BUS_DOWN = {
+  code: -32000,
+  message:
+    `Service Unavailable: the shared store is unreachable, so list changes can no longer reach this stream; listen again after ${STORE_RETRY_SECONDS} s`,
+} as const;
 
 /** The lists whose changes `subscriptions/listen` delivers. */
 const LISTS: readonly string[] = ["tools", "prompts", "resources"];

@@ -10,7 +10,12 @@ import type { ConnectableServer as Server } from "../connectable.ts";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { negotiatedVersion, SessionEventStore } from "./event_store.ts";
-import { jsonRpcError, sessionNotFound } from "./guard.ts";
+import {
+  jsonRpcError,
+  sessionNotFound,
+  storeDown,
+  storeUnavailable,
+} from "./guard.ts";
 import {
   type KvSessionBackend,
   parseEventId,
@@ -57,6 +62,8 @@ export interface SessionStoreOptions {
   ) => Response | undefined;
   /** `auth`: told of a request refused because its token's principal is not the session's. */
   readonly onForeign?: (error: Error) => void;
+  /** Told of a request answered 503 because the shared store was unreachable. */
+  readonly onStoreDown?: (error: Error) => void;
 }
 
 type RequestId = string | number;
@@ -133,8 +140,30 @@ export class SessionStore {
     return { events, bytes };
   }
 
-  /** Routes a request to its session, or opens one for an initialize request. */
+  /**
+   * Routes a request to its session, or opens one for an initialize
+   * request. With shared sessions, a store that cannot be reached answers
+   * 503 with `Retry-After` (nothing was done; the client retries).
+   */
   handle(
+    req: Request,
+    body: unknown,
+    info: ConnectionInfo | undefined,
+  ): Promise<Response> {
+    const routed = this.#route(req, body, info);
+    if (this.#options.shared === undefined) return routed;
+    return routed.catch((error) => {
+      const down = storeDown(error);
+      if (down === undefined) throw error;
+      this.#options.onStoreDown?.(down);
+      const id = (body as { id?: unknown } | undefined)?.id;
+      return storeUnavailable(
+        typeof id === "string" || typeof id === "number" ? id : null,
+      );
+    });
+  }
+
+  #route(
     req: Request,
     body: unknown,
     info: ConnectionInfo | undefined,
@@ -191,7 +220,7 @@ export class SessionStore {
       ? req.headers.get("last-event-id")
       : null;
     if (lastEventId !== null && this.#options.events > 0) {
-      return resumeShared(shared, record, lastEventId);
+      return await resumeShared(shared, record, lastEventId);
     }
     session ??= await this.#restore(req, shared, record);
     session.record = record;
@@ -477,11 +506,11 @@ export class SessionStore {
  * leaves). Pulled by the client, so nothing piles up for one that does not
  * read.
  */
-function resumeShared(
+async function resumeShared(
   shared: KvSessionBackend,
   record: SessionRecord,
   lastEventId: string,
-): Response {
+): Promise<Response> {
   const parsed = parseEventId(lastEventId);
   if (parsed === undefined) {
     return jsonRpcError(400, -32000, "Invalid event ID format");
@@ -490,10 +519,16 @@ function resumeShared(
   const encoder = new TextEncoder();
   let last = parsed.seq;
   let polls = 0;
+  // Read once before answering: a store down now is a 503, not a 200
+  // whose stream breaks.
+  let first: Awaited<ReturnType<KvSessionBackend["after"]>> | undefined =
+    await shared.after(record.id, parsed.streamId, last);
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       while (!stop.signal.aborted) {
-        const found = await shared.after(record.id, parsed.streamId, last);
+        const found = first ??
+          await shared.after(record.id, parsed.streamId, last);
+        first = undefined;
         last = found.last;
         if (found.events.length > 0) {
           let answered = false;

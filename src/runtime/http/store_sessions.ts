@@ -19,6 +19,7 @@ import {
   type Store,
   STORE_NAMESPACES,
   type StoreSubscription,
+  StoreUnavailableError,
 } from "../../store/contract.ts";
 import {
   type KvLike,
@@ -49,11 +50,23 @@ export class StoreSessionBackend extends KvSessionBackend {
   readonly #store: Store;
   readonly #instance = crypto.randomUUID().replaceAll("-", "").slice(0, 8);
   #counter = 0;
+  /** The events' time to live (the session idle time), once an event was stored here. */
+  #eventTtl: number | undefined;
 
-  /** Builds the backend over `store`; resumed streams poll every `pollInterval` ms. */
-  constructor(store: Store, options: { pollInterval?: number } = {}) {
+  readonly #heartbeat: number;
+
+  /**
+   * Builds the backend over `store`; resumed streams poll every
+   * `pollInterval` ms; while listen streams are open, the bus proves
+   * itself alive every `heartbeat` ms (default 2,000).
+   */
+  constructor(
+    store: Store,
+    options: { pollInterval?: number; heartbeat?: number } = {},
+  ) {
     super(NO_KV, { pollInterval: options.pollInterval ?? 100 });
     this.#store = store;
+    this.#heartbeat = options.heartbeat ?? 2_000;
   }
 
   #session(id: string) {
@@ -142,6 +155,7 @@ export class StoreSessionBackend extends KvSessionBackend {
     ttl: number,
   ): { eventId: EventId; commit(): Promise<void> } {
     const seq = this.#sequence();
+    this.#eventTtl = ttl;
     const commit = async () => {
       const event: LoggedEvent = { seq, streamId, message };
       try {
@@ -156,10 +170,14 @@ export class StoreSessionBackend extends KvSessionBackend {
     return { eventId: `${streamId}/${seq}`, commit };
   }
 
-  /** Marks the events of `streamId` in session `id` as delivered: never replayed. */
+  /**
+   * Marks the events of `streamId` in session `id` as delivered: never
+   * replayed. The mark lives as long as the stream's events can (the
+   * events' time to live, from now; 24 h before this instance stored one).
+   */
   override async dropStream(id: string, streamId: StreamId): Promise<void> {
     await this.#store.set(`${this.#log(id)}/dropped/${streamId}`, true, {
-      ttlMs: 24 * 3_600_000,
+      ttlMs: this.#eventTtl ?? 24 * 3_600_000,
     });
   }
 
@@ -203,7 +221,10 @@ export class StoreSessionBackend extends KvSessionBackend {
   /**
    * Calls `onChange(list)` for each change of `lists` another instance
    * publishes, pushed by the store, until `signal` aborts or `wanted()`
-   * says no more (checked every `pollInterval` ms).
+   * says no more (checked every `pollInterval` ms). Every `heartbeat` ms a
+   * message goes round the bus (published, received back): one that fails
+   * or is not back within `heartbeat` ms rejects with a
+   * `StoreUnavailableError` — the bus is down, changes would be lost.
    */
   override async watchChanges(
     lists: readonly string[],
@@ -223,8 +244,31 @@ export class StoreSessionBackend extends KvSessionBackend {
           }, { signal }),
         );
       }
+      // The heartbeat: this instance's own channel, round trips counted.
+      const ping = `list/~alive/${this.#instance}`;
+      let sent = 0, back = 0, sentAt = Date.now();
+      subs.push(
+        await this.#store.subscribe(ping, (n) => {
+          back = Math.max(back, Number(n));
+        }, { signal }),
+      );
       while (!signal.aborted && wanted()) {
         await pause(this.pollInterval, signal);
+        const now = Date.now();
+        if (back < sent && now - sentAt > this.#heartbeat) {
+          throw new StoreUnavailableError(
+            this.#store.kind,
+            "subscribe",
+            new Error(
+              `a message published on the bus was not received back within ${this.#heartbeat} ms`,
+            ),
+          );
+        }
+        if (back === sent && now - sentAt >= this.#heartbeat) {
+          sent++;
+          sentAt = now;
+          await this.#store.publish(ping, String(sent));
+        }
       }
     } finally {
       await Promise.all(subs.map((sub) => sub.unsubscribe()));
