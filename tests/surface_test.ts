@@ -26,7 +26,8 @@ const BUDGETS: Record<string, number> = {
   // +2 (issue 20): configureTracing, TracingOptions.
   // +2: Message and PendingCall, the transcript a host saves to resume a
   // parked run and the parked call it decides on, where it reads the run.
-  "mod.ts": 74,
+  // +1: ToolSearchOptions, the Agent's toolSearch (many tools, found by search).
+  "mod.ts": 75,
   // +4: the provider warning and response info of a step (ModelWarning,
   // ModelResponseInfo, WarningEvent, ModelWarningEvent).
   // +12 (issue 18, input asked mid-call): answer, AnswerDecision,
@@ -34,7 +35,8 @@ const BUDGETS: Record<string, number> = {
   // ElicitationParams, ElicitationRequest, InputAnswer, InputRequest,
   // InputResponse, OtherInputRequest, PendingInput).
   // +1 (issue 19): AuthInfo, the verified caller a tool sees as ctx.auth.
-  "core.ts": 155,
+  // +2: ToolSearchOptions and SEARCH_TOOLS, the search tool's name.
+  "core.ts": 157,
   // +3 (issue 18): setRequestStateKey, InputHandler, InputContext.
   "bridge.ts": 26,
   // 63: ListenAddress, what deno serve tells the handler's onListen.
