@@ -57,7 +57,9 @@ const BUDGETS: Record<string, number> = {
   // alone before a contract store could go there too.
   "runtime.ts": 92,
   "providers.ts": 7,
-  "servers.ts": 19,
+  // +3: CatalogOptions, DEFAULT_CATALOG_TTL_MS and StaleToolError, the
+  // catalog option of connectServers and the failure of a changed tool.
+  "servers.ts": 22,
   "testing.ts": 15,
   // 12: EnvSetting, the --env of a server command (CliCommand names it).
   "cli.ts": 12,
