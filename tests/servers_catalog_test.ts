@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { Agent, connectServers, type ToolDef } from "../mod.ts";
 import { type ServersConfig, StaleToolError } from "../servers.ts";
-import { memoryStore, type Store } from "../store.ts";
+import { denoKvStore, memoryStore, type Store } from "../store.ts";
 import { McpTransportError } from "../bridge.ts";
 import type { Model, ModelEvent, ModelRequest } from "../core.ts";
 import { callTools, say, script } from "../testing.ts";
@@ -336,5 +336,37 @@ Deno.test("catalog: serverOf names the server of a tool, for toolSearch", async 
       '2 tools found for "shop"; call them from your next step:\n' +
         "- lookup: Looks a product up.\n- remove: Removes a product.",
     );
+  });
+});
+
+Deno.test("catalog: in Deno KV, a second process's cold start reads the first one's entry and sends nothing", async () => {
+  await withServer(async (url, remote) => {
+    const path = await Deno.makeTempFile();
+    try {
+      const config = { shop: { url } };
+      {
+        const kv = await Deno.openKv(path);
+        await using store = denoKvStore(kv);
+        await warm(config, store);
+        kv.close();
+      }
+      remote.requests = 0;
+      const kv = await Deno.openKv(path);
+      await using store = denoKvStore(kv);
+      await using servers = await connectServers(config, {
+        catalog: store,
+        signal: deadline(),
+      });
+      assert.equal(remote.requests, 0);
+      assert.deepEqual(servers.servers().map((s) => s.state), ["cached"]);
+      assert.equal(
+        await byName(servers.tools, "shop_lookup").invoke("{}"),
+        "lookup ok",
+      );
+      await servers.close();
+      kv.close();
+    } finally {
+      await Deno.remove(path).catch(() => {});
+    }
   });
 });
