@@ -46,22 +46,27 @@ export function corpusTools(): {
   return { tools, server };
 }
 
-function requestBytes(request: ModelRequest): number {
-  const encoder = new TextEncoder();
-  let bytes = 0;
-  for (const t of request.tools) {
-    bytes += encoder.encode(JSON.stringify({
+/** Each tool definition of a request as a provider sends it: `{name, description, input_schema}` JSON. */
+function definitions(request: ModelRequest): string[] {
+  return request.tools.map((t) =>
+    JSON.stringify({
       name: t.name,
       description: t.description,
       input_schema: t.inputSchema.raw,
-    })).length;
-  }
-  return bytes;
+    })
+  );
 }
+
+const encoder = new TextEncoder();
+const byteLength = (texts: string[]): number =>
+  texts.reduce((n, t) => n + encoder.encode(t).length, 0);
 
 const tokens = (bytes: number): number => Math.ceil(bytes / 4);
 
-async function fiveSteps(search: boolean): Promise<number[]> {
+/** The tool definitions of each model request of the scripted five-step run. */
+export async function fiveStepDefinitions(
+  search: boolean,
+): Promise<string[][]> {
   const { tools, server } = corpusTools();
   const model = search
     ? script(
@@ -105,7 +110,7 @@ async function fiveSteps(search: boolean): Promise<number[]> {
     ...(search ? { toolSearch: { serverOf: (t) => server.get(t) } } : {}),
   });
   await agent.generate("File the bug and tell the team.");
-  return model.requests().map(requestBytes);
+  return model.requests().map(definitions);
 }
 
 /** The rank (1-based) of `tool` in the search result for `query`; 0 when absent. */
@@ -158,8 +163,8 @@ async function quality(): Promise<
 
 if (import.meta.main) {
   const { tools } = corpusTools();
-  const without = await fiveSteps(false);
-  const withSearch = await fiveSteps(true);
+  const without = (await fiveStepDefinitions(false)).map(byteLength);
+  const withSearch = (await fiveStepDefinitions(true)).map(byteLength);
   console.log(
     `corpus: ${toolCorpus().length} servers, ${tools.length} tools (fixture)\n`,
   );
