@@ -135,7 +135,10 @@ export class ToolSearch {
     const found = this.#regex
       ? this.#byRegex(universe, query)
       : this.#byWords(universe, query);
-    return resultText(query, found.slice(0, this.#max));
+    // A name that spans lines could forge a result line naming another
+    // tool: such a tool is never listed.
+    const listable = found.filter((tool) => !/[\r\n]/.test(tool.name));
+    return resultText(query, listable.slice(0, this.#max));
   }
 
   #byRegex(universe: readonly ToolDef[], query: string): ToolDef[] {
