@@ -132,6 +132,10 @@ export type {
   CallToolOptions,
   GenerateOptions,
 } from "./src/core/agent.ts";
+export {
+  SEARCH_TOOLS,
+  type ToolSearchOptions,
+} from "./src/core/tool_search.ts";
 export { RunError } from "./src/core/run.ts";
 export type { PendingCall, RunResult, StepRecord } from "./src/core/run.ts";
 export {

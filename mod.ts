@@ -59,6 +59,7 @@ export { content, image } from "./src/core/content.ts";
 // The agent: a model, tools and the loop between them.
 export { Agent } from "./src/core/agent.ts";
 export type { AgentOptions } from "./src/core/agent.ts";
+export type { ToolSearchOptions } from "./src/core/tool_search.ts";
 export { RunError } from "./src/core/run.ts";
 // What a run and a server set hold, for reading them (the steps' calls and
 // results, each server's state).

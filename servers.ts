@@ -45,3 +45,8 @@ export {
   ToolNameTakenError,
 } from "./src/servers/errors.ts";
 export type { SkippedServerTool } from "./src/servers/errors.ts";
+export {
+  type CatalogOptions,
+  DEFAULT_CATALOG_TTL_MS,
+  StaleToolError,
+} from "./src/servers/catalog.ts";

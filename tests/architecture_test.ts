@@ -110,6 +110,7 @@ const LAYERS: Record<
       "src/runtime/",
       "src/mcp/",
       "src/trace/",
+      "src/store/",
       "src/core/",
     ],
     bare: sdkOrNode,

@@ -9,7 +9,8 @@
  */
 
 import type { AuthInfo } from "./auth.ts";
-import { recordingChain, snapshotTools, type ToolSnapshot } from "./_chain.ts";
+import { recordingChain, type ToolSnapshot } from "./_chain.ts";
+import { stepTools } from "./_tool_search.ts";
 import { type Decision, deniedText, NO_DECISION } from "./decisions.ts";
 import type { InputAnswer, PendingInput } from "./input.ts";
 import { type CallOutcome, cap, executeCalls } from "./dispatch.ts";
@@ -54,7 +55,7 @@ export async function applyDecisions(
   let tools: ToolSnapshot;
   try {
     byId = matchDecisions(opened.pending, options.decisions);
-    tools = snapshotTools(config.tools, config.toolSource?.());
+    tools = stepTools(config, opened.messages);
   } catch (err) {
     throw run.fail(0, err);
   }

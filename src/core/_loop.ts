@@ -15,7 +15,7 @@ import type { Model, ModelRequest } from "./model.ts";
 import type { OutputRecorder } from "./output.ts";
 import type { PendingCall, RunResult } from "./run.ts";
 import { RunState } from "./_run_state.ts";
-import { recordingChain, snapshotTools, type ToolSnapshot } from "./_chain.ts";
+import { recordingChain, type ToolSnapshot } from "./_chain.ts";
 import { type CallOutcome, executeCalls, refuseCalls } from "./dispatch.ts";
 import type { ToolDef } from "./tool.ts";
 import { type ModelTurn, readTurn, type TurnSink } from "./_turn.ts";
@@ -27,6 +27,7 @@ import {
 import { applyDecisions, pendingOf } from "./_apply.ts";
 import type { AuthInfo } from "./auth.ts";
 import { telemetry } from "./telemetry.ts";
+import { stepTools, type ToolSearch } from "./_tool_search.ts";
 
 /** The agent's settings as the loop reads them. */
 export interface LoopConfig {
@@ -58,6 +59,8 @@ export interface LoopConfig {
   readonly onEvent?: EventHandler;
   /** The submission record; present exactly for output agents. */
   readonly outputs?: OutputRecorder;
+  /** The tool search, under `toolSearch`: the model sees the tools found. */
+  readonly search?: ToolSearch;
 }
 
 /** Per-run options of the loop. */
@@ -196,7 +199,7 @@ async function runStep(
   if (signal.aborted) throw run.fail(step, signal.reason);
   let tools: ToolSnapshot;
   try {
-    tools = snapshotTools(config.tools, config.toolSource?.());
+    tools = stepTools(config, run.messages);
   } catch (err) {
     throw run.fail(step, err);
   }

@@ -22,6 +22,12 @@ import { RunStream } from "./stream.ts";
 import { argumentText, context } from "./_tool_build.ts";
 import type { ProgressFn, ToolArguments, ToolDef, ToolResult } from "./tool.ts";
 import type { SchemaInput } from "./schema_input.ts";
+import {
+  SEARCH_TOOLS,
+  ToolSearch,
+  type ToolSearchOptions,
+} from "./_tool_search.ts";
+import { SUBMIT_OUTPUT } from "./output.ts";
 
 /**
  * How an agent is built. Every field is optional.
@@ -86,6 +92,16 @@ export interface AgentOptions {
   strictInput?: boolean;
   /** Observes every run's events. */
   onEvent?: EventHandler;
+  /**
+   * Many tools, one small request: the model first sees a `search_tools`
+   * tool (and the tools named always visible) instead of every definition;
+   * the tools a search names are in the request from the next step on, and
+   * stay there for the run (a resumed run too). The list only grows, in the
+   * order found, so each step's tool list is a prefix of the next one's.
+   * Approval, scopes and every other policy of a tool are unchanged.
+   * Absent: every tool is in every request.
+   */
+  toolSearch?: ToolSearchOptions;
 }
 
 /** Options for one {@linkcode Agent.generate} run. */
@@ -179,6 +195,20 @@ export class Agent {
       tools.push(outputTool(options.output, outputs));
     }
     checkTools(tools);
+    let search: ToolSearch | undefined;
+    if (options.toolSearch !== undefined) {
+      if (tools.some((t) => t.name === SEARCH_TOOLS)) {
+        throw new TypeError(
+          `new Agent(model, { toolSearch }): a registered tool is named ${
+            quote(SEARCH_TOOLS)
+          }, the search tool's name; rename it`,
+        );
+      }
+      search = new ToolSearch(
+        options.toolSearch,
+        outputs === undefined ? [] : [SUBMIT_OUTPUT],
+      );
+    }
     this.name = options.name ?? "";
     this.instructions = options.instructions ?? "";
     this.model = model;
@@ -201,6 +231,7 @@ export class Agent {
       strictInput: options.strictInput === true,
       onEvent: options.onEvent,
       outputs,
+      search,
     };
   }
 
@@ -301,10 +332,11 @@ export class Agent {
     args: ToolArguments,
     options: CallToolOptions = {},
   ): Promise<string> {
-    const tools = snapshotTools(
+    const all = snapshotTools(
       this.#config.tools,
       this.#config.toolSource?.(),
     );
+    const tools = this.#config.search?.withSearch(all) ?? all;
     const caller = toolChain(tools, {
       middleware: this.#config.middleware,
       strictInput: this.#config.strictInput,

@@ -42,6 +42,11 @@ import {
 import { RoutedClient } from "./_routed_client.ts";
 import type { ServerSpec } from "./config.ts";
 import { ReconnectLimitError } from "./errors.ts";
+import {
+  compareEntry,
+  type ServerCatalog,
+  StaleToolError,
+} from "./_catalog.ts";
 
 export type { ReconnectOptions } from "./_backoff.ts";
 
@@ -62,6 +67,8 @@ export interface ServerContext {
   readonly auth?: (server: string) => OAuthClientProvider | undefined;
   /** Answers the servers' requests for input at once (`importTools`' `onInput`). */
   readonly onInput?: InputHandler;
+  /** Where each server's listing is kept: a warm entry spares the connection at start. */
+  readonly catalog?: ServerCatalog;
   /** A failure after connect: a refresh, a reconnect, a retry, a give-up. */
   report(error: Error): void;
   /** The server's tools or state changed. */
@@ -69,7 +76,8 @@ export interface ServerContext {
 }
 
 /**
- * Where a server stands: `connected`; `lost` (reconnected on the next
+ * Where a server stands: `connected`; `cached` (its tools read from the
+ * catalog, not connected yet: it connects on its first call); `lost` (reconnected on the next
  * call); `retrying` (it failed at start and is being started again in the
  * background, under the reconnect policy); `failed` (did not start and is
  * not retried — `reconnect: false`, or it wants authorization — or given
@@ -77,6 +85,7 @@ export interface ServerContext {
  */
 export type ServerState =
   | "connected"
+  | "cached"
   | "lost"
   | "retrying"
   | "failed"
@@ -101,6 +110,14 @@ export class ManagedServer {
   #refreshing?: Promise<void>;
   #again = false;
   #closed = false;
+  /** The catalog's listing, served to `tools/list` while the tools are built from it. */
+  #serving?: readonly unknown[];
+  /** The catalog's listing the tools were built from, until the first connection. */
+  #deferred?: readonly unknown[];
+  /** The entries of the listing in progress, every page. */
+  #listing: unknown[] = [];
+  /** The entries of the last listing from the server itself. */
+  #listed: readonly unknown[] = [];
 
   constructor(spec: ServerSpec, ctx: ServerContext) {
     this.spec = spec;
@@ -133,6 +150,7 @@ export class ManagedServer {
   get state(): ServerState {
     if (this.#closed) return "closed";
     if (this.#gaveUp !== undefined) return "failed";
+    if (this.#deferred !== undefined) return "cached";
     if (this.#startFailure !== undefined) {
       return this.#retrying !== undefined ? "retrying" : "failed";
     }
@@ -162,6 +180,7 @@ export class ManagedServer {
    * nothing running; `retryStart` may bring it up later.
    */
   async launch(deadline: AbortSignal): Promise<ServerConnectError | undefined> {
+    if (await this.#fromCatalog(deadline)) return undefined;
     try {
       await this.#start(deadline);
       return undefined;
@@ -228,6 +247,45 @@ export class ManagedServer {
     this.#ctx.changed();
   }
 
+  // The tools from a good catalog entry, without connecting: true when
+  // built. A store that fails is reported, and the server is connected.
+  async #fromCatalog(deadline: AbortSignal): Promise<boolean> {
+    const catalog = this.#ctx.catalog;
+    if (catalog === undefined) return false;
+    let cached: unknown[] | undefined;
+    try {
+      cached = await catalog.read(this.spec);
+    } catch (error) {
+      this.#ctx.report(this.#catalogError("read", error));
+      return false;
+    }
+    if (cached === undefined) return false;
+    this.#serving = cached;
+    try {
+      await this.#list(deadline);
+    } catch {
+      return false;
+    } finally {
+      this.#serving = undefined;
+    }
+    this.#deferred = cached;
+    return true;
+  }
+
+  #catalogError(what: string, cause: unknown): ServerConnectError {
+    return new ServerConnectError(
+      this.spec.name,
+      this.target,
+      "list",
+      new Error(
+        `the catalog could not be ${what}: ${
+          cause instanceof Error ? cause.message : String(cause)
+        }; the server is listed over its connection instead`,
+        { cause },
+      ),
+    );
+  }
+
   // Connects and lists, under `deadline`. Rejects with a
   // `ServerConnectError` naming the phase; leaves nothing running then.
   async #start(deadline: AbortSignal): Promise<void> {
@@ -270,7 +328,22 @@ export class ManagedServer {
     resultSchema: T,
     options?: RequestOptions,
   ): Promise<SchemaOutput<T>> {
+    if (request.method === "tools/list" && this.#serving !== undefined) {
+      return { tools: [...this.#serving] } as SchemaOutput<T>;
+    }
+    const deferred = this.#deferred;
     const client = await this.#ready();
+    if (deferred !== undefined && request.method === "tools/call") {
+      // First call of a server built from the catalog: it was listed again
+      // on connecting; a tool it changed since is never called as cached.
+      const name = (request.params as { name?: unknown } | undefined)?.name;
+      if (typeof name === "string") {
+        const change = compareEntry(deferred, this.#listed, name);
+        if (change !== "same") {
+          throw new StaleToolError(this.spec.name, name, change);
+        }
+      }
+    }
     let result: SchemaOutput<T>;
     try {
       result = await client.request(request, resultSchema, options);
@@ -292,6 +365,10 @@ export class ManagedServer {
         return await fresh.request(request, resultSchema, options);
       }
       throw error;
+    }
+    if (request.method === "tools/list") {
+      const tools = (result as { tools?: unknown }).tools;
+      if (Array.isArray(tools)) this.#listing.push(...tools);
     }
     // A call that got through ends a run of reconnects (a listing does
     // not: a server that lists fine but dies on every call keeps counting).
@@ -337,6 +414,7 @@ export class ManagedServer {
 
   // Lists into #tools; throws a ServerConnectError (phase list).
   async #list(signal: AbortSignal): Promise<void> {
+    this.#listing = [];
     try {
       const result = await importTools(this.#routed, {
         prefix: this.spec.prefix,
@@ -347,9 +425,24 @@ export class ManagedServer {
       });
       this.#tools = result.tools;
       this.#skipped = result.skipped;
+      if (this.#serving === undefined) {
+        this.#listed = this.#listing;
+        await this.#keep(this.#listed);
+      }
     } catch (error) {
       if (error instanceof ServerConnectError) throw error;
       throw new ServerConnectError(this.spec.name, this.target, "list", error);
+    }
+  }
+
+  // Writes the listing to the catalog; a store that fails is reported.
+  async #keep(listing: readonly unknown[]): Promise<void> {
+    const catalog = this.#ctx.catalog;
+    if (catalog === undefined) return;
+    try {
+      await catalog.write(this.spec, listing);
+    } catch (error) {
+      this.#ctx.report(this.#catalogError("written", error));
     }
   }
 
@@ -399,6 +492,12 @@ export class ManagedServer {
     if (this.#gaveUp !== undefined) throw this.#gaveUp;
     const client = this.#client;
     if (client !== undefined && this.#lostCause === undefined) return client;
+    if (this.#deferred !== undefined) {
+      this.#reconnecting ??= this.#connectDeferred().finally(() => {
+        this.#reconnecting = undefined;
+      });
+      return await this.#reconnecting;
+    }
     const { reconnect } = this.#ctx;
     if (reconnect === false) {
       throw new ServerConnectError(
@@ -412,6 +511,16 @@ export class ManagedServer {
       this.#reconnecting = undefined;
     });
     return await this.#reconnecting;
+  }
+
+  // The first connection of a server built from the catalog: connect and
+  // list again (the set sees the new list); a failure leaves it cached, so
+  // the next call tries again.
+  async #connectDeferred(): Promise<McpClient> {
+    await this.#start(this.#closing.signal);
+    this.#deferred = undefined;
+    this.#ctx.changed();
+    return this.#client!;
   }
 
   async #reconnect(policy: Required<ReconnectOptions>): Promise<McpClient> {

@@ -18,6 +18,9 @@ import {
   type SkippedServerTool,
   ToolNameTakenError,
 } from "./errors.ts";
+import type { Store } from "../store/contract.ts";
+import { ServerCatalog } from "./_catalog.ts";
+import type { CatalogOptions } from "./catalog.ts";
 import {
   ManagedServer,
   type ReconnectOptions,
@@ -121,6 +124,17 @@ export interface ConnectServersOptions {
    * declare the elicitation capability either way.
    */
   onInput?: InputHandler;
+  /**
+   * Where each server's tool list is kept (a store, or `{ store, ttlMs }`):
+   * a server with a good entry is not connected at start — its tools are
+   * built from the entry (state `cached`) and it connects when one of them
+   * is first called, listing again first; a tool it changed since is not
+   * called (`StaleToolError`, the new definition in the next step). A
+   * stale or missing entry (default validity: one day) is filled by
+   * connecting as usual; every listing, a refresh on
+   * `notifications/tools/list_changed` too, rewrites it.
+   */
+  catalog?: Store | CatalogOptions;
 }
 
 /** One server of a {@link ConnectedServers} set, as it stands now. */
@@ -132,7 +146,8 @@ export interface ServerStatus {
   /** The prefix of its tools' names. */
   readonly prefix: string;
   /**
-   * `connected`; `lost` (reconnected on the next call); `retrying` (failed
+   * `connected`; `cached` (its tools from the catalog, connected on the
+   * first call); `lost` (reconnected on the next call); `retrying` (failed
    * at start, started again in the background); `failed` (did not start
    * and is not retried — `reconnect: false`, or it wants authorization —
    * or given up); `closed`.
@@ -172,6 +187,11 @@ export interface ConnectedServers extends AsyncDisposable {
   readonly error: ServersError | undefined;
   /** Each server, in config order. */
   servers(): ServerStatus[];
+  /**
+   * The name of the server a tool of this set comes from (the config key),
+   * `undefined` for any other tool: `toolSearch`'s `serverOf`.
+   */
+  serverOf(tool: ToolDef): string | undefined;
   /** Ends every connection and process. Idempotent. */
   close(): Promise<void>;
 }
@@ -266,6 +286,9 @@ class ServerSet implements ConnectedServers {
       render: options.render,
       eraStore: options.eraStore,
       onInput: options.onInput,
+      ...(options.catalog === undefined
+        ? {}
+        : { catalog: new ServerCatalog(options.catalog) }),
       auth: authByName(options.auth),
       report: (error) => {
         try {
@@ -394,6 +417,9 @@ class ServerSet implements ConnectedServers {
       return status;
     });
   }
+
+  readonly serverOf = (tool: ToolDef): string | undefined =>
+    this.#members.find((s) => s.tools.includes(tool))?.spec.name;
 
   close(): Promise<void> {
     this.#closing ??= Promise.all(this.#members.map((s) => s.close())).then(
