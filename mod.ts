@@ -53,6 +53,7 @@ export { parseSchema } from "./src/core/schema.ts";
 export { withJsonSchema } from "./src/core/schema_input.ts";
 export type { ToolContext, ToolDef, ToolOptions } from "./src/core/tool.ts";
 export { SchemaError, ToolError } from "./src/core/errors.ts";
+export type { ApprovalRequest } from "./src/core/errors.ts";
 export type { ToolAnnotations } from "./src/core/tool.ts";
 export { content, image } from "./src/core/content.ts";
 
@@ -92,6 +93,8 @@ export type {
   ImportPolicy,
   ImportResult,
 } from "./src/mcp/import.ts";
+export { toolDigest } from "./src/mcp/pins.ts";
+export type { PinReport, PinStore, ToolPins } from "./src/mcp/pins.ts";
 export { ImportError } from "./src/mcp/import_error.ts";
 export type { InputHandler } from "./src/mcp/input.ts";
 export { RemoteToolError } from "./src/mcp/remote_error.ts";
