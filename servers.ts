@@ -27,6 +27,7 @@ export type {
   ConnectServersOptions,
   PeerInfo,
   ReconnectOptions,
+  ServerPins,
   ServerState,
   ServerStatus,
 } from "./src/servers/connect_servers.ts";

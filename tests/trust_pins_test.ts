@@ -18,6 +18,8 @@ import {
 } from "../mod.ts";
 import { denoKvStore, memoryStore } from "../store.ts";
 import { callTools, say, script } from "../testing.ts";
+import { parseLossless } from "../src/core/json.ts";
+import { listedServer } from "./_helpers/mcp_servers.ts";
 
 const HONEST = "Reads a note by its title.";
 const POISONED =
@@ -314,6 +316,45 @@ Deno.test("toolDigest: key order does not matter; every pinned field does", asyn
   ) {
     assert.notEqual(await toolDigest({ ...base, ...change }), digest);
   }
+});
+
+Deno.test("pins: the schema corpus imports every tool unchanged on first contact, over the wire, and a second listing reports zero drift", async () => {
+  const doc = parseLossless(
+    await Deno.readTextFile(
+      new URL("./fixtures/schema_corpus/cases.json", import.meta.url),
+    ),
+  ) as { cases: { tool: Record<string, unknown> }[] };
+  assert.ok(doc.cases.length >= 30);
+  await using s = await listedServer({
+    tools: doc.cases.map((c) => c.tool),
+    pageSize: 7,
+    wire: true,
+  });
+  await using store = memoryStore();
+  const pins = { store, server: "corpus" };
+  const plain = await importTools(s.client);
+  const first = await importTools(s.client, { pins });
+  const shape = (tools: typeof plain.tools) =>
+    tools.map((t) => [
+      t.name,
+      t.description,
+      JSON.stringify(t.inputSchema.raw),
+      JSON.stringify(t.outputSchema?.raw),
+      JSON.stringify(t.annotations),
+      t.sequential,
+      t.requiresApproval,
+    ]);
+  assert.deepEqual(shape(first.tools), shape(plain.tools));
+  assert.equal(first.skipped?.message, plain.skipped?.message);
+  assert.equal(first.pins?.firstContact, true);
+  const second = await importTools(s.client, { pins });
+  assert.deepEqual(second.pins, {
+    firstContact: false,
+    changed: [],
+    added: [],
+    removed: [],
+  });
+  assert.deepEqual(shape(second.tools), shape(plain.tools));
 });
 
 async function sha256Hex(text: string): Promise<string> {

@@ -26,6 +26,8 @@ import { importTools } from "../mcp/import.ts";
 import { forwardElicitation, type InputHandler } from "../mcp/input.ts";
 import type { ResultRendering } from "../mcp/render.ts";
 import type { ImportError } from "../mcp/import_error.ts";
+import type { PinReport } from "../mcp/pins.ts";
+import { pinsFor, type ServerPins } from "./_pins.ts";
 import type { McpClient } from "../runtime/client/disposable_client.ts";
 import {
   ConnectionLostError,
@@ -59,6 +61,8 @@ export interface ServerContext {
   readonly auth?: (server: string) => OAuthClientProvider | undefined;
   /** Answers the servers' requests for input at once (`importTools`' `onInput`). */
   readonly onInput?: InputHandler;
+  /** Where the servers' tool definitions are pinned. */
+  readonly pins?: ServerPins;
   /** A failure after connect: a refresh, a reconnect, a retry, a give-up. */
   report(error: Error): void;
   /** The server's tools or state changed. */
@@ -89,6 +93,7 @@ export class ManagedServer {
   #lostCause?: Error;
   #tools: readonly ToolDef[] = [];
   #skipped?: ImportError;
+  #pinReport?: PinReport;
   #attempts = 0;
   #startFailure?: ServerConnectError;
   #retrying?: Promise<void>;
@@ -110,6 +115,11 @@ export class ManagedServer {
   /** The server's imported tools (last good list). */
   get tools(): readonly ToolDef[] {
     return this.#tools;
+  }
+
+  /** How the last listing compared with the pins (with the `pins` option). */
+  get pinReport(): PinReport | undefined {
+    return this.#pinReport;
   }
 
   /** The tools the last listing skipped. */
@@ -331,9 +341,13 @@ export class ManagedServer {
         render: this.spec.config.render ?? this.#ctx.render,
         onInput: this.#ctx.onInput,
         signal,
+        ...(this.#ctx.pins === undefined ? {} : {
+          pins: pinsFor(this.spec, this.#ctx.pins, () => void this.refresh()),
+        }),
       });
       this.#tools = result.tools;
       this.#skipped = result.skipped;
+      this.#pinReport = result.pins;
     } catch (error) {
       if (error instanceof ServerConnectError) throw error;
       throw new ServerConnectError(this.spec.name, this.target, "list", error);

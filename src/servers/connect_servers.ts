@@ -11,6 +11,8 @@ import type { ProtocolEra } from "../runtime/era.ts";
 import type { ToolDef } from "../core/tool.ts";
 import type { ResultRendering } from "../mcp/render.ts";
 import type { InputHandler } from "../mcp/input.ts";
+import type { PinReport } from "../mcp/pins.ts";
+import type { ServerPins } from "./_pins.ts";
 import type { ServerConnectError } from "../runtime/errors.ts";
 import { parseServersConfig, type ServersConfig } from "./config.ts";
 import {
@@ -26,6 +28,7 @@ import {
 } from "./_server.ts";
 
 export type { ReconnectOptions, ServerState } from "./_server.ts";
+export type { ServerPins } from "./_pins.ts";
 
 /** A name and a version: how a client introduces itself, and a server's `serverInfo`. */
 export interface PeerInfo {
@@ -121,6 +124,18 @@ export interface ConnectServersOptions {
    * declare the elicitation capability either way.
    */
   onInput?: InputHandler;
+  /**
+   * Pin every server's tool definitions in `store` (see `importTools`'
+   * `pins`), each server under its name with its URL, or its command and
+   * arguments. A tool whose definition changed since it was pinned, or a
+   * new tool on a pinned server, keeps its pinned definition before the
+   * model and its calls wait for approval (`PendingCall.approval` carries
+   * the reason and a diff), on every listing: the first, a reconnect's,
+   * one after `notifications/tools/list_changed`. `approve` pins the new
+   * definition and runs the call; `deny` keeps the old pin.
+   * `ServerStatus.pins` reports each server's last comparison.
+   */
+  pins?: ServerPins;
 }
 
 /** One server of a {@link ConnectedServers} set, as it stands now. */
@@ -150,6 +165,8 @@ export interface ServerStatus {
   readonly error?: ServerConnectError;
   /** Its tools left out now: a name another server has (`ToolNameTakenError`), a schema refused. */
   readonly skipped?: readonly SkippedServerTool[];
+  /** How its last listing compared with the pins (with the `pins` option): the tools that wait for approval. */
+  readonly pins?: PinReport;
 }
 
 /** What {@link connectServers} resolves to. `await using` closes every server. */
@@ -263,6 +280,7 @@ class ServerSet implements ConnectedServers {
       render: options.render,
       eraStore: options.eraStore,
       onInput: options.onInput,
+      pins: options.pins,
       auth: authByName(options.auth),
       report: (error) => {
         try {
@@ -369,6 +387,7 @@ class ServerSet implements ConnectedServers {
         protocol?: ProtocolEra;
         error?: ServerConnectError;
         skipped?: readonly SkippedServerTool[];
+        pins?: PinReport;
       } = {
         name: server.spec.name,
         target: server.target,
@@ -388,6 +407,8 @@ class ServerSet implements ConnectedServers {
         s.server === server.spec.name
       );
       if (skipped.length > 0) status.skipped = skipped;
+      const pins = server.pinReport;
+      if (pins !== undefined) status.pins = pins;
       return status;
     });
   }
