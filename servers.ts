@@ -30,6 +30,7 @@ export type {
   ServerPins,
   ServerState,
   ServerStatus,
+  ShadowFinding,
 } from "./src/servers/connect_servers.ts";
 export { parseServersConfig, ServerConfigError } from "./src/servers/config.ts";
 export type {

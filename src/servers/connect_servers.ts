@@ -13,6 +13,7 @@ import type { ResultRendering } from "../mcp/render.ts";
 import type { InputHandler } from "../mcp/input.ts";
 import type { PinReport } from "../mcp/pins.ts";
 import type { ServerPins } from "./_pins.ts";
+import { findShadowing, quarantined, type ShadowFinding } from "./_shadow.ts";
 import type { ServerConnectError } from "../runtime/errors.ts";
 import { parseServersConfig, type ServersConfig } from "./config.ts";
 import {
@@ -29,6 +30,7 @@ import {
 
 export type { ReconnectOptions, ServerState } from "./_server.ts";
 export type { ServerPins } from "./_pins.ts";
+export type { ShadowFinding } from "./_shadow.ts";
 
 /** A name and a version: how a client introduces itself, and a server's `serverInfo`. */
 export interface PeerInfo {
@@ -136,6 +138,16 @@ export interface ConnectServersOptions {
    * `ServerStatus.pins` reports each server's last comparison.
    */
   pins?: ServerPins;
+  /**
+   * Tools that shadow another server's (a name equal or confusable with
+   * another server's tool — case, homoglyphs, `-`/`_`/`.` — or a
+   * description that names another server's tool) are always reported on
+   * `ServerStatus.shadowing`, and those found after the start to
+   * `onError`. `"quarantine"`: their calls also wait for approval
+   * (`PendingCall.approval.reason` `"tool_shadowed"`), every call.
+   * @default "report"
+   */
+  shadowing?: "report" | "quarantine";
 }
 
 /** One server of a {@link ConnectedServers} set, as it stands now. */
@@ -167,6 +179,8 @@ export interface ServerStatus {
   readonly skipped?: readonly SkippedServerTool[];
   /** How its last listing compared with the pins (with the `pins` option): the tools that wait for approval. */
   readonly pins?: PinReport;
+  /** Its tools that shadow another server's tool (see `ConnectServersOptions.shadowing`); absent when none. */
+  readonly shadowing?: readonly ShadowFinding[];
 }
 
 /** What {@link connectServers} resolves to. `await using` closes every server. */
@@ -260,8 +274,23 @@ class ServerSet implements ConnectedServers {
   /** The name collisions seen so far, as `<server>\0<name>`: only new ones are reported. */
   #collisions = new Set<string>();
   #closing?: Promise<void>;
+  readonly #quarantine: boolean;
+  #shadowing: readonly ShadowFinding[] = [];
+  /** Each listed tool's server; a quarantined tool is its own entry. */
+  #owners = new Map<ToolDef, ManagedServer>();
+  /** The quarantined version of each shadowing tool, kept while it shadows. */
+  #gated = new WeakMap<ToolDef, { message: string; tool: ToolDef }>();
 
   constructor(options: ConnectServersOptions) {
+    const shadowing = options.shadowing ?? "report";
+    if (shadowing !== "report" && shadowing !== "quarantine") {
+      throw new TypeError(
+        `connectServers: shadowing must be "report" or "quarantine", got ${
+          JSON.stringify(shadowing)
+        }`,
+      );
+    }
+    this.#quarantine = shadowing === "quarantine";
     const reconnect = options.reconnect === false ? false : {
       maxAttempts: options.reconnect?.maxAttempts ?? 5,
       initialDelay: options.reconnect?.initialDelay ?? 250,
@@ -316,7 +345,8 @@ class ServerSet implements ConnectedServers {
   // The list, the report and the collisions, as the servers stand now; a
   // name a server lost to another since the last look goes to onError.
   #update(): void {
-    const { tools, skipped } = this.#merge();
+    const { tools: merged, skipped } = this.#merge();
+    const tools = this.#shade(merged);
     this.#tools = tools;
     this.#skipped = skipped;
     const failures = this.#members.flatMap((s) => s.failure ?? []);
@@ -338,11 +368,50 @@ class ServerSet implements ConnectedServers {
     }
   }
 
+  // The findings across the merged list; under "quarantine" each
+  // shadowing tool replaced by its gated version. New findings after the
+  // start go to onError.
+  #shade(merged: ToolDef[]): ToolDef[] {
+    const byServer = new Map<ManagedServer, ToolDef[]>();
+    for (const tool of merged) {
+      const owner = this.#owners.get(tool)!;
+      byServer.set(owner, [...(byServer.get(owner) ?? []), tool]);
+    }
+    const findings = findShadowing(this.#members.map((server) => ({
+      server: server.spec.name,
+      prefix: server.spec.prefix,
+      tools: byServer.get(server) ?? [],
+    })));
+    const before = new Set(this.#shadowing.map((f) => f.message));
+    this.#shadowing = findings;
+    if (this.#settled) {
+      for (const finding of findings) {
+        if (!before.has(finding.message)) {
+          this.context.report(new Error(`shadowing: ${finding.message}`));
+        }
+      }
+    }
+    if (!this.#quarantine || findings.length === 0) return merged;
+    return merged.map((tool) => {
+      const own = findings.filter((f) => f.tool === tool.name);
+      if (own.length === 0) return tool;
+      const message = own.map((f) => f.message).join("\n");
+      let gated = this.#gated.get(tool);
+      if (gated === undefined || gated.message !== message) {
+        gated = { message, tool: quarantined(tool, own) };
+        this.#gated.set(tool, gated);
+      }
+      this.#owners.set(gated.tool, this.#owners.get(tool)!);
+      return gated.tool;
+    });
+  }
+
   // Every server's tools; a name an earlier server has is skipped.
   #merge(): { tools: ToolDef[]; skipped: SkippedServerTool[] } {
     const tools: ToolDef[] = [];
     const skipped: SkippedServerTool[] = [];
     const owners = new Map<string, string>();
+    this.#owners = new Map();
     for (const server of this.#members) {
       const name = server.spec.name;
       for (const entry of server.skipped?.skipped ?? []) {
@@ -359,6 +428,7 @@ class ServerSet implements ConnectedServers {
           continue;
         }
         owners.set(tool.name, name);
+        this.#owners.set(tool, server);
         tools.push(tool);
       }
     }
@@ -388,12 +458,13 @@ class ServerSet implements ConnectedServers {
         error?: ServerConnectError;
         skipped?: readonly SkippedServerTool[];
         pins?: PinReport;
+        shadowing?: readonly ShadowFinding[];
       } = {
         name: server.spec.name,
         target: server.target,
         prefix: server.spec.prefix,
         state: server.state,
-        tools: this.#tools.filter((t) => server.tools.includes(t)),
+        tools: this.#tools.filter((t) => this.#owners.get(t) === server),
       };
       const info = server.serverInfo;
       if (info !== undefined) {
@@ -409,6 +480,10 @@ class ServerSet implements ConnectedServers {
       if (skipped.length > 0) status.skipped = skipped;
       const pins = server.pinReport;
       if (pins !== undefined) status.pins = pins;
+      const shadowing = this.#shadowing.filter((f) =>
+        f.server === server.spec.name
+      );
+      if (shadowing.length > 0) status.shadowing = shadowing;
       return status;
     });
   }
