@@ -32,17 +32,23 @@ export type {
   ServerStatus,
   ShadowFinding,
 } from "./src/servers/connect_servers.ts";
-export { parseServersConfig, ServerConfigError } from "./src/servers/config.ts";
+export {
+  describePermissions,
+  parseServersConfig,
+  ServerConfigError,
+} from "./src/servers/config.ts";
 export type {
   HttpServerConfig,
   ServerConfig,
   ServerEntryOptions,
+  ServerPermissions,
   ServersConfig,
   ServerSpec,
   StdioServerConfig,
 } from "./src/servers/config.ts";
 export {
   ReconnectLimitError,
+  ServerPermissionError,
   ServersError,
   ToolNameTakenError,
 } from "./src/servers/errors.ts";

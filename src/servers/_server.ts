@@ -40,7 +40,13 @@ import { connectSpec } from "./_connect.ts";
 import type { OAuthClientProvider } from "../runtime/client/oauth_client.ts";
 import { RoutedClient } from "./_routed_client.ts";
 import type { ServerSpec } from "./config.ts";
-import { ReconnectLimitError } from "./errors.ts";
+import { ReconnectLimitError, ServerPermissionError } from "./errors.ts";
+import {
+  type Launch,
+  launchOf,
+  type PermissionDenial,
+  permissionDenial,
+} from "./_permissions.ts";
 
 export type { ReconnectOptions } from "./_backoff.ts";
 
@@ -94,6 +100,8 @@ export class ManagedServer {
   #tools: readonly ToolDef[] = [];
   #skipped?: ImportError;
   #pinReport?: PinReport;
+  #launch?: Launch;
+  #denial?: PermissionDenial;
   #attempts = 0;
   #startFailure?: ServerConnectError;
   #retrying?: Promise<void>;
@@ -115,6 +123,11 @@ export class ManagedServer {
   /** The server's imported tools (last good list). */
   get tools(): readonly ToolDef[] {
     return this.#tools;
+  }
+
+  /** How a stdio server is started (its permissions applied), once known. */
+  get startedAs(): Launch | undefined {
+    return this.#launch;
   }
 
   /** How the last listing compared with the pins (with the `pins` option). */
@@ -234,6 +247,7 @@ export class ManagedServer {
     const onAbort = () => attempt.abort(deadline.reason);
     if (deadline.aborted) onAbort();
     else deadline.addEventListener("abort", onAbort, { once: true });
+    const denied = this.#denial;
     try {
       this.#client = await this.#open(attempt.signal);
       try {
@@ -244,6 +258,23 @@ export class ManagedServer {
         await client.close().catch(() => {});
         throw error;
       }
+    } catch (error) {
+      // A server that died of a permission it was not granted says so on
+      // stderr: the start names the permission.
+      const denial = this.#denial;
+      if (denial === undefined || denial === denied) throw error;
+      const failed = this.#named(error, "initialize");
+      throw new ServerConnectError(
+        this.spec.name,
+        this.target,
+        failed.phase,
+        new ServerPermissionError(
+          this.spec.name,
+          denial.permission,
+          denial.target,
+          { cause: failed.cause },
+        ),
+      );
     } finally {
       deadline.removeEventListener("abort", onAbort);
     }
@@ -269,17 +300,30 @@ export class ManagedServer {
   ): Promise<SchemaOutput<T>> {
     const client = await this.#ready();
     let result: SchemaOutput<T>;
+    const denied = this.#denial;
     try {
       result = await client.request(request, resultSchema, options);
     } catch (error) {
       if (error instanceof ConnectionLostError) {
         this.#lost(client, error);
-        throw new ServerConnectError(
+        const lost = new ServerConnectError(
           this.spec.name,
           this.target,
           "call",
           error,
         );
+        // A server that died of a permission it was not granted says so
+        // on stderr: the call names the permission.
+        const denial = this.#denial;
+        if (denial !== undefined && denial !== denied) {
+          throw new ServerPermissionError(
+            this.spec.name,
+            denial.permission,
+            denial.target,
+            { cause: lost },
+          );
+        }
+        throw lost;
       }
       if (isSessionGone(error)) {
         // The server forgot the session: the request never ran; a new
@@ -304,8 +348,20 @@ export class ManagedServer {
   async #open(signal: AbortSignal): Promise<McpClient> {
     const ctx = this.#ctx;
     let client: McpClient;
+    if (this.spec.kind === "stdio" && this.#launch === undefined) {
+      try {
+        this.#launch = await launchOf(this.spec.name, this.spec.config);
+      } catch (error) {
+        throw this.#named(error, "spawn");
+      }
+    }
     try {
       client = await connectSpec(this.spec, {
+        launch: this.#launch,
+        ...(this.spec.kind === "stdio" &&
+            this.spec.config.permissions !== undefined
+          ? { tapStderr: (line: string) => this.#tap(line) }
+          : {}),
         signal,
         initializeTimeout: ctx.initializeTimeout,
         clientInfo: ctx.clientInfo,
@@ -382,6 +438,11 @@ export class ManagedServer {
       this.#refreshing = undefined;
     });
     return this.#refreshing;
+  }
+
+  #tap(line: string): void {
+    const denial = permissionDenial(line);
+    if (denial !== undefined) this.#denial = denial;
   }
 
   #lost(client: McpClient, cause: Error): void {

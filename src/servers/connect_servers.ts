@@ -15,7 +15,12 @@ import type { PinReport } from "../mcp/pins.ts";
 import type { ServerPins } from "./_pins.ts";
 import { findShadowing, quarantined, type ShadowFinding } from "./_shadow.ts";
 import type { ServerConnectError } from "../runtime/errors.ts";
-import { parseServersConfig, type ServersConfig } from "./config.ts";
+import {
+  parseServersConfig,
+  type ServerPermissions,
+  type ServersConfig,
+} from "./config.ts";
+import { commandLine } from "../runtime/process/command.ts";
 import {
   ServersError,
   type SkippedServerTool,
@@ -179,6 +184,14 @@ export interface ServerStatus {
   readonly skipped?: readonly SkippedServerTool[];
   /** How its last listing compared with the pins (with the `pins` option): the tools that wait for approval. */
   readonly pins?: PinReport;
+  /**
+   * The exact command line a stdio server runs with, its `permissions`
+   * applied (`deno run --no-prompt --allow-read=/srv ...`); absent for an
+   * HTTP server and before the first start.
+   */
+  readonly launch?: string;
+  /** A stdio server's `permissions`, as its entry gives them; absent when it has none. */
+  readonly permissions?: ServerPermissions;
   /** Its tools that shadow another server's tool (see `ConnectServersOptions.shadowing`); absent when none. */
   readonly shadowing?: readonly ShadowFinding[];
 }
@@ -459,6 +472,8 @@ class ServerSet implements ConnectedServers {
         skipped?: readonly SkippedServerTool[];
         pins?: PinReport;
         shadowing?: readonly ShadowFinding[];
+        launch?: string;
+        permissions?: ServerPermissions;
       } = {
         name: server.spec.name,
         target: server.target,
@@ -484,6 +499,16 @@ class ServerSet implements ConnectedServers {
         f.server === server.spec.name
       );
       if (shadowing.length > 0) status.shadowing = shadowing;
+      const launch = server.startedAs;
+      if (launch !== undefined) {
+        status.launch = commandLine(launch.command, [...launch.args]);
+      }
+      if (
+        server.spec.kind === "stdio" &&
+        server.spec.config.permissions !== undefined
+      ) {
+        status.permissions = server.spec.config.permissions;
+      }
       return status;
     });
   }

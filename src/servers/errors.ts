@@ -125,3 +125,44 @@ function renderServersError(
   ];
   return `mcp: ${counts.join(", ")}: ${parts.join("; ")}`;
 }
+
+/**
+ * A local server needed a permission its `mcpServers` entry does not grant
+ * (Deno's `NotCapable`, Node's `ERR_ACCESS_DENIED`, read from what it wrote)
+ * and the call failed. Reads
+ * `server "files" was denied read access to "/etc/passwd": its permissions do not grant it (permissions.read in its mcpServers entry)`.
+ *
+ * @example
+ * ```ts
+ * import { ServerPermissionError } from "@weft/mcp/servers";
+ * const error = new ServerPermissionError("files", "read", "/etc/passwd");
+ * console.log(error.permission, error.message);
+ * ```
+ */
+export class ServerPermissionError extends Error {
+  /** The server's name. */
+  readonly server: string;
+  /** The permission: `read`, `write`, `net`, `env`, `run` (or another of Deno's: `sys`, `ffi`). */
+  readonly permission: string;
+  /** What it tried to reach; `""` when the server did not say. */
+  readonly target: string;
+
+  /** Builds the error for `server`, denied `permission` on `target`. */
+  constructor(
+    server: string,
+    permission: string,
+    target: string,
+    options?: ErrorOptions,
+  ) {
+    super(
+      `server ${JSON.stringify(server)} was denied ${permission} access${
+        target === "" ? "" : ` to ${JSON.stringify(target)}`
+      }: its permissions do not grant it (permissions.${permission} in its mcpServers entry)`,
+      options,
+    );
+    this.name = "ServerPermissionError";
+    this.server = server;
+    this.permission = permission;
+    this.target = target;
+  }
+}
