@@ -47,6 +47,7 @@ export type {
   StdioServerConfig,
 } from "./src/servers/config.ts";
 export {
+  EgressRefusedError,
   ReconnectLimitError,
   ServerPermissionError,
   ServersError,

@@ -15,6 +15,8 @@ import { ServerConfigError, type ServerSpec } from "./config.ts";
 import type { EraStore } from "../runtime/era_store.ts";
 import type { OAuthClientProvider } from "../runtime/client/oauth_client.ts";
 import type { Launch } from "./_permissions.ts";
+import { egressFetch } from "./_egress.ts";
+import type { EgressRefusedError } from "./errors.ts";
 
 /** What every connection of a set shares. */
 export interface ConnectSpecOptions {
@@ -41,6 +43,8 @@ export interface ConnectSpecOptions {
   readonly launch?: Launch;
   /** Sees each stderr line of a stdio server too (a denied permission is read from it). */
   readonly tapStderr?: (line: string) => void;
+  /** Told of each request `allowedHosts` refused (a refusal a library swallowed still names the host). */
+  readonly onEgressRefused?: (error: EgressRefusedError) => void;
 }
 
 // A server of the 2025 era asks for input only of a client that declared
@@ -91,13 +95,22 @@ export function connectSpec(
       ),
     );
   }
+  const hosts = spec.config.allowedHosts;
+  const base = options.fetch ?? ((input, init) => fetch(input, init));
   const http = {
     headers: spec.config.headers,
     name: spec.name,
     signal: options.signal,
     initializeTimeout,
     clientInfo: options.clientInfo,
-    fetch: options.fetch,
+    fetch: hosts === undefined ? options.fetch : egressFetch(
+      spec.name,
+      new URL(spec.config.url),
+      hosts,
+      base,
+      Object.keys(spec.config.headers ?? {}),
+      options.onEgressRefused,
+    ),
     capabilities: CAPABILITIES,
   };
   return spec.kind === "sse"

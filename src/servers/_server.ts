@@ -40,7 +40,11 @@ import { connectSpec } from "./_connect.ts";
 import type { OAuthClientProvider } from "../runtime/client/oauth_client.ts";
 import { RoutedClient } from "./_routed_client.ts";
 import type { ServerSpec } from "./config.ts";
-import { ReconnectLimitError, ServerPermissionError } from "./errors.ts";
+import {
+  EgressRefusedError,
+  ReconnectLimitError,
+  ServerPermissionError,
+} from "./errors.ts";
 import {
   type Launch,
   launchOf,
@@ -102,6 +106,7 @@ export class ManagedServer {
   #pinReport?: PinReport;
   #launch?: Launch;
   #denial?: PermissionDenial;
+  #refusal?: EgressRefusedError;
   #attempts = 0;
   #startFailure?: ServerConnectError;
   #retrying?: Promise<void>;
@@ -248,6 +253,7 @@ export class ManagedServer {
     if (deadline.aborted) onAbort();
     else deadline.addEventListener("abort", onAbort, { once: true });
     const denied = this.#denial;
+    const refused = this.#refusal;
     try {
       this.#client = await this.#open(attempt.signal);
       try {
@@ -259,11 +265,32 @@ export class ManagedServer {
         throw error;
       }
     } catch (error) {
+      const failed = this.#named(error, "initialize");
+      // A request allowedHosts refused during the start (OAuth discovery
+      // falls back when its metadata cannot be fetched): the start names it.
+      const refusal = this.#refusal;
+      if (
+        refusal !== undefined && refusal !== refused &&
+        !chainHas(failed, EgressRefusedError)
+      ) {
+        throw new ServerConnectError(
+          this.spec.name,
+          this.target,
+          failed.phase,
+          new EgressRefusedError(
+            this.spec.name,
+            new URL(refusal.url),
+            refusal.redirectedFrom === undefined
+              ? undefined
+              : new URL(refusal.redirectedFrom),
+            { cause: failed.cause },
+          ),
+        );
+      }
       // A server that died of a permission it was not granted says so on
       // stderr: the start names the permission.
       const denial = this.#denial;
-      if (denial === undefined || denial === denied) throw error;
-      const failed = this.#named(error, "initialize");
+      if (denial === undefined || denial === denied) throw failed;
       throw new ServerConnectError(
         this.spec.name,
         this.target,
@@ -358,6 +385,9 @@ export class ManagedServer {
     try {
       client = await connectSpec(this.spec, {
         launch: this.#launch,
+        onEgressRefused: (error) => {
+          this.#refusal = error;
+        },
         ...(this.spec.kind === "stdio" &&
             this.spec.config.permissions !== undefined
           ? { tapStderr: (line: string) => this.#tap(line) }
@@ -519,6 +549,18 @@ export class ManagedServer {
     if (error instanceof ServerConnectError) return error;
     return new ServerConnectError(this.spec.name, this.target, phase, error);
   }
+}
+
+function chainHas(
+  error: unknown,
+  type: abstract new (...args: never[]) => Error,
+): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 16 && current instanceof Error; depth++) {
+    if (current instanceof type) return true;
+    current = (current as Error).cause;
+  }
+  return false;
 }
 
 // A Streamable HTTP server answers 404 on a session it no longer knows.

@@ -110,6 +110,16 @@ export interface HttpServerConfig extends ServerEntryOptions {
    * names the client (`oauthClient`) for it.
    */
   auth?: "oauth";
+  /**
+   * The hosts its connection may reach beyond its own URL's host (OAuth
+   * authorization servers, a CDN it redirects to): `host:port`, a bare
+   * hostname (any port), or `*.example.com`. Given, every request — the
+   * endpoint, redirects (followed hop by hop), OAuth discovery, metadata and
+   * token URLs — to any other host is refused with an `EgressRefusedError`
+   * naming it, and a redirect that leaves the origin drops `Authorization`,
+   * cookies and this entry's `headers`. Absent: no restriction.
+   */
+  allowedHosts?: string[];
 }
 
 /** One entry of `mcpServers`. */
@@ -198,6 +208,7 @@ const HTTP_FIELDS = new Set([
   "url",
   "headers",
   "auth",
+  "allowedHosts",
   "prefix",
   "policy",
   "disabled",
@@ -422,6 +433,20 @@ function checkEntry(name: string, entry: Record<string, unknown>): ServerSpec {
     );
   }
   checkStrings(name, "headers", entry.headers);
+  const hosts = entry.allowedHosts;
+  if (
+    hosts !== undefined &&
+    !(Array.isArray(hosts) &&
+      hosts.every((h) =>
+        typeof h === "string" && h !== "" && !/[\/\s@?#]/.test(h)
+      ))
+  ) {
+    throw new ServerConfigError(
+      name,
+      "allowedHosts",
+      'must be an array of hosts ("auth.example.com", "127.0.0.1:8443", "*.example.com")',
+    );
+  }
   if (entry.auth !== undefined && entry.auth !== "oauth") {
     throw new ServerConfigError(
       name,

@@ -166,3 +166,44 @@ export class ServerPermissionError extends Error {
     this.target = target;
   }
 }
+
+/**
+ * An HTTP server with `allowedHosts` was about to reach a host outside them
+ * (a redirect, an OAuth metadata or token URL): nothing was sent there.
+ * Reads
+ * `server "docs": refused to reach host "evil.example" (redirected from https://docs.example/mcp): it is not the server's host nor in its allowedHosts`.
+ *
+ * @example
+ * ```ts
+ * import { EgressRefusedError } from "@weft/mcp/servers";
+ * const error = new EgressRefusedError("docs", new URL("https://evil.example/x"));
+ * console.log(error.host, error.message);
+ * ```
+ */
+export class EgressRefusedError extends Error {
+  /** The server's name. */
+  readonly server: string;
+  /** The host refused (`hostname:port` when a port is given). */
+  readonly host: string;
+  /** The URL refused. */
+  readonly url: string;
+  /** The URL that redirected there, when a redirect did. */
+  readonly redirectedFrom?: string;
+
+  /** Builds the error for `server`, refused `url` (redirected from `from`). */
+  constructor(server: string, url: URL, from?: URL, options?: ErrorOptions) {
+    super(
+      `server ${JSON.stringify(server)}: refused to reach host ${
+        JSON.stringify(url.host)
+      }${
+        from === undefined ? "" : ` (redirected from ${from.href})`
+      }: it is not the server's host nor in its allowedHosts`,
+      options,
+    );
+    this.name = "EgressRefusedError";
+    this.server = server;
+    this.host = url.host;
+    this.url = url.href;
+    if (from !== undefined) this.redirectedFrom = from.href;
+  }
+}
