@@ -93,7 +93,8 @@ Deno.test("permissions: node runs under its permission model for its version, an
     }, { nodeVersion: () => version }).args;
   assert.deepEqual(node([20, 20], ["/a", "/b"]), [
     "--experimental-permission",
-    "--allow-fs-read=/a,/b",
+    "--allow-fs-read=/a",
+    "--allow-fs-read=/b",
     "--allow-fs-write=/out",
     "--allow-child-process",
     "server.js",
@@ -155,11 +156,15 @@ Deno.test("permissions: Deno's NotCapable and Node's ERR_ACCESS_DENIED are read 
         'error: Uncaught (in promise) NotCapable: Requires read access to "/etc/passwd", run again with the --allow-read flag',
     },
   );
-  assert.equal(
+  assert.deepEqual(
     permissionDenial(
-      "Error: Access to this API has been restricted { code: 'ERR_ACCESS_DENIED', permission: 'FileSystemWrite' }",
-    )?.permission,
-    "write",
+      "Error: Access to this API has been restricted\n    at x\n{\n  code: 'ERR_ACCESS_DENIED',\n  permission: 'FileSystemWrite',\n  resource: '/etc/x'\n}",
+    ),
+    {
+      permission: "write",
+      target: "/etc/x",
+      line: "code: 'ERR_ACCESS_DENIED',",
+    },
   );
   assert.equal(permissionDenial("Requires a title"), undefined);
 });
@@ -324,6 +329,73 @@ Deno.test("inspect --config prints a server's exact command and its permissions"
       `  command: ${Deno.execPath()} run --no-prompt --allow-read=${dir}/ok --allow-net=127.0.0.1:1 --allow-env=NO_COLOR --quiet ${READER}`,
       `  permissions: read=${dir}/ok write=none net=127.0.0.1:1 env=none run=none`,
     ]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+const NODE_READER = new URL(
+  "./fixtures/node_reader_server.cjs",
+  import.meta.url,
+).pathname;
+
+Deno.test("permissions: a real node server under its permission model reads what it was granted; a read outside is denied, and a death of it names the permission", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "weft-perm-node-" });
+  try {
+    await Deno.mkdir(`${dir}/ok`);
+    await Deno.writeTextFile(`${dir}/ok/a.txt`, "granted");
+    await Deno.writeTextFile(`${dir}/s.txt`, "secret");
+    await using servers = await connectServers({
+      node: {
+        command: "node",
+        args: [NODE_READER],
+        protocol: "legacy",
+        // Node reads the server's own file under the same model.
+        permissions: { read: [NODE_READER, `${dir}/ok`], net: true },
+      },
+    }, {
+      signal: AbortSignal.timeout(20_000),
+      stderr: "ignore",
+      reconnect: false,
+    });
+    assert.equal(servers.error, undefined, servers.error?.message);
+    assert.match(
+      servers.servers()[0].launch ?? "",
+      new RegExp(
+        `^node --(experimental-)?permission --allow-fs-read=${NODE_READER} --allow-fs-read=${dir}/ok ${NODE_READER}$`,
+      ),
+    );
+    const signal = AbortSignal.timeout(15_000);
+    const read = byName(servers.tools, "node_read");
+    assert.equal(
+      await read.invoke(JSON.stringify({ path: `${dir}/ok/a.txt` }), {
+        signal,
+      }),
+      "granted",
+    );
+    await assert.rejects(
+      read.invoke(JSON.stringify({ path: `${dir}/s.txt` }), { signal }),
+      (error: Error) => {
+        assert.equal(
+          error.message,
+          "ERR_ACCESS_DENIED FileSystemRead: Access to this API has been restricted",
+        );
+        return true;
+      },
+    );
+    await assert.rejects(
+      byName(servers.tools, "node_crash").invoke(
+        JSON.stringify({ path: `${dir}/s.txt` }),
+        { signal },
+      ),
+      (error: Error) => {
+        const cause = error.cause;
+        assert.ok(cause instanceof ServerPermissionError, String(error));
+        assert.equal(cause.permission, "read");
+        assert.equal(cause.target, `${dir}/s.txt`);
+        return true;
+      },
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

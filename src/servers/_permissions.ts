@@ -196,11 +196,9 @@ function nodeLaunch(
     ] as const
   ) {
     if (grant === true) flags.push(`${flag}=*`);
-    else if (grant !== undefined && grant.length > 0) {
-      // One flag per path from 22 on; a comma list before.
-      if (major >= 22) {
-        for (const path of grant) flags.push(`${flag}=${path}`);
-      } else flags.push(`${flag}=${grant.join(",")}`);
+    else if (grant !== undefined) {
+      // One flag per path: a comma list is one path to Node 20.
+      for (const path of grant) flags.push(`${flag}=${path}`);
     }
   }
   if (
@@ -229,7 +227,7 @@ export interface PermissionDenial {
 const DENO_DENIAL =
   /Requires (\w+) access to "?([^",]*)"?, (?:run again with|specify the required permissions)[^\n]*?--allow-(\w+)/;
 const NODE_DENIAL =
-  /ERR_ACCESS_DENIED[^\n]*?(FileSystemRead|FileSystemWrite|ChildProcess|Worker)/;
+  /ERR_ACCESS_DENIED[\s\S]{0,300}?permission: '(FileSystemRead|FileSystemWrite|ChildProcess|Worker)'(?:,?\s*resource: '([^']*)')?/;
 
 /**
  * Deno's `NotCapable` text (`Requires read access to "/x", run again with
@@ -252,7 +250,11 @@ export function permissionDenial(text: string): PermissionDenial | undefined {
       : node[1] === "FileSystemWrite"
       ? "write"
       : "run";
-    return { permission, target: "", line: lineAt(text, node.index) };
+    return {
+      permission,
+      target: node[2] ?? "",
+      line: lineAt(text, node.index),
+    };
   }
   return undefined;
 }

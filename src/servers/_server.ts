@@ -107,6 +107,9 @@ export class ManagedServer {
   #launch?: Launch;
   #denial?: PermissionDenial;
   #refusal?: EgressRefusedError;
+  #recent: string[] = [];
+  #pendingDenial?: PermissionDenial;
+  #denials = 0;
   #attempts = 0;
   #startFailure?: ServerConnectError;
   #retrying?: Promise<void>;
@@ -252,7 +255,7 @@ export class ManagedServer {
     const onAbort = () => attempt.abort(deadline.reason);
     if (deadline.aborted) onAbort();
     else deadline.addEventListener("abort", onAbort, { once: true });
-    const denied = this.#denial;
+    const denied = this.#denials;
     const refused = this.#refusal;
     try {
       this.#client = await this.#open(attempt.signal);
@@ -289,8 +292,8 @@ export class ManagedServer {
       }
       // A server that died of a permission it was not granted says so on
       // stderr: the start names the permission.
-      const denial = this.#denial;
-      if (denial === undefined || denial === denied) throw failed;
+      const denial = this.#lastDenial();
+      if (denial === undefined || this.#denials === denied) throw failed;
       throw new ServerConnectError(
         this.spec.name,
         this.target,
@@ -327,7 +330,7 @@ export class ManagedServer {
   ): Promise<SchemaOutput<T>> {
     const client = await this.#ready();
     let result: SchemaOutput<T>;
-    const denied = this.#denial;
+    const denied = this.#denials;
     try {
       result = await client.request(request, resultSchema, options);
     } catch (error) {
@@ -341,8 +344,8 @@ export class ManagedServer {
         );
         // A server that died of a permission it was not granted says so
         // on stderr: the call names the permission.
-        const denial = this.#denial;
-        if (denial !== undefined && denial !== denied) {
+        const denial = this.#lastDenial();
+        if (denial !== undefined && this.#denials !== denied) {
           throw new ServerPermissionError(
             this.spec.name,
             denial.permission,
@@ -470,9 +473,35 @@ export class ManagedServer {
     return this.#refreshing;
   }
 
+  // Node writes a denial over several lines: the last few are read
+  // together, and a denial is counted once, when its target is in (or
+  // after a line more, without one).
   #tap(line: string): void {
-    const denial = permissionDenial(line);
-    if (denial !== undefined) this.#denial = denial;
+    this.#recent.push(line);
+    if (this.#recent.length > 8) this.#recent.shift();
+    const denial = permissionDenial(this.#recent.join("\n"));
+    if (denial === undefined) return;
+    const pending = this.#pendingDenial;
+    if (denial.target === "" && pending === undefined) {
+      this.#pendingDenial = denial;
+      return;
+    }
+    this.#pendingDenial = undefined;
+    this.#denial = denial;
+    this.#denials++;
+    this.#recent = [];
+  }
+
+  // The last denial; one still waiting for its target line counts now.
+  #lastDenial(): PermissionDenial | undefined {
+    const pending = this.#pendingDenial;
+    if (pending !== undefined) {
+      this.#pendingDenial = undefined;
+      this.#denial = pending;
+      this.#denials++;
+      this.#recent = [];
+    }
+    return this.#denial;
   }
 
   #lost(client: McpClient, cause: Error): void {
