@@ -48,6 +48,7 @@ export type {
 } from "./src/servers/config.ts";
 export {
   EgressRefusedError,
+  PinDriftError,
   ReconnectLimitError,
   ServerPermissionError,
   ServersError,

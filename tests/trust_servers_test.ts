@@ -6,7 +6,8 @@
 
 import assert from "node:assert/strict";
 import { Agent, approve, connectServers, type ToolDef } from "../mod.ts";
-import { denoKvStore } from "../store.ts";
+import { denoKvStore, memoryStore } from "../store.ts";
+import { PinDriftError } from "../servers.ts";
 import { callTools, say, script } from "../testing.ts";
 import { childEnv } from "./fixtures/runtime_server_helpers.ts";
 import { APPENDED, HONEST } from "./fixtures/rug_pull_server.ts";
@@ -14,11 +15,11 @@ import { APPENDED, HONEST } from "./fixtures/rug_pull_server.ts";
 const SERVER = new URL("./fixtures/rug_pull_server.ts", import.meta.url)
   .pathname;
 
-function config() {
+function config(file?: string) {
   return {
     notes: {
       command: Deno.execPath(),
-      args: ["run", "-A", "--quiet", SERVER],
+      args: ["run", "-A", "--quiet", SERVER, ...(file ? [file] : [])],
       env: childEnv(),
     },
   };
@@ -45,10 +46,11 @@ Deno.test("connectServers pins: restart keeps pins; list_changed drift parks wit
     }
     const kv = await Deno.openKv(path);
     await using store = denoKvStore(kv);
+    const errors: Error[] = [];
     await using servers = await connectServers(config(), {
       pins: { store },
       signal: AbortSignal.timeout(20_000),
-      onError: (e) => assert.fail(e),
+      onError: (e) => errors.push(e),
     });
     // A second start: the same definitions, zero drift.
     assert.deepEqual(servers.servers()[0].pins, {
@@ -68,6 +70,13 @@ Deno.test("connectServers pins: restart keeps pins; list_changed drift parks wit
     });
     // The pull's list_changed was listed again before its result returned.
     assert.deepEqual(servers.servers()[0].pins?.changed, ["read_note"]);
+    // Reported once to onError, as a PinDriftError.
+    assert.equal(errors.length, 1);
+    assert.ok(errors[0] instanceof PinDriftError);
+    assert.equal(
+      errors[0].message,
+      'server "notes": tool definitions changed since they were pinned: read_note (their calls wait for approval)',
+    );
     // The model still read the pinned description at the second step.
     const second = model.requests()[1];
     assert.equal(
@@ -125,6 +134,47 @@ Deno.test("connectServers pins: a rename through list_changed is a removal and a
     kv.close();
   } finally {
     await Deno.remove(path).catch(() => {});
+  }
+});
+
+Deno.test("connectServers pins: a reconnect's listing is checked too — a restarted server with a changed description is held", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "weft-trust-" });
+  try {
+    const file = `${dir}/description.txt`;
+    await Deno.writeTextFile(file, HONEST);
+    await using store = memoryStore();
+    const errors: Error[] = [];
+    await using servers = await connectServers(config(file), {
+      pins: { store },
+      signal: AbortSignal.timeout(20_000),
+      reconnect: { maxAttempts: 3, initialDelay: 1, maxDelay: 10 },
+      onError: (e) => errors.push(e),
+    });
+    assert.equal(servers.servers()[0].pins?.firstContact, true);
+    // The next process will list another description.
+    await Deno.writeTextFile(file, HONEST + APPENDED);
+    const signal = AbortSignal.timeout(15_000);
+    assert.equal(
+      await byName(servers.tools, "notes_exit").invoke("{}", { signal }),
+      "bye",
+    );
+    await waitFor(() => servers.servers()[0].state === "lost");
+    // Any call brings the server back; its listing goes through the pins.
+    await byName(servers.tools, "notes_pull").invoke("{}", { signal });
+    await waitFor(() => servers.servers()[0].pins?.changed.length === 1);
+    assert.ok(errors.some((e) => e instanceof PinDriftError), String(errors));
+    assert.equal(byName(servers.tools, "notes_read_note").description, HONEST);
+    const agent = new Agent(
+      script(
+        callTools({ name: "notes_read_note", args: { title: "x" } }),
+        say("done"),
+      ),
+      { toolSource: servers.toolSource },
+    );
+    const parked = await agent.generate("go", { signal });
+    assert.equal(parked.pending[0].approval?.reason, "tool_changed");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });
 

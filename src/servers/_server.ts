@@ -42,6 +42,7 @@ import { RoutedClient } from "./_routed_client.ts";
 import type { ServerSpec } from "./config.ts";
 import {
   EgressRefusedError,
+  PinDriftError,
   ReconnectLimitError,
   ServerPermissionError,
 } from "./errors.ts";
@@ -110,6 +111,8 @@ export class ManagedServer {
   #recent: string[] = [];
   #pendingDenial?: PermissionDenial;
   #denials = 0;
+  /** The drift reported so far, as `changed\0<name>` and `added\0<name>`. */
+  #drift = new Set<string>();
   #attempts = 0;
   #startFailure?: ServerConnectError;
   #retrying?: Promise<void>;
@@ -261,6 +264,8 @@ export class ManagedServer {
       this.#client = await this.#open(attempt.signal);
       try {
         await this.#list(attempt.signal);
+        // Drift at the start is on the status; only later drift is news.
+        this.#reportDrift(false);
       } catch (error) {
         const client = this.#client;
         this.#client = undefined;
@@ -464,6 +469,7 @@ export class ManagedServer {
           continue;
         }
         if (this.#skipped !== undefined) this.#ctx.report(this.#skipped);
+        this.#reportDrift(true);
         if (before !== this.#tools) this.#ctx.changed();
       } while (this.#again && !this.#closed);
     };
@@ -502,6 +508,25 @@ export class ManagedServer {
       this.#recent = [];
     }
     return this.#denial;
+  }
+
+  // Drift a refresh found that was not reported yet: once per tool and
+  // definition (a tool approved and changed again is news again).
+  #reportDrift(announce: boolean): void {
+    const report = this.#pinReport;
+    if (report === undefined) return;
+    const held = new Set([
+      ...report.changed.map((n) => `changed\0${n}`),
+      ...report.added.map((n) => `added\0${n}`),
+    ]);
+    const changed = report.changed.filter((n) =>
+      !this.#drift.has(`changed\0${n}`)
+    );
+    const added = report.added.filter((n) => !this.#drift.has(`added\0${n}`));
+    this.#drift = held;
+    if (announce && (changed.length > 0 || added.length > 0)) {
+      this.#ctx.report(new PinDriftError(this.spec.name, changed, added));
+    }
   }
 
   #lost(client: McpClient, cause: Error): void {

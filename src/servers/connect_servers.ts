@@ -73,8 +73,9 @@ export interface ConnectServersOptions {
    * Failures after `connectServers` resolved: a refresh that failed (the
    * last good list is kept), tools a refresh skipped, a name a server lost
    * to another after a refresh (a `ServersError` naming both), a failed
-   * reconnect or start retry, a server given up. Default: the message on
-   * stderr.
+   * reconnect or start retry, a server given up; with `pins`, tools a
+   * refresh found changed or new (a `PinDriftError`, once per change); a
+   * new shadowing finding. Default: the message on stderr.
    * @default the message on stderr
    */
   onError?: (error: Error) => void;

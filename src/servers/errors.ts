@@ -207,3 +207,53 @@ export class EgressRefusedError extends Error {
     if (from !== undefined) this.redirectedFrom = from.href;
   }
 }
+
+/**
+ * A listing after the start found tools of a pinned server held for
+ * approval (`connectServers`' `pins`): a definition changed since it was
+ * pinned, or a tool the pins do not hold. Goes to `onError` once per tool
+ * and change; the calls of those tools park for approval. Reads
+ * `server "notes": tool definitions changed since they were pinned: read_note; new: export_all (their calls wait for approval)`.
+ *
+ * @example
+ * ```ts
+ * import { PinDriftError } from "@weft/mcp/servers";
+ * const error = new PinDriftError("notes", ["read_note"], []);
+ * console.log(error.changed, error.message);
+ * ```
+ */
+export class PinDriftError extends Error {
+  /** The server's name. */
+  readonly server: string;
+  /** Tools whose definition changed (the server's names). */
+  readonly changed: readonly string[];
+  /** Tools the pins do not hold. */
+  readonly added: readonly string[];
+
+  /** Builds the report for `server`. */
+  constructor(
+    server: string,
+    changed: readonly string[],
+    added: readonly string[],
+  ) {
+    const parts = [
+      ...(changed.length > 0
+        ? [
+          `tool definitions changed since they were pinned: ${
+            changed.join(", ")
+          }`,
+        ]
+        : []),
+      ...(added.length > 0 ? [`new: ${added.join(", ")}`] : []),
+    ];
+    super(
+      `server ${JSON.stringify(server)}: ${
+        parts.join("; ")
+      } (their calls wait for approval)`,
+    );
+    this.name = "PinDriftError";
+    this.server = server;
+    this.changed = changed;
+    this.added = added;
+  }
+}
