@@ -108,7 +108,9 @@ Deno.test("pins on the real servers: first contact imports every tool unchanged,
     files: npmServer("server-filesystem", [dir]),
   };
   const shape = (tools: readonly ToolDef[]) =>
-    tools.map((t) => [t.name, t.description, JSON.stringify(t.inputSchema.raw)]);
+    tools.map((
+      t,
+    ) => [t.name, t.description, JSON.stringify(t.inputSchema.raw)]);
   try {
     await using store = memoryStore();
     let plain: unknown;
