@@ -34,6 +34,8 @@ export {
 } from "./src/mcp/import_error.ts";
 export { McpTransportError, RemoteToolError } from "./src/mcp/remote_error.ts";
 export { renderContent } from "./src/mcp/render.ts";
+export { toolDigest } from "./src/mcp/pins.ts";
+export type { PinReport, PinStore, ToolPins } from "./src/mcp/pins.ts";
 export type { InputContext, InputHandler } from "./src/mcp/input.ts";
 export type { RenderOptions, ResultRendering } from "./src/mcp/render.ts";
 export { exportTools, setRequestStateKey } from "./src/mcp/export.ts";

@@ -54,6 +54,7 @@ export {
   ToolPanicError,
   ToolTimeoutError,
 } from "./src/core/errors.ts";
+export type { ApprovalRequest } from "./src/core/errors.ts";
 export type {
   ToolCall,
   ToolCaller,

@@ -27,20 +27,30 @@ export type {
   ConnectServersOptions,
   PeerInfo,
   ReconnectOptions,
+  ServerPins,
   ServerState,
   ServerStatus,
+  ShadowFinding,
 } from "./src/servers/connect_servers.ts";
-export { parseServersConfig, ServerConfigError } from "./src/servers/config.ts";
+export {
+  describePermissions,
+  parseServersConfig,
+  ServerConfigError,
+} from "./src/servers/config.ts";
 export type {
   HttpServerConfig,
   ServerConfig,
   ServerEntryOptions,
+  ServerPermissions,
   ServersConfig,
   ServerSpec,
   StdioServerConfig,
 } from "./src/servers/config.ts";
 export {
+  EgressRefusedError,
+  PinDriftError,
   ReconnectLimitError,
+  ServerPermissionError,
   ServersError,
   ToolNameTakenError,
 } from "./src/servers/errors.ts";

@@ -13,7 +13,7 @@ import {
   truncateResult,
 } from "../core/policy.ts";
 import type { ToolDef } from "../core/tool.ts";
-import { ServerConfigError } from "../servers/config.ts";
+import { describePermissions, ServerConfigError } from "../servers/config.ts";
 import {
   type ConnectedServers,
   connectServers,
@@ -185,6 +185,7 @@ export function formatServers(
     lines.push("");
     if (server.error !== undefined) {
       lines.push(`== ${server.name}: failed`, `  ${server.error.message}`);
+      lines.push(...permissionLines(server));
       continue;
     }
     const skipped = error?.skipped.filter((s) => s.server === server.name) ??
@@ -200,6 +201,7 @@ export function formatServers(
         count(server.tools.length, "tool")
       }, ${skipped.length} skipped`,
     );
+    lines.push(...permissionLines(server));
     for (const tool of server.tools) lines.push("", ...formatTool(tool));
     if (skipped.length > 0) {
       lines.push("", `skipped ${count(skipped.length, "tool")}:`);
@@ -212,6 +214,16 @@ export function formatServers(
     }
   }
   return lines.join("\n") + "\n";
+}
+
+// A server with permissions: the exact command line it runs with, and what
+// it may touch.
+function permissionLines(server: ServerStatus): string[] {
+  if (server.permissions === undefined) return [];
+  return [
+    `  command: ${server.launch ?? server.target}`,
+    `  permissions: ${describePermissions(server.permissions)}`,
+  ];
 }
 
 function count(n: number, noun: string): string {

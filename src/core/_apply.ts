@@ -15,6 +15,7 @@ import { type Decision, deniedText, NO_DECISION } from "./decisions.ts";
 import type { InputAnswer, PendingInput } from "./input.ts";
 import { type CallOutcome, cap, executeCalls } from "./dispatch.ts";
 import type { ToolCallPart, ToolResultPart } from "./messages.ts";
+import type { ApprovalRequest } from "./errors.ts";
 import type { LoopConfig } from "./_loop.ts";
 import type { PendingCall } from "./run.ts";
 import type { RunState } from "./_run_state.ts";
@@ -104,7 +105,7 @@ export async function applyDecisions(
   for (const call of opened.pending) {
     const outcome = outcomes.get(call);
     if (outcome?.kind === "parked") {
-      parked.push(pendingOf(call, outcome.input));
+      parked.push(pendingOf(call, outcome.input, outcome.approval));
     } else if (outcome?.kind === "result") {
       results.push(outcome.part);
       ran.push(outcome.part);
@@ -127,9 +128,11 @@ export async function applyDecisions(
 export function pendingOf(
   call: ToolCallPart,
   input: PendingInput | undefined,
+  approval?: ApprovalRequest,
 ): PendingCall {
   const entry = { id: call.id, name: call.name, args: call.args };
-  return input === undefined ? entry : { ...entry, input };
+  const asked = input === undefined ? entry : { ...entry, input };
+  return approval === undefined ? asked : { ...asked, approval };
 }
 
 /** The text and error flag of a call answered without running. */

@@ -8,6 +8,7 @@
  */
 
 import {
+  type ApprovalRequest,
   ApprovalRequiredError,
   DuplicateToolError,
   MissingToolError,
@@ -116,6 +117,16 @@ export function recordingChain(
     onResult: (result, call) => reported.set(call.id, result),
   });
   return { caller, reported };
+}
+
+/** The reason the first `ApprovalRequiredError` in `err`'s cause chain carries, if any. */
+export function approvalRequestOf(err: unknown): ApprovalRequest | undefined {
+  let current = err;
+  for (let depth = 0; depth < 16 && current instanceof Error; depth++) {
+    if (current instanceof ApprovalRequiredError) return current.request;
+    current = current.cause;
+  }
+  return undefined;
 }
 
 /** Whether `err` (or a cause below it) asks for approval: such a call is parked. */

@@ -252,7 +252,7 @@ async function runStep(
   const parked: PendingCall[] = [];
   for (const outcome of outcomes) {
     if (outcome.kind === "result") results.push(outcome.part);
-    else parked.push(pendingOf(outcome.call, outcome.input));
+    else parked.push(pendingOf(outcome.call, outcome.input, outcome.approval));
   }
   if (results.length > 0) run.messages.push({ role: "tool", content: results });
   run.pending.push(...parked);

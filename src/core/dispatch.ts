@@ -19,7 +19,12 @@ import type { AudioContent, ImageContent } from "./content.ts";
 import type { ToolCallPart, ToolResultPart } from "./messages.ts";
 import type { ToolCaller } from "./middleware.ts";
 import { failureText, formatDuration, truncateResult } from "./policy.ts";
-import { isApprovalRequired, type ToolSnapshot } from "./_chain.ts";
+import {
+  approvalRequestOf,
+  isApprovalRequired,
+  type ToolSnapshot,
+} from "./_chain.ts";
+import type { ApprovalRequest } from "./errors.ts";
 import {
   type AskFn,
   type InputAnswer,
@@ -52,6 +57,8 @@ export type CallOutcome =
     readonly call: ToolCallPart;
     /** What the call asked for, when it parked for input. */
     readonly input?: PendingInput;
+    /** Why the tool asked for approval, when it said. */
+    readonly approval?: ApprovalRequest;
   };
 
 /** Receives the tool events; the run assigns their sequence numbers. */
@@ -224,8 +231,12 @@ async function runCall(
   } catch (err) {
     if (run.aborted) content = errorText(run.reason);
     else if (timedOut !== undefined) content = timedOut.message;
-    else if (isApprovalRequired(err)) return { kind: "parked", call };
-    else {
+    else if (isApprovalRequired(err)) {
+      const approval = approvalRequestOf(err);
+      return approval === undefined
+        ? { kind: "parked", call }
+        : { kind: "parked", call, approval };
+    } else {
       const input = inputRequiredOf(err);
       if (input !== undefined) return { kind: "parked", call, input };
       content = failureText(call.name, err);

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { errorText } from "./errors.ts";
+import { type ApprovalRequest, errorText } from "./errors.ts";
 import type { PendingInput } from "./input.ts";
 import type { Message, ToolCallPart, ToolResultPart } from "./messages.ts";
 import type {
@@ -30,6 +30,12 @@ export interface PendingCall {
   readonly args: string;
   /** What the call's tool asked for; absent for a call parked for approval. */
   readonly input?: PendingInput;
+  /**
+   * Why the tool asked for approval, when it said (an imported tool whose
+   * pinned definition changed: the reason and a diff); absent for a
+   * `requireApproval` tool. For the person deciding, never for the model.
+   */
+  readonly approval?: ApprovalRequest;
 }
 
 /** One step of a run. */

@@ -8,7 +8,13 @@ import type { ToolClient as Client } from "./peers.ts";
 import { SchemaError } from "../core/errors.ts";
 import type { Schema } from "../core/schema.ts";
 import { adoptSchema, annotationsOf, build } from "../core/bridge.ts";
-import type { ToolAnnotations, ToolDef, ToolOptions } from "../core/tool.ts";
+import type {
+  InvokeOptions,
+  ToolAnnotations,
+  ToolArguments,
+  ToolDef,
+  ToolOptions,
+} from "../core/tool.ts";
 import {
   DuplicateNameError,
   EmptyNameError,
@@ -20,6 +26,14 @@ import { listToolEntries } from "./_list_tools.ts";
 import { remoteInvoke, type RemoteOptions } from "./_remote_call.ts";
 import type { ResultRendering } from "./render.ts";
 import type { InputHandler } from "./input.ts";
+import {
+  definitionOf,
+  type ListedDefinition,
+  PinGuard,
+  type PinReport,
+  toolDigest,
+  type ToolPins,
+} from "./pins.ts";
 
 /**
  * Options for one `importTools` call.
@@ -89,6 +103,14 @@ export interface ImportOptions {
    * only to a client that declared `capabilities: { elicitation: {} }`.
    */
   onInput?: InputHandler;
+  /**
+   * Pin the server's tool definitions in a store and hold back the ones
+   * that changed since (see {@link ToolPins}): a changed or new tool keeps
+   * its pinned definition before the model and its calls wait for
+   * approval, with the reason and a diff on `PendingCall.approval`.
+   * `ImportResult.pins` reports how the listing compared.
+   */
+  pins?: ToolPins;
 }
 
 /**
@@ -239,6 +261,8 @@ export interface ImportResult {
   tools: ToolDef[];
   /** The tools that could not be imported; absent when every entry imported. */
   skipped?: ImportError;
+  /** How the listing compared with the pins; present only with the `pins` option. */
+  pins?: PinReport;
 }
 
 /**
@@ -357,9 +381,60 @@ export async function importTools(
       tools.push(outcome);
     }
   }
-  return skipped.length === 0
+  const result: ImportResult = skipped.length === 0
     ? { tools }
     : { tools, skipped: new ImportError(skipped) };
+  if (options.pins === undefined) return result;
+  return await pinned(client, entries, result, options.pins, {
+    prefix,
+    policy,
+    gated,
+    render,
+  });
+}
+
+// The imported tools again, each under its pin: a tool pinned as listed
+// as it is; a changed one with its pinned definition; every one's calls
+// through the guard.
+async function pinned(
+  client: Client,
+  entries: readonly unknown[],
+  result: ImportResult,
+  pins: ToolPins,
+  rules: EntryRules,
+): Promise<ImportResult> {
+  const names = new Set(result.tools.map((t) => t.name));
+  const kept: Record<string, unknown>[] = [];
+  for (const entry of entries) {
+    if (
+      isRecord(entry) && typeof entry.name === "string" &&
+      names.delete(rules.prefix + entry.name)
+    ) kept.push(entry);
+  }
+  const listed: ListedDefinition[] = await Promise.all(
+    kept.map(async (entry) => ({
+      name: entry.name as string,
+      definition: definitionOf(entry),
+      digest: await toolDigest(entry),
+    })),
+  );
+  const { guard, report } = await PinGuard.open(pins, listed);
+  const tools: ToolDef[] = [];
+  for (let i = 0; i < kept.length; i++) {
+    const verdict = guard.verdict(listed[i]);
+    const shown = verdict.kind === "changed"
+      ? { ...verdict.pinned, name: listed[i].name }
+      : kept[i];
+    const wrap = (
+      invoke: (args: ToolArguments, options: InvokeOptions) => Promise<string>,
+    ) => guard.gate(listed[i], rules.prefix + listed[i].name, invoke);
+    let tool = importEntry(client, shown, { ...rules, wrap }, new Set());
+    if (tool instanceof Error) {
+      tool = importEntry(client, kept[i], { ...rules, wrap }, new Set());
+    }
+    if (!(tool instanceof Error)) tools.push(tool);
+  }
+  return { ...result, tools, pins: report };
 }
 
 /** What every entry of one listing is imported with. */
@@ -369,13 +444,17 @@ interface EntryRules {
   /** Whether the tool the server lists so waits for approval. */
   readonly gated: (serverName: string, tool: ListedTool) => boolean;
   readonly render: RemoteOptions;
+  /** Wraps each tool's invoke body (the pin guard). */
+  readonly wrap?: (
+    invoke: (args: ToolArguments, options: InvokeOptions) => Promise<string>,
+  ) => (args: ToolArguments, options: InvokeOptions) => Promise<string>;
 }
 
 // The per-entry pipeline: the first failing check decides the cause.
 function importEntry(
   client: Client,
   entry: unknown,
-  { prefix, policy, gated, render }: EntryRules,
+  { prefix, policy, gated, render, wrap }: EntryRules,
   imported: ReadonlySet<string>,
 ): ToolDef | Error {
   if (!isRecord(entry)) return new NonObjectEntryError();
@@ -434,7 +513,9 @@ function importEntry(
       inputSchema,
       outputSchema: objectOutputSchema(entry.outputSchema),
     },
-    remoteInvoke(client, serverName, name, render),
+    wrap === undefined
+      ? remoteInvoke(client, serverName, name, render)
+      : wrap(remoteInvoke(client, serverName, name, render)),
   );
 }
 

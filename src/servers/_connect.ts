@@ -14,6 +14,9 @@ import {
 import { ServerConfigError, type ServerSpec } from "./config.ts";
 import type { EraStore } from "../runtime/era_store.ts";
 import type { OAuthClientProvider } from "../runtime/client/oauth_client.ts";
+import type { Launch } from "./_permissions.ts";
+import { egressFetch } from "./_egress.ts";
+import type { EgressRefusedError } from "./errors.ts";
 
 /** What every connection of a set shares. */
 export interface ConnectSpecOptions {
@@ -36,6 +39,12 @@ export interface ConnectSpecOptions {
   readonly eraStore?: EraStore;
   /** The OAuth client of an HTTP server, by its name. */
   readonly auth?: (server: string) => OAuthClientProvider | undefined;
+  /** How a stdio server is started (its permissions applied); its command line as written when absent. */
+  readonly launch?: Launch;
+  /** Sees each stderr line of a stdio server too (a denied permission is read from it). */
+  readonly tapStderr?: (line: string) => void;
+  /** Told of each request `allowedHosts` refused (a refusal a library swallowed still names the host). */
+  readonly onEgressRefused?: (error: EgressRefusedError) => void;
 }
 
 // A server of the 2025 era asks for input only of a client that declared
@@ -55,15 +64,21 @@ export function connectSpec(
     options.initializeTimeout;
   if (spec.kind === "stdio") {
     const c = spec.config;
-    return connectStdio(c.command, {
-      args: c.args,
+    const launch = options.launch ?? { command: c.command, args: c.args ?? [] };
+    return connectStdio(launch.command, {
+      args: [...launch.args],
       env: c.env,
       cwd: c.cwd,
+      ...(c.inheritEnv === undefined ? {} : { inheritEnv: c.inheritEnv }),
       name: spec.name,
       signal: options.signal,
       initializeTimeout,
       clientInfo: options.clientInfo,
-      stderr: stderrOf(spec.name, options.stderr),
+      stderr: tapped(
+        spec.name,
+        stderrOf(spec.name, options.stderr),
+        options.tapStderr,
+      ),
       forwardSignals: options.forwardSignals,
       protocol: c.protocol,
       eraStore: options.eraStore,
@@ -80,13 +95,22 @@ export function connectSpec(
       ),
     );
   }
+  const hosts = spec.config.allowedHosts;
+  const base = options.fetch ?? ((input, init) => fetch(input, init));
   const http = {
     headers: spec.config.headers,
     name: spec.name,
     signal: options.signal,
     initializeTimeout,
     clientInfo: options.clientInfo,
-    fetch: options.fetch,
+    fetch: hosts === undefined ? options.fetch : egressFetch(
+      spec.name,
+      new URL(spec.config.url),
+      hosts,
+      base,
+      Object.keys(spec.config.headers ?? {}),
+      options.onEgressRefused,
+    ),
     capabilities: CAPABILITIES,
   };
   return spec.kind === "sse"
@@ -100,6 +124,22 @@ export function connectSpec(
       eraStore: options.eraStore,
       ...(auth === undefined ? {} : { auth }),
     });
+}
+
+// The sink, with `tap` seeing each line first. "inherit" hands the
+// server our stderr as is: nothing to tap.
+function tapped(
+  name: string,
+  sink: ConnectStdioOptions["stderr"],
+  tap: ((line: string) => void) | undefined,
+): ConnectStdioOptions["stderr"] {
+  if (tap === undefined || sink === "inherit") return sink;
+  if (sink === "ignore") return tap;
+  const out = sink ?? ((line: string) => console.error(`[${name}] ${line}`));
+  return (line) => {
+    tap(line);
+    out(line);
+  };
 }
 
 function stderrOf(

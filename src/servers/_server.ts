@@ -26,6 +26,8 @@ import { importTools } from "../mcp/import.ts";
 import { forwardElicitation, type InputHandler } from "../mcp/input.ts";
 import type { ResultRendering } from "../mcp/render.ts";
 import type { ImportError } from "../mcp/import_error.ts";
+import type { PinReport } from "../mcp/pins.ts";
+import { pinsFor, type ServerPins } from "./_pins.ts";
 import type { McpClient } from "../runtime/client/disposable_client.ts";
 import {
   ConnectionLostError,
@@ -41,7 +43,18 @@ import {
 } from "../runtime/client/oauth_client.ts";
 import { RoutedClient } from "./_routed_client.ts";
 import type { ServerSpec } from "./config.ts";
-import { ReconnectLimitError } from "./errors.ts";
+import {
+  EgressRefusedError,
+  PinDriftError,
+  ReconnectLimitError,
+  ServerPermissionError,
+} from "./errors.ts";
+import {
+  type Launch,
+  launchOf,
+  type PermissionDenial,
+  permissionDenial,
+} from "./_permissions.ts";
 import {
   compareEntry,
   type ServerCatalog,
@@ -69,6 +82,8 @@ export interface ServerContext {
   readonly onInput?: InputHandler;
   /** Where each server's listing is kept: a warm entry spares the connection at start. */
   readonly catalog?: ServerCatalog;
+  /** Where the servers' tool definitions are pinned. */
+  readonly pins?: ServerPins;
   /** A failure after connect: a refresh, a reconnect, a retry, a give-up. */
   report(error: Error): void;
   /** The server's tools or state changed. */
@@ -102,6 +117,15 @@ export class ManagedServer {
   #lostCause?: Error;
   #tools: readonly ToolDef[] = [];
   #skipped?: ImportError;
+  #pinReport?: PinReport;
+  #launch?: Launch;
+  #denial?: PermissionDenial;
+  #refusal?: EgressRefusedError;
+  #recent: string[] = [];
+  #pendingDenial?: PermissionDenial;
+  #denials = 0;
+  /** The drift reported so far, as `changed\0<name>` and `added\0<name>`. */
+  #drift = new Set<string>();
   #attempts = 0;
   #startFailure?: ServerConnectError;
   #retrying?: Promise<void>;
@@ -131,6 +155,16 @@ export class ManagedServer {
   /** The server's imported tools (last good list). */
   get tools(): readonly ToolDef[] {
     return this.#tools;
+  }
+
+  /** How a stdio server is started (its permissions applied), once known. */
+  get startedAs(): Launch | undefined {
+    return this.#launch;
+  }
+
+  /** How the last listing compared with the pins (with the `pins` option). */
+  get pinReport(): PinReport | undefined {
+    return this.#pinReport;
   }
 
   /** The tools the last listing skipped. */
@@ -203,7 +237,7 @@ export class ManagedServer {
   retryStart(policy: Required<ReconnectOptions>): Promise<void> {
     if (
       this.#startFailure === undefined || this.#closed ||
-      wantsAuthorization(this.#startFailure)
+      chainHas(this.#startFailure, AuthorizationError)
     ) {
       return Promise.resolve();
     }
@@ -228,7 +262,7 @@ export class ManagedServer {
         this.#ctx.changed();
         // Time does not bring a token: the server stays failed, its
         // failure the AuthorizationError, until the host acts.
-        if (wantsAuthorization(last)) return;
+        if (chainHas(last, AuthorizationError)) return;
         continue;
       }
       this.#startFailure = undefined;
@@ -295,16 +329,58 @@ export class ManagedServer {
     const onAbort = () => attempt.abort(deadline.reason);
     if (deadline.aborted) onAbort();
     else deadline.addEventListener("abort", onAbort, { once: true });
+    const denied = this.#denials;
+    const refused = this.#refusal;
     try {
       this.#client = await this.#open(attempt.signal);
       try {
         await this.#list(attempt.signal);
+        // Drift at the start is on the status; only later drift is news.
+        this.#reportDrift(false);
       } catch (error) {
         const client = this.#client;
         this.#client = undefined;
         await client.close().catch(() => {});
         throw error;
       }
+    } catch (error) {
+      const failed = this.#named(error, "initialize");
+      // A request allowedHosts refused during the start (OAuth discovery
+      // falls back when its metadata cannot be fetched): the start names it.
+      const refusal = this.#refusal;
+      if (
+        refusal !== undefined && refusal !== refused &&
+        !chainHas(failed, EgressRefusedError)
+      ) {
+        throw new ServerConnectError(
+          this.spec.name,
+          this.target,
+          failed.phase,
+          new EgressRefusedError(
+            this.spec.name,
+            new URL(refusal.url),
+            refusal.redirectedFrom === undefined
+              ? undefined
+              : new URL(refusal.redirectedFrom),
+            { cause: failed.cause },
+          ),
+        );
+      }
+      // A server that died of a permission it was not granted says so on
+      // stderr: the start names the permission.
+      const denial = this.#lastDenial();
+      if (denial === undefined || this.#denials === denied) throw failed;
+      throw new ServerConnectError(
+        this.spec.name,
+        this.target,
+        failed.phase,
+        new ServerPermissionError(
+          this.spec.name,
+          denial.permission,
+          denial.target,
+          { cause: failed.cause },
+        ),
+      );
     } finally {
       deadline.removeEventListener("abort", onAbort);
     }
@@ -345,17 +421,30 @@ export class ManagedServer {
       }
     }
     let result: SchemaOutput<T>;
+    const denied = this.#denials;
     try {
       result = await client.request(request, resultSchema, options);
     } catch (error) {
       if (error instanceof ConnectionLostError) {
         this.#lost(client, error);
-        throw new ServerConnectError(
+        const lost = new ServerConnectError(
           this.spec.name,
           this.target,
           "call",
           error,
         );
+        // A server that died of a permission it was not granted says so
+        // on stderr: the call names the permission.
+        const denial = this.#lastDenial();
+        if (denial !== undefined && this.#denials !== denied) {
+          throw new ServerPermissionError(
+            this.spec.name,
+            denial.permission,
+            denial.target,
+            { cause: lost },
+          );
+        }
+        throw lost;
       }
       if (isSessionGone(error)) {
         // The server forgot the session: the request never ran; a new
@@ -384,8 +473,23 @@ export class ManagedServer {
   async #open(signal: AbortSignal): Promise<McpClient> {
     const ctx = this.#ctx;
     let client: McpClient;
+    if (this.spec.kind === "stdio" && this.#launch === undefined) {
+      try {
+        this.#launch = await launchOf(this.spec.name, this.spec.config);
+      } catch (error) {
+        throw this.#named(error, "spawn");
+      }
+    }
     try {
       client = await connectSpec(this.spec, {
+        launch: this.#launch,
+        onEgressRefused: (error) => {
+          this.#refusal = error;
+        },
+        ...(this.spec.kind === "stdio" &&
+            this.spec.config.permissions !== undefined
+          ? { tapStderr: (line: string) => this.#tap(line) }
+          : {}),
         signal,
         initializeTimeout: ctx.initializeTimeout,
         clientInfo: ctx.clientInfo,
@@ -422,6 +526,9 @@ export class ManagedServer {
         render: this.spec.config.render ?? this.#ctx.render,
         onInput: this.#ctx.onInput,
         signal,
+        ...(this.#ctx.pins === undefined ? {} : {
+          pins: pinsFor(this.spec, this.#ctx.pins, () => void this.refresh()),
+        }),
       });
       this.#tools = result.tools;
       this.#skipped = result.skipped;
@@ -429,6 +536,7 @@ export class ManagedServer {
         this.#listed = this.#listing;
         await this.#keep(this.#listed);
       }
+      this.#pinReport = result.pins;
     } catch (error) {
       if (error instanceof ServerConnectError) throw error;
       throw new ServerConnectError(this.spec.name, this.target, "list", error);
@@ -467,6 +575,7 @@ export class ManagedServer {
           continue;
         }
         if (this.#skipped !== undefined) this.#ctx.report(this.#skipped);
+        this.#reportDrift(true);
         if (before !== this.#tools) this.#ctx.changed();
       } while (this.#again && !this.#closed);
     };
@@ -474,6 +583,56 @@ export class ManagedServer {
       this.#refreshing = undefined;
     });
     return this.#refreshing;
+  }
+
+  // Node writes a denial over several lines: the last few are read
+  // together, and a denial is counted once, when its target is in (or
+  // after a line more, without one).
+  #tap(line: string): void {
+    this.#recent.push(line);
+    if (this.#recent.length > 8) this.#recent.shift();
+    const denial = permissionDenial(this.#recent.join("\n"));
+    if (denial === undefined) return;
+    const pending = this.#pendingDenial;
+    if (denial.target === "" && pending === undefined) {
+      this.#pendingDenial = denial;
+      return;
+    }
+    this.#pendingDenial = undefined;
+    this.#denial = denial;
+    this.#denials++;
+    this.#recent = [];
+  }
+
+  // The last denial; one still waiting for its target line counts now.
+  #lastDenial(): PermissionDenial | undefined {
+    const pending = this.#pendingDenial;
+    if (pending !== undefined) {
+      this.#pendingDenial = undefined;
+      this.#denial = pending;
+      this.#denials++;
+      this.#recent = [];
+    }
+    return this.#denial;
+  }
+
+  // Drift a refresh found that was not reported yet: once per tool and
+  // definition (a tool approved and changed again is news again).
+  #reportDrift(announce: boolean): void {
+    const report = this.#pinReport;
+    if (report === undefined) return;
+    const held = new Set([
+      ...report.changed.map((n) => `changed\0${n}`),
+      ...report.added.map((n) => `added\0${n}`),
+    ]);
+    const changed = report.changed.filter((n) =>
+      !this.#drift.has(`changed\0${n}`)
+    );
+    const added = report.added.filter((n) => !this.#drift.has(`added\0${n}`));
+    this.#drift = held;
+    if (announce && (changed.length > 0 || added.length > 0)) {
+      this.#ctx.report(new PinDriftError(this.spec.name, changed, added));
+    }
   }
 
   #lost(client: McpClient, cause: Error): void {
@@ -569,16 +728,18 @@ export class ManagedServer {
 }
 
 /**
- * Whether a start failed because the server wants authorization the
- * connection could not give (a 401 or 403 without a token that works, an
- * OAuth flow that needs the user or was refused): not transient, so it is
- * not retried.
+ * Whether `type` is in `error`'s cause chain (a start that failed because
+ * the server wants authorization the connection could not give is not
+ * transient, so it is not retried; an egress refusal neither).
  */
-function wantsAuthorization(failure: ServerConnectError): boolean {
-  for (let e: unknown = failure.cause, depth = 0; depth < 8; depth++) {
-    if (e instanceof AuthorizationError) return true;
-    if (!(e instanceof Error)) return false;
-    e = e.cause;
+function chainHas(
+  error: unknown,
+  type: abstract new (...args: never[]) => Error,
+): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 16 && current instanceof Error; depth++) {
+    if (current instanceof type) return true;
+    current = (current as Error).cause;
   }
   return false;
 }

@@ -40,6 +40,36 @@ export interface ServerEntryOptions {
   protocol?: "auto" | "modern" | "legacy";
 }
 
+/**
+ * What a local server may touch (a stdio entry's `permissions`): each
+ * permission `true` (all of it), or a list (those paths, hosts, variable
+ * names or `PREFIX*` patterns, programs); absent, nothing. A `deno run`
+ * server gets exactly these as Deno flags in place of `-A`
+ * (`--allow-read=/data`, ..., and `--no-prompt`); a `node` server runs
+ * under Node's permission model (`read`, `write`, `run`; `net` must be
+ * `true`, Node cannot restrict it). Another program is refused: nothing
+ * would enforce them.
+ *
+ * @example A filesystem server that may read one directory and nothing else
+ * ```ts
+ * import type { ServerPermissions } from "@weft/mcp/servers";
+ * const permissions: ServerPermissions = { read: ["/srv/docs"], env: ["OTEL_*"] };
+ * console.log(Object.keys(permissions));
+ * ```
+ */
+export interface ServerPermissions {
+  /** Paths it may read (`--allow-read`). */
+  readonly read?: true | readonly string[];
+  /** Paths it may write (`--allow-write`). */
+  readonly write?: true | readonly string[];
+  /** Hosts (`host` or `host:port`) it may reach (`--allow-net`). */
+  readonly net?: true | readonly string[];
+  /** Variables it may read, names or `PREFIX*` (`--allow-env`); the names the entry sets in `env` are added. */
+  readonly env?: true | readonly string[];
+  /** Programs it may run (`--allow-run`). */
+  readonly run?: true | readonly string[];
+}
+
 /** A server process speaking MCP on its stdin and stdout. */
 export interface StdioServerConfig extends ServerEntryOptions {
   /** `"stdio"`, or absent. */
@@ -52,6 +82,19 @@ export interface StdioServerConfig extends ServerEntryOptions {
   env?: Record<string, string>;
   /** Its working directory; ours when absent. */
   cwd?: string;
+  /**
+   * What it may touch (see {@link ServerPermissions}): a `deno run` server
+   * runs with exactly these instead of `-A`. Absent: it runs as its
+   * command line says.
+   */
+  permissions?: ServerPermissions;
+  /**
+   * The variables of this process it inherits: names, or prefixes ending
+   * in `*` (`["HOME", "PATH", "OTEL_*"]`), instead of the default few
+   * (`DEFAULT_INHERITED_ENV`, and `OTEL_*` under `OTEL_DENO=true`). `[]`:
+   * only what `env` sets.
+   */
+  inheritEnv?: string[];
 }
 
 /** A Streamable HTTP endpoint (or a legacy HTTP+SSE one, `type: "sse"`). */
@@ -67,6 +110,16 @@ export interface HttpServerConfig extends ServerEntryOptions {
    * names the client (`oauthClient`) for it.
    */
   auth?: "oauth";
+  /**
+   * The hosts its connection may reach beyond its own URL's host (OAuth
+   * authorization servers, a CDN it redirects to): `host:port`, a bare
+   * hostname (any port), or `*.example.com`. Given, every request — the
+   * endpoint, redirects (followed hop by hop), OAuth discovery, metadata and
+   * token URLs — to any other host is refused with an `EgressRefusedError`
+   * naming it, and a redirect that leaves the origin drops `Authorization`,
+   * cookies and this entry's `headers`. Absent: no restriction.
+   */
+  allowedHosts?: string[];
 }
 
 /** One entry of `mcpServers`. */
@@ -141,6 +194,8 @@ const STDIO_FIELDS = new Set([
   "initializeTimeout",
   "render",
   "protocol",
+  "permissions",
+  "inheritEnv",
   // Host-specific fields other hosts ignore, accepted and not used.
   "envFile",
   "autoApprove",
@@ -153,6 +208,7 @@ const HTTP_FIELDS = new Set([
   "url",
   "headers",
   "auth",
+  "allowedHosts",
   "prefix",
   "policy",
   "disabled",
@@ -347,6 +403,18 @@ function checkEntry(name: string, entry: Record<string, unknown>): ServerSpec {
     if (entry.cwd !== undefined && typeof entry.cwd !== "string") {
       throw new ServerConfigError(name, "cwd", "must be a string");
     }
+    checkPermissions(name, entry.permissions);
+    if (
+      entry.inheritEnv !== undefined &&
+      !(Array.isArray(entry.inheritEnv) &&
+        entry.inheritEnv.every(isVariablePattern))
+    ) {
+      throw new ServerConfigError(
+        name,
+        "inheritEnv",
+        'must be an array of variable names or prefixes ending in "*" (e.g. ["HOME", "OTEL_*"])',
+      );
+    }
     return {
       name,
       prefix,
@@ -365,6 +433,20 @@ function checkEntry(name: string, entry: Record<string, unknown>): ServerSpec {
     );
   }
   checkStrings(name, "headers", entry.headers);
+  const hosts = entry.allowedHosts;
+  if (
+    hosts !== undefined &&
+    !(Array.isArray(hosts) &&
+      hosts.every((h) =>
+        typeof h === "string" && h !== "" && !/[\/\s@?#]/.test(h)
+      ))
+  ) {
+    throw new ServerConfigError(
+      name,
+      "allowedHosts",
+      'must be an array of hosts ("auth.example.com", "127.0.0.1:8443", "*.example.com")',
+    );
+  }
   if (entry.auth !== undefined && entry.auth !== "oauth") {
     throw new ServerConfigError(
       name,
@@ -378,6 +460,52 @@ function checkEntry(name: string, entry: Record<string, unknown>): ServerSpec {
     kind: type === "sse" ? "sse" : "http",
     config: entry as unknown as HttpServerConfig,
   };
+}
+
+const PERMISSION_KEYS = ["read", "write", "net", "env", "run"];
+
+function checkPermissions(name: string, value: unknown): void {
+  if (value === undefined) return;
+  if (!isRecord(value)) {
+    throw new ServerConfigError(name, "permissions", "must be an object");
+  }
+  for (const [key, grant] of Object.entries(value)) {
+    if (!PERMISSION_KEYS.includes(key)) {
+      throw new ServerConfigError(
+        name,
+        `permissions.${key}`,
+        `is not a permission (${PERMISSION_KEYS.join(", ")})`,
+      );
+    }
+    const ok = grant === true ||
+      (Array.isArray(grant) &&
+        grant.every((g) =>
+          typeof g === "string" && g !== "" && !g.includes(",")
+        ));
+    if (!ok) {
+      throw new ServerConfigError(
+        name,
+        `permissions.${key}`,
+        `must be true or an array of non-empty strings without commas, got ${
+          JSON.stringify(grant)
+        }`,
+      );
+    }
+    if (key === "env" && Array.isArray(grant)) {
+      if (!grant.every(isVariablePattern)) {
+        throw new ServerConfigError(
+          name,
+          "permissions.env",
+          'must name variables, or prefixes ending in "*"',
+        );
+      }
+    }
+  }
+}
+
+function isVariablePattern(value: unknown): boolean {
+  return typeof value === "string" && value !== "" && !value.includes("=") &&
+    !value.slice(0, -1).includes("*");
 }
 
 function checkStrings(name: string, field: string, value: unknown): void {
@@ -398,4 +526,31 @@ function checkStrings(name: string, field: string, value: unknown): void {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * A server's permissions as `weft-mcp inspect` prints them, every
+ * permission named: `read=/srv/docs write=none net=none env=OTEL_* run=none`
+ * (`all` for `true`).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { describePermissions } from "@weft/mcp/servers";
+ * assert.equal(
+ *   describePermissions({ read: ["/srv/docs"], net: true }),
+ *   "read=/srv/docs write=none net=all env=none run=none",
+ * );
+ * ```
+ */
+export function describePermissions(permissions: ServerPermissions): string {
+  return PERMISSION_KEYS.map((name) => {
+    const grant = permissions[name as keyof ServerPermissions];
+    const text = grant === true
+      ? "all"
+      : grant === undefined || grant.length === 0
+      ? "none"
+      : grant.join(",");
+    return `${name}=${text}`;
+  }).join(" ");
 }

@@ -11,8 +11,16 @@ import type { ProtocolEra } from "../runtime/era.ts";
 import type { ToolDef } from "../core/tool.ts";
 import type { ResultRendering } from "../mcp/render.ts";
 import type { InputHandler } from "../mcp/input.ts";
+import type { PinReport } from "../mcp/pins.ts";
+import type { ServerPins } from "./_pins.ts";
+import { findShadowing, quarantined, type ShadowFinding } from "./_shadow.ts";
 import type { ServerConnectError } from "../runtime/errors.ts";
-import { parseServersConfig, type ServersConfig } from "./config.ts";
+import {
+  parseServersConfig,
+  type ServerPermissions,
+  type ServersConfig,
+} from "./config.ts";
+import { commandLine } from "../runtime/process/command.ts";
 import {
   ServersError,
   type SkippedServerTool,
@@ -29,6 +37,8 @@ import {
 } from "./_server.ts";
 
 export type { ReconnectOptions, ServerState } from "./_server.ts";
+export type { ServerPins } from "./_pins.ts";
+export type { ShadowFinding } from "./_shadow.ts";
 
 /** A name and a version: how a client introduces itself, and a server's `serverInfo`. */
 export interface PeerInfo {
@@ -66,8 +76,9 @@ export interface ConnectServersOptions {
    * Failures after `connectServers` resolved: a refresh that failed (the
    * last good list is kept), tools a refresh skipped, a name a server lost
    * to another after a refresh (a `ServersError` naming both), a failed
-   * reconnect or start retry, a server given up. Default: the message on
-   * stderr.
+   * reconnect or start retry, a server given up; with `pins`, tools a
+   * refresh found changed or new (a `PinDriftError`, once per change); a
+   * new shadowing finding. Default: the message on stderr.
    * @default the message on stderr
    */
   onError?: (error: Error) => void;
@@ -135,6 +146,28 @@ export interface ConnectServersOptions {
    * `notifications/tools/list_changed` too, rewrites it.
    */
   catalog?: Store | CatalogOptions;
+  /**
+   * Pin every server's tool definitions in `store` (see `importTools`'
+   * `pins`), each server under its name with its URL, or its command and
+   * arguments. A tool whose definition changed since it was pinned, or a
+   * new tool on a pinned server, keeps its pinned definition before the
+   * model and its calls wait for approval (`PendingCall.approval` carries
+   * the reason and a diff), on every listing: the first, a reconnect's,
+   * one after `notifications/tools/list_changed`. `approve` pins the new
+   * definition and runs the call; `deny` keeps the old pin.
+   * `ServerStatus.pins` reports each server's last comparison.
+   */
+  pins?: ServerPins;
+  /**
+   * Tools that shadow another server's (a name equal or confusable with
+   * another server's tool — case, homoglyphs, `-`/`_`/`.` — or a
+   * description that names another server's tool) are always reported on
+   * `ServerStatus.shadowing`, and those found after the start to
+   * `onError`. `"quarantine"`: their calls also wait for approval
+   * (`PendingCall.approval.reason` `"tool_shadowed"`), every call.
+   * @default "report"
+   */
+  shadowing?: "report" | "quarantine";
 }
 
 /** One server of a {@link ConnectedServers} set, as it stands now. */
@@ -166,6 +199,18 @@ export interface ServerStatus {
   readonly error?: ServerConnectError;
   /** Its tools left out now: a name another server has (`ToolNameTakenError`), a schema refused. */
   readonly skipped?: readonly SkippedServerTool[];
+  /** How its last listing compared with the pins (with the `pins` option): the tools that wait for approval. */
+  readonly pins?: PinReport;
+  /**
+   * The exact command line a stdio server runs with, its `permissions`
+   * applied (`deno run --no-prompt --allow-read=/srv ...`); absent for an
+   * HTTP server and before the first start.
+   */
+  readonly launch?: string;
+  /** A stdio server's `permissions`, as its entry gives them; absent when it has none. */
+  readonly permissions?: ServerPermissions;
+  /** Its tools that shadow another server's tool (see `ConnectServersOptions.shadowing`); absent when none. */
+  readonly shadowing?: readonly ShadowFinding[];
 }
 
 /** What {@link connectServers} resolves to. `await using` closes every server. */
@@ -266,8 +311,23 @@ class ServerSet implements ConnectedServers {
   /** The name collisions seen so far, as `<server>\0<name>`: only new ones are reported. */
   #collisions = new Set<string>();
   #closing?: Promise<void>;
+  readonly #quarantine: boolean;
+  #shadowing: readonly ShadowFinding[] = [];
+  /** Each listed tool's server; a quarantined tool is its own entry. */
+  #owners = new Map<ToolDef, ManagedServer>();
+  /** The quarantined version of each shadowing tool, kept while it shadows. */
+  #gated = new WeakMap<ToolDef, { message: string; tool: ToolDef }>();
 
   constructor(options: ConnectServersOptions) {
+    const shadowing = options.shadowing ?? "report";
+    if (shadowing !== "report" && shadowing !== "quarantine") {
+      throw new TypeError(
+        `connectServers: shadowing must be "report" or "quarantine", got ${
+          JSON.stringify(shadowing)
+        }`,
+      );
+    }
+    this.#quarantine = shadowing === "quarantine";
     const reconnect = options.reconnect === false ? false : {
       maxAttempts: options.reconnect?.maxAttempts ?? 5,
       initialDelay: options.reconnect?.initialDelay ?? 250,
@@ -289,6 +349,7 @@ class ServerSet implements ConnectedServers {
       ...(options.catalog === undefined
         ? {}
         : { catalog: new ServerCatalog(options.catalog) }),
+      pins: options.pins,
       auth: authByName(options.auth),
       report: (error) => {
         try {
@@ -324,7 +385,8 @@ class ServerSet implements ConnectedServers {
   // The list, the report and the collisions, as the servers stand now; a
   // name a server lost to another since the last look goes to onError.
   #update(): void {
-    const { tools, skipped } = this.#merge();
+    const { tools: merged, skipped } = this.#merge();
+    const tools = this.#shade(merged);
     this.#tools = tools;
     this.#skipped = skipped;
     const failures = this.#members.flatMap((s) => s.failure ?? []);
@@ -346,11 +408,50 @@ class ServerSet implements ConnectedServers {
     }
   }
 
+  // The findings across the merged list; under "quarantine" each
+  // shadowing tool replaced by its gated version. New findings after the
+  // start go to onError.
+  #shade(merged: ToolDef[]): ToolDef[] {
+    const byServer = new Map<ManagedServer, ToolDef[]>();
+    for (const tool of merged) {
+      const owner = this.#owners.get(tool)!;
+      byServer.set(owner, [...(byServer.get(owner) ?? []), tool]);
+    }
+    const findings = findShadowing(this.#members.map((server) => ({
+      server: server.spec.name,
+      prefix: server.spec.prefix,
+      tools: byServer.get(server) ?? [],
+    })));
+    const before = new Set(this.#shadowing.map((f) => f.message));
+    this.#shadowing = findings;
+    if (this.#settled) {
+      for (const finding of findings) {
+        if (!before.has(finding.message)) {
+          this.context.report(new Error(`shadowing: ${finding.message}`));
+        }
+      }
+    }
+    if (!this.#quarantine || findings.length === 0) return merged;
+    return merged.map((tool) => {
+      const own = findings.filter((f) => f.tool === tool.name);
+      if (own.length === 0) return tool;
+      const message = own.map((f) => f.message).join("\n");
+      let gated = this.#gated.get(tool);
+      if (gated === undefined || gated.message !== message) {
+        gated = { message, tool: quarantined(tool, own) };
+        this.#gated.set(tool, gated);
+      }
+      this.#owners.set(gated.tool, this.#owners.get(tool)!);
+      return gated.tool;
+    });
+  }
+
   // Every server's tools; a name an earlier server has is skipped.
   #merge(): { tools: ToolDef[]; skipped: SkippedServerTool[] } {
     const tools: ToolDef[] = [];
     const skipped: SkippedServerTool[] = [];
     const owners = new Map<string, string>();
+    this.#owners = new Map();
     for (const server of this.#members) {
       const name = server.spec.name;
       for (const entry of server.skipped?.skipped ?? []) {
@@ -367,6 +468,7 @@ class ServerSet implements ConnectedServers {
           continue;
         }
         owners.set(tool.name, name);
+        this.#owners.set(tool, server);
         tools.push(tool);
       }
     }
@@ -395,12 +497,16 @@ class ServerSet implements ConnectedServers {
         protocol?: ProtocolEra;
         error?: ServerConnectError;
         skipped?: readonly SkippedServerTool[];
+        pins?: PinReport;
+        shadowing?: readonly ShadowFinding[];
+        launch?: string;
+        permissions?: ServerPermissions;
       } = {
         name: server.spec.name,
         target: server.target,
         prefix: server.spec.prefix,
         state: server.state,
-        tools: this.#tools.filter((t) => server.tools.includes(t)),
+        tools: this.#tools.filter((t) => this.#owners.get(t) === server),
       };
       const info = server.serverInfo;
       if (info !== undefined) {
@@ -414,6 +520,22 @@ class ServerSet implements ConnectedServers {
         s.server === server.spec.name
       );
       if (skipped.length > 0) status.skipped = skipped;
+      const pins = server.pinReport;
+      if (pins !== undefined) status.pins = pins;
+      const shadowing = this.#shadowing.filter((f) =>
+        f.server === server.spec.name
+      );
+      if (shadowing.length > 0) status.shadowing = shadowing;
+      const launch = server.startedAs;
+      if (launch !== undefined) {
+        status.launch = commandLine(launch.command, [...launch.args]);
+      }
+      if (
+        server.spec.kind === "stdio" &&
+        server.spec.config.permissions !== undefined
+      ) {
+        status.permissions = server.spec.config.permissions;
+      }
       return status;
     });
   }

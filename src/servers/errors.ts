@@ -125,3 +125,135 @@ function renderServersError(
   ];
   return `mcp: ${counts.join(", ")}: ${parts.join("; ")}`;
 }
+
+/**
+ * A local server needed a permission its `mcpServers` entry does not grant
+ * (Deno's `NotCapable`, Node's `ERR_ACCESS_DENIED`, read from what it wrote)
+ * and the call failed. Reads
+ * `server "files" was denied read access to "/etc/passwd": its permissions do not grant it (permissions.read in its mcpServers entry)`.
+ *
+ * @example
+ * ```ts
+ * import { ServerPermissionError } from "@weft/mcp/servers";
+ * const error = new ServerPermissionError("files", "read", "/etc/passwd");
+ * console.log(error.permission, error.message);
+ * ```
+ */
+export class ServerPermissionError extends Error {
+  /** The server's name. */
+  readonly server: string;
+  /** The permission: `read`, `write`, `net`, `env`, `run` (or another of Deno's: `sys`, `ffi`). */
+  readonly permission: string;
+  /** What it tried to reach; `""` when the server did not say. */
+  readonly target: string;
+
+  /** Builds the error for `server`, denied `permission` on `target`. */
+  constructor(
+    server: string,
+    permission: string,
+    target: string,
+    options?: ErrorOptions,
+  ) {
+    super(
+      `server ${JSON.stringify(server)} was denied ${permission} access${
+        target === "" ? "" : ` to ${JSON.stringify(target)}`
+      }: its permissions do not grant it (permissions.${permission} in its mcpServers entry)`,
+      options,
+    );
+    this.name = "ServerPermissionError";
+    this.server = server;
+    this.permission = permission;
+    this.target = target;
+  }
+}
+
+/**
+ * An HTTP server with `allowedHosts` was about to reach a host outside them
+ * (a redirect, an OAuth metadata or token URL): nothing was sent there.
+ * Reads
+ * `server "docs": refused to reach host "evil.example" (redirected from https://docs.example/mcp): it is not the server's host nor in its allowedHosts`.
+ *
+ * @example
+ * ```ts
+ * import { EgressRefusedError } from "@weft/mcp/servers";
+ * const error = new EgressRefusedError("docs", new URL("https://evil.example/x"));
+ * console.log(error.host, error.message);
+ * ```
+ */
+export class EgressRefusedError extends Error {
+  /** The server's name. */
+  readonly server: string;
+  /** The host refused (`hostname:port` when a port is given). */
+  readonly host: string;
+  /** The URL refused. */
+  readonly url: string;
+  /** The URL that redirected there, when a redirect did. */
+  readonly redirectedFrom?: string;
+
+  /** Builds the error for `server`, refused `url` (redirected from `from`). */
+  constructor(server: string, url: URL, from?: URL, options?: ErrorOptions) {
+    super(
+      `server ${JSON.stringify(server)}: refused to reach host ${
+        JSON.stringify(url.host)
+      }${
+        from === undefined ? "" : ` (redirected from ${from.href})`
+      }: it is not the server's host nor in its allowedHosts`,
+      options,
+    );
+    this.name = "EgressRefusedError";
+    this.server = server;
+    this.host = url.host;
+    this.url = url.href;
+    if (from !== undefined) this.redirectedFrom = from.href;
+  }
+}
+
+/**
+ * A listing after the start found tools of a pinned server held for
+ * approval (`connectServers`' `pins`): a definition changed since it was
+ * pinned, or a tool the pins do not hold. Goes to `onError` once per tool
+ * and change; the calls of those tools park for approval. Reads
+ * `server "notes": tool definitions changed since they were pinned: read_note; new: export_all (their calls wait for approval)`.
+ *
+ * @example
+ * ```ts
+ * import { PinDriftError } from "@weft/mcp/servers";
+ * const error = new PinDriftError("notes", ["read_note"], []);
+ * console.log(error.changed, error.message);
+ * ```
+ */
+export class PinDriftError extends Error {
+  /** The server's name. */
+  readonly server: string;
+  /** Tools whose definition changed (the server's names). */
+  readonly changed: readonly string[];
+  /** Tools the pins do not hold. */
+  readonly added: readonly string[];
+
+  /** Builds the report for `server`. */
+  constructor(
+    server: string,
+    changed: readonly string[],
+    added: readonly string[],
+  ) {
+    const parts = [
+      ...(changed.length > 0
+        ? [
+          `tool definitions changed since they were pinned: ${
+            changed.join(", ")
+          }`,
+        ]
+        : []),
+      ...(added.length > 0 ? [`new: ${added.join(", ")}`] : []),
+    ];
+    super(
+      `server ${JSON.stringify(server)}: ${
+        parts.join("; ")
+      } (their calls wait for approval)`,
+    );
+    this.name = "PinDriftError";
+    this.server = server;
+    this.changed = changed;
+    this.added = added;
+  }
+}

@@ -285,7 +285,10 @@ export interface HttpHandler {
    * module's default export: prints the address (as `deno serve` does
    * when there is no `onListen`) and, on Deno, closes the handler on
    * SIGTERM and SIGINT — `deno serve` stops listening then, and open GET
-   * streams and calls in flight would otherwise hold the process. Not
+   * streams and calls in flight would otherwise hold the process — and
+   * then disposes a store from `@weft/mcp/store` given as `store` (its
+   * connections would hold the process too; `close()` alone leaves the
+   * store open for its owner). Not
    * called by `Deno.serve(handler)`: there, pass `signal`.
    */
   onListen(address: ListenAddress): void;
@@ -546,7 +549,21 @@ export function httpHandler(
         : internalError();
     }
   };
-  const signals = new SignalHook(() => void close());
+  // The signal deno serve passes on ends the process: the handler closes,
+  // then a contract store given as `store` (its connections would hold the
+  // process otherwise). `close()` itself leaves the store to its owner.
+  const signals = new SignalHook(() =>
+    void close().then(async () => {
+      const given = options.store;
+      if (given !== undefined && isStore(given)) {
+        try {
+          await given[Symbol.asyncDispose]();
+        } catch {
+          // The process is ending; a store that fails to close changes nothing.
+        }
+      }
+    })
+  );
   const close = async (): Promise<void> => {
     signals.remove();
     closing.abort();

@@ -22,13 +22,16 @@ const OTEL_ON = new Set(["true", "1"]);
  * absent, picks the default: `["OTEL_*"]` when this process has
  * `OTEL_DENO=true`, else none.
  */
-export function passthroughOf(value: unknown): Passthrough {
+export function passthroughOf(
+  value: unknown,
+  field = "envPassthrough",
+): Passthrough {
   if (value === undefined) {
     return { patterns: tracingOn() ? ["OTEL_*"] : [], given: false };
   }
   if (!Array.isArray(value)) {
     throw new TypeError(
-      `connectStdio: envPassthrough must be an array of variable names or prefixes ending in "*" (e.g. ["OTEL_*"]), got ${typeof value}`,
+      `connectStdio: ${field} must be an array of variable names or prefixes ending in "*" (e.g. ["OTEL_*"]), got ${typeof value}`,
     );
   }
   value.forEach((pattern: unknown, i) => {
@@ -36,7 +39,7 @@ export function passthroughOf(value: unknown): Passthrough {
       !pattern.includes("=") && !pattern.slice(0, -1).includes("*");
     if (!ok) {
       throw new TypeError(
-        `connectStdio: envPassthrough[${i}] is ${
+        `connectStdio: ${field}[${i}] is ${
           typeof pattern === "string" ? JSON.stringify(pattern) : typeof pattern
         }: give a variable name, or a prefix ending in "*" (e.g. "OTEL_*")`,
       );

@@ -77,6 +77,13 @@ export interface ConnectStdioOptions {
    * named here, and is left out under the default.
    */
   envPassthrough?: readonly string[];
+  /**
+   * The variables of this process the server inherits, names or prefixes
+   * ending in `*` (`["HOME", "PATH", "OTEL_*"]`), in place of
+   * {@link DEFAULT_INHERITED_ENV} and `envPassthrough`: an allowlist.
+   * `[]`: the server gets only `env`.
+   */
+  inheritEnv?: readonly string[];
   /** The server's working directory; ours when absent. */
   cwd?: string;
   /** Aborting ends the connection (and the process); during the handshake, rejects with its reason. */
@@ -249,13 +256,18 @@ export async function connectStdio(
   const target = commandLine(command, args);
   const stderr = options.stderr ?? prefixedStderr(name);
   const passthrough = passthroughOf(options.envPassthrough);
+  const allowlist = options.inheritEnv === undefined
+    ? undefined
+    : passthroughOf(options.inheritEnv, "inheritEnv");
   let proc: SpawnedProcess;
   try {
-    const env = {
-      ...defaultEnvironment(),
-      ...passedThrough(passthrough),
-      ...options.env,
-    };
+    const env = allowlist === undefined
+      ? {
+        ...defaultEnvironment(),
+        ...passedThrough(passthrough),
+        ...options.env,
+      }
+      : { ...passedThrough(allowlist), ...options.env };
     proc = spawnProcess({
       command: resolveCommand(command, env.PATH, options.cwd),
       args,

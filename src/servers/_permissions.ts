@@ -1,0 +1,310 @@
+/**
+ * Least privilege for local servers: an `mcpServers` entry's `permissions`
+ * turned into the exact flags of the runtime that runs it — Deno's
+ * `--allow-*` in place of `-A` for `deno run`, Node's permission model for
+ * `node` — and a permission a server was denied recognised in what it says.
+ *
+ * @module
+ */
+
+import { ServerConfigError, type ServerPermissions } from "./config.ts";
+
+/** The permissions, in the order they are printed and applied. */
+export const PERMISSION_NAMES: readonly ["read", "write", "net", "env", "run"] =
+  [
+    "read",
+    "write",
+    "net",
+    "env",
+    "run",
+  ];
+
+/** One permission's name. */
+export type PermissionName = typeof PERMISSION_NAMES[number];
+
+/** How a stdio server is started once its permissions are applied. */
+export interface Launch {
+  /** The program. */
+  readonly command: string;
+  /** Its arguments, permission flags included. */
+  readonly args: readonly string[];
+}
+
+// Deno flags that take their value as the next argument (the others use `=`).
+const DENO_VALUE_FLAGS = new Set([
+  "--config",
+  "-c",
+  "--import-map",
+  "--lock",
+  "--cert",
+  "--location",
+  "--seed",
+  "--env-file",
+  "--preload",
+  "--require",
+  "--inspect-wait",
+]);
+
+// Every flag that grants, denies or asks for a permission: dropped, so the
+// server runs with the entry's permissions and nothing else.
+const DENO_SHORT_GRANTS = new Set(["-A", "-R", "-W", "-N", "-E", "-S", "-P"]);
+
+function isDenoPermissionFlag(arg: string): boolean {
+  const flag = arg.split("=")[0];
+  return DENO_SHORT_GRANTS.has(flag) || flag.startsWith("--allow-") ||
+    flag.startsWith("--deny-") || flag === "--permission-set" ||
+    flag === "--no-prompt";
+}
+
+/** The program's base name, without a Windows `.exe`. */
+function programOf(command: string): string {
+  const base = command.split(/[\\/]/).pop() ?? command;
+  return base.toLowerCase().replace(/\.exe$/, "");
+}
+
+/**
+ * Deno's flags for `permissions`: `--no-prompt` (a denied access fails at
+ * once, never waits on a prompt) and one `--allow-<name>` per granted
+ * permission (`true`: all; a list: those). `env` also allows the names the
+ * entry sets in `env`.
+ */
+export function denoFlags(
+  permissions: ServerPermissions,
+  env: Readonly<Record<string, string>> = {},
+): string[] {
+  const flags = ["--no-prompt"];
+  for (const name of PERMISSION_NAMES) {
+    let grant = permissions[name];
+    if (name === "env" && grant !== true) {
+      const names = [...(grant ?? []), ...Object.keys(env)];
+      grant = names.length > 0 ? [...new Set(names)] : undefined;
+    }
+    if (grant === true) flags.push(`--allow-${name}`);
+    else if (grant !== undefined && grant.length > 0) {
+      flags.push(`--allow-${name}=${grant.join(",")}`);
+    }
+  }
+  return flags;
+}
+
+/**
+ * How the server `name` (`command` with `args`) is started under
+ * `permissions`. A `deno run` gets {@link denoFlags} in place of every
+ * permission flag it had (`-A` included); `node` runs under its permission
+ * model (`nodeMajor.minor` picks `--permission` or, before 22.13,
+ * `--experimental-permission`). Any other program, or a `deno` subcommand
+ * other than `run`, is refused with a `ServerConfigError` naming the
+ * server: nothing could enforce the permissions.
+ */
+export function applyPermissions(
+  name: string,
+  command: string,
+  args: readonly string[],
+  permissions: ServerPermissions,
+  options: {
+    readonly env?: Readonly<Record<string, string>>;
+    readonly nodeVersion?: () => readonly [number, number] | undefined;
+  } = {},
+): Launch {
+  const program = programOf(command);
+  if (program === "deno") {
+    return denoLaunch(name, command, args, permissions, options.env);
+  }
+  if (program === "node") {
+    return nodeLaunch(name, command, args, permissions, options.nodeVersion);
+  }
+  throw new ServerConfigError(
+    name,
+    "permissions",
+    `apply to servers run by deno (deno run npm:<package>, jsr:<package> or a script) or node; ${
+      JSON.stringify(program)
+    } cannot enforce them: run the package as "deno run npm:<package>"`,
+  );
+}
+
+function denoLaunch(
+  name: string,
+  command: string,
+  args: readonly string[],
+  permissions: ServerPermissions,
+  env: Readonly<Record<string, string>> | undefined,
+): Launch {
+  const run = args.indexOf("run");
+  const before = args.slice(0, run);
+  if (run < 0 || before.some((a) => !a.startsWith("-"))) {
+    throw new ServerConfigError(
+      name,
+      "permissions",
+      `apply to "deno run"; this entry runs deno ${
+        JSON.stringify(args[0] ?? "")
+      }: write it as deno run <flags> <module>`,
+    );
+  }
+  const out = [...before, "run", ...denoFlags(permissions, env)];
+  let i = run + 1;
+  for (; i < args.length; i++) {
+    const arg = args[i];
+    if (!arg.startsWith("-")) break; // the module: what follows is its own
+    if (isDenoPermissionFlag(arg)) continue;
+    out.push(arg);
+    if (DENO_VALUE_FLAGS.has(arg) && i + 1 < args.length) out.push(args[++i]);
+  }
+  if (i >= args.length) {
+    throw new ServerConfigError(
+      name,
+      "args",
+      "name no module after deno run: nothing to apply the permissions to",
+    );
+  }
+  out.push(...args.slice(i));
+  return { command, args: out };
+}
+
+function nodeLaunch(
+  name: string,
+  command: string,
+  args: readonly string[],
+  permissions: ServerPermissions,
+  nodeVersion: (() => readonly [number, number] | undefined) | undefined,
+): Launch {
+  const version = nodeVersion?.();
+  if (version === undefined || version[0] < 20) {
+    throw new ServerConfigError(
+      name,
+      "permissions",
+      `need Node.js 20 or later (its permission model)${
+        version === undefined
+          ? "; node --version could not be read"
+          : `; this node is ${version.join(".")}`
+      }`,
+    );
+  }
+  if (permissions.net !== true) {
+    throw new ServerConfigError(
+      name,
+      "permissions",
+      `node's permission model cannot restrict network access: grant "net": true (node does not restrict it), or run the server with deno`,
+    );
+  }
+  const [major, minor] = version;
+  const stable = major > 22 || (major === 22 && minor >= 13);
+  const flags = [stable ? "--permission" : "--experimental-permission"];
+  for (
+    const [grant, flag] of [
+      [permissions.read, "--allow-fs-read"],
+      [permissions.write, "--allow-fs-write"],
+    ] as const
+  ) {
+    if (grant === true) flags.push(`${flag}=*`);
+    else if (grant !== undefined) {
+      // One flag per path: a comma list is one path to Node 20.
+      for (const path of grant) flags.push(`${flag}=${path}`);
+    }
+  }
+  if (
+    permissions.run === true ||
+    (permissions.run !== undefined && permissions.run.length > 0)
+  ) {
+    flags.push("--allow-child-process");
+  }
+  const kept = args.filter((a) =>
+    !a.startsWith("--allow-fs-") && a !== "--permission" &&
+    a !== "--experimental-permission" && a !== "--allow-child-process"
+  );
+  return { command, args: [...flags, ...kept] };
+}
+
+/** What a server said when a permission it was not granted was needed. */
+export interface PermissionDenial {
+  /** Deno's name of the permission (`read`, `write`, `net`, `env`, `run`, `sys`, `ffi`, `import`). */
+  readonly permission: string;
+  /** What it tried to reach, as Deno wrote it. */
+  readonly target: string;
+  /** The line it came in. */
+  readonly line: string;
+}
+
+const DENO_DENIAL =
+  /Requires (\w+) access to "?([^",]*)"?, (?:run again with|specify the required permissions)[^\n]*?--allow-(\w+)/;
+const NODE_DENIAL =
+  /ERR_ACCESS_DENIED[\s\S]{0,300}?permission: '(FileSystemRead|FileSystemWrite|ChildProcess|Worker)'(?:,?\s*resource: '([^']*)')?/;
+
+/**
+ * Deno's `NotCapable` text (`Requires read access to "/x", run again with
+ * the --allow-read flag`) or Node's `ERR_ACCESS_DENIED`, found in `text`;
+ * `undefined` when there is none.
+ */
+export function permissionDenial(text: string): PermissionDenial | undefined {
+  const deno = DENO_DENIAL.exec(text);
+  if (deno !== null) {
+    return {
+      permission: deno[3],
+      target: deno[2],
+      line: lineAt(text, deno.index),
+    };
+  }
+  const node = NODE_DENIAL.exec(text);
+  if (node !== null) {
+    const permission = node[1] === "FileSystemRead"
+      ? "read"
+      : node[1] === "FileSystemWrite"
+      ? "write"
+      : "run";
+    return {
+      permission,
+      target: node[2] ?? "",
+      line: lineAt(text, node.index),
+    };
+  }
+  return undefined;
+}
+
+function lineAt(text: string, index: number): string {
+  const start = text.lastIndexOf("\n", index) + 1;
+  const end = text.indexOf("\n", index);
+  return text.slice(start, end < 0 ? text.length : end).trim();
+}
+
+/**
+ * How the stdio server `spec` is started: its command line as written, or
+ * with its `permissions` applied (a `node` command is asked its version
+ * first). Rejects with a `ServerConfigError` when they cannot be applied.
+ */
+export async function launchOf(
+  name: string,
+  config: {
+    readonly command: string;
+    readonly args?: readonly string[];
+    readonly env?: Readonly<Record<string, string>>;
+    readonly permissions?: ServerPermissions;
+  },
+): Promise<Launch> {
+  const args = config.args ?? [];
+  if (config.permissions === undefined) {
+    return { command: config.command, args };
+  }
+  const version = programOf(config.command) === "node"
+    ? await nodeVersionOf(config.command)
+    : undefined;
+  return applyPermissions(name, config.command, args, config.permissions, {
+    env: config.env,
+    nodeVersion: () => version,
+  });
+}
+
+async function nodeVersionOf(
+  command: string,
+): Promise<readonly [number, number] | undefined> {
+  try {
+    const out = await new Deno.Command(command, {
+      args: ["--version"],
+      stdin: "null",
+      stdout: "piped",
+      stderr: "null",
+    }).output();
+    const match = /^v(\d+)\.(\d+)/.exec(new TextDecoder().decode(out.stdout));
+    return match === null ? undefined : [Number(match[1]), Number(match[2])];
+  } catch {
+    return undefined;
+  }
+}

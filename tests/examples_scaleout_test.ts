@@ -1,0 +1,131 @@
+// examples/scaleout.ts as its module text says to run it: two `deno serve`
+// processes on one Redis (WEFT_STORE); a session opened on one is served by
+// the other.
+
+import assert from "node:assert/strict";
+import { startRedis } from "./_helpers/store_servers.ts";
+import { events, post } from "./_helpers/http_instances.ts";
+import { childEnv } from "./fixtures/runtime_server_helpers.ts";
+
+const EXAMPLE = new URL("../examples/scaleout.ts", import.meta.url).pathname;
+const VERSION = "2025-11-25";
+
+function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}
+
+/** `deno serve` of the example on a free port; resolves once it answers. */
+async function serve(store: string): Promise<{
+  url: string;
+  stop(): Promise<void>;
+}> {
+  const port = freePort();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["serve", "-A", "--quiet", "--port", String(port), EXAMPLE],
+    env: childEnv({ WEFT_STORE: store }),
+    clearEnv: true,
+    stdout: "null",
+    stderr: "inherit",
+  }).spawn();
+  const url = `http://127.0.0.1:${port}/mcp`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+      conn.close();
+      break;
+    } catch (error) {
+      if (Date.now() > deadline) {
+        child.kill("SIGKILL");
+        await child.status;
+        throw new Error(`examples/scaleout.ts did not listen on ${port}`, {
+          cause: error,
+        });
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  return {
+    url,
+    /** SIGTERM, as a platform stops an instance: the process must exit by itself. */
+    async stop() {
+      child.kill("SIGTERM");
+      const exited = await Promise.race([
+        child.status.then(() => true),
+        new Promise<false>((r) => setTimeout(() => r(false), 10_000)),
+      ]);
+      if (!exited) {
+        child.kill("SIGKILL");
+        await child.status;
+        throw new Error(
+          "examples/scaleout.ts still ran 10 s after SIGTERM: something (the store's connections?) holds the process",
+        );
+      }
+    },
+  };
+}
+
+Deno.test("examples/scaleout.ts: two deno serve processes on one Redis serve one session", async () => {
+  const redis = await startRedis();
+  const a = await serve(redis.url);
+  const b = await serve(redis.url);
+  try {
+    const init = await post(a.url, {
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: {
+        protocolVersion: VERSION,
+        capabilities: {},
+        clientInfo: { name: "example-test", version: "1" },
+      },
+    });
+    assert.equal(init.status, 200);
+    const sid = init.headers.get("mcp-session-id");
+    assert.ok(sid !== null, "the example opens sessions");
+    await init.text();
+    const session = { "mcp-session-id": sid, "mcp-protocol-version": VERSION };
+    const initialized = await post(a.url, {
+      jsonrpc: "2.0",
+      method: "notifications/initialized",
+    }, session);
+    assert.equal(initialized.status, 202);
+    await initialized.body?.cancel();
+
+    // The other process knows the session and lists the example's agent tool.
+    const listed = await post(b.url, {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/list",
+    }, session);
+    assert.equal(listed.status, 200);
+    const answer = events(await listed.text()).map((e) => JSON.parse(e.data))
+      .find((m) => m.id === 1);
+    assert.ok(
+      answer.result.tools.some((t: { name: string }) =>
+        t.name === "getting-started"
+      ),
+      "the example's agent tool is listed by the other process",
+    );
+
+    // An unknown session is refused there, as anywhere.
+    const stranger = await post(b.url, {
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/list",
+    }, { "mcp-session-id": "nope", "mcp-protocol-version": VERSION });
+    assert.equal(stranger.status, 404);
+    await stranger.body?.cancel();
+  } finally {
+    // Each instance exits on SIGTERM although it holds Redis connections.
+    try {
+      await a.stop();
+      await b.stop();
+    } finally {
+      await redis.stop();
+    }
+  }
+});
