@@ -70,6 +70,7 @@ export type {
   ProgressFn,
   RawToolDef,
   StandardSchemaWithJSON,
+  TaskSupport,
   ToolAnnotations,
   ToolArguments,
   ToolContext,

@@ -97,6 +97,14 @@ export type { InputHandler } from "./src/mcp/input.ts";
 export { RemoteToolError } from "./src/mcp/remote_error.ts";
 export { exportTools, setRequestStateKey } from "./src/mcp/export.ts";
 export { serveAgent } from "./src/mcp/serve.ts";
+export type { ServeAgentOptions } from "./src/mcp/serve.ts";
+// Serving MCP tasks.
+export {
+  serveTasks,
+  TaskAccessError,
+  TaskCancelledError,
+} from "./src/tasks/tasks.ts";
+export type { ServeTasksOptions } from "./src/tasks/tasks.ts";
 
 // Tracing: OpenTelemetry spans and metrics, recorded once the host registers a provider.
 export { configureTracing } from "./src/trace/otel.ts";
