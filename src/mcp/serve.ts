@@ -10,7 +10,9 @@ import type { ToolServer as Server } from "./peers.ts";
 import type { Agent } from "../core/agent.ts";
 import { quote } from "../core/errors.ts";
 import { SUBMIT_OUTPUT } from "../core/output.ts";
-import { subagent } from "../core/subagent.ts";
+import { runSubagent, subagent } from "../core/subagent.ts";
+import type { Message } from "../core/messages.ts";
+import type { TaskRunOptions } from "./task_hook.ts";
 import type {
   ProgressFn,
   TaskSupport,
@@ -172,7 +174,29 @@ function agentEntry(
   const tool = subagent(agent, description);
   return exported(
     tool,
-    (args: unknown, extra: CallExtra, progress?: ProgressFn) => {
+    (
+      args: unknown,
+      extra: CallExtra,
+      progress?: ProgressFn,
+      _ask?: AskFn,
+      task?: Pick<TaskRunOptions, "checkpoint" | "saveCheckpoint">,
+    ) => {
+      const prompt = (args as { prompt?: unknown } | undefined)?.prompt;
+      if (task !== undefined && typeof prompt === "string") {
+        // A task: each finished step is saved, and a takeover resumes
+        // from the last one.
+        const saved = task.checkpoint;
+        return runSubagent(
+          agent,
+          Array.isArray(saved) ? saved as Message[] : prompt,
+          {
+            signal: extra.signal,
+            ...authOf(extra),
+            onEvent: progress === undefined ? undefined : runReporter(progress),
+            checkpoint: task.saveCheckpoint,
+          },
+        ).then(textResult);
+      }
       const text = argumentText(args);
       if (progress === undefined) {
         return tool.invoke(text, { signal: extra.signal, ...authOf(extra) })
@@ -184,7 +208,7 @@ function agentEntry(
       return observed.invoke(text, { signal: extra.signal, ...authOf(extra) })
         .then(textResult);
     },
-    { taskSupport },
+    { taskSupport, resumable: true },
   );
 }
 
