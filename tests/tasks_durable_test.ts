@@ -135,72 +135,84 @@ Deno.test({
   fn: async (t) => {
     await using r = await rig();
 
-    await t.step("a task made on A is answered by B (tasks/get, tasks/result)", async () => {
-      await using onA = await connect(r.a.url);
-      await using onB = await connect(r.b.url);
-      const taskId = await startTask(onA, "build", { ms: 400 });
-      const seen = await onB.experimental.tasks.getTask(taskId);
-      assert.equal(seen.status, "working");
-      const result = await onB.experimental.tasks.getTaskResult(
-        taskId,
-        CallToolResultSchema,
-      );
-      assert.match(textOf(result), /^built by \d+$/);
-      assert.equal(
-        (await onB.experimental.tasks.getTask(taskId)).status,
-        "completed",
-      );
-    });
+    await t.step(
+      "a task made on A is answered by B (tasks/get, tasks/result)",
+      async () => {
+        await using onA = await connect(r.a.url);
+        await using onB = await connect(r.b.url);
+        const taskId = await startTask(onA, "build", { ms: 400 });
+        const seen = await onB.experimental.tasks.getTask(taskId);
+        assert.equal(seen.status, "working");
+        const result = await onB.experimental.tasks.getTaskResult(
+          taskId,
+          CallToolResultSchema,
+        );
+        assert.match(textOf(result), /^built by \d+$/);
+        assert.equal(
+          (await onB.experimental.tasks.getTask(taskId)).status,
+          "completed",
+        );
+      },
+    );
 
-    await t.step("tasks/cancel on B reaches the tool's signal on A", async () => {
-      await using onA = await connect(r.a.url);
-      await using onB = await connect(r.b.url);
-      const marker = crypto.randomUUID();
-      const taskId = await startTask(onA, "build", { ms: 60_000, marker });
-      const cancelled = await onB.experimental.tasks.cancelTask(taskId);
-      assert.equal(cancelled.status, "cancelled");
-      await until(
-        () => r.store.get(`test/aborted/${marker}`),
-        (entry) => entry !== undefined,
-        "the tool on A was not aborted",
-      );
-      assert.equal(
-        (await onA.experimental.tasks.getTask(taskId)).status,
-        "cancelled",
-      );
-    });
+    await t.step(
+      "tasks/cancel on B reaches the tool's signal on A",
+      async () => {
+        await using onA = await connect(r.a.url);
+        await using onB = await connect(r.b.url);
+        const marker = crypto.randomUUID();
+        const taskId = await startTask(onA, "build", { ms: 60_000, marker });
+        const cancelled = await onB.experimental.tasks.cancelTask(taskId);
+        assert.equal(cancelled.status, "cancelled");
+        await until(
+          () => r.store.get(`test/aborted/${marker}`),
+          (entry) => entry !== undefined,
+          "the tool on A was not aborted",
+        );
+        assert.equal(
+          (await onA.experimental.tasks.getTask(taskId)).status,
+          "cancelled",
+        );
+      },
+    );
 
-    await t.step("a served agent killed on A mid-run resumes on B from its last step", async () => {
-      const onA = await connect(r.a.url);
-      const taskId = await startTask(onA, "research", { prompt: "tasks" });
-      // Wait for the first step's checkpoint, then crash A.
-      await until(
-        () => r.store.get<{ checkpoint?: unknown }>(`task/${taskId}`),
-        (entry) => Array.isArray(entry?.value.checkpoint),
-        "no checkpoint saved",
-      );
-      await r.a.kill("SIGKILL");
-      await onA.close().catch(() => {});
-      // A client restarted with only the task id, on B.
-      await using onB = await connect(r.b.url);
-      const result = await onB.experimental.tasks.getTaskResult(
-        taskId,
-        CallToolResultSchema,
-      );
-      const text = textOf(result);
-      assert.match(text, /^research complete: /);
-      const steps = JSON.parse(text.slice("research complete: ".length)) as string[];
-      assert.equal(steps.length, 3);
-      const pids = steps.map((s) => s.replace("step by ", ""));
-      // The first step ran on A and was not run again; the rest ran on B.
-      assert.notEqual(pids[0], pids[2]);
-      assert.equal(pids[1], pids[2]);
-    });
+    await t.step(
+      "a served agent killed on A mid-run resumes on B from its last step",
+      async () => {
+        const onA = await connect(r.a.url);
+        const taskId = await startTask(onA, "research", { prompt: "tasks" });
+        // Wait for the first step's checkpoint, then crash A.
+        await until(
+          () => r.store.get<{ checkpoint?: unknown }>(`task/${taskId}`),
+          (entry) => Array.isArray(entry?.value.checkpoint),
+          "no checkpoint saved",
+        );
+        await r.a.kill("SIGKILL");
+        await onA.close().catch(() => {});
+        // A client restarted with only the task id, on B.
+        await using onB = await connect(r.b.url);
+        const result = await onB.experimental.tasks.getTaskResult(
+          taskId,
+          CallToolResultSchema,
+        );
+        const text = textOf(result);
+        assert.match(text, /^research complete: /);
+        const steps = JSON.parse(
+          text.slice("research complete: ".length),
+        ) as string[];
+        assert.equal(steps.length, 3);
+        const pids = steps.map((s) => s.replace("step by ", ""));
+        // The first step ran on A and was not run again; the rest ran on B.
+        assert.notEqual(pids[0], pids[2]);
+        assert.equal(pids[1], pids[2]);
+      },
+    );
   },
 });
 
 Deno.test({
-  name: "a plain tool's task whose instance died ends failed with the reason, not working forever",
+  name:
+    "a plain tool's task whose instance died ends failed with the reason, not working forever",
   sanitizeOps: false,
   sanitizeResources: false,
   fn: async () => {
@@ -208,7 +220,10 @@ Deno.test({
     const onA = await connect(r.a.url);
     const taskId = await startTask(onA, "build", { ms: 60_000 });
     await using onB = await connect(r.b.url);
-    assert.equal((await onB.experimental.tasks.getTask(taskId)).status, "working");
+    assert.equal(
+      (await onB.experimental.tasks.getTask(taskId)).status,
+      "working",
+    );
     await r.a.kill("SIGKILL");
     const died = performance.now();
     await onA.close().catch(() => {});
