@@ -128,7 +128,7 @@ const LAYERS: Record<
   // Serving tasks: the bridge's registry hook and the store's records.
   "src/tasks/": {
     folders: ["src/tasks/", "src/mcp/", "src/store/", "src/core/"],
-    bare: (s) => sdkOrNode(s) && !isSdkClient(s),
+    bare: (s) => (sdkOrNode(s) && !isSdkClient(s)) || s === "zod",
   },
   "src/testing/": { folders: ["src/testing/", "src/core/"], bare: () => false },
   // The store contract and its adapters: web standards, the core's leaf

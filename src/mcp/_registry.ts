@@ -44,6 +44,7 @@ import {
 import { tracedServe } from "../trace/mcp.ts";
 import {
   setTaskToolLookup,
+  taskEraOf,
   taskRunnerOf,
   type TaskRunOptions,
   type TaskTool,
@@ -312,13 +313,16 @@ function call(
     ? undefined
     : taskRunnerOf(server);
   if (runner !== undefined) {
-    const task = (request.params as { task?: unknown }).task;
-    if (typeof task === "object" && task !== null) {
+    const era = taskEraOf(request.params);
+    if (era !== undefined) {
+      const task = (request.params as { task?: { ttl?: number } }).task;
       return runner.start({
+        era,
         tool: name,
         args,
-        task: task as { ttl?: number },
+        task: era === "v1" && task !== undefined ? task : {},
         extra,
+        server,
         run: (options) => runDetached(entry, args, extra, options),
       }) as Promise<CallToolResult>;
     }

@@ -30,8 +30,48 @@ export interface TaskRunOptions {
   readonly saveCheckpoint?: (checkpoint: unknown) => Promise<void>;
 }
 
+/** The two shapes of tasks: 2025-11-25 (`params.task`) and the 2026-07-28 extension. */
+export type TaskEra = "v1" | "v2";
+
+/** The extension id of 2026-07-28 tasks. */
+export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+const PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
+const CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
+const FIRST_MODERN = "2026-07-28";
+
+/** Whether request `params` come from a 2026-07-28 (modern) client. */
+export function isModernRequest(params: unknown): boolean {
+  const meta = (params as { _meta?: Record<string, unknown> } | undefined)
+    ?._meta;
+  const version = meta?.[PROTOCOL_VERSION];
+  return typeof version === "string" && version >= FIRST_MODERN;
+}
+
+/**
+ * The shape of task a `tools/call`'s `params` ask for: `"v1"` with
+ * `params.task` (an object), `"v2"` from a modern client declaring the
+ * tasks extension, else `undefined`.
+ */
+export function taskEraOf(params: unknown): TaskEra | undefined {
+  const given = params as
+    | { task?: unknown; _meta?: Record<string, unknown> }
+    | undefined;
+  if (isModernRequest(params)) {
+    const caps = given?._meta?.[CLIENT_CAPABILITIES] as
+      | { extensions?: Record<string, unknown> }
+      | undefined;
+    const ext = caps?.extensions?.[TASKS_EXTENSION];
+    return typeof ext === "object" && ext !== null ? "v2" : undefined;
+  }
+  return typeof given?.task === "object" && given.task !== null
+    ? "v1"
+    : undefined;
+}
+
 /** One tool call that asked to be a task. */
 export interface TaskCall {
+  /** The shape the caller speaks. */
+  readonly era: TaskEra;
   /** The tool's name. */
   readonly tool: string;
   /** The tool's arguments as the client sent them. */
@@ -40,6 +80,8 @@ export interface TaskCall {
   readonly task: { readonly ttl?: number };
   /** The request's context (session id, verified caller). */
   readonly extra: CallExtra;
+  /** The server the call came in on (its connection may carry the task's questions). */
+  readonly server: object;
   /** Runs the call detached from its request; never rejects (failures are `isError` results). */
   run(options: TaskRunOptions): Promise<CallToolResult>;
 }

@@ -79,8 +79,10 @@ export class TaskHost implements TaskRunner {
   readonly #running = new Map<string, AbortController>();
   /** Local wake-ups of waiters, by task id. */
   readonly #waiters = new Map<string, Set<() => void>>();
-  /** Questions being asked by a `tasks/result` of this process, by task id + key. */
+  /** Questions being asked by this process, by task id + key. */
   readonly #asking = new Set<string>();
+  /** The server each task running here was created on, by task id. */
+  readonly #origins = new Map<string, object>();
   #closed = false;
 
   constructor(store: Store, settings: HostSettings) {
@@ -112,13 +114,45 @@ export class TaskHost implements TaskRunner {
     );
     await this.store.set(recordKey(id), record, { ttlMs: ttl });
     await this.#index(record.owner, id);
+    if (call.era === "v1") this.#origins.set(id, call.server);
     this.#launch(record, (options) => call.run(options), undefined);
-    return { task: wireTask(record) };
+    return call.era === "v2"
+      ? { ...taskV2(record), resultType: "task" }
+      : { task: wireTask(record) };
+  }
+
+  /** `tasks/get` of a 2026-07-28 caller: the detailed task (its questions, its result). */
+  async getV2(
+    id: string,
+    extra: CallExtra,
+    server: object,
+  ): Promise<Record<string, unknown>> {
+    return taskV2(await this.#read(id, extra, server));
+  }
+
+  /** `tasks/update` (2026-07-28): answers to the questions the task waits on. */
+  async update(
+    id: string,
+    responses: Record<string, unknown>,
+    extra: CallExtra,
+    server: object,
+  ): Promise<void> {
+    const record = await this.#read(id, extra, server);
+    const key = record.input?.key;
+    if (key !== undefined && responses[key] !== undefined) {
+      await this.answer(id, key, responses[key] as InputResponse);
+    }
   }
 
   /** `tasks/get`: the task, taken over first when its runner stopped. */
   async get(id: string, extra: CallExtra, server: object): Promise<WireTask> {
-    return wireTask(await this.#read(id, extra, server));
+    const record = await this.#read(id, extra, server);
+    // The caller knows the task (it polls): a question it waits on may go
+    // out on the task's own connection.
+    if (record.status === "input_required" && record.input !== undefined) {
+      void this.#push(id, record.input.key, { ...record.input.request.params });
+    }
+    return wireTask(record);
   }
 
   /**
@@ -271,6 +305,7 @@ export class TaskHost implements TaskRunner {
       .finally(async () => {
         clearInterval(beat);
         this.#running.delete(id);
+        this.#origins.delete(id);
         this.#wake(id);
         // The lease is let go only while it is still this instance's.
         const lease = await this.store.get<TaskLease>(leaseKey(id))
@@ -359,6 +394,47 @@ export class TaskHost implements TaskRunner {
     }
   }
 
+  /**
+   * Sends a 2025-11-25 task's question on the connection that created it
+   * (the session's own stream), as a request related to the task, once the
+   * caller polls it: for callers that poll `tasks/get` and never call
+   * `tasks/result` while `input_required`. A caller's `tasks/result` asks
+   * it otherwise.
+   */
+  async #push(
+    id: string,
+    key: string,
+    params: Readonly<Record<string, unknown>>,
+  ): Promise<void> {
+    const server = this.#origins.get(id) as PushServer | undefined;
+    if (
+      server?.request === undefined ||
+      server.getClientCapabilities?.()?.elicitation === undefined
+    ) return;
+    const ticket = `${id}\n${key}`;
+    if (this.#asking.has(ticket)) return;
+    this.#asking.add(ticket);
+    try {
+      const { ElicitResultSchema } = await import(
+        "@modelcontextprotocol/sdk/types.js"
+      );
+      const answer = await server.request(
+        {
+          method: "elicitation/create",
+          params: { ...params, _meta: { [RELATED_TASK]: { taskId: id } } },
+        },
+        ElicitResultSchema,
+        { timeout: PUSH_TIMEOUT_MS },
+      );
+      await this.answer(id, key, answer as InputResponse);
+    } catch {
+      // No stream, no answer: a tasks/result caller asks instead.
+    } finally {
+      this.#asking.delete(ticket);
+      this.#wake(id);
+    }
+  }
+
   /** The record, checked against the caller; a task whose lease lapsed is taken over first. */
   async #read(
     id: string,
@@ -406,6 +482,7 @@ export class TaskHost implements TaskRunner {
         return {
           ...rest,
           status: "failed",
+          lost: true,
           statusMessage: notResumableText(r.tool),
           result: {
             content: [{ type: "text", text: notResumableText(r.tool) }],
@@ -504,6 +581,64 @@ export class TaskHost implements TaskRunner {
     });
   }
 }
+
+/**
+ * The 2026-07-28 view of a record (the extension's detailed task): its
+ * questions while `input_required`, its result once `completed`. A tool's
+ * own failure (an `isError` result) is a completed call there, as a
+ * direct call would answer it; `failed` with an error is a task its
+ * instance lost.
+ */
+export function taskV2(record: TaskRecord): Record<string, unknown> {
+  const base: Record<string, unknown> = {
+    taskId: record.taskId,
+    status: record.status,
+    createdAt: record.createdAt,
+    lastUpdatedAt: record.lastUpdatedAt,
+    ttlMs: record.ttl,
+    pollIntervalMs: record.pollInterval,
+  };
+  if (record.statusMessage !== undefined) {
+    base.statusMessage = record.statusMessage;
+  }
+  switch (record.status) {
+    case "input_required":
+      return {
+        ...base,
+        inputRequests: record.input === undefined
+          ? {}
+          : { [record.input.key]: record.input.request },
+      };
+    case "completed":
+      return { ...base, result: completeResult(record) };
+    case "failed":
+      return record.lost === true
+        ? {
+          ...base,
+          error: { code: -32603, message: record.statusMessage ?? "failed" },
+        }
+        : { ...base, status: "completed", result: completeResult(record) };
+    default:
+      return base;
+  }
+}
+
+function completeResult(record: TaskRecord): Record<string, unknown> {
+  return { ...(record.result ?? { content: [] }), resultType: "complete" };
+}
+
+/** What pushing a question needs of the SDK's server. */
+interface PushServer {
+  request?: (
+    request: { method: string; params: Record<string, unknown> },
+    schema: unknown,
+    options: Record<string, unknown>,
+  ) => Promise<unknown>;
+  getClientCapabilities?: () => { elicitation?: unknown } | undefined;
+}
+
+/** How long a pushed question waits for its answer before `tasks/result` callers may ask it. */
+const PUSH_TIMEOUT_MS = 30_000;
 
 /** The longest a waiter sleeps before reading the store again, ms. */
 const MAX_WAIT_MS = 250;

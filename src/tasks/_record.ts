@@ -42,6 +42,8 @@ export interface TaskRecord {
   };
   /** Every answer given so far, by ask key (a re-run after a takeover reads them). */
   readonly answers: Readonly<Record<string, InputResponse>>;
+  /** Failed because the instance running it stopped (not by the tool's own failure). */
+  readonly lost?: boolean;
   /** A resumable tool's last checkpoint. */
   readonly checkpoint?: unknown;
 }

@@ -9,7 +9,13 @@
  */
 
 import type { ToolServer as Server } from "../mcp/peers.ts";
-import { type CallExtra, setTaskRunner } from "../mcp/task_hook.ts";
+import {
+  type CallExtra,
+  isModernRequest,
+  setTaskRunner,
+  TASKS_EXTENSION,
+} from "../mcp/task_hook.ts";
+import { z } from "zod";
 import type { Store } from "../store/contract.ts";
 import { memoryStore } from "../store/memory.ts";
 import { type HostSettings, TaskHost } from "./_host.ts";
@@ -59,6 +65,20 @@ const DEFAULTS: HostSettings = {
   pollIntervalMs: 1_000,
   leaseMs: 10_000,
 };
+
+/** `tasks/update` (2026-07-28): answers to a task's questions. */
+const UPDATE_REQUEST = z.object({
+  method: z.literal("tasks/update"),
+  params: z.looseObject({
+    taskId: z.string(),
+    inputResponses: z.record(z.string(), z.looseObject({})),
+  }),
+});
+
+interface UpdateParams {
+  readonly taskId: string;
+  readonly inputResponses: Record<string, unknown>;
+}
 
 const hosts = new WeakMap<Store, TaskHost>();
 let processStore: Store | undefined;
@@ -120,6 +140,7 @@ export function serveTasks(server: Server, options?: ServeTasksOptions): void {
   }
   (server.registerCapabilities as (c: Record<string, unknown>) => void)({
     tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+    extensions: { [TASKS_EXTENSION]: {} },
   });
   const set = server.setRequestHandler as unknown as (
     schema: unknown,
@@ -128,10 +149,24 @@ export function serveTasks(server: Server, options?: ServeTasksOptions): void {
   const id = (request: unknown): string =>
     (request as { params: { taskId: string } }).params.taskId;
   const h = host;
+  const modern = (request: unknown): boolean =>
+    isModernRequest((request as { params?: unknown }).params);
   set.call(
     server,
     GetTaskRequestSchema,
-    (request, extra) => h.get(id(request), extra, server),
+    (request, extra) =>
+      modern(request)
+        ? h.getV2(id(request), extra, server)
+        : h.get(id(request), extra, server),
+  );
+  set.call(
+    server,
+    UPDATE_REQUEST,
+    async (request, extra) => {
+      const params = (request as { params: UpdateParams }).params;
+      await h.update(params.taskId, params.inputResponses, extra, server);
+      return {};
+    },
   );
   set.call(
     server,
@@ -141,7 +176,11 @@ export function serveTasks(server: Server, options?: ServeTasksOptions): void {
   set.call(
     server,
     CancelTaskRequestSchema,
-    (request, extra) => h.cancel(id(request), extra, server),
+    async (request, extra) => {
+      const task = await h.cancel(id(request), extra, server);
+      // 2026-07-28: a bare complete result.
+      return modern(request) ? {} : task;
+    },
   );
   set.call(
     server,
