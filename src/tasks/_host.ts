@@ -83,6 +83,8 @@ export class TaskHost implements TaskRunner {
   readonly #asking = new Set<string>();
   /** The server each task running here was created on, by task id. */
   readonly #origins = new Map<string, object>();
+  /** Questions about to be pushed, by task id. */
+  readonly #pushTimers = new Map<string, ReturnType<typeof setTimeout>>();
   #closed = false;
 
   constructor(store: Store, settings: HostSettings) {
@@ -149,8 +151,19 @@ export class TaskHost implements TaskRunner {
     const record = await this.#read(id, extra, server);
     // The caller knows the task (it polls): a question it waits on may go
     // out on the task's own connection.
-    if (record.status === "input_required" && record.input !== undefined) {
-      void this.#push(id, record.input.key, { ...record.input.request.params });
+    if (
+      record.status === "input_required" && record.input !== undefined &&
+      this.#origins.has(id) && !this.#pushTimers.has(id)
+    ) {
+      // After a grace period, left to a `tasks/result` caller first.
+      const { key, request } = record.input;
+      this.#pushTimers.set(
+        id,
+        setTimeout(() => {
+          this.#pushTimers.delete(id);
+          void this.#push(id, key, { ...request.params });
+        }, pushDelay(record.pollInterval)),
+      );
     }
     return wireTask(record);
   }
@@ -306,6 +319,7 @@ export class TaskHost implements TaskRunner {
         clearInterval(beat);
         this.#running.delete(id);
         this.#origins.delete(id);
+        this.#stopPush(id);
         this.#wake(id);
         // The lease is let go only while it is still this instance's.
         const lease = await this.store.get<TaskLease>(leaseKey(id))
@@ -433,6 +447,13 @@ export class TaskHost implements TaskRunner {
       this.#asking.delete(ticket);
       this.#wake(id);
     }
+  }
+
+  #stopPush(id: string): void {
+    const timer = this.#pushTimers.get(id);
+    if (timer === undefined) return;
+    clearTimeout(timer);
+    this.#pushTimers.delete(id);
   }
 
   /** The record, checked against the caller; a task whose lease lapsed is taken over first. */
@@ -635,6 +656,11 @@ interface PushServer {
     options: Record<string, unknown>,
   ) => Promise<unknown>;
   getClientCapabilities?: () => { elicitation?: unknown } | undefined;
+}
+
+/** How long after a poll a question waits for a `tasks/result` caller before it is pushed, ms. */
+function pushDelay(pollInterval: number): number {
+  return Math.min(Math.max(2 * pollInterval, 200), 2_000);
 }
 
 /** How long a pushed question waits for its answer before `tasks/result` callers may ask it. */
