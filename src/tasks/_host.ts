@@ -187,14 +187,25 @@ export class TaskHost implements TaskRunner {
         if (!this.#asking.has(ticket)) {
           this.#asking.add(ticket);
           try {
-            const answer = await asker(
-              {
-                method: "elicitation/create",
-                params: { ...record.input.request.params },
-              },
-              id,
-            ).catch((): InputResponse => ({ action: "cancel" }));
-            await this.answer(id, record.input.key, answer);
+            const capable =
+              (server as PushServer).getClientCapabilities?.()?.elicitation !==
+                undefined;
+            const answer = capable
+              ? await asker(
+                {
+                  method: "elicitation/create",
+                  params: { ...record.input.request.params },
+                },
+                id,
+              ).catch((): InputResponse | undefined =>
+                // The caller went away: the question waits for the next
+                // one. It refused: the answer is cancel.
+                extra.signal.aborted ? undefined : { action: "cancel" }
+              )
+              : { action: "cancel" } as InputResponse;
+            if (answer !== undefined) {
+              await this.answer(id, record.input.key, answer);
+            }
           } finally {
             this.#asking.delete(ticket);
           }

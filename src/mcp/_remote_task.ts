@@ -1,0 +1,180 @@
+/**
+ * An imported tool called as a server task (2025-11-25 `params.task`): the
+ * call answers a task handle, the task is polled with `tasks/get` at the
+ * server's `pollInterval` (its status messages reported as progress), and
+ * its end fetched with `tasks/result` — the request that also carries the
+ * task's questions, answered or parked like a 2025 call's (the parked
+ * state names the task, so a resume in another process polls the same
+ * task instead of calling the tool again). Aborting the call cancels the
+ * task (`tasks/cancel`). The model sees one ordinary result.
+ *
+ * @module
+ */
+
+// @ts-types="@modelcontextprotocol/sdk/types"
+import { ResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { ProgressFn, TaskSupport } from "../core/tool.ts";
+import { McpTransportError } from "./remote_error.ts";
+import {
+  type CallState,
+  type Remote,
+  sendCall,
+  type TaskRounds,
+} from "./_remote_input.ts";
+
+/** Which imported tools are called as tasks. */
+export type TaskCalls = "required" | "optional";
+
+/** The poll interval used when the server advises none, ms. */
+const DEFAULT_POLL_MS = 1_000;
+/** The bounds a server's advised poll interval is held within, ms. */
+const MIN_POLL_MS = 10;
+const MAX_POLL_MS = 60_000;
+
+/**
+ * Whether a call of a tool the server lists with `taskSupport` goes as a
+ * task: the server must declare task-augmented `tools/call`; a `required`
+ * tool always does, an `optional` one when `calls` is `"optional"`.
+ */
+export function callsAsTask(
+  client: object,
+  taskSupport: TaskSupport | undefined,
+  calls: TaskCalls,
+): boolean {
+  if (taskSupport === undefined) return false;
+  const caps = (client as {
+    getServerCapabilities?: () =>
+      | { tasks?: { requests?: { tools?: { call?: unknown } } } }
+      | undefined;
+  }).getServerCapabilities?.();
+  const call = caps?.tasks?.requests?.tools?.call;
+  if (typeof call !== "object" || call === null) return false;
+  return taskSupport === "required" || calls === "optional";
+}
+
+/** The tool's `execution.taskSupport` as the server lists it (`forbidden` and unknown values: none). */
+export function listedTaskSupport(entry: unknown): TaskSupport | undefined {
+  const execution = (entry as { execution?: { taskSupport?: unknown } })
+    ?.execution;
+  const value = execution?.taskSupport;
+  return value === "required" || value === "optional" ? value : undefined;
+}
+
+/** The task runner for calls whose progress goes to `progress`. */
+export function taskRounds(progress: ProgressFn | undefined): TaskRounds {
+  return (remote, params, state) => runTask(remote, params, state, progress);
+}
+
+async function runTask(
+  remote: Remote,
+  params: Record<string, unknown>,
+  state: CallState,
+  progress: ProgressFn | undefined,
+): Promise<Record<string, unknown>> {
+  const signal = state.signal;
+  let taskId = state.task;
+  let pollMs = DEFAULT_POLL_MS;
+  if (taskId === undefined) {
+    const created = await request(remote, "tools/call", {
+      ...params,
+      task: {},
+    }, signal);
+    const task = created.task as
+      | { taskId?: unknown; pollInterval?: unknown }
+      | undefined;
+    if (typeof task?.taskId !== "string") {
+      // A server that ran the call at once answers its result.
+      if (Array.isArray(created.content)) return created;
+      throw new McpTransportError(
+        new Error(
+          `server answered a task call of tool ${
+            JSON.stringify(remote.serverName)
+          } without a task; it declares task support it does not give`,
+        ),
+      );
+    }
+    taskId = task.taskId;
+    pollMs = pollOf(task.pollInterval);
+  }
+  const id = taskId;
+  const cancel = (): void => {
+    remote.client.request(
+      { method: "tasks/cancel", params: { taskId: id } },
+      ResultSchema,
+    ).catch(() => {});
+  };
+  signal?.addEventListener("abort", cancel, { once: true });
+  try {
+    let said: string | undefined;
+    for (;;) {
+      signal?.throwIfAborted();
+      const task = await request(remote, "tasks/get", { taskId: id }, signal);
+      const message = typeof task.statusMessage === "string"
+        ? task.statusMessage
+        : undefined;
+      if (message !== undefined && message !== said) {
+        said = message;
+        progress?.({ message });
+      }
+      const status = task.status;
+      if (status === "cancelled") {
+        throw new McpTransportError(
+          new Error(`the server cancelled task ${id}`),
+        );
+      }
+      if (
+        status === "completed" || status === "failed" ||
+        status === "input_required"
+      ) {
+        // The end, or the task's questions on the way to it.
+        return await sendCall(remote, { taskId: id }, {
+          ...state,
+          method: "tasks/result",
+          task: id,
+          onprogress: undefined,
+        });
+      }
+      pollMs = pollOf(task.pollInterval, pollMs);
+      await sleep(pollMs, signal);
+    }
+  } finally {
+    signal?.removeEventListener("abort", cancel);
+  }
+}
+
+function pollOf(value: unknown, fallback = DEFAULT_POLL_MS): number {
+  if (typeof value !== "number" || !Number.isFinite(value)) return fallback;
+  return Math.min(Math.max(value, MIN_POLL_MS), MAX_POLL_MS);
+}
+
+async function request(
+  remote: Remote,
+  method: string,
+  params: Record<string, unknown>,
+  signal: AbortSignal | undefined,
+): Promise<Record<string, unknown>> {
+  try {
+    return await remote.client.request(
+      { method, params },
+      ResultSchema,
+      signal === undefined ? {} : { signal },
+    ) as Record<string, unknown>;
+  } catch (err) {
+    throw new McpTransportError(err);
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const done = (): void => {
+      signal?.removeEventListener("abort", stop);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    const stop = (): void => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener("abort", stop, { once: true });
+  });
+}
