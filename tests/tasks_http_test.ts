@@ -48,10 +48,10 @@ const report = rawTool({
   run: () => "the report",
 });
 
-async function serve(
+function serve(
   store: Store,
   sessions: boolean,
-): Promise<{ url: string } & AsyncDisposable> {
+): { url: string } & AsyncDisposable {
   const handler = httpHandler(() => {
     const server = new Server({ name: "tasks", version: "1" });
     exportTools(server, deploy, report);
@@ -95,7 +95,7 @@ Deno.test({
   sanitizeOps: false,
   fn: async () => {
     await using store = memoryStore();
-    await using endpoint = await serve(store, true);
+    await using endpoint = serve(store, true);
     await using client = await connect(endpoint.url, { elicitation: {} });
     const asked: unknown[] = [];
     client.setRequestHandler(ElicitRequestSchema, (request) => {
@@ -144,7 +144,7 @@ Deno.test({
   sanitizeOps: false,
   fn: async () => {
     await using store = memoryStore();
-    await using endpoint = await serve(store, false);
+    await using endpoint = serve(store, false);
     await using client = await connect(endpoint.url);
     // The SDK client learns which tools are tasks from the listing.
     await client.listTools();
