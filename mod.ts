@@ -51,7 +51,12 @@
 export { rawTool, tool } from "./src/core/tool.ts";
 export { parseSchema } from "./src/core/schema.ts";
 export { withJsonSchema } from "./src/core/schema_input.ts";
-export type { ToolContext, ToolDef, ToolOptions } from "./src/core/tool.ts";
+export type {
+  TaskSupport,
+  ToolContext,
+  ToolDef,
+  ToolOptions,
+} from "./src/core/tool.ts";
 export { SchemaError, ToolError } from "./src/core/errors.ts";
 export type { ToolAnnotations } from "./src/core/tool.ts";
 export { content, image } from "./src/core/content.ts";

@@ -14,7 +14,14 @@ import {
   Server,
   serveTasks,
   type ServeTasksOptions,
+  TaskAccessError,
+  TaskCancelledError,
 } from "../mod.ts";
+import {
+  CANCELLED_TEXT,
+  notResumableText,
+  RESUMED_TEXT,
+} from "../src/tasks/_host.ts";
 import { memoryStore } from "../store.ts";
 import { say, script } from "../testing.ts";
 // @ts-types="@modelcontextprotocol/sdk/types"
@@ -403,4 +410,25 @@ Deno.test("a served agent runs as a task", async () => {
     if (message.type === "error") throw message.error;
   }
   assert.equal(text, "research complete");
+});
+
+Deno.test("the texts a caller (and a model reading an imported result) sees are pinned", () => {
+  assert.equal(
+    notResumableText("build"),
+    'the instance running this task stopped, and tool "build" cannot be resumed; call it again',
+  );
+  assert.equal(CANCELLED_TEXT, "The task was cancelled by its caller.");
+  assert.equal(
+    RESUMED_TEXT,
+    "resumed on another instance after the one running it stopped",
+  );
+  assert.equal(
+    TaskAccessError.notFound("t1").message,
+    "task not found: t1 (unknown, expired past its ttl, or not this caller's)",
+  );
+  assert.equal(
+    TaskAccessError.terminal("t1", "completed").message,
+    "cannot cancel task t1: it already ended completed",
+  );
+  assert.equal(new TaskCancelledError("t1").message, "task t1 was cancelled");
 });

@@ -205,7 +205,17 @@ export interface ToolOptions {
   taskSupport?: TaskSupport;
 }
 
-/** A tool's stance on running as an MCP task: `"optional"` or `"required"`. */
+/**
+ * A tool's stance on running as an MCP task: `"optional"` or `"required"`.
+ *
+ * @example A tool callers may run as a task
+ * ```ts
+ * import { rawTool, type TaskSupport } from "@weft/mcp";
+ * const taskSupport: TaskSupport = "optional";
+ * const report = rawTool({ name: "report", description: "Slow.", taskSupport, run: () => "ok" });
+ * console.log(report.taskSupport); // "optional"
+ * ```
+ */
 export type TaskSupport = "optional" | "required";
 
 /**

@@ -18,7 +18,7 @@ import {
 } from "./import_error.ts";
 import { listToolEntries } from "./_list_tools.ts";
 import { remoteInvoke, type RemoteOptions } from "./_remote_call.ts";
-import { listedTaskSupport, type TaskCalls } from "./_remote_task.ts";
+import { listedTaskSupport } from "./_remote_task.ts";
 import type { ResultRendering } from "./render.ts";
 import type { InputHandler } from "./input.ts";
 
@@ -212,7 +212,7 @@ export interface ImportPolicy
    * polls the same task instead of calling the tool again), cancelling
    * the call cancels the task, and the model sees one ordinary result.
    */
-  taskCalls?: TaskCalls;
+  taskCalls?: "required" | "optional";
 }
 
 /**
