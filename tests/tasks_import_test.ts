@@ -209,3 +209,34 @@ Deno.test("weft to weft: cancelling the run cancels the task and reaches the too
   assert.equal(seen.signal.reason?.name, "TaskCancelledError");
   await weft.store.close();
 });
+
+Deno.test("a task cancelled by someone else reads as the pinned mcp text to the model", async () => {
+  const seen = { runs: 0 } as { runs: number; signal?: AbortSignal };
+  const weft = weftServer(seen);
+  await using client = await connect(weft.make(), { elicitation: {} });
+  const { tools } = await importTools(client, {
+    onInput: () => new Promise(() => {}),
+  });
+  const agent = new Agent(script(callTools({ name: "deploy" }), say("ok")), {
+    tools,
+  });
+  const run = agent.generate("deploy it");
+  const deadline = Date.now() + 10_000;
+  let ids: string[] = [];
+  while (ids.length === 0) {
+    if (Date.now() > deadline) throw new Error("no task was made");
+    ids = (await weft.store.get<string[]>("task/index/-"))?.value ?? [];
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  // Another caller holding the id cancels it.
+  await using other = await connect(weft.make());
+  await other.experimental.tasks.cancelTask(ids[0]);
+  const result = await run;
+  const read = result.messages[2].content[0] as {
+    content: string;
+    isError?: boolean;
+  };
+  assert.equal(read.content, `mcp: the server cancelled task ${ids[0]}`);
+  assert.equal(read.isError, true);
+  await weft.store.close();
+});

@@ -117,22 +117,26 @@ async function runTask(
         progress?.({ message });
       }
       const status = task.status;
-      if (status === "cancelled") {
-        throw new McpTransportError(
-          new Error(`the server cancelled task ${id}`),
-        );
-      }
+      if (status === "cancelled") throw cancelledBy(id);
       if (
         status === "completed" || status === "failed" ||
         status === "input_required"
       ) {
         // The end, or the task's questions on the way to it.
-        return await sendCall(remote, { taskId: id }, {
+        const result = await sendCall(remote, { taskId: id }, {
           ...state,
           method: "tasks/result",
           task: id,
           onprogress: undefined,
         });
+        // A task cancelled while its result was awaited reads as such,
+        // whichever request saw it first.
+        if (
+          result.isError === true &&
+          (await request(remote, "tasks/get", { taskId: id }, signal))
+              .status === "cancelled"
+        ) throw cancelledBy(id);
+        return result;
       }
       pollMs = pollOf(task.pollInterval, pollMs);
       await sleep(pollMs, signal);
@@ -140,6 +144,11 @@ async function runTask(
   } finally {
     signal?.removeEventListener("abort", cancel);
   }
+}
+
+/** The failure of a call whose task the server (or another caller) cancelled. */
+function cancelledBy(id: string): McpTransportError {
+  return new McpTransportError(new Error(`the server cancelled task ${id}`));
 }
 
 function pollOf(value: unknown, fallback = DEFAULT_POLL_MS): number {

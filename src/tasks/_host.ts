@@ -55,6 +55,7 @@ export interface HostSettings {
 type Asker = (
   request: { method: "elicitation/create"; params: Record<string, unknown> },
   taskId: string,
+  signal: AbortSignal,
 ) => Promise<InputResponse>;
 
 /** The text of a task taken over whose tool cannot resume. */
@@ -191,17 +192,7 @@ export class TaskHost implements TaskRunner {
               (server as PushServer).getClientCapabilities?.()?.elicitation !==
                 undefined;
             const answer = capable
-              ? await asker(
-                {
-                  method: "elicitation/create",
-                  params: { ...record.input.request.params },
-                },
-                id,
-              ).catch((): InputResponse | undefined =>
-                // The caller went away: the question waits for the next
-                // one. It refused: the answer is cancel.
-                extra.signal.aborted ? undefined : { action: "cancel" }
-              )
+              ? await this.#askWhileOpen(asker, record, extra.signal)
               : { action: "cancel" } as InputResponse;
             if (answer !== undefined) {
               await this.answer(id, record.input.key, answer);
@@ -213,6 +204,50 @@ export class TaskHost implements TaskRunner {
         }
       }
       await this.#changed(id, record.pollInterval, extra.signal);
+    }
+  }
+
+  /**
+   * Asks the task's question of a `tasks/result` caller; the request is
+   * withdrawn once the question is moot (answered another way, the task
+   * cancelled). `undefined`: no answer to record (the caller went away, or
+   * the question was settled elsewhere); a refusal answers cancel.
+   */
+  async #askWhileOpen(
+    asker: Asker,
+    record: TaskRecord,
+    signal: AbortSignal,
+  ): Promise<InputResponse | undefined> {
+    const id = record.taskId;
+    const key = record.input!.key;
+    const moot = new AbortController();
+    const asking = AbortSignal.any([signal, moot.signal]);
+    const watch = (async () => {
+      while (!asking.aborted) {
+        await this.#changed(id, record.pollInterval, asking);
+        const now = await this.store.get<TaskRecord>(recordKey(id))
+          .catch(() => undefined);
+        if (
+          now?.value.status !== "input_required" || now.value.input?.key !== key
+        ) {
+          moot.abort();
+        }
+      }
+    })();
+    try {
+      return await asker(
+        {
+          method: "elicitation/create",
+          params: { ...record.input!.request.params },
+        },
+        id,
+        asking,
+      );
+    } catch {
+      return asking.aborted ? undefined : { action: "cancel" };
+    } finally {
+      moot.abort();
+      await watch;
     }
   }
 
@@ -677,6 +712,9 @@ function pushDelay(pollInterval: number): number {
 /** How long a pushed question waits for its answer before `tasks/result` callers may ask it. */
 const PUSH_TIMEOUT_MS = 30_000;
 
+/** The longest a `tasks/result` caller is asked a question before the request is withdrawn, ms. */
+const MAX_ASK_MS = 2_147_483_647;
+
 /** The longest a waiter sleeps before reading the store again, ms. */
 const MAX_WAIT_MS = 250;
 
@@ -696,7 +734,7 @@ function ownerOf(extra: CallExtra): string {
 }
 
 function askerOf(extra: CallExtra): Asker {
-  return async (request, taskId) => {
+  return async (request, taskId, signal) => {
     const { ElicitResultSchema } = await import(
       "@modelcontextprotocol/sdk/types.js"
     );
@@ -707,6 +745,7 @@ function askerOf(extra: CallExtra): Asker {
     const result = await extra.sendRequest(
       { method: "elicitation/create", params } as never,
       ElicitResultSchema as never,
+      { signal, timeout: MAX_ASK_MS },
     );
     return result as unknown as InputResponse;
   };
