@@ -133,5 +133,7 @@ if (import.meta.main) {
   const outcome = await run(stepMs);
   console.log(`task ${outcome.taskId}`);
   console.log(`after the restart: ${outcome.seenAfterRestart}`);
-  console.log(`result: ${outcome.text} (the slow tool ran ${outcome.steps} times)`);
+  console.log(
+    `result: ${outcome.text} (the slow tool ran ${outcome.steps} times)`,
+  );
 }

@@ -8,7 +8,8 @@ import assert from "node:assert/strict";
 import { run } from "../examples/tasks.ts";
 
 Deno.test({
-  name: "examples/tasks.ts: the caller restarts mid-task and still gets the one result",
+  name:
+    "examples/tasks.ts: the caller restarts mid-task and still gets the one result",
   sanitizeOps: false,
   sanitizeResources: false,
   fn: async () => {

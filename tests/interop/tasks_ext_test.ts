@@ -78,7 +78,9 @@ function waiter() {
   return state;
 }
 
-async function endpoint(wait: ReturnType<typeof waiter>): Promise<{ url: URL } & AsyncDisposable> {
+function endpoint(
+  wait: ReturnType<typeof waiter>,
+): { url: URL } & AsyncDisposable {
   const store = memoryStore();
   const handler = httpHandler(() => {
     const server = new Server({ name: "tasks", version: "1" });
@@ -158,7 +160,7 @@ for (const mode of ["legacy", "auto"] as const) {
   const era = mode === "legacy" ? "2025-11-25" : MODERN;
   Deno.test(`ext-tasks (${era}): tools run as tasks, ask through the package, and cancel`, async () => {
     const waiting = waiter();
-    await using served = await endpoint(waiting);
+    await using served = endpoint(waiting);
     const client = new Client({ name: "ext-tasks", version: "0.2.2" }, {
       capabilities: { elicitation: { form: {} } },
       versionNegotiation: { mode },
@@ -167,23 +169,29 @@ for (const mode of ["legacy", "auto"] as const) {
     const modern = client.getProtocolEra() === "modern";
     assert.equal(modern, mode === "auto");
     const { tools } = await client.listTools();
-    const session = createTaskSessionFromClient(client, {
-      endpointId: "weft",
-      ...(modern
-        ? {
-          rawDispatch: rawDispatch(served.url),
-          v2RequestFraming: {
-            protocolVersion: MODERN,
-            clientInfo: { name: "ext-tasks", version: "0.2.2" },
-            clientCapabilities: { elicitation: { form: {} } },
-          },
-        }
-        : {}),
-      onInputRequest: (request: { kind: string; params?: unknown }) => {
-        assert.equal(request.kind, "elicitation");
-        return Promise.resolve({ action: "accept", content: { region: "eu" } });
-      },
-    } as Parameters<typeof createTaskSessionFromClient>[1]);
+    const session = createTaskSessionFromClient(
+      client,
+      {
+        endpointId: "weft",
+        ...(modern
+          ? {
+            rawDispatch: rawDispatch(served.url),
+            v2RequestFraming: {
+              protocolVersion: MODERN,
+              clientInfo: { name: "ext-tasks", version: "0.2.2" },
+              clientCapabilities: { elicitation: { form: {} } },
+            },
+          }
+          : {}),
+        onInputRequest: (request: { kind: string; params?: unknown }) => {
+          assert.equal(request.kind, "elicitation");
+          return Promise.resolve({
+            action: "accept",
+            content: { region: "eu" },
+          });
+        },
+      } as Parameters<typeof createTaskSessionFromClient>[1],
+    );
     try {
       const declaration = toolDeclarationFromMcpTool(
         tools.find((t) => t.name === "build")!,
