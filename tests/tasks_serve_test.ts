@@ -432,3 +432,45 @@ Deno.test("the texts a caller (and a model reading an imported result) sees are 
   );
   assert.equal(new TaskCancelledError("t1").message, "task t1 was cancelled");
 });
+
+Deno.test("a host stopped by its signal lets go of its tasks: the next instance takes them over at once", async () => {
+  const store = memoryStore();
+  const seen = { runs: 0 } as { signal?: AbortSignal; runs: number };
+  const stop = new AbortController();
+  const never = gate();
+  // Instance A (the signal stops it), then instance B on the same store.
+  const a = new Server({ name: "a", version: "1" });
+  exportTools(a, slowTool(never, seen));
+  serveTasks(a, { store, signal: stop.signal, leaseMs: 60_000 });
+  const [ca, sa] = InMemoryTransport.createLinkedPair();
+  await a.connect(sa);
+  const onA = new Client({ name: "host", version: "1" });
+  await onA.connect(ca);
+  const created = await onA.request({
+    method: "tools/call",
+    params: { name: "build", arguments: {}, task: {} },
+  }, CreateTaskResultSchema);
+  const taskId = created.task.taskId;
+  await until(onA, taskId, () => seen.signal !== undefined);
+  stop.abort();
+  await until(onA, taskId, () => seen.signal?.aborted === true);
+  const leaseGone = async () =>
+    (await store.get(`task/${taskId}/lease`)) === undefined;
+  const deadline = Date.now() + 10_000;
+  while (!(await leaseGone())) {
+    if (Date.now() > deadline) throw new Error("the lease was kept");
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  // B: not the stopped host; its first tasks/get takes the task over, though
+  // the lease (60 s) would not have lapsed yet.
+  await using onB = await pair(
+    (s) => exportTools(s, slowTool(never, { runs: 0 })),
+    { store },
+  );
+  const task = await onB.client.experimental.tasks.getTask(taskId);
+  assert.equal(task.status, "failed");
+  assert.equal(task.statusMessage, notResumableText("build"));
+  await onA.close();
+  await a.close();
+  await store.close();
+});

@@ -78,6 +78,8 @@ export class TaskHost implements TaskRunner {
   readonly settings: HostSettings;
   /** Tasks running in this process, by id. */
   readonly #running = new Map<string, AbortController>();
+  /** The heartbeat of each task running here, by id. */
+  readonly #beats = new Map<string, ReturnType<typeof setInterval>>();
   /** Local wake-ups of waiters, by task id. */
   readonly #waiters = new Map<string, Set<() => void>>();
   /** Questions being asked by this process, by task id + key. */
@@ -308,12 +310,29 @@ export class TaskHost implements TaskRunner {
     });
   }
 
-  /** Aborts every task running here (their leases lapse; another instance takes over). */
-  close(): void {
+  /**
+   * Stops every task running here, as an instance shutting down does: the
+   * tools' signals abort, heartbeats stop, and the leases are let go, so
+   * the next instance asked about a task takes it over at once (a served
+   * agent resumes from its last step; any other tool ends `failed`).
+   */
+  async close(): Promise<void> {
     this.#closed = true;
-    for (const abort of this.#running.values()) {
+    const ids = [...this.#running.keys()];
+    for (const [id, abort] of this.#running) {
+      clearInterval(this.#beats.get(id));
       abort.abort(new Error("the task host closed"));
     }
+    this.#beats.clear();
+    for (const timer of this.#pushTimers.values()) clearTimeout(timer);
+    this.#pushTimers.clear();
+    await Promise.all(ids.map(async (id) => {
+      const lease = await this.store.get<TaskLease>(leaseKey(id))
+        .catch(() => undefined);
+      if (lease?.value.instance === this.instance) {
+        await this.store.delete(leaseKey(id)).catch(() => {});
+      }
+    }));
   }
 
   /** Runs `record`'s task here under the lease, writing its outcome. */
@@ -329,6 +348,7 @@ export class TaskHost implements TaskRunner {
       () => void this.#beat(id, abort).catch(() => {}),
       Math.max(10, Math.floor(this.settings.leaseMs / 3)),
     );
+    this.#beats.set(id, beat);
     let asks = 0;
     let progressing: Promise<unknown> = Promise.resolve();
     const options: TaskRunOptions = {
@@ -363,6 +383,7 @@ export class TaskHost implements TaskRunner {
       .catch(() => {})
       .finally(async () => {
         clearInterval(beat);
+        this.#beats.delete(id);
         this.#running.delete(id);
         this.#origins.delete(id);
         this.#stopPush(id);

@@ -57,6 +57,15 @@ export interface ServeTasksOptions {
    * is taken over by the next instance asked about it. Default 10,000.
    */
   readonly leaseMs?: number;
+  /**
+   * Stops the tasks running in this process when it aborts — pass the
+   * signal that stops your server (`httpHandler`'s `signal`): their tools'
+   * signals abort and their leases are let go, so another instance sharing
+   * the store takes each over at once (a served agent resumes from its
+   * last step; any other tool ends `failed`). Without it, running tasks
+   * keep the process alive until they end.
+   */
+  readonly signal?: AbortSignal;
 }
 
 const DEFAULTS: HostSettings = {
@@ -130,8 +139,19 @@ export function serveTasks(server: Server, options?: ServeTasksOptions): void {
   const store = options?.store ?? (processStore ??= memoryStore());
   let host = hosts.get(store);
   if (host === undefined) {
-    host = new TaskHost(store, settingsOf(options));
-    hosts.set(store, host);
+    const made = host = new TaskHost(store, settingsOf(options));
+    hosts.set(store, made);
+  }
+  const stopping = options?.signal;
+  if (stopping !== undefined && !watching(stopping, host)) {
+    const made = host;
+    const stop = (): void => {
+      // The next serveTasks on this store is a new instance.
+      if (hosts.get(store) === made) hosts.delete(store);
+      void made.close();
+    };
+    if (stopping.aborted) stop();
+    else stopping.addEventListener("abort", stop, { once: true });
   }
   if (server.transport !== undefined) {
     throw new TypeError(
@@ -188,6 +208,17 @@ export function serveTasks(server: Server, options?: ServeTasksOptions): void {
     async (_request, extra) => ({ tasks: await h.list(extra) }),
   );
   setTaskRunner(server, host);
+}
+
+/** The hosts each signal already stops (one listener per signal and host, however many servers). */
+const stoppers = new WeakMap<AbortSignal, WeakSet<TaskHost>>();
+
+function watching(signal: AbortSignal, host: TaskHost): boolean {
+  let hostsOf = stoppers.get(signal);
+  if (hostsOf === undefined) stoppers.set(signal, hostsOf = new WeakSet());
+  if (hostsOf.has(host)) return true;
+  hostsOf.add(host);
+  return false;
 }
 
 function settingsOf(options: ServeTasksOptions | undefined): HostSettings {
