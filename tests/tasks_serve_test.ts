@@ -474,3 +474,61 @@ Deno.test("a host stopped by its signal lets go of its tasks: the next instance 
   await a.close();
   await store.close();
 });
+
+/** Makes every request `client` sends arrive as `principal`'s (a verified token's caller). */
+function asPrincipal(client: Client, clientId: string, sub: string): void {
+  const transport = client.transport!;
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) =>
+    send(
+      message,
+      {
+        ...options,
+        authInfo: { token: "t", clientId, scopes: [], extra: { sub } },
+      } as typeof options,
+    );
+}
+
+Deno.test("a principal's task is not another's: get, result, cancel and list refuse or omit it", async () => {
+  const store = memoryStore();
+  const opened = gate();
+  const tool = slowTool(opened, { runs: 0 });
+  await using alice = await pair((s) => exportTools(s, tool), { store });
+  await using mallory = await pair((s) => exportTools(s, tool), { store });
+  await using aliceAgain = await pair((s) => exportTools(s, tool), { store });
+  asPrincipal(alice.client, "app", "alice");
+  asPrincipal(mallory.client, "app", "mallory");
+  asPrincipal(aliceAgain.client, "app", "alice");
+  const created = await alice.client.request({
+    method: "tools/call",
+    params: { name: "build", arguments: {}, task: {} },
+  }, CreateTaskResultSchema);
+  const taskId = created.task.taskId;
+  const refused = (err: unknown) =>
+    err instanceof McpError && err.code === ErrorCode.InvalidParams &&
+    err.message.includes(`task not found: ${taskId}`);
+  const tasks = mallory.client.experimental.tasks;
+  await assert.rejects(tasks.getTask(taskId), refused);
+  await assert.rejects(
+    tasks.getTaskResult(taskId, CallToolResultSchema),
+    refused,
+  );
+  await assert.rejects(tasks.cancelTask(taskId), refused);
+  assert.deepEqual((await tasks.listTasks()).tasks, []);
+  // The same principal on another connection sees it, and it still runs.
+  const seen = await aliceAgain.client.experimental.tasks.getTask(taskId);
+  assert.equal(seen.status, "working");
+  assert.deepEqual(
+    (await aliceAgain.client.experimental.tasks.listTasks()).tasks.map((t) =>
+      t.taskId
+    ),
+    [taskId],
+  );
+  opened.open();
+  const result = await aliceAgain.client.experimental.tasks.getTaskResult(
+    taskId,
+    CallToolResultSchema,
+  );
+  assert.deepEqual(result.content, [{ type: "text", text: "built" }]);
+  await store.close();
+});
