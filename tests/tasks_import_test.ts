@@ -14,6 +14,7 @@ import {
   answer,
   Client,
   exportTools,
+  httpHandler,
   importTools,
   InMemoryTransport,
   rawTool,
@@ -21,6 +22,7 @@ import {
   serveTasks,
 } from "../mod.ts";
 import { memoryStore } from "../store.ts";
+import { connectHttp } from "../src/runtime/client/connect_http.ts";
 import { callTools, say, script } from "../testing.ts";
 import type { RunEvent } from "../core.ts";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -239,4 +241,60 @@ Deno.test("a task cancelled by someone else reads as the pinned mcp text to the 
   assert.equal(read.content, `mcp: the server cancelled task ${ids[0]}`);
   assert.equal(read.isError, true);
   await weft.store.close();
+});
+
+Deno.test({
+  name:
+    "weft to weft, 2026-07-28 over HTTP: the task's question parks the run; resumed on a new connection, tasks/update answers it",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  fn: async () => {
+    const seen = { runs: 0 } as { runs: number; signal?: AbortSignal };
+    const weft = weftServer(seen);
+    const handler = httpHandler(() => weft.make());
+    const listener = Deno.serve(
+      { hostname: "127.0.0.1", port: 0, onListen() {} },
+      handler,
+    );
+    const url = `http://127.0.0.1:${listener.addr.port}/mcp`;
+    try {
+      let first: Awaited<ReturnType<Agent["generate"]>>;
+      {
+        await using client = await connectHttp(url, { protocol: "modern" });
+        assert.equal(client.getProtocolEra()?.era, "modern");
+        const { tools } = await importTools(client);
+        const agent = new Agent(script(callTools({ name: "deploy" })), {
+          tools,
+        });
+        first = await agent.generate("deploy it");
+      }
+      assert.equal(first.pending.length, 1);
+      const pending = JSON.parse(JSON.stringify(first.pending[0]));
+      assert.equal(
+        pending.input.requests.ask_0.params.message,
+        "Which region?",
+      );
+      const state = JSON.parse(pending.input.state);
+      assert.equal(state.era, "task");
+
+      await using again = await connectHttp(url, { protocol: "modern" });
+      const { tools } = await importTools(again);
+      const agent = new Agent(script(say("deployed")), { tools });
+      const resumed = await agent.generate(first.messages, {
+        decisions: [answer(pending, {
+          action: "accept",
+          content: { region: "eu" },
+        })],
+      });
+      assert.equal(
+        (resumed.resumed[0] as { content: string }).content,
+        "deployed to eu",
+      );
+      assert.equal(seen.runs, 1, "the tool ran once");
+    } finally {
+      await handler.close();
+      await listener.shutdown();
+      await weft.store.close();
+    }
+  },
 });

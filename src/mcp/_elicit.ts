@@ -68,6 +68,8 @@ export function withDefaults(
 /** The state an imported tool's pending input carries (JSON in `PendingInput.state`). */
 export type ImportState =
   | { readonly era: "modern"; readonly requestState?: string }
+  /** A 2026-07-28 task waiting on its questions: resumed anywhere with `tasks/update`. */
+  | { readonly era: "task"; readonly task: string }
   | {
     readonly era: "legacy";
     readonly ticket: string;
@@ -94,6 +96,9 @@ export function readImportState(state: string): ImportState | undefined {
       ...(typeof v.key === "string" ? { key: v.key } : {}),
       ...(typeof v.task === "string" ? { task: v.task } : {}),
     };
+  }
+  if (v.era === "task" && typeof v.task === "string") {
+    return { era: "task", task: v.task };
   }
   if (v.era === "modern") {
     return typeof v.requestState === "string"

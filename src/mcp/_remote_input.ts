@@ -60,6 +60,8 @@ export interface CallState {
   readonly task?: string;
   /** An answer to give the call's first question at once (a task resumed elsewhere). */
   readonly preAnswer?: InputResponse;
+  /** Answers to send a 2026-07-28 task first (`tasks/update`), by key. */
+  readonly taskResponses?: Readonly<Record<string, InputResponse>>;
 }
 
 /** Runs a call as a server task (set by `_remote_task.ts`: no import cycle). */
@@ -95,6 +97,14 @@ export async function callRounds(
       task: resumed.task,
       preAnswer: state.answer!.responses[resumed.key ?? askKey(0)] ??
         { action: "cancel" },
+    });
+  }
+  if (resumed?.era === "task" && asTask !== undefined) {
+    // A 2026-07-28 task's questions, answered: the same task goes on.
+    return await asTask(remote, params, {
+      ...state,
+      task: resumed.task,
+      taskResponses: state.answer!.responses,
     });
   }
   if (resumed === undefined && asTask !== undefined) {
@@ -156,7 +166,7 @@ function isInputRequired(result: Record<string, unknown>): boolean {
 }
 
 /** The server's input requests: the entries of `inputRequests` that are objects with a method. */
-function inputRequestsOf(
+export function inputRequestsOf(
   result: Record<string, unknown>,
 ): Record<string, InputRequest> {
   const given = result.inputRequests;
@@ -176,7 +186,7 @@ function inputRequestsOf(
 }
 
 /** Every request answered by the importer's handler, defaults filled in. */
-async function answerAll(
+export async function answerAll(
   remote: Remote,
   requests: Readonly<Record<string, InputRequest>>,
   signal: AbortSignal | undefined,

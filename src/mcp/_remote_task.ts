@@ -16,11 +16,18 @@ import { ResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { ProgressFn, TaskSupport } from "../core/tool.ts";
 import { McpTransportError } from "./remote_error.ts";
 import {
+  answerAll,
   type CallState,
+  inputRequestsOf,
   type Remote,
   sendCall,
   type TaskRounds,
 } from "./_remote_input.ts";
+import { InputRequiredError, type InputResponse } from "../core/input.ts";
+import { importInput } from "./_elicit.ts";
+
+/** The extension id of 2026-07-28 tasks. */
+const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 
 /** Which imported tools are called as tasks. */
 export type TaskCalls = "required" | "optional";
@@ -44,11 +51,17 @@ export function callsAsTask(
   if (taskSupport === undefined) return false;
   const caps = (client as {
     getServerCapabilities?: () =>
-      | { tasks?: { requests?: { tools?: { call?: unknown } } } }
+      | {
+        tasks?: { requests?: { tools?: { call?: unknown } } };
+        extensions?: Record<string, unknown>;
+      }
       | undefined;
   }).getServerCapabilities?.();
   const call = caps?.tasks?.requests?.tools?.call;
-  if (typeof call !== "object" || call === null) return false;
+  const modern = caps?.extensions?.[TASKS_EXTENSION];
+  const served = (typeof call === "object" && call !== null) ||
+    (typeof modern === "object" && modern !== null);
+  if (!served) return false;
   return taskSupport === "required" || calls === "optional";
 }
 
@@ -74,11 +87,24 @@ async function runTask(
   const signal = state.signal;
   let taskId = state.task;
   let pollMs = DEFAULT_POLL_MS;
+  if (taskId !== undefined && state.taskResponses !== undefined) {
+    return await runModern(remote, taskId, pollMs, state, progress);
+  }
   if (taskId === undefined) {
     const created = await request(remote, "tools/call", {
       ...params,
       task: {},
     }, signal);
+    if (created.resultType === "task" && typeof created.taskId === "string") {
+      // A 2026-07-28 server: the task itself, detailed on each poll.
+      return await runModern(
+        remote,
+        created.taskId,
+        pollOf(created.pollIntervalMs),
+        state,
+        progress,
+      );
+    }
     const task = created.task as
       | { taskId?: unknown; pollInterval?: unknown }
       | undefined;
@@ -144,6 +170,97 @@ async function runTask(
   } finally {
     signal?.removeEventListener("abort", cancel);
   }
+}
+
+/**
+ * A 2026-07-28 task: `tasks/get` answers it whole — its questions while
+ * `input_required` (answered by `onInput` and sent with `tasks/update`, or
+ * parking the run with the task's id in its state), its result once
+ * `completed`, its error once `failed`.
+ */
+async function runModern(
+  remote: Remote,
+  id: string,
+  firstPollMs: number,
+  state: CallState,
+  progress: ProgressFn | undefined,
+): Promise<Record<string, unknown>> {
+  const signal = state.signal;
+  const cancel = (): void => {
+    remote.client.request(
+      { method: "tasks/cancel", params: { taskId: id } },
+      ResultSchema,
+    ).catch(() => {});
+  };
+  signal?.addEventListener("abort", cancel, { once: true });
+  const answered = new Set<string>();
+  const update = async (
+    responses: Readonly<Record<string, InputResponse>>,
+  ): Promise<void> => {
+    for (const key of Object.keys(responses)) answered.add(key);
+    await request(remote, "tasks/update", {
+      taskId: id,
+      inputResponses: responses,
+    }, signal);
+  };
+  try {
+    if (state.taskResponses !== undefined) await update(state.taskResponses);
+    let pollMs = firstPollMs;
+    let said: string | undefined;
+    for (;;) {
+      signal?.throwIfAborted();
+      const task = await request(remote, "tasks/get", { taskId: id }, signal);
+      const message = typeof task.statusMessage === "string"
+        ? task.statusMessage
+        : undefined;
+      if (message !== undefined && message !== said) {
+        said = message;
+        progress?.({ message });
+      }
+      switch (task.status) {
+        case "completed":
+          return isRecord(task.result) ? task.result : { content: [] };
+        case "failed": {
+          const error = isRecord(task.error) ? task.error : {};
+          throw new McpTransportError(
+            new Error(
+              `task ${id} failed: ${
+                typeof error.message === "string" ? error.message : "no reason"
+              }`,
+            ),
+          );
+        }
+        case "cancelled":
+          throw cancelledBy(id);
+        case "input_required": {
+          const asked = inputRequestsOf({ inputRequests: task.inputRequests });
+          const fresh = Object.fromEntries(
+            Object.entries(asked).filter(([key]) => !answered.has(key)),
+          );
+          if (Object.keys(fresh).length === 0) break;
+          if (remote.onInput === undefined) {
+            throw new InputRequiredError(
+              remote.toolName,
+              importInput(remote.server, remote.serverName, fresh, {
+                era: "task",
+                task: id,
+              }),
+            );
+          }
+          await update(await answerAll(remote, fresh, signal));
+          continue;
+        }
+      }
+      pollMs = pollOf(task.pollIntervalMs, pollMs);
+      await sleep(pollMs, signal);
+    }
+  } finally {
+    signal?.removeEventListener("abort", cancel);
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** The failure of a call whose task the server (or another caller) cancelled. */

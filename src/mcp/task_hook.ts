@@ -50,7 +50,7 @@ export function isModernRequest(params: unknown): boolean {
 /**
  * The shape of task a `tools/call`'s `params` ask for: `"v1"` with
  * `params.task` (an object), `"v2"` from a modern client declaring the
- * tasks extension, else `undefined`.
+ * tasks extension (or sending `params.task`), else `undefined`.
  */
 export function taskEraOf(params: unknown): TaskEra | undefined {
   const given = params as
@@ -61,7 +61,11 @@ export function taskEraOf(params: unknown): TaskEra | undefined {
       | { extensions?: Record<string, unknown> }
       | undefined;
     const ext = caps?.extensions?.[TASKS_EXTENSION];
-    return typeof ext === "object" && ext !== null ? "v2" : undefined;
+    if (typeof ext === "object" && ext !== null) return "v2";
+    // A modern request naming a task the 2025 way gets the modern shape.
+    return typeof given?.task === "object" && given.task !== null
+      ? "v2"
+      : undefined;
   }
   return typeof given?.task === "object" && given.task !== null
     ? "v1"

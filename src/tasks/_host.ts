@@ -121,8 +121,10 @@ export class TaskHost implements TaskRunner {
     await this.#index(record.owner, id);
     if (call.era === "v1") this.#origins.set(id, call.server);
     this.#launch(record, (options) => call.run(options), undefined);
+    // The modern shape carries the 2025 one too: the SDK's server checks a
+    // call that named `params.task` against it, and modern readers ignore it.
     return call.era === "v2"
-      ? { ...taskV2(record), resultType: "task" }
+      ? { ...taskV2(record), resultType: "task", task: wireTask(record) }
       : { task: wireTask(record) };
   }
 
