@@ -5,8 +5,10 @@
  * its end fetched with `tasks/result` — the request that also carries the
  * task's questions, answered or parked like a 2025 call's (the parked
  * state names the task, so a resume in another process polls the same
- * task instead of calling the tool again). Aborting the call cancels the
- * task (`tasks/cancel`). The model sees one ordinary result.
+ * task instead of calling the tool again). A 2026-07-28 server answers
+ * `resultType: "task"` instead: the task is polled whole with `tasks/get`
+ * and its questions answered with `tasks/update`. Aborting the call cancels
+ * the task (`tasks/cancel`). The model sees one ordinary result.
  *
  * @module
  */
