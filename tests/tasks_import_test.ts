@@ -29,11 +29,15 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 // @ts-types="@modelcontextprotocol/sdk/experimental/tasks"
 import {
   type CreateTaskRequestHandlerExtra,
+  InMemoryTaskMessageQueue,
   InMemoryTaskStore,
   type TaskRequestHandlerExtra,
 } from "@modelcontextprotocol/sdk/experimental/tasks";
 // @ts-types="@modelcontextprotocol/sdk/types"
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type CallToolResult,
+  ElicitResultSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 
 async function connect(
   server: { connect(t: InMemoryTransport): Promise<void> },
@@ -297,4 +301,79 @@ Deno.test({
       await weft.store.close();
     }
   },
+});
+
+Deno.test("the v1 SDK's task server asks mid-task: its question, delivered on tasks/result, parks the run; answer resumes it", async () => {
+  const store = new InMemoryTaskStore();
+  const sdk = new McpServer({ name: "sdk-tasks", version: "1" }, {
+    capabilities: {
+      tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+    },
+    taskStore: store,
+    taskMessageQueue: new InMemoryTaskMessageQueue(),
+  });
+  let runs = 0;
+  sdk.experimental.tasks.registerToolTask("publish", {
+    description: "Publishes after asking where.",
+    execution: { taskSupport: "required" },
+  }, {
+    createTask: async (extra: CreateTaskRequestHandlerExtra) => {
+      runs++;
+      const task = await extra.taskStore.createTask({ pollInterval: 10 });
+      void (async () => {
+        await store.updateTaskStatus(task.taskId, "input_required");
+        const answer = await sdk.server.request(
+          {
+            method: "elicitation/create",
+            params: {
+              message: "Which channel?",
+              requestedSchema: {
+                type: "object",
+                properties: { channel: { type: "string" } },
+              },
+            },
+          },
+          ElicitResultSchema,
+          { relatedTask: { taskId: task.taskId } },
+        );
+        await store.updateTaskStatus(task.taskId, "working");
+        await store.storeTaskResult(task.taskId, "completed", {
+          content: [{
+            type: "text",
+            text: `published to ${answer.content?.channel}`,
+          }],
+        });
+      })();
+      return { task };
+    },
+    getTask: async (extra: TaskRequestHandlerExtra) =>
+      (await extra.taskStore.getTask(extra.taskId))!,
+    getTaskResult: async (extra: TaskRequestHandlerExtra) =>
+      await extra.taskStore.getTaskResult(extra.taskId) as CallToolResult,
+  });
+  await using client = await connect(sdk, { elicitation: {} });
+  const { tools } = await importTools(client);
+  const agent = new Agent(script(callTools({ name: "publish" }), say("ok")), {
+    tools,
+  });
+  const parked = await agent.generate("publish it");
+  assert.equal(parked.pending.length, 1);
+  const pending = parked.pending[0];
+  assert.equal(
+    (pending.input?.requests.ask_0.params as { message: string }).message,
+    "Which channel?",
+  );
+  const resumed = await agent.generate(parked.messages, {
+    decisions: [answer(pending, {
+      action: "accept",
+      content: { channel: "news" },
+    })],
+  });
+  assert.equal(
+    (resumed.resumed[0] as { content: string }).content,
+    "published to news",
+  );
+  assert.equal(runs, 1);
+  store.cleanup();
+  await sdk.close();
 });
