@@ -40,6 +40,7 @@ export type { InputContext, InputHandler } from "./src/mcp/input.ts";
 export type { RenderOptions, ResultRendering } from "./src/mcp/render.ts";
 export { exportTools, setRequestStateKey } from "./src/mcp/export.ts";
 export { serveAgent } from "./src/mcp/serve.ts";
+export type { ServeAgentOptions } from "./src/mcp/serve.ts";
 export type {
   ToolClient,
   ToolRequest,

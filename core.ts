@@ -71,6 +71,7 @@ export type {
   ProgressFn,
   RawToolDef,
   StandardSchemaWithJSON,
+  TaskSupport,
   ToolAnnotations,
   ToolArguments,
   ToolContext,

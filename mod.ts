@@ -94,6 +94,7 @@ export type { InputHandler } from "./src/mcp/input.ts";
 export { RemoteToolError } from "./src/mcp/remote_error.ts";
 export { exportTools, setRequestStateKey } from "./src/mcp/export.ts";
 export { serveAgent } from "./src/mcp/serve.ts";
+// Serving MCP tasks (serveTasks) is in "@weft/mcp/tasks".
 
 // Tracing: OpenTelemetry spans and metrics, recorded once the host registers a provider.
 export { configureTracing } from "./src/trace/otel.ts";

@@ -126,6 +126,11 @@ const LAYERS: Record<
     ],
     bare: sdkOrNode,
   },
+  // Serving tasks: the bridge's registry hook and the store's records.
+  "src/tasks/": {
+    folders: ["src/tasks/", "src/mcp/", "src/store/", "src/core/"],
+    bare: (s) => (sdkOrNode(s) && !isSdkClient(s)) || s === "zod",
+  },
   "src/testing/": { folders: ["src/testing/", "src/core/"], bare: () => false },
   // The store contract and its adapters: web standards, the core's leaf
   // helpers and the two engine clients (loaded lazily), never MCP code.

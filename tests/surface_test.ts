@@ -39,11 +39,13 @@ const BUDGETS: Record<string, number> = {
   // +1 (issue 19): AuthInfo, the verified caller a tool sees as ctx.auth.
   // +2: ToolSearchOptions and SEARCH_TOOLS, the search tool's name.
   // +1: ApprovalRequest, the reason and diff an approval carries (pins).
-  "core.ts": 158,
+  // +1: TaskSupport, a tool's taskSupport option.
+  "core.ts": 159,
   // +3 (issue 18): setRequestStateKey, InputHandler, InputContext.
   // +4: toolDigest and the pin types (PinReport, PinStore, ToolPins) of
   // importTools' pins.
-  "bridge.ts": 30,
+  // +1: ServeAgentOptions (taskSupport of a served agent).
+  "bridge.ts": 31,
   // 63: ListenAddress, what deno serve tells the handler's onListen.
   // +7 (issue 18): CacheHints, the cacheHints option of httpHandler and
   // serveStdio (modern-era cache hints); the era a client speaks and where it
@@ -83,6 +85,9 @@ const BUDGETS: Record<string, number> = {
   // AuthorizationError and its reason, the token stores and their options,
   // oauthCallback and its options).
   "auth.ts": 21,
+  // 5: serveTasks and its options, the task failures (TaskAccessError,
+  // TaskCancelledError) and TaskSupport, the option a tool opts in with.
+  "tasks.ts": 5,
 };
 
 const ROOT = new URL("../", import.meta.url);

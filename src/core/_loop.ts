@@ -9,7 +9,7 @@
 import { MaxStepsError } from "./errors.ts";
 import type { EventHandler } from "./events.ts";
 import type { Decision } from "./decisions.ts";
-import type { ToolResultPart } from "./messages.ts";
+import type { Message, ToolResultPart } from "./messages.ts";
 import type { ToolMiddleware } from "./middleware.ts";
 import type { Model, ModelRequest } from "./model.ts";
 import type { OutputRecorder } from "./output.ts";
@@ -77,6 +77,8 @@ export interface LoopOptions {
   readonly runId?: string;
   /** Decisions on the transcript's pending calls, applied before step 0. */
   readonly decisions?: readonly Decision[];
+  /** Awaited after each step the run goes on from, with the transcript so far. */
+  readonly checkpoint?: (messages: readonly Message[]) => void | Promise<void>;
 }
 
 /**
@@ -161,6 +163,9 @@ async function drive(
         })
       ) {
         return finish(run);
+      }
+      if (options.checkpoint !== undefined) {
+        await options.checkpoint(run.result().messages);
       }
     }
     throw run.fail(config.maxSteps, new MaxStepsError());

@@ -430,5 +430,10 @@ export function build(
       options.scopes.filter((s) => typeof s === "string"),
     );
   }
+  if (
+    options.taskSupport === "optional" || options.taskSupport === "required"
+  ) {
+    def.taskSupport = options.taskSupport;
+  }
   return Object.freeze(def);
 }

@@ -128,6 +128,13 @@ export interface GenerateOptions {
    * `NotPendingError`.
    */
   decisions?: readonly Decision[];
+  /**
+   * Called after each step the run goes on from (its tool calls all have
+   * results), with the transcript so far, and awaited before the next
+   * step: save it, and `generate(messages)` resumes the run from there (a
+   * served agent's MCP task resumes so on another instance).
+   */
+  checkpoint?: (messages: readonly Message[]) => void | Promise<void>;
 }
 
 /** Options for one {@linkcode Agent.callTool}. */

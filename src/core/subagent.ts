@@ -52,6 +52,8 @@ export interface RunSubagentOptions {
   auth?: AuthInfo;
   /** Observes the child run's events (e.g. to report progress). */
   onEvent?: EventHandler;
+  /** The child run's checkpoints (see `GenerateOptions.checkpoint`). */
+  checkpoint?: (messages: readonly Message[]) => void | Promise<void>;
 }
 
 /**
@@ -109,14 +111,15 @@ export function subagent(
 }
 
 /**
- * Runs `agent` as a subagent on `prompt` and renders the outcome the way the
+ * Runs `agent` as a subagent on `prompt` (or a transcript saved by a
+ * `checkpoint`, to resume from) and renders the outcome the way the
  * subagent tool does: resolves to the answer, rejects with a `ToolError`
  * (`SUBAGENT_CYCLE` before any model call when `agent` is on the lineage,
  * `SUBAGENT_FAILED` with the child `RunError` as cause, `SUBAGENT_PENDING`).
  */
 export async function runSubagent(
   agent: Agent,
-  prompt: string,
+  prompt: string | readonly Message[],
   options: RunSubagentOptions = {},
 ): Promise<string> {
   const name = options.name ?? agent.name;
@@ -134,6 +137,7 @@ export async function runSubagent(
       lineage,
       auth: options.auth,
       onEvent: options.onEvent,
+      checkpoint: options.checkpoint,
     });
   } catch (err) {
     if (!(err instanceof RunError)) throw err;

@@ -195,7 +195,28 @@ export interface ToolOptions {
    * naming them, before the tool runs.
    */
   scopes?: string[];
+  /**
+   * Whether an MCP caller may run the tool as a task (MCP's
+   * `execution.taskSupport`): `"optional"` — a call that asks for a task
+   * gets a handle at once and polls, any other call runs as usual;
+   * `"required"` — only task calls are accepted. Takes effect on servers
+   * that serve tasks (`serveTasks`). Absent: never a task.
+   */
+  taskSupport?: TaskSupport;
 }
+
+/**
+ * A tool's stance on running as an MCP task: `"optional"` or `"required"`.
+ *
+ * @example A tool callers may run as a task
+ * ```ts
+ * import { rawTool, type TaskSupport } from "@weft/mcp";
+ * const taskSupport: TaskSupport = "optional";
+ * const report = rawTool({ name: "report", description: "Slow.", taskSupport, run: () => "ok" });
+ * console.log(report.taskSupport); // "optional"
+ * ```
+ */
+export type TaskSupport = "optional" | "required";
 
 /**
  * What a tool says about itself, for clients and their users: MCP's tool
@@ -308,6 +329,8 @@ export interface ToolDef {
   readonly annotations?: ToolAnnotations;
   /** OAuth scopes a call needs over authenticated HTTP; absent: none. */
   readonly scopes?: readonly string[];
+  /** Whether MCP callers may (`"optional"`) or must (`"required"`) run it as a task; absent: never. */
+  readonly taskSupport?: TaskSupport;
   /**
    * Runs the handler on the arguments — the model's JSON text, or an
    * object ({@link ToolArguments}: both give the same result). Resolves to

@@ -68,11 +68,15 @@ export function withDefaults(
 /** The state an imported tool's pending input carries (JSON in `PendingInput.state`). */
 export type ImportState =
   | { readonly era: "modern"; readonly requestState?: string }
+  /** A 2026-07-28 task waiting on its questions: resumed anywhere with `tasks/update`. */
+  | { readonly era: "task"; readonly task: string }
   | {
     readonly era: "legacy";
     readonly ticket: string;
     /** The key the parked question goes by (`ask_<n>`). */
     readonly key?: string;
+    /** The server's task the call runs as (a task's question): resumed anywhere by polling it. */
+    readonly task?: string;
   };
 
 /** Reads the state of a pending input; undefined when it is not an import's. */
@@ -86,9 +90,15 @@ export function readImportState(state: string): ImportState | undefined {
   if (value === null || typeof value !== "object") return undefined;
   const v = value as Record<string, unknown>;
   if (v.era === "legacy" && typeof v.ticket === "string") {
-    return typeof v.key === "string"
-      ? { era: "legacy", ticket: v.ticket, key: v.key }
-      : { era: "legacy", ticket: v.ticket };
+    return {
+      era: "legacy",
+      ticket: v.ticket,
+      ...(typeof v.key === "string" ? { key: v.key } : {}),
+      ...(typeof v.task === "string" ? { task: v.task } : {}),
+    };
+  }
+  if (v.era === "task" && typeof v.task === "string") {
+    return { era: "task", task: v.task };
   }
   if (v.era === "modern") {
     return typeof v.requestState === "string"
@@ -108,6 +118,8 @@ export interface Flight {
   readonly cancel: (reason: unknown) => void;
   /** How many of the server's questions this call parked on so far: the next one's key is `ask_<asked>`. */
   asked: number;
+  /** The server's task id when the call runs as a task (kept in a parked call's state). */
+  readonly task?: string;
   /** The invocation running the call now (a resumed call gets a new one). */
   current?: {
     readonly signal: AbortSignal;
@@ -149,6 +161,11 @@ export class LegacyInput {
       }
     };
     result.then(end, end);
+  }
+
+  /** Whether the ticket `id` still waits here. */
+  has(id: string): boolean {
+    return this.#tickets.has(id);
   }
 
   /** Takes the ticket `id` (once): its flight and outstanding result; undefined when gone. */

@@ -29,7 +29,7 @@ import { notAnObject } from "../core/bridge.ts";
 import { isPlainJson, jsonTypeOf, parseLossless } from "../core/json.ts";
 import { failureText } from "../core/policy.ts";
 import { quote } from "../core/errors.ts";
-import type { ProgressFn, ToolResult } from "../core/tool.ts";
+import type { ProgressFn, TaskSupport, ToolResult } from "../core/tool.ts";
 import type { AskFn } from "../core/input.ts";
 import { type AuthInfo, setScopeLookup } from "../core/auth.ts";
 import { progressSink } from "./_progress.ts";
@@ -42,6 +42,13 @@ import {
 } from "./_ask.ts";
 
 import { tracedServe } from "../trace/mcp.ts";
+import {
+  setTaskToolLookup,
+  taskEraOf,
+  taskRunnerOf,
+  type TaskRunOptions,
+  type TaskTool,
+} from "./task_hook.ts";
 /** What a `tools/call` handler receives beside the request. */
 export type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -63,6 +70,10 @@ export interface Exported {
   readonly scopes?: readonly string[];
   /** The exported tool definition: its requestStates' default key is its own. */
   readonly owner?: object;
+  /** Whether callers may or must run it as a task (on servers that serve tasks). */
+  readonly taskSupport?: TaskSupport;
+  /** Whether a task of it resumes from a checkpoint after a takeover (`run`'s `task`). */
+  readonly resumable?: boolean;
   /**
    * Runs one call on the client's arguments (as the SDK decoded them:
    * missing, or an object); resolves to the whole result. `progress` is
@@ -73,6 +84,7 @@ export interface Exported {
     extra: CallExtra,
     progress?: ProgressFn,
     ask?: AskFn,
+    task?: Pick<TaskRunOptions, "checkpoint" | "saveCheckpoint">,
   ): Promise<ToolResult>;
 }
 
@@ -118,6 +130,7 @@ function ensureRegistry(server: Server, caller: string): Registry {
   }
   const registry: Registry = { tools: new Map() };
   installHandlers(server, registry, caller);
+  setTaskToolLookup(server, (name) => taskToolOf(registry, name));
   // The HTTP handler asks before a call starts (403 step-up).
   setScopeLookup(
     server,
@@ -154,7 +167,7 @@ function installHandlers(
 function setHandlers(server: Server, registry: Registry): void {
   server.setRequestHandler(
     ListToolsRequestSchema,
-    (): ListToolsResult => ({ tools: listing(registry) }),
+    (): ListToolsResult => ({ tools: listing(registry, server) }),
   );
   // The SDK checked the request against CallToolRequestSchema before calling
   // the handler (after CALL_REQUEST set non-object arguments aside), and its
@@ -207,9 +220,64 @@ const CALL_REQUEST = RequestSchema.extend({
   }),
 });
 
-function listing(registry: Registry): Tool[] {
+function listing(registry: Registry, server: object): Tool[] {
+  // `execution.taskSupport` is listed only where tasks are served.
+  if (taskRunnerOf(server) !== undefined) {
+    return Array.from(
+      registry.tools.values(),
+      (e) =>
+        e.taskSupport === undefined
+          ? e.listing
+          : { ...e.listing, execution: { taskSupport: e.taskSupport } },
+    );
+  }
   registry.listing ??= Array.from(registry.tools.values(), (e) => e.listing);
   return registry.listing;
+}
+
+/** `name` as a task tool (for a takeover), when it is one. */
+function taskToolOf(registry: Registry, name: string): TaskTool | undefined {
+  const entry = registry.tools.get(name);
+  if (entry?.taskSupport === undefined) return undefined;
+  return {
+    taskSupport: entry.taskSupport,
+    resumable: entry.resumable === true,
+    run: (args, extra, options) => runDetached(entry, args, extra, options),
+  };
+}
+
+/** Runs `entry` for a task: the task's signal, progress and ask, not the request's. */
+function runDetached(
+  entry: Exported,
+  args: unknown,
+  extra: CallExtra,
+  options: TaskRunOptions,
+): Promise<CallToolResult> {
+  return answerWith(
+    entry,
+    args,
+    { ...extra, signal: options.signal },
+    options.progress,
+    { ask: options.ask },
+    options,
+  );
+}
+
+/**
+ * A tool of `taskSupport: "required"` called without `params.task`: the
+ * spec's answer is a protocol error, Method not found (-32601).
+ */
+class TaskRequiredError extends Error {
+  readonly code: number = ErrorCode.MethodNotFound;
+
+  constructor(name: string) {
+    super(
+      `tool ${
+        quote(name)
+      } must be called as a task (its taskSupport is "required"); send params.task`,
+    );
+    this.name = "TaskRequiredError";
+  }
 }
 
 /**
@@ -241,6 +309,27 @@ function call(
     return Promise.resolve(refused(name, setAside.get(request.params)));
   }
   const args = request.params.arguments;
+  const runner = entry.taskSupport === undefined
+    ? undefined
+    : taskRunnerOf(server);
+  if (runner !== undefined) {
+    const era = taskEraOf(request.params);
+    if (era !== undefined) {
+      const task = (request.params as { task?: { ttl?: number } }).task;
+      return runner.start({
+        era,
+        tool: name,
+        args,
+        task: era === "v1" && task !== undefined ? task : {},
+        extra,
+        server,
+        run: (options) => runDetached(entry, args, extra, options),
+      }) as Promise<CallToolResult>;
+    }
+    if (entry.taskSupport === "required") {
+      return Promise.reject(new TaskRequiredError(name));
+    }
+  }
   const asking = askingFor(
     { server, owner: entry.owner ?? entry, tool: name },
     () => argumentText(args),
@@ -293,10 +382,11 @@ async function answerWith(
   extra: CallExtra,
   progress: ProgressFn | undefined,
   asking: CallAsking,
+  task?: Pick<TaskRunOptions, "checkpoint" | "saveCheckpoint">,
 ): Promise<CallToolResult> {
   let result: ToolResult;
   try {
-    result = await entry.run(args, extra, progress, asking.ask);
+    result = await entry.run(args, extra, progress, asking.ask, task);
   } catch (thrown) {
     if (thrown instanceof AskParked && asking.inputRequired !== undefined) {
       // The SDK checks the result as a CallToolResult, which adds `content: []`.

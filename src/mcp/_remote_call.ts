@@ -17,6 +17,7 @@ import { isPlainJson, parseLossless, stringifyExact } from "../core/json.ts";
 import type {
   InvokeOptions,
   ProgressFn,
+  TaskSupport,
   ToolArguments,
   ToolProgress,
   ToolResult,
@@ -26,6 +27,7 @@ import { RemoteToolError } from "./remote_error.ts";
 import type { InputHandler } from "./input.ts";
 import { legacyInput, serverNameOf } from "./_elicit.ts";
 import { callRounds, type Remote } from "./_remote_input.ts";
+import { callsAsTask, type TaskCalls, taskRounds } from "./_remote_task.ts";
 import { renderContent, type RenderOptions } from "./render.ts";
 import { tracedCall } from "../trace/mcp.ts";
 
@@ -35,6 +37,10 @@ const BLANK = /^[ \t\n\r]*$/;
 export interface RemoteOptions extends RenderOptions {
   /** Answers the server's requests for input at once; absent: the call parks (`InputRequiredError`). */
   readonly onInput?: InputHandler;
+  /** The tool's `execution.taskSupport` as its server lists it. */
+  readonly taskSupport?: TaskSupport;
+  /** Which tools are called as tasks (default `"required"`: those the server requires). */
+  readonly taskCalls?: TaskCalls;
 }
 
 /**
@@ -76,6 +82,11 @@ export function remoteInvoke(
     server: legacy?.server ?? serverNameOf(client),
   };
   const render: RenderOptions = { render: options.render };
+  const asTask = callsAsTask(
+    client,
+    options.taskSupport,
+    options.taskCalls ?? "required",
+  );
   return async (args, options) => {
     const params: Record<string, unknown> = {
       name: serverName,
@@ -92,11 +103,16 @@ export function remoteInvoke(
         client,
         params,
         (sent) =>
-          callRounds(remote, sent, {
-            answer: options.call?.answer,
-            signal: link?.signal,
-            onprogress,
-          }),
+          callRounds(
+            remote,
+            sent,
+            {
+              answer: options.call?.answer,
+              signal: link?.signal,
+              onprogress,
+            },
+            asTask ? taskRounds(progress) : undefined,
+          ),
         isErrorResult,
       );
     } finally {

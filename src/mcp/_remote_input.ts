@@ -54,7 +54,22 @@ export interface CallState {
   readonly answer?: InputAnswer;
   readonly signal?: AbortSignal;
   readonly onprogress?: (remote: Progress) => void;
+  /** The method sent (default `tools/call`; `tasks/result` for a task's end). */
+  readonly method?: string;
+  /** The server's task the call runs as, if any. */
+  readonly task?: string;
+  /** An answer to give the call's first question at once (a task resumed elsewhere). */
+  readonly preAnswer?: InputResponse;
+  /** Answers to send a 2026-07-28 task first (`tasks/update`), by key. */
+  readonly taskResponses?: Readonly<Record<string, InputResponse>>;
 }
+
+/** Runs a call as a server task (set by `_remote_task.ts`: no import cycle). */
+export type TaskRounds = (
+  remote: Remote,
+  params: Record<string, unknown>,
+  state: CallState,
+) => Promise<Record<string, unknown>>;
 
 /**
  * The call's final result: the first `tools/call` (or, resumed, its retry
@@ -65,11 +80,36 @@ export async function callRounds(
   remote: Remote,
   params: Record<string, unknown>,
   state: CallState,
+  asTask?: TaskRounds,
 ): Promise<Record<string, unknown>> {
   let result: Record<string, unknown>;
   const resumed = state.answer === undefined
     ? undefined
     : readImportState(state.answer.state);
+  if (
+    resumed?.era === "legacy" && resumed.task !== undefined &&
+    asTask !== undefined && remote.legacy?.has(resumed.ticket) !== true
+  ) {
+    // A task's question parked in another process (or connection): the
+    // same task is polled again, and its question answered with this one.
+    return await asTask(remote, params, {
+      ...state,
+      task: resumed.task,
+      preAnswer: state.answer!.responses[resumed.key ?? askKey(0)] ??
+        { action: "cancel" },
+    });
+  }
+  if (resumed?.era === "task" && asTask !== undefined) {
+    // A 2026-07-28 task's questions, answered: the same task goes on.
+    return await asTask(remote, params, {
+      ...state,
+      task: resumed.task,
+      taskResponses: state.answer!.responses,
+    });
+  }
+  if (resumed === undefined && asTask !== undefined) {
+    return await asTask(remote, params, state);
+  }
   if (resumed?.era === "legacy") {
     result = await resumeLegacy(remote, resumed, state);
   } else {
@@ -126,7 +166,7 @@ function isInputRequired(result: Record<string, unknown>): boolean {
 }
 
 /** The server's input requests: the entries of `inputRequests` that are objects with a method. */
-function inputRequestsOf(
+export function inputRequestsOf(
   result: Record<string, unknown>,
 ): Record<string, InputRequest> {
   const given = result.inputRequests;
@@ -146,7 +186,7 @@ function inputRequestsOf(
 }
 
 /** Every request answered by the importer's handler, defaults filled in. */
-async function answerAll(
+export async function answerAll(
   remote: Remote,
   requests: Readonly<Record<string, InputRequest>>,
   signal: AbortSignal | undefined,
@@ -170,7 +210,7 @@ async function answerAll(
  * importer's handler, or parks it (rejecting with `InputRequiredError`
  * while the request goes on waiting for `answer`).
  */
-async function sendCall(
+export async function sendCall(
   remote: Remote,
   params: Record<string, unknown>,
   state: CallState,
@@ -179,13 +219,27 @@ async function sendCall(
   const signal = own === undefined
     ? state.signal
     : anySignal(own.signal, state.signal);
-  const pending = requestCall(remote, params, signal, state.onprogress);
+  const pending = requestCall(
+    remote,
+    params,
+    signal,
+    state.onprogress,
+    state.method,
+  );
   if (remote.legacy === null) return await pending;
+  const pre = state.preAnswer;
   const flight: Flight = {
     tool: remote.serverName,
-    onInput: remote.onInput,
+    onInput: pre === undefined ? remote.onInput : (request, context) => {
+      // The answer given to a resumed task's question, once.
+      (flight as { onInput?: InputHandler }).onInput = remote.onInput;
+      void request;
+      void context;
+      return Promise.resolve(pre);
+    },
     cancel: (reason) => own!.abort(reason),
     asked: 0,
+    ...(state.task !== undefined ? { task: state.task } : {}),
   };
   remote.legacy.begin(flight, pending);
   return await flown(remote, flight, pending, state.signal);
@@ -242,7 +296,12 @@ function flown(
               remote.server,
               remote.serverName,
               { [key]: request },
-              { era: "legacy", ticket, key },
+              {
+                era: "legacy",
+                ticket,
+                key,
+                ...(flight.task !== undefined ? { task: flight.task } : {}),
+              },
             ),
           ),
         );
@@ -261,10 +320,11 @@ async function requestCall(
   params: Record<string, unknown>,
   signal: AbortSignal | undefined,
   onprogress: ((remote: Progress) => void) | undefined,
+  method = "tools/call",
 ): Promise<Record<string, unknown>> {
   try {
     return await remote.client.request(
-      { method: "tools/call", params },
+      { method, params },
       ResultSchema,
       requestOptions(signal, onprogress),
     ) as Record<string, unknown>; // ResultSchema parses an object

@@ -12,10 +12,12 @@ import type {
   CallInfo,
   InvokeOptions,
   ProgressFn,
+  TaskSupport,
   ToolArguments,
   ToolDef,
   ToolResult,
 } from "../core/tool.ts";
+import type { TaskRunOptions } from "./task_hook.ts";
 import {
   authOf,
   type CallExtra,
@@ -301,7 +303,9 @@ export function exported(
     extra: CallExtra,
     progress?: ProgressFn,
     ask?: AskFn,
+    task?: Pick<TaskRunOptions, "checkpoint" | "saveCheckpoint">,
   ) => Promise<ToolResult>,
+  options?: { taskSupport?: TaskSupport; resumable?: boolean },
 ): Exported {
   return {
     name: tool.name,
@@ -309,6 +313,8 @@ export function exported(
     structured: tool.outputSchema !== undefined,
     scopes: tool.scopes,
     owner: tool,
+    taskSupport: options?.taskSupport ?? tool.taskSupport,
+    resumable: options?.resumable,
     run,
   };
 }

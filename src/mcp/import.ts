@@ -24,6 +24,7 @@ import {
 } from "./import_error.ts";
 import { listToolEntries } from "./_list_tools.ts";
 import { remoteInvoke, type RemoteOptions } from "./_remote_call.ts";
+import { listedTaskSupport } from "./_remote_task.ts";
 import type { ResultRendering } from "./render.ts";
 import type { InputHandler } from "./input.ts";
 import {
@@ -218,9 +219,22 @@ type ListedTool = Parameters<
  * await client.close();
  * ```
  */
-export interface ImportPolicy extends Omit<ToolOptions, "requireApproval"> {
+export interface ImportPolicy
+  extends Omit<ToolOptions, "requireApproval" | "taskSupport"> {
   /** Which tools wait for approval (see {@link ApprovalRule}). Default none. */
   requireApproval?: ApprovalRule;
+  /**
+   * Which tools are called as MCP tasks, on a server that declares
+   * task-augmented tool calls: `"required"` (default) — the tools it lists
+   * with `execution.taskSupport: "required"`, which accept nothing else;
+   * `"optional"` — those listed `"optional"` too. A task call is polled
+   * at the server's `pollInterval` (its status messages arrive as
+   * progress), its questions park the run like any other input request
+   * (the parked state names the task: a run resumed in another process
+   * polls the same task instead of calling the tool again), cancelling
+   * the call cancels the task, and the model sees one ordinary result.
+   */
+  taskCalls?: "required" | "optional";
 }
 
 /**
@@ -359,6 +373,7 @@ export async function importTools(
   const render: RemoteOptions = {
     render: options.render,
     onInput: options.onInput,
+    taskCalls: policy.taskCalls,
   };
   const tools: ToolDef[] = [];
   const skipped: SkippedTool[] = [];
@@ -485,6 +500,10 @@ function importEntry(
   const description = typeof entry.description === "string"
     ? entry.description
     : "";
+  const invoke = remoteInvoke(client, serverName, name, {
+    ...render,
+    taskSupport: listedTaskSupport(entry),
+  });
   // What rawTool builds, minus what a remote call does not use: the
   // handler's context (only the signal and progress matter, and only when
   // given) and the check that the handler resolved a string (renderContent
@@ -513,9 +532,7 @@ function importEntry(
       inputSchema,
       outputSchema: objectOutputSchema(entry.outputSchema),
     },
-    wrap === undefined
-      ? remoteInvoke(client, serverName, name, render)
-      : wrap(remoteInvoke(client, serverName, name, render)),
+    wrap === undefined ? invoke : wrap(invoke),
   );
 }
 

@@ -10,8 +10,15 @@ import type { ToolServer as Server } from "./peers.ts";
 import type { Agent } from "../core/agent.ts";
 import { quote } from "../core/errors.ts";
 import { SUBMIT_OUTPUT } from "../core/output.ts";
-import { subagent } from "../core/subagent.ts";
-import type { ProgressFn, ToolDef, ToolResult } from "../core/tool.ts";
+import { runSubagent, subagent } from "../core/subagent.ts";
+import type { Message } from "../core/messages.ts";
+import type { TaskRunOptions } from "./task_hook.ts";
+import type {
+  ProgressFn,
+  TaskSupport,
+  ToolDef,
+  ToolResult,
+} from "../core/tool.ts";
 import { exported } from "./export.ts";
 import { runReporter } from "./_progress.ts";
 import {
@@ -21,6 +28,25 @@ import {
   type Exported,
   register,
 } from "./_registry.ts";
+
+/**
+ * Options of {@link serveAgent}.
+ *
+ * @example A served agent callers run as a task
+ * ```ts
+ * import type { ServeAgentOptions } from "@weft/mcp/bridge";
+ * const options: ServeAgentOptions = { taskSupport: "optional" };
+ * ```
+ */
+export interface ServeAgentOptions {
+  /**
+   * Whether callers may (`"optional"`) or must (`"required"`) run the
+   * agent tool as an MCP task, on a server that serves tasks
+   * (`serveTasks`): the call answers a task handle at once and the run
+   * goes on detached from the request. Absent: never a task.
+   */
+  readonly taskSupport?: TaskSupport;
+}
 
 /**
  * Exposes an agent over MCP: one tool named after the agent (a name is
@@ -68,6 +94,7 @@ export function serveAgent(
   server: Server,
   agent: Agent,
   description: string,
+  options?: ServeAgentOptions,
 ): void {
   if (agent === null || agent === undefined) {
     throw new TypeError(
@@ -79,7 +106,9 @@ export function serveAgent(
       "serveAgent: the agent has no name; set one with the Agent's name option — the exposed tool is named after the agent",
     );
   }
-  const entries: Exported[] = [agentEntry(agent, description)];
+  const entries: Exported[] = [
+    agentEntry(agent, description, options?.taskSupport),
+  ];
   const seen = new Set<string>([agent.name]);
   let calls = 0;
   const nextId = (): string => `mcp_call_${++calls}`;
@@ -137,11 +166,37 @@ function exposedTools(agent: Agent): ToolDef[] {
  * finished calls and steps, and its tools' own progress, go to the call's
  * progress sink.
  */
-function agentEntry(agent: Agent, description: string): Exported {
+function agentEntry(
+  agent: Agent,
+  description: string,
+  taskSupport: TaskSupport | undefined,
+): Exported {
   const tool = subagent(agent, description);
   return exported(
     tool,
-    (args: unknown, extra: CallExtra, progress?: ProgressFn) => {
+    (
+      args: unknown,
+      extra: CallExtra,
+      progress?: ProgressFn,
+      _ask?: AskFn,
+      task?: Pick<TaskRunOptions, "checkpoint" | "saveCheckpoint">,
+    ) => {
+      const prompt = (args as { prompt?: unknown } | undefined)?.prompt;
+      if (task !== undefined && typeof prompt === "string") {
+        // A task: each finished step is saved, and a takeover resumes
+        // from the last one.
+        const saved = task.checkpoint;
+        return runSubagent(
+          agent,
+          Array.isArray(saved) ? saved as Message[] : prompt,
+          {
+            signal: extra.signal,
+            ...authOf(extra),
+            onEvent: progress === undefined ? undefined : runReporter(progress),
+            checkpoint: task.saveCheckpoint,
+          },
+        ).then(textResult);
+      }
       const text = argumentText(args);
       if (progress === undefined) {
         return tool.invoke(text, { signal: extra.signal, ...authOf(extra) })
@@ -153,6 +208,7 @@ function agentEntry(agent: Agent, description: string): Exported {
       return observed.invoke(text, { signal: extra.signal, ...authOf(extra) })
         .then(textResult);
     },
+    { taskSupport, resumable: true },
   );
 }
 

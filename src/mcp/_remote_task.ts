@@ -1,0 +1,308 @@
+/**
+ * An imported tool called as a server task (2025-11-25 `params.task`): the
+ * call answers a task handle, the task is polled with `tasks/get` at the
+ * server's `pollInterval` (its status messages reported as progress), and
+ * its end fetched with `tasks/result` — the request that also carries the
+ * task's questions, answered or parked like a 2025 call's (the parked
+ * state names the task, so a resume in another process polls the same
+ * task instead of calling the tool again). A 2026-07-28 server answers
+ * `resultType: "task"` instead: the task is polled whole with `tasks/get`
+ * and its questions answered with `tasks/update`. Aborting the call cancels
+ * the task (`tasks/cancel`). The model sees one ordinary result.
+ *
+ * @module
+ */
+
+// @ts-types="@modelcontextprotocol/sdk/types"
+import { ResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { ProgressFn, TaskSupport } from "../core/tool.ts";
+import { McpTransportError } from "./remote_error.ts";
+import {
+  answerAll,
+  type CallState,
+  inputRequestsOf,
+  type Remote,
+  sendCall,
+  type TaskRounds,
+} from "./_remote_input.ts";
+import { InputRequiredError, type InputResponse } from "../core/input.ts";
+import { importInput } from "./_elicit.ts";
+
+/** The extension id of 2026-07-28 tasks. */
+const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+
+/** Which imported tools are called as tasks. */
+export type TaskCalls = "required" | "optional";
+
+/** The poll interval used when the server advises none, ms. */
+const DEFAULT_POLL_MS = 1_000;
+/** The bounds a server's advised poll interval is held within, ms. */
+const MIN_POLL_MS = 10;
+const MAX_POLL_MS = 60_000;
+
+/**
+ * Whether a call of a tool the server lists with `taskSupport` goes as a
+ * task: the server must declare task-augmented `tools/call`; a `required`
+ * tool always does, an `optional` one when `calls` is `"optional"`.
+ */
+export function callsAsTask(
+  client: object,
+  taskSupport: TaskSupport | undefined,
+  calls: TaskCalls,
+): boolean {
+  if (taskSupport === undefined) return false;
+  const caps = (client as {
+    getServerCapabilities?: () =>
+      | {
+        tasks?: { requests?: { tools?: { call?: unknown } } };
+        extensions?: Record<string, unknown>;
+      }
+      | undefined;
+  }).getServerCapabilities?.();
+  const call = caps?.tasks?.requests?.tools?.call;
+  const modern = caps?.extensions?.[TASKS_EXTENSION];
+  const served = (typeof call === "object" && call !== null) ||
+    (typeof modern === "object" && modern !== null);
+  if (!served) return false;
+  return taskSupport === "required" || calls === "optional";
+}
+
+/** The tool's `execution.taskSupport` as the server lists it (`forbidden` and unknown values: none). */
+export function listedTaskSupport(entry: unknown): TaskSupport | undefined {
+  const execution = (entry as { execution?: { taskSupport?: unknown } })
+    ?.execution;
+  const value = execution?.taskSupport;
+  return value === "required" || value === "optional" ? value : undefined;
+}
+
+/** The task runner for calls whose progress goes to `progress`. */
+export function taskRounds(progress: ProgressFn | undefined): TaskRounds {
+  return (remote, params, state) => runTask(remote, params, state, progress);
+}
+
+async function runTask(
+  remote: Remote,
+  params: Record<string, unknown>,
+  state: CallState,
+  progress: ProgressFn | undefined,
+): Promise<Record<string, unknown>> {
+  const signal = state.signal;
+  let taskId = state.task;
+  let pollMs = DEFAULT_POLL_MS;
+  if (taskId !== undefined && state.taskResponses !== undefined) {
+    return await runModern(remote, taskId, pollMs, state, progress);
+  }
+  if (taskId === undefined) {
+    const created = await request(remote, "tools/call", {
+      ...params,
+      task: {},
+    }, signal);
+    if (created.resultType === "task" && typeof created.taskId === "string") {
+      // A 2026-07-28 server: the task itself, detailed on each poll.
+      return await runModern(
+        remote,
+        created.taskId,
+        pollOf(created.pollIntervalMs),
+        state,
+        progress,
+      );
+    }
+    const task = created.task as
+      | { taskId?: unknown; pollInterval?: unknown }
+      | undefined;
+    if (typeof task?.taskId !== "string") {
+      // A server that ran the call at once answers its result.
+      if (Array.isArray(created.content)) return created;
+      throw new McpTransportError(
+        new Error(
+          `server answered a task call of tool ${
+            JSON.stringify(remote.serverName)
+          } without a task; it declares task support it does not give`,
+        ),
+      );
+    }
+    taskId = task.taskId;
+    pollMs = pollOf(task.pollInterval);
+  }
+  const id = taskId;
+  const cancel = (): void => {
+    remote.client.request(
+      { method: "tasks/cancel", params: { taskId: id } },
+      ResultSchema,
+    ).catch(() => {});
+  };
+  signal?.addEventListener("abort", cancel, { once: true });
+  try {
+    let said: string | undefined;
+    for (;;) {
+      signal?.throwIfAborted();
+      const task = await request(remote, "tasks/get", { taskId: id }, signal);
+      const message = typeof task.statusMessage === "string"
+        ? task.statusMessage
+        : undefined;
+      if (message !== undefined && message !== said) {
+        said = message;
+        progress?.({ message });
+      }
+      const status = task.status;
+      if (status === "cancelled") throw cancelledBy(id);
+      if (
+        status === "completed" || status === "failed" ||
+        status === "input_required"
+      ) {
+        // The end, or the task's questions on the way to it.
+        const result = await sendCall(remote, { taskId: id }, {
+          ...state,
+          method: "tasks/result",
+          task: id,
+          onprogress: undefined,
+        });
+        // A task cancelled while its result was awaited reads as such,
+        // whichever request saw it first.
+        if (
+          result.isError === true &&
+          (await request(remote, "tasks/get", { taskId: id }, signal))
+              .status === "cancelled"
+        ) throw cancelledBy(id);
+        return result;
+      }
+      pollMs = pollOf(task.pollInterval, pollMs);
+      await sleep(pollMs, signal);
+    }
+  } finally {
+    signal?.removeEventListener("abort", cancel);
+  }
+}
+
+/**
+ * A 2026-07-28 task: `tasks/get` answers it whole — its questions while
+ * `input_required` (answered by `onInput` and sent with `tasks/update`, or
+ * parking the run with the task's id in its state), its result once
+ * `completed`, its error once `failed`.
+ */
+async function runModern(
+  remote: Remote,
+  id: string,
+  firstPollMs: number,
+  state: CallState,
+  progress: ProgressFn | undefined,
+): Promise<Record<string, unknown>> {
+  const signal = state.signal;
+  const cancel = (): void => {
+    remote.client.request(
+      { method: "tasks/cancel", params: { taskId: id } },
+      ResultSchema,
+    ).catch(() => {});
+  };
+  signal?.addEventListener("abort", cancel, { once: true });
+  const answered = new Set<string>();
+  const update = async (
+    responses: Readonly<Record<string, InputResponse>>,
+  ): Promise<void> => {
+    for (const key of Object.keys(responses)) answered.add(key);
+    await request(remote, "tasks/update", {
+      taskId: id,
+      inputResponses: responses,
+    }, signal);
+  };
+  try {
+    if (state.taskResponses !== undefined) await update(state.taskResponses);
+    let pollMs = firstPollMs;
+    let said: string | undefined;
+    for (;;) {
+      signal?.throwIfAborted();
+      const task = await request(remote, "tasks/get", { taskId: id }, signal);
+      const message = typeof task.statusMessage === "string"
+        ? task.statusMessage
+        : undefined;
+      if (message !== undefined && message !== said) {
+        said = message;
+        progress?.({ message });
+      }
+      switch (task.status) {
+        case "completed":
+          return isRecord(task.result) ? task.result : { content: [] };
+        case "failed": {
+          const error = isRecord(task.error) ? task.error : {};
+          throw new McpTransportError(
+            new Error(
+              `task ${id} failed: ${
+                typeof error.message === "string" ? error.message : "no reason"
+              }`,
+            ),
+          );
+        }
+        case "cancelled":
+          throw cancelledBy(id);
+        case "input_required": {
+          const asked = inputRequestsOf({ inputRequests: task.inputRequests });
+          const fresh = Object.fromEntries(
+            Object.entries(asked).filter(([key]) => !answered.has(key)),
+          );
+          if (Object.keys(fresh).length === 0) break;
+          if (remote.onInput === undefined) {
+            throw new InputRequiredError(
+              remote.toolName,
+              importInput(remote.server, remote.serverName, fresh, {
+                era: "task",
+                task: id,
+              }),
+            );
+          }
+          await update(await answerAll(remote, fresh, signal));
+          continue;
+        }
+      }
+      pollMs = pollOf(task.pollIntervalMs, pollMs);
+      await sleep(pollMs, signal);
+    }
+  } finally {
+    signal?.removeEventListener("abort", cancel);
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The failure of a call whose task the server (or another caller) cancelled. */
+function cancelledBy(id: string): McpTransportError {
+  return new McpTransportError(new Error(`the server cancelled task ${id}`));
+}
+
+function pollOf(value: unknown, fallback = DEFAULT_POLL_MS): number {
+  if (typeof value !== "number" || !Number.isFinite(value)) return fallback;
+  return Math.min(Math.max(value, MIN_POLL_MS), MAX_POLL_MS);
+}
+
+async function request(
+  remote: Remote,
+  method: string,
+  params: Record<string, unknown>,
+  signal: AbortSignal | undefined,
+): Promise<Record<string, unknown>> {
+  try {
+    return await remote.client.request(
+      { method, params },
+      ResultSchema,
+      signal === undefined ? {} : { signal },
+    ) as Record<string, unknown>;
+  } catch (err) {
+    throw new McpTransportError(err);
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const done = (): void => {
+      signal?.removeEventListener("abort", stop);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    const stop = (): void => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener("abort", stop, { once: true });
+  });
+}

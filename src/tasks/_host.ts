@@ -1,0 +1,813 @@
+/**
+ * The task host: one per store in a process (every server of the process
+ * sharing that store shares it), it starts tasks, keeps their records,
+ * leases and heartbeats, answers `tasks/*`, and takes over a task whose
+ * lease expired (the instance running it stopped).
+ *
+ * @module
+ */
+
+import type { Store } from "../store/contract.ts";
+import {
+  type CallExtra,
+  type TaskCall,
+  type TaskRunner,
+  type TaskRunOptions,
+  type TaskTool,
+  taskToolOf,
+} from "../mcp/task_hook.ts";
+import {
+  askElicitation,
+  askKey,
+  type AskRequest,
+  type InputResponse,
+} from "../core/input.ts";
+import type { ToolProgress } from "../core/tool.ts";
+import { quote } from "../core/errors.ts";
+import {
+  indexKey,
+  isTerminal,
+  leaseKey,
+  recordKey,
+  type TaskLease,
+  type TaskRecord,
+  type WireTask,
+  wireTask,
+} from "./_record.ts";
+import { TaskAccessError, TaskCancelledError } from "./errors.ts";
+
+/** The `_meta` key naming the task a message belongs to. */
+export const RELATED_TASK = "io.modelcontextprotocol/related-task";
+
+/** The settings of a host, resolved. */
+export interface HostSettings {
+  /** Default record TTL, ms. */
+  readonly ttlMs: number;
+  /** The longest TTL a caller may ask for, ms. */
+  readonly maxTtlMs: number;
+  /** The poll interval advised to callers, ms. */
+  readonly pollIntervalMs: number;
+  /** The lease: a task whose runner has not renewed it for this long is taken over, ms. */
+  readonly leaseMs: number;
+}
+
+/** Sends one request to the client of a live call (`extra.sendRequest`). */
+type Asker = (
+  request: { method: "elicitation/create"; params: Record<string, unknown> },
+  taskId: string,
+  signal: AbortSignal,
+) => Promise<InputResponse>;
+
+/** The text of a task taken over whose tool cannot resume. */
+export function notResumableText(tool: string): string {
+  return `the instance running this task stopped, and tool ${
+    quote(tool)
+  } cannot be resumed; call it again`;
+}
+
+/** The status message of a task resumed on another instance. */
+export const RESUMED_TEXT =
+  "resumed on another instance after the one running it stopped";
+
+/** The status message of a task cancelled by its caller. */
+export const CANCELLED_TEXT = "The task was cancelled by its caller.";
+
+export class TaskHost implements TaskRunner {
+  readonly instance: string = crypto.randomUUID();
+  readonly store: Store;
+  readonly settings: HostSettings;
+  /** Tasks running in this process, by id. */
+  readonly #running = new Map<string, AbortController>();
+  /** The heartbeat of each task running here, by id. */
+  readonly #beats = new Map<string, ReturnType<typeof setInterval>>();
+  /** Local wake-ups of waiters, by task id. */
+  readonly #waiters = new Map<string, Set<() => void>>();
+  /** Questions being asked by this process, by task id + key. */
+  readonly #asking = new Set<string>();
+  /** The server each task running here was created on, by task id. */
+  readonly #origins = new Map<string, object>();
+  /** Questions about to be pushed, by task id. */
+  readonly #pushTimers = new Map<string, ReturnType<typeof setTimeout>>();
+  #closed = false;
+
+  constructor(store: Store, settings: HostSettings) {
+    this.store = store;
+    this.settings = settings;
+  }
+
+  /** Starts `call` as a task; its record and lease are stored before the handle is returned. */
+  async start(call: TaskCall): Promise<Record<string, unknown>> {
+    const ttl = this.#ttlOf(call.task.ttl);
+    const id = crypto.randomUUID();
+    const now = new Date().toISOString();
+    const record: TaskRecord = {
+      taskId: id,
+      status: "working",
+      createdAt: now,
+      lastUpdatedAt: now,
+      ttl,
+      pollInterval: this.settings.pollIntervalMs,
+      tool: call.tool,
+      args: call.args ?? {},
+      owner: ownerOf(call.extra),
+      answers: {},
+    };
+    await this.store.set(
+      leaseKey(id),
+      { instance: this.instance } satisfies TaskLease,
+      { ttlMs: this.settings.leaseMs },
+    );
+    await this.store.set(recordKey(id), record, { ttlMs: ttl });
+    await this.#index(record.owner, id);
+    if (call.era === "v1") this.#origins.set(id, call.server);
+    this.#launch(record, (options) => call.run(options), undefined);
+    // The modern shape carries the 2025 one too: the SDK's server checks a
+    // call that named `params.task` against it, and modern readers ignore it.
+    return call.era === "v2"
+      ? { ...taskV2(record), resultType: "task", task: wireTask(record) }
+      : { task: wireTask(record) };
+  }
+
+  /** `tasks/get` of a 2026-07-28 caller: the detailed task (its questions, its result). */
+  async getV2(
+    id: string,
+    extra: CallExtra,
+    server: object,
+  ): Promise<Record<string, unknown>> {
+    return taskV2(await this.#read(id, extra, server));
+  }
+
+  /** `tasks/update` (2026-07-28): answers to the questions the task waits on. */
+  async update(
+    id: string,
+    responses: Record<string, unknown>,
+    extra: CallExtra,
+    server: object,
+  ): Promise<void> {
+    const record = await this.#read(id, extra, server);
+    const key = record.input?.key;
+    if (key !== undefined && responses[key] !== undefined) {
+      await this.answer(id, key, responses[key] as InputResponse);
+    }
+  }
+
+  /** `tasks/get`: the task, taken over first when its runner stopped. */
+  async get(id: string, extra: CallExtra, server: object): Promise<WireTask> {
+    const record = await this.#read(id, extra, server);
+    // The caller knows the task (it polls): a question it waits on may go
+    // out on the task's own connection.
+    if (
+      record.status === "input_required" && record.input !== undefined &&
+      this.#origins.has(id) && !this.#pushTimers.has(id)
+    ) {
+      // After a grace period, left to a `tasks/result` caller first.
+      const { key, request } = record.input;
+      this.#pushTimers.set(
+        id,
+        setTimeout(() => {
+          this.#pushTimers.delete(id);
+          void this.#push(id, key, { ...request.params });
+        }, pushDelay(record.pollInterval)),
+      );
+    }
+    return wireTask(record);
+  }
+
+  /**
+   * `tasks/result`: waits until the task is terminal, asking the client
+   * the questions the task waits on meanwhile; resolves to its result.
+   */
+  async result(
+    id: string,
+    extra: CallExtra,
+    server: object,
+  ): Promise<Record<string, unknown>> {
+    const asker = askerOf(extra);
+    for (;;) {
+      extra.signal.throwIfAborted();
+      const record = await this.#read(id, extra, server);
+      if (isTerminal(record.status)) return resultOf(record);
+      if (record.status === "input_required" && record.input !== undefined) {
+        const ticket = `${id}\n${record.input.key}`;
+        if (!this.#asking.has(ticket)) {
+          this.#asking.add(ticket);
+          try {
+            const capable =
+              (server as PushServer).getClientCapabilities?.()?.elicitation !==
+                undefined;
+            const answer = capable
+              ? await this.#askWhileOpen(asker, record, extra.signal)
+              : { action: "cancel" } as InputResponse;
+            if (answer !== undefined) {
+              await this.answer(id, record.input.key, answer);
+            }
+          } finally {
+            this.#asking.delete(ticket);
+          }
+          continue;
+        }
+      }
+      await this.#changed(id, record.pollInterval, extra.signal);
+    }
+  }
+
+  /**
+   * Asks the task's question of a `tasks/result` caller; the request is
+   * withdrawn once the question is moot (answered another way, the task
+   * cancelled). `undefined`: no answer to record (the caller went away, or
+   * the question was settled elsewhere); a refusal answers cancel.
+   */
+  async #askWhileOpen(
+    asker: Asker,
+    record: TaskRecord,
+    signal: AbortSignal,
+  ): Promise<InputResponse | undefined> {
+    const id = record.taskId;
+    const key = record.input!.key;
+    const moot = new AbortController();
+    const asking = AbortSignal.any([signal, moot.signal]);
+    const watch = (async () => {
+      while (!asking.aborted) {
+        await this.#changed(id, record.pollInterval, asking);
+        const now = await this.store.get<TaskRecord>(recordKey(id))
+          .catch(() => undefined);
+        if (
+          now?.value.status !== "input_required" || now.value.input?.key !== key
+        ) {
+          moot.abort();
+        }
+      }
+    })();
+    try {
+      return await asker(
+        {
+          method: "elicitation/create",
+          params: { ...record.input!.request.params },
+        },
+        id,
+        asking,
+      );
+    } catch {
+      return asking.aborted ? undefined : { action: "cancel" };
+    } finally {
+      moot.abort();
+      await watch;
+    }
+  }
+
+  /** `tasks/cancel`: sticky — a cancelled task never completes. */
+  async cancel(
+    id: string,
+    extra: CallExtra,
+    server: object,
+  ): Promise<WireTask> {
+    await this.#read(id, extra, server);
+    let refused: TaskRecord | undefined;
+    const record = await this.#update(id, (r) => {
+      if (isTerminal(r.status)) {
+        refused = r;
+        return undefined;
+      }
+      const { input: _, ...rest } = r;
+      return { ...rest, status: "cancelled", statusMessage: CANCELLED_TEXT };
+    });
+    if (record === undefined) throw TaskAccessError.notFound(id);
+    if (refused !== undefined) {
+      throw TaskAccessError.terminal(id, refused.status);
+    }
+    this.#running.get(id)?.abort(new TaskCancelledError(id));
+    return wireTask(record);
+  }
+
+  /** `tasks/list`: the caller's tasks still kept, newest last. */
+  async list(extra: CallExtra): Promise<WireTask[]> {
+    const owner = ownerOf(extra);
+    const index = await this.store.get<string[]>(indexKey(owner));
+    const tasks: WireTask[] = [];
+    for (const id of index?.value ?? []) {
+      const entry = await this.store.get<TaskRecord>(recordKey(id));
+      if (entry !== undefined && entry.value.owner === owner) {
+        tasks.push(wireTask(entry.value));
+      }
+    }
+    return tasks;
+  }
+
+  /** Records `response` to the question `key` of task `id`; the task goes on. */
+  async answer(
+    id: string,
+    key: string,
+    response: InputResponse,
+  ): Promise<void> {
+    await this.#update(id, (r) => {
+      if (r.status !== "input_required" || r.input?.key !== key) {
+        return undefined;
+      }
+      const { input: _, statusMessage: __, ...rest } = r;
+      return {
+        ...rest,
+        status: "working",
+        answers: { ...r.answers, [key]: response },
+      };
+    });
+  }
+
+  /**
+   * Stops every task running here, as an instance shutting down does: the
+   * tools' signals abort, heartbeats stop, and the leases are let go, so
+   * the next instance asked about a task takes it over at once (a served
+   * agent resumes from its last step; any other tool ends `failed`).
+   */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const ids = [...this.#running.keys()];
+    for (const [id, abort] of this.#running) {
+      clearInterval(this.#beats.get(id));
+      abort.abort(new Error("the task host closed"));
+    }
+    this.#beats.clear();
+    for (const timer of this.#pushTimers.values()) clearTimeout(timer);
+    this.#pushTimers.clear();
+    await Promise.all(ids.map(async (id) => {
+      const lease = await this.store.get<TaskLease>(leaseKey(id))
+        .catch(() => undefined);
+      if (lease?.value.instance === this.instance) {
+        await this.store.delete(leaseKey(id)).catch(() => {});
+      }
+    }));
+  }
+
+  /** Runs `record`'s task here under the lease, writing its outcome. */
+  #launch(
+    record: TaskRecord,
+    run: (options: TaskRunOptions) => Promise<Record<string, unknown>>,
+    checkpoint: unknown,
+  ): void {
+    const id = record.taskId;
+    const abort = new AbortController();
+    this.#running.set(id, abort);
+    const beat = setInterval(
+      () => void this.#beat(id, abort).catch(() => {}),
+      Math.max(10, Math.floor(this.settings.leaseMs / 3)),
+    );
+    this.#beats.set(id, beat);
+    let asks = 0;
+    let progressing: Promise<unknown> = Promise.resolve();
+    const options: TaskRunOptions = {
+      signal: abort.signal,
+      progress: (update) => {
+        progressing = progressing.then(() =>
+          this.#progress(id, update).catch(() => {})
+        );
+      },
+      ask: (request) => this.#ask(id, asks++, request, abort.signal),
+      checkpoint,
+      saveCheckpoint: async (value) => {
+        await this.#update(
+          id,
+          (r) => isTerminal(r.status) ? undefined : { ...r, checkpoint: value },
+        );
+      },
+    };
+    run(options)
+      .catch((thrown): Record<string, unknown> => ({
+        content: [{
+          type: "text",
+          text: thrown instanceof Error ? thrown.message : String(thrown),
+        }],
+        isError: true,
+      }))
+      .then(async (result) => {
+        await progressing;
+        if (abort.signal.aborted) return;
+        await this.#finish(id, result);
+      })
+      .catch(() => {})
+      .finally(async () => {
+        clearInterval(beat);
+        this.#beats.delete(id);
+        this.#running.delete(id);
+        this.#origins.delete(id);
+        this.#stopPush(id);
+        this.#wake(id);
+        // The lease is let go only while it is still this instance's.
+        const lease = await this.store.get<TaskLease>(leaseKey(id))
+          .catch(() => undefined);
+        if (lease?.value.instance === this.instance && !this.#closed) {
+          await this.store.delete(leaseKey(id)).catch(() => {});
+        }
+      });
+  }
+
+  async #finish(id: string, result: Record<string, unknown>): Promise<void> {
+    await this.#update(id, (r) => {
+      if (isTerminal(r.status)) return undefined;
+      const { input: _, statusMessage: __, ...rest } = r;
+      const failed = result.isError === true;
+      return {
+        ...rest,
+        status: failed ? "failed" : "completed",
+        ...(failed ? { statusMessage: firstText(result) } : {}),
+        result,
+      };
+    });
+  }
+
+  /** Renews the lease; aborts the run when the task was cancelled elsewhere or the lease was lost. */
+  async #beat(id: string, abort: AbortController): Promise<void> {
+    if (abort.signal.aborted) return;
+    const lease = await this.store.get<TaskLease>(leaseKey(id));
+    if (lease !== undefined && lease.value.instance !== this.instance) {
+      abort.abort(new Error("another instance took the task over"));
+      return;
+    }
+    await this.store.swap(
+      leaseKey(id),
+      lease?.version,
+      { instance: this.instance } satisfies TaskLease,
+      { ttlMs: this.settings.leaseMs },
+    );
+    const record = await this.store.get<TaskRecord>(recordKey(id));
+    if (record === undefined || isTerminal(record.value.status)) {
+      abort.abort(new TaskCancelledError(id));
+    }
+  }
+
+  async #progress(id: string, update: ToolProgress): Promise<void> {
+    const message = progressText(update);
+    await this.#update(
+      id,
+      (r) =>
+        r.status !== "working" || r.statusMessage === message
+          ? undefined
+          : { ...r, statusMessage: message },
+    );
+  }
+
+  /** The task's `ctx.ask`: answered from the record, else `input_required` until answered. */
+  async #ask(
+    id: string,
+    index: number,
+    request: AskRequest,
+    signal: AbortSignal,
+  ): Promise<InputResponse> {
+    const elicitation = askElicitation(request);
+    const key = askKey(index);
+    for (let first = true;; first = false) {
+      signal.throwIfAborted();
+      const entry = await this.store.get<TaskRecord>(recordKey(id));
+      if (entry === undefined) throw TaskAccessError.notFound(id);
+      const known = entry.value.answers[key];
+      if (known !== undefined) return known;
+      if (isTerminal(entry.value.status)) throw new TaskCancelledError(id);
+      if (first) {
+        await this.#update(
+          id,
+          (r) =>
+            isTerminal(r.status) || r.answers[key] !== undefined ? undefined : {
+              ...r,
+              status: "input_required",
+              statusMessage: elicitation.params.message,
+              input: { key, request: elicitation },
+            },
+        );
+        continue;
+      }
+      await this.#changed(id, entry.value.pollInterval, signal);
+    }
+  }
+
+  /**
+   * Sends a 2025-11-25 task's question on the connection that created it
+   * (the session's own stream), as a request related to the task, once the
+   * caller polls it: for callers that poll `tasks/get` and never call
+   * `tasks/result` while `input_required`. A caller's `tasks/result` asks
+   * it otherwise.
+   */
+  async #push(
+    id: string,
+    key: string,
+    params: Readonly<Record<string, unknown>>,
+  ): Promise<void> {
+    const server = this.#origins.get(id) as PushServer | undefined;
+    if (
+      server?.request === undefined ||
+      server.getClientCapabilities?.()?.elicitation === undefined
+    ) return;
+    const ticket = `${id}\n${key}`;
+    if (this.#asking.has(ticket)) return;
+    this.#asking.add(ticket);
+    try {
+      const { ElicitResultSchema } = await import(
+        "@modelcontextprotocol/sdk/types.js"
+      );
+      const answer = await server.request(
+        {
+          method: "elicitation/create",
+          params: { ...params, _meta: { [RELATED_TASK]: { taskId: id } } },
+        },
+        ElicitResultSchema,
+        { timeout: PUSH_TIMEOUT_MS },
+      );
+      await this.answer(id, key, answer as InputResponse);
+    } catch {
+      // No stream, no answer: a tasks/result caller asks instead.
+    } finally {
+      this.#asking.delete(ticket);
+      this.#wake(id);
+    }
+  }
+
+  #stopPush(id: string): void {
+    const timer = this.#pushTimers.get(id);
+    if (timer === undefined) return;
+    clearTimeout(timer);
+    this.#pushTimers.delete(id);
+  }
+
+  /** The record, checked against the caller; a task whose lease lapsed is taken over first. */
+  async #read(
+    id: string,
+    extra: CallExtra,
+    server: object,
+  ): Promise<TaskRecord> {
+    const entry = await this.store.get<TaskRecord>(recordKey(id));
+    if (entry === undefined) throw TaskAccessError.notFound(id);
+    const record = entry.value;
+    if (
+      record.owner.startsWith("principal:") && record.owner !== ownerOf(extra)
+    ) {
+      throw TaskAccessError.notFound(id);
+    }
+    if (isTerminal(record.status) || this.#running.has(id)) return record;
+    const lease = await this.store.get<TaskLease>(leaseKey(id));
+    if (lease !== undefined) return record;
+    return await this.#takeOver(record, extra, server) ?? record;
+  }
+
+  /**
+   * Takes over a task whose lease lapsed: resumes a resumable tool from
+   * its checkpoint, else fails the task with a reason. One instance wins
+   * the lease; the others read what it wrote.
+   */
+  async #takeOver(
+    record: TaskRecord,
+    extra: CallExtra,
+    server: object,
+  ): Promise<TaskRecord | undefined> {
+    const id = record.taskId;
+    const won = await this.store.swap(
+      leaseKey(id),
+      undefined,
+      { instance: this.instance } satisfies TaskLease,
+      { ttlMs: this.settings.leaseMs },
+    );
+    if (!won) return undefined;
+    const tool: TaskTool | undefined = taskToolOf(server, record.tool);
+    if (tool === undefined || !tool.resumable) {
+      await this.store.delete(leaseKey(id));
+      return await this.#update(id, (r) => {
+        if (isTerminal(r.status)) return undefined;
+        const { input: _, ...rest } = r;
+        return {
+          ...rest,
+          status: "failed",
+          lost: true,
+          statusMessage: notResumableText(r.tool),
+          result: {
+            content: [{ type: "text", text: notResumableText(r.tool) }],
+            isError: true,
+          },
+        };
+      });
+    }
+    const resumed = await this.#update(
+      id,
+      (r) =>
+        isTerminal(r.status) ? undefined : {
+          ...r,
+          statusMessage: r.status === "working"
+            ? RESUMED_TEXT
+            : r.statusMessage,
+        },
+    );
+    if (resumed === undefined || isTerminal(resumed.status)) return resumed;
+    this.#launch(
+      resumed,
+      (options) => tool.run(resumed.args, detached(extra), options),
+      resumed.checkpoint,
+    );
+    return resumed;
+  }
+
+  /**
+   * Updates the record with `change` (compare-and-set, retried); `change`
+   * returns `undefined` to leave it. Resolves to the record as it is after,
+   * `undefined` when it is gone.
+   */
+  async #update(
+    id: string,
+    change: (record: TaskRecord) => TaskRecord | undefined,
+  ): Promise<TaskRecord | undefined> {
+    for (let attempt = 0; attempt < 64; attempt++) {
+      const entry = await this.store.get<TaskRecord>(recordKey(id));
+      if (entry === undefined) return undefined;
+      const next = change(entry.value);
+      if (next === undefined) return entry.value;
+      const written = { ...next, lastUpdatedAt: new Date().toISOString() };
+      if (
+        await this.store.swap(recordKey(id), entry.version, written, {
+          ttlMs: written.ttl,
+        })
+      ) {
+        this.#wake(id);
+        return written;
+      }
+    }
+    throw new Error(
+      `task ${id}: its record kept changing under 64 updates in a row; the store is contended`,
+    );
+  }
+
+  async #index(owner: string, id: string): Promise<void> {
+    const key = indexKey(owner);
+    for (let attempt = 0; attempt < 64; attempt++) {
+      const entry = await this.store.get<string[]>(key);
+      const ids = [...(entry?.value ?? []), id].slice(-MAX_LISTED);
+      if (
+        await this.store.swap(key, entry?.version, ids, {
+          ttlMs: this.settings.maxTtlMs,
+        })
+      ) return;
+    }
+  }
+
+  #ttlOf(asked: number | undefined): number {
+    if (typeof asked !== "number" || !Number.isFinite(asked) || asked <= 0) {
+      return this.settings.ttlMs;
+    }
+    return Math.min(Math.floor(asked), this.settings.maxTtlMs);
+  }
+
+  #wake(id: string): void {
+    for (const wake of this.#waiters.get(id) ?? []) wake();
+  }
+
+  /** Resolves when the record changes here, after `ms` (a change elsewhere), or on abort. */
+  #changed(id: string, ms: number, signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      let set = this.#waiters.get(id);
+      if (set === undefined) this.#waiters.set(id, set = new Set());
+      const done = (): void => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", done);
+        set.delete(done);
+        if (set.size === 0) this.#waiters.delete(id);
+        resolve();
+      };
+      const timer = setTimeout(done, Math.min(ms, MAX_WAIT_MS));
+      signal.addEventListener("abort", done, { once: true });
+      set.add(done);
+    });
+  }
+}
+
+/**
+ * The 2026-07-28 view of a record (the extension's detailed task): its
+ * questions while `input_required`, its result once `completed`. A tool's
+ * own failure (an `isError` result) is a completed call there, as a
+ * direct call would answer it; `failed` with an error is a task its
+ * instance lost.
+ */
+export function taskV2(record: TaskRecord): Record<string, unknown> {
+  const base: Record<string, unknown> = {
+    taskId: record.taskId,
+    status: record.status,
+    createdAt: record.createdAt,
+    lastUpdatedAt: record.lastUpdatedAt,
+    ttlMs: record.ttl,
+    pollIntervalMs: record.pollInterval,
+  };
+  if (record.statusMessage !== undefined) {
+    base.statusMessage = record.statusMessage;
+  }
+  switch (record.status) {
+    case "input_required":
+      return {
+        ...base,
+        inputRequests: record.input === undefined
+          ? {}
+          : { [record.input.key]: record.input.request },
+      };
+    case "completed":
+      return { ...base, result: completeResult(record) };
+    case "failed":
+      return record.lost === true
+        ? {
+          ...base,
+          error: { code: -32603, message: record.statusMessage ?? "failed" },
+        }
+        : { ...base, status: "completed", result: completeResult(record) };
+    default:
+      return base;
+  }
+}
+
+function completeResult(record: TaskRecord): Record<string, unknown> {
+  return { ...(record.result ?? { content: [] }), resultType: "complete" };
+}
+
+/** What pushing a question needs of the SDK's server. */
+interface PushServer {
+  request?: (
+    request: { method: string; params: Record<string, unknown> },
+    schema: unknown,
+    options: Record<string, unknown>,
+  ) => Promise<unknown>;
+  getClientCapabilities?: () => { elicitation?: unknown } | undefined;
+}
+
+/** How long after a poll a question waits for a `tasks/result` caller before it is pushed, ms. */
+function pushDelay(pollInterval: number): number {
+  return Math.min(Math.max(2 * pollInterval, 200), 2_000);
+}
+
+/** How long a pushed question waits for its answer before `tasks/result` callers may ask it. */
+const PUSH_TIMEOUT_MS = 30_000;
+
+/** The longest a `tasks/result` caller is asked a question before the request is withdrawn, ms. */
+const MAX_ASK_MS = 2_147_483_647;
+
+/** The longest a waiter sleeps before reading the store again, ms. */
+const MAX_WAIT_MS = 250;
+
+/** The most tasks one caller's list keeps. */
+const MAX_LISTED = 1_000;
+
+/** Who may see a task made by this request. */
+function ownerOf(extra: CallExtra): string {
+  const auth = extra.authInfo as
+    | { clientId?: string; extra?: Record<string, unknown> }
+    | undefined;
+  if (auth !== undefined) {
+    const sub = typeof auth.extra?.sub === "string" ? auth.extra.sub : "";
+    return `principal:${auth.clientId ?? ""}:${sub}`;
+  }
+  return extra.sessionId === undefined ? "" : `session:${extra.sessionId}`;
+}
+
+function askerOf(extra: CallExtra): Asker {
+  return async (request, taskId, signal) => {
+    const { ElicitResultSchema } = await import(
+      "@modelcontextprotocol/sdk/types.js"
+    );
+    const params = {
+      ...request.params,
+      _meta: { [RELATED_TASK]: { taskId } },
+    };
+    const result = await extra.sendRequest(
+      { method: "elicitation/create", params } as never,
+      ElicitResultSchema as never,
+      { signal, timeout: MAX_ASK_MS },
+    );
+    return result as unknown as InputResponse;
+  };
+}
+
+/** The request context of a takeover's run: no signal of the request, the caller kept. */
+function detached(extra: CallExtra): CallExtra {
+  return { ...extra, signal: new AbortController().signal };
+}
+
+function resultOf(record: TaskRecord): Record<string, unknown> {
+  const result = record.result ??
+    {
+      content: [{
+        type: "text",
+        text: record.statusMessage ?? `the task ended ${record.status}`,
+      }],
+      isError: true,
+    };
+  const meta = (result._meta ?? {}) as Record<string, unknown>;
+  return {
+    ...result,
+    _meta: { ...meta, [RELATED_TASK]: { taskId: record.taskId } },
+  };
+}
+
+function firstText(result: Record<string, unknown>): string | undefined {
+  const content = result.content;
+  if (!Array.isArray(content)) return undefined;
+  const first = content[0] as { type?: unknown; text?: unknown } | undefined;
+  return first?.type === "text" && typeof first.text === "string"
+    ? first.text
+    : undefined;
+}
+
+function progressText(update: ToolProgress): string {
+  if (update.message !== undefined) return update.message;
+  if (update.progress === undefined) return "working";
+  return update.total === undefined
+    ? `${update.progress}`
+    : `${update.progress}/${update.total}`;
+}

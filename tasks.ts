@@ -1,0 +1,41 @@
+/**
+ * MCP tasks, served: a tool (or a served agent) marked with `taskSupport`
+ * answers a caller that asks for a task with a handle at once and runs on,
+ * detached from the request; the caller polls, waits for the result,
+ * answers questions and cancels. {@link serveTasks} turns it on for a
+ * server; task records live in a store from `@weft/mcp/store`, so every
+ * instance sharing it answers for every task, and a task whose instance
+ * died is taken over. Calling a remote server's task tools needs nothing
+ * from here: `importTools` does it when the server lists them.
+ *
+ * @example A tool that runs as a task when asked
+ * ```ts
+ * import { exportTools, Server, tool } from "@weft/mcp";
+ * import { serveTasks } from "@weft/mcp/tasks";
+ * import { memoryStore } from "@weft/mcp/store";
+ * import { z } from "zod";
+ *
+ * const server = new Server({ name: "reports", version: "1.0.0" });
+ * serveTasks(server, { store: memoryStore() });
+ * exportTools(
+ *   server,
+ *   tool({
+ *     name: "build_report",
+ *     description: "Builds the monthly report (minutes).",
+ *     input: z.object({ month: z.string() }),
+ *     taskSupport: "optional",
+ *     run: ({ month }) => `report for ${month}`,
+ *   }),
+ * );
+ * ```
+ *
+ * @module
+ */
+
+export {
+  serveTasks,
+  TaskAccessError,
+  TaskCancelledError,
+} from "./src/tasks/tasks.ts";
+export type { ServeTasksOptions } from "./src/tasks/tasks.ts";
+export type { TaskSupport } from "./src/core/tool.ts";
