@@ -8,7 +8,8 @@
  * - `postgres://user:pass@host:5432/db`: Postgres (tables created on first
  *   use);
  * - a file path: Deno KV on that file (processes of one machine);
- * - unset: `Deno.openKv()` — on Deno Deploy, the database every isolate
+ * - unset: `Deno.openKv()` (`--unstable-kv`, or `"unstable": ["kv"]` in
+ *   `deno.json`) — on Deno Deploy, the database every isolate
  *   shares.
  *
  *     WEFT_STORE=redis://127.0.0.1:6379 deno serve -A --port 8001 examples/scaleout.ts

@@ -63,7 +63,8 @@ export async function run(): Promise<TrustRun> {
   await server.connect(serverSide);
   const client = new Client({ name: "trust-example", version: "1.0.0" });
   await client.connect(clientSide);
-  // A Deno KV store (denoKvStore(await Deno.openKv())) keeps the pins
+  // A Deno KV store (denoKvStore(await Deno.openKv()), with --unstable-kv
+  // or "unstable": ["kv"] in deno.json) keeps the pins
   // across restarts; memory is enough here.
   await using store = memoryStore();
   const pins = { store, server: "notes" };

@@ -17,6 +17,7 @@ import { quote } from "../core/errors.ts";
  * ```ts ignore
  * import { connectServers } from "@weft/mcp";
  * import { denoKvStore } from "@weft/mcp/store";
+ * // Deno KV is unstable: run with --unstable-kv, or "unstable": ["kv"] in deno.json.
  * const store = denoKvStore(await Deno.openKv());
  * await using servers = await connectServers(
  *   { memory: { command: "npx", args: ["-y", "@modelcontextprotocol/server-memory"] } },
