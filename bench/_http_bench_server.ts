@@ -17,7 +17,9 @@
 
 import { z } from "zod";
 // @ts-types="@modelcontextprotocol/sdk/server/index"
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+// The Server users write (`import { Server } from "@weft/mcp"`).
+import { Server as WeftServer } from "../src/runtime/sdk.ts";
 // @ts-types="@modelcontextprotocol/sdk/server/mcp"
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 // @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
@@ -39,7 +41,7 @@ const tools = Array.from({ length: 10 }, (_, i) =>
   }));
 
 function newServer(): Server {
-  const server = new Server({ name: "bench", version: "1" });
+  const server = new WeftServer({ name: "bench", version: "1" });
   exportTools(server, ...tools);
   return server;
 }

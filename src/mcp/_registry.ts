@@ -190,6 +190,18 @@ function installHandlers(
   registry: Registry,
   caller: string,
 ): void {
+  // A fresh server without the tools capability (the common case, a server
+  // made per request): declared first, with no refusal thrown and caught.
+  const declared = (server as { getCapabilities?: () => unknown })
+    .getCapabilities?.() as { tools?: unknown } | undefined;
+  if (
+    declared !== undefined && declared.tools === undefined &&
+    server.transport === undefined
+  ) {
+    server.registerCapabilities({ tools: { listChanged: true } });
+    setHandlers(server, registry);
+    return;
+  }
   try {
     setHandlers(server, registry);
     return;

@@ -12,6 +12,22 @@ import { Server as SdkServer } from "@modelcontextprotocol/sdk/server";
 // @ts-types="@modelcontextprotocol/sdk/inMemory"
 import { InMemoryTransport as SdkInMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { Implementation, ServerOptions } from "./sdk_types.ts";
+// @ts-types="@modelcontextprotocol/sdk/validation/ajv-provider"
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js";
+
+type Validator = NonNullable<ServerOptions["jsonSchemaValidator"]>;
+
+/**
+ * The SDK's default JSON Schema validator (Ajv), built when it first
+ * validates: building it costs more than the rest of a server, and a
+ * server made per request for a `tools/call` never validates anything.
+ */
+class LazyAjv implements Validator {
+  #ajv?: AjvJsonSchemaValidator;
+
+  getValidator: Validator["getValidator"] = (schema) =>
+    (this.#ajv ??= new AjvJsonSchemaValidator()).getValidator(schema);
+}
 
 // The client lives in its own file so the HTTP client and the stdio client
 // load the SDK's client without its server.
@@ -58,7 +74,12 @@ export class Server extends SdkServerBase {
    * options (`capabilities`, `instructions`, ...).
    */
   constructor(info: Implementation, options?: ServerOptions) {
-    super(info, options);
+    super(
+      info,
+      options?.jsonSchemaValidator === undefined
+        ? { ...options, jsonSchemaValidator: new LazyAjv() }
+        : options,
+    );
   }
 }
 

@@ -142,6 +142,18 @@ function plainResult(result: unknown): boolean {
   return result.content !== undefined;
 }
 
+let closed: DOMException | undefined;
+
+/** The reason `abort()` would give: a `DOMException` named `AbortError`. */
+function closedReason(): DOMException {
+  if (closed === undefined) {
+    const controller = new AbortController();
+    controller.abort();
+    closed = controller.signal.reason as DOMException;
+  }
+  return closed;
+}
+
 /** An error the SDK's `Server` throws for a result that is not a `CallToolResult`. */
 class InvalidResultError extends Error {
   readonly code = INVALID_PARAMS;
@@ -198,10 +210,12 @@ export class FastProtocol {
   }
 
   #onclose(): void {
+    this.#transport = undefined;
+    if (this.#controllers.size === 0) return;
     const controllers = [...this.#controllers.values()];
     this.#controllers.clear();
-    this.#transport = undefined;
-    for (const controller of controllers) controller.abort();
+    // The SDK aborts them with no reason (an `AbortError`): one made once.
+    for (const controller of controllers) controller.abort(closedReason());
   }
 
   #receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
