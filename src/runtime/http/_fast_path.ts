@@ -169,8 +169,9 @@ function checkedResult(result: unknown): Json {
   const parsed = safeParse(CallToolResultSchema, result);
   if (!parsed.success) {
     const error = parsed.error as unknown;
+    // The SDK throws an McpError, whose message leads with its code.
     throw new InvalidResultError(
-      `Invalid tools/call result: ${
+      `MCP error ${INVALID_PARAMS}: Invalid tools/call result: ${
         error instanceof Error ? error.message : String(error)
       }`,
     );
