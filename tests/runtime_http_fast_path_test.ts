@@ -23,7 +23,7 @@ import {
   Server,
   tool,
 } from "../mod.ts";
-import { fastPath } from "../src/runtime/http/_fast_path.ts";
+import { fastPath } from "../src/runtime/fast_tools.ts";
 import { META, MODERN_PROTOCOL_VERSION as MODERN } from "../src/runtime/era.ts";
 
 const DEADLINE = 10_000;

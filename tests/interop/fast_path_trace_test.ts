@@ -8,7 +8,7 @@
 
 import assert from "node:assert/strict";
 import { exportTools, httpHandler, rawTool, Server } from "../../mod.ts";
-import { fastPath } from "../../src/runtime/http/_fast_path.ts";
+import { fastPath } from "../../src/runtime/fast_tools.ts";
 import {
   META,
   MODERN_PROTOCOL_VERSION as MODERN,

@@ -19,7 +19,7 @@ import type { ConnectionInfo } from "./_sse_body.ts";
 import { HttpServerTransport } from "./_transport.ts";
 import type { ListenCap, Release } from "./_listen_cap.ts";
 import { authOf, principalOf } from "./_auth.ts";
-import { FastProtocol, fastToolsFor } from "./_fast_path.ts";
+import { FastProtocol, fastToolsFor } from "../fast_tools.ts";
 
 /** How many idle servers are kept for reuse. */
 const IDLE_SERVERS = 64;

@@ -1,9 +1,11 @@
 /**
- * The stateless fast path: a `tools/list` or `tools/call` of tools the
+ * The fast path of `tools/list` and `tools/call`: a call of tools the
  * bridge registered (`exportTools`, `serveAgent`) answered from the
- * server's tool registry directly, on the same HTTP (and era) transports
- * as every other request, but without connecting the SDK's `Protocol`
- * for it. The SDK's `Protocol` validates each message twice (as a
+ * server's tool registry directly, on the same transports as every other
+ * request, without the SDK's `Protocol` handling it — the HTTP handler's
+ * stateless requests (no `Protocol` connected at all) and `serveStdio`'s
+ * connection (the `Protocol` connected, but these two methods answered
+ * in front of it). The SDK's `Protocol` validates each message twice (as a
  * JSON-RPC request, then against the handler's schema), arms a controller
  * and, on close, builds a "Connection closed" error with its stack for
  * every request; here the request was checked by the transport already,
@@ -31,8 +33,9 @@ import type {
 } from "@modelcontextprotocol/sdk/types.js";
 // @ts-types="@modelcontextprotocol/sdk/server/zod-compat"
 import { safeParse } from "@modelcontextprotocol/sdk/server/zod-compat.js";
-import type { Transport } from "../sdk_types.ts";
-import { type ServedTools, servedToolsOf } from "../../core/served_tools.ts";
+import type { Transport } from "./sdk_types.ts";
+import type { TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport";
+import { type ServedTools, servedToolsOf } from "../core/served_tools.ts";
 
 type RequestId = string | number;
 type Json = Record<string, unknown>;
@@ -54,7 +57,9 @@ function isObject(value: unknown): value is Json {
 interface SdkServerShape {
   transport?: unknown;
   onclose?: unknown;
-  onerror?: unknown;
+  onerror?: (error: Error) => void;
+  notification?: (n: Json, options: Json) => Promise<void>;
+  request?: (r: Json, schema: unknown, options: Json) => Promise<unknown>;
   oninitialized?: () => void;
   _taskStore?: unknown;
   _serverInfo?: unknown;
@@ -82,11 +87,15 @@ function plainParams(params: unknown): params is Json {
 
 /**
  * The registry `server` answers `body` from on the fast path, or
- * `undefined` when the body or the server takes the SDK's path.
+ * `undefined` when the body or the server takes the SDK's path. With
+ * `connected`, the server is connected (to the lane in front of it) and
+ * its hooks are called as the SDK would; without, it is not connected and
+ * must have no `onclose`/`onerror` hooks (no close or error to tell).
  */
 export function fastToolsFor(
   server: object,
   body: unknown,
+  connected = false,
 ): ServedTools | undefined {
   if (!fastPath.enabled || !isObject(body)) return undefined;
   const method = body.method;
@@ -103,10 +112,16 @@ export function fastToolsFor(
     ) return undefined;
   } else return undefined;
   const s = server as SdkServerShape;
-  if (
+  if (s._taskStore !== undefined || typeof s.getCapabilities !== "function") {
+    return undefined;
+  }
+  if (connected) {
+    if (
+      typeof s.notification !== "function" || typeof s.request !== "function"
+    ) return undefined;
+  } else if (
     s.transport !== undefined || s.onclose !== undefined ||
-    s.onerror !== undefined || s._taskStore !== undefined ||
-    typeof s.getCapabilities !== "function"
+    s.onerror !== undefined
   ) return undefined;
   return servedToolsOf(server);
 }
@@ -179,39 +194,57 @@ function checkedResult(result: unknown): Json {
   return parsed.data as Json;
 }
 
+/** Where a {@link FastDispatch} sends: a transport, or the lane in front of a server. */
+export interface FastLink {
+  /** The session id the handler sees (`extra.sessionId`). */
+  readonly sessionId?: string;
+  /** Sends a message as the server's transport would. */
+  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void>;
+}
+
 /**
- * Serves one stateless request's messages to `server`'s registry, as the
- * SDK `Server` connected to the same transport would answer them.
+ * Answers `tools/list` and `tools/call` requests from a server's registry
+ * as the SDK `Server` would: the handler context, the result check, the
+ * answer or error, cancellation by id, and on close every call still
+ * running aborted.
  */
-export class FastProtocol {
+export class FastDispatch {
   readonly #server: SdkServerShape;
   readonly #tools: ServedTools;
-  #transport?: Transport;
+  readonly #connected: boolean;
+  #link?: FastLink;
   readonly #controllers = new Map<RequestId, AbortController>();
 
-  /** A protocol answering from `tools` on `server`'s behalf. */
-  constructor(server: object, tools: ServedTools) {
+  /**
+   * A dispatch answering from `tools` on `server`'s behalf through `link`.
+   * `connected`: the server's `Protocol` is connected to `link` and sends
+   * its notifications and requests itself.
+   */
+  constructor(
+    server: object,
+    tools: ServedTools,
+    link: FastLink,
+    connected = false,
+  ) {
     this.#server = server as SdkServerShape;
     this.#tools = tools;
+    this.#link = link;
+    this.#connected = connected;
   }
 
-  /** Takes `transport`'s messages and starts it. */
-  connect(transport: Transport): Promise<void> {
-    this.#transport = transport;
-    transport.onmessage = (message, extra) => this.#receive(message, extra);
-    transport.onclose = () => this.#onclose();
-    // The SDK hands transport errors to `server.onerror`; there is none here.
-    transport.onerror = () => {};
-    return transport.start();
+  /** Whether a call under `id` is running here. */
+  has(id: RequestId): boolean {
+    return this.#controllers.has(id);
   }
 
-  /** Closes the transport: handlers still running see their signal abort. */
-  async close(): Promise<void> {
-    await this.#transport?.close();
+  /** A `notifications/cancelled` for `id`: its signal aborts with `reason`. */
+  cancel(id: RequestId, reason: unknown): void {
+    this.#controllers.get(id)?.abort(reason);
   }
 
-  #onclose(): void {
-    this.#transport = undefined;
+  /** The link closed: calls still running see their signal abort, nothing more is sent. */
+  closed(): void {
+    this.#link = undefined;
     if (this.#controllers.size === 0) return;
     const controllers = [...this.#controllers.values()];
     this.#controllers.clear();
@@ -219,57 +252,46 @@ export class FastProtocol {
     for (const controller of controllers) controller.abort(closedReason());
   }
 
-  #receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
-    const m = message as {
-      method?: string;
-      id?: RequestId;
-      params?: Json;
-    };
-    if (typeof m.method !== "string") return; // no request of ours is pending
-    if (m.id === undefined) {
-      if (m.method === "notifications/cancelled") {
-        const id = m.params?.requestId as RequestId | undefined;
-        if (id) this.#controllers.get(id)?.abort(m.params?.reason);
-      } else if (m.method === "notifications/initialized") {
-        this.#server.oninitialized?.();
-      }
-      return;
-    }
-    this.#request(m.method, m.id, m.params, extra);
-  }
-
-  #request(
+  /** Answers a `tools/list` or `tools/call` request (`fastToolsFor` said yes). */
+  request(
     method: string,
     id: RequestId,
     params: Json | undefined,
     info: MessageExtraInfo | undefined,
   ): void {
-    const transport = this.#transport;
-    if (transport === undefined) return;
-    if (method === "initialize") {
-      this.#initialize(id, params ?? {});
-      return;
-    }
+    const link = this.#link;
+    if (link === undefined) return;
+    const server = this.#server;
     const controller = new AbortController();
     this.#controllers.set(id, controller);
     const signal = controller.signal;
     const extra = {
       signal,
-      sessionId: transport.sessionId,
+      sessionId: link.sessionId,
       _meta: params?._meta,
       sendNotification: async (notification: Json): Promise<void> => {
         if (signal.aborted) return;
-        const current = this.#transport;
+        if (this.#connected) {
+          return await server.notification!(notification, {
+            relatedRequestId: id,
+          });
+        }
+        const current = this.#link;
         if (current === undefined) throw new Error("Not connected");
         await current.send(
           { ...notification, jsonrpc: "2.0" } as JSONRPCMessage,
           { relatedRequestId: id },
         );
       },
-      // The bridge's tools ask their caller through the era's own means:
-      // a stateless request has no client to send a request to.
-      sendRequest: (): Promise<never> =>
-        Promise.reject(new Error("Not connected")),
+      sendRequest: (r: Json, schema: unknown, options?: Json) => {
+        // A stateless request has no client to send a request to.
+        if (!this.#connected) return Promise.reject(new Error("Not connected"));
+        return signal.aborted
+          ? Promise.reject(
+            new McpLikeError(-32000, "Request was cancelled"),
+          )
+          : server.request!(r, schema, { ...options, relatedRequestId: id });
+      },
       authInfo: info?.authInfo,
       requestId: id,
       requestInfo: info?.requestInfo,
@@ -289,9 +311,7 @@ export class FastProtocol {
     answer.then(
       (result) => {
         if (signal.aborted) return;
-        return transport.send(
-          { result, jsonrpc: "2.0", id } as JSONRPCMessage,
-        );
+        return link.send({ result, jsonrpc: "2.0", id } as JSONRPCMessage);
       },
       (error) => {
         if (signal.aborted) return;
@@ -300,7 +320,7 @@ export class FastProtocol {
           message?: unknown;
           data?: unknown;
         };
-        return transport.send({
+        return link.send({
           jsonrpc: "2.0",
           id,
           error: {
@@ -310,11 +330,80 @@ export class FastProtocol {
           },
         } as JSONRPCMessage);
       },
-    ).catch(() => {}).finally(() => {
+    ).catch((error) =>
+      server.onerror?.(new Error(`Failed to send response: ${error}`))
+    ).finally(() => {
       if (this.#controllers.get(id) === controller) {
         this.#controllers.delete(id);
       }
     });
+  }
+}
+
+/** The SDK's `McpError` shape (code first in its message) for a cancelled request's send. */
+class McpLikeError extends Error {
+  readonly code: number;
+
+  constructor(code: number, message: string) {
+    super(`MCP error ${code}: ${message}`);
+    this.code = code;
+  }
+}
+
+/**
+ * Serves one stateless request's messages to `server`'s registry, as the
+ * SDK `Server` connected to the same transport would answer them: the
+ * server is never connected.
+ */
+export class FastProtocol {
+  readonly #server: SdkServerShape;
+  readonly #tools: ServedTools;
+  #transport?: Transport;
+  #dispatch?: FastDispatch;
+
+  /** A protocol answering from `tools` on `server`'s behalf. */
+  constructor(server: object, tools: ServedTools) {
+    this.#server = server as SdkServerShape;
+    this.#tools = tools;
+  }
+
+  /** Takes `transport`'s messages and starts it. */
+  connect(transport: Transport): Promise<void> {
+    this.#transport = transport;
+    this.#dispatch = new FastDispatch(this.#server, this.#tools, transport);
+    transport.onmessage = (message, extra) => this.#receive(message, extra);
+    transport.onclose = () => this.#dispatch?.closed();
+    // The SDK hands transport errors to `server.onerror`; there is none here.
+    transport.onerror = () => {};
+    return transport.start();
+  }
+
+  /** Closes the transport: handlers still running see their signal abort. */
+  async close(): Promise<void> {
+    await this.#transport?.close();
+  }
+
+  #receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
+    const m = message as {
+      method?: string;
+      id?: RequestId;
+      params?: Json;
+    };
+    if (typeof m.method !== "string") return; // no request of ours is pending
+    if (m.id === undefined) {
+      if (m.method === "notifications/cancelled") {
+        const id = m.params?.requestId as RequestId | undefined;
+        if (id) this.#dispatch?.cancel(id, m.params?.reason);
+      } else if (m.method === "notifications/initialized") {
+        this.#server.oninitialized?.();
+      }
+      return;
+    }
+    if (m.method === "initialize") {
+      this.#initialize(m.id, m.params ?? {});
+      return;
+    }
+    this.#dispatch?.request(m.method, m.id, m.params, extra);
   }
 
   /** The era transport's internal `initialize`, answered as the SDK's `Server` does. */
@@ -334,5 +423,89 @@ export class FastProtocol {
     void Promise.resolve().then(() =>
       this.#transport?.send({ result, jsonrpc: "2.0", id } as JSONRPCMessage)
     ).catch(() => {});
+  }
+}
+
+/**
+ * A transport in front of a connected server: `tools/list` and
+ * `tools/call` requests the fast path covers (and their cancellations) are
+ * answered here from the server's registry, everything else reaches the
+ * server's `Protocol` as it came. For a connection the server holds long
+ * (stdio).
+ */
+export class ToolsLane implements Transport {
+  /** Set by the server on connect. */
+  onmessage?: Transport["onmessage"];
+  /** Set by the server on connect. */
+  onclose?: () => void;
+  /** Set by the server on connect. */
+  onerror?: (error: Error) => void;
+
+  readonly #inner: Transport;
+  readonly #server: object;
+  #dispatch?: FastDispatch;
+  #tools?: ServedTools;
+
+  /** A lane over `inner` for `server` (which is then connected to the lane). */
+  constructor(inner: Transport, server: object) {
+    this.#inner = inner;
+    this.#server = server;
+    // Hooks already set on `inner` keep running first (as the SDK's
+    // connect keeps them).
+    const { onclose, onerror } = inner;
+    inner.onmessage = (message, extra) => this.#receive(message, extra);
+    inner.onclose = () => {
+      onclose?.();
+      this.#dispatch?.closed();
+      this.onclose?.();
+    };
+    inner.onerror = (error) => {
+      onerror?.(error);
+      this.onerror?.(error);
+    };
+  }
+
+  /** The inner transport's session id. */
+  get sessionId(): string | undefined {
+    return this.#inner.sessionId;
+  }
+
+  /** Starts the inner transport. */
+  start(): Promise<void> {
+    return this.#inner.start();
+  }
+
+  /** Closes the inner transport. */
+  close(): Promise<void> {
+    return this.#inner.close();
+  }
+
+  /** Sends a message on the inner transport. */
+  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    return this.#inner.send(message, options);
+  }
+
+  #receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
+    const m = message as { method?: unknown; id?: RequestId; params?: Json };
+    if (typeof m.method === "string") {
+      if (m.id !== undefined) {
+        const tools = fastToolsFor(this.#server, message, true);
+        if (tools !== undefined) {
+          if (tools !== this.#tools || this.#dispatch === undefined) {
+            this.#tools = tools;
+            this.#dispatch = new FastDispatch(this.#server, tools, this, true);
+          }
+          this.#dispatch.request(m.method, m.id, m.params, extra);
+          return;
+        }
+      } else if (m.method === "notifications/cancelled") {
+        const id = m.params?.requestId as RequestId | undefined;
+        if (id && this.#dispatch?.has(id)) {
+          this.#dispatch.cancel(id, m.params?.reason);
+          return;
+        }
+      }
+    }
+    this.onmessage?.(message, extra);
   }
 }
