@@ -37,8 +37,9 @@
  * per call), interleaved one for one (medians).
  *
  * Client table: sequential `tools/list` and `tools/call` through
- * `connectHttp` and through the SDK's `Client` on its own transport,
- * against one stateless weft server, interleaved one for one (medians).
+ * `connectHttp` and through the SDK v1 `Client` on its own transport,
+ * against one stateless SDK v1 server (`McpServer` on the SDK's
+ * transport), interleaved one for one (medians).
  *
  * Loads are bounded: at most `--clients` connections, `--seconds` each
  * round, only 127.0.0.1. On a shared machine the numbers are noisy; rerun
@@ -463,7 +464,8 @@ async function callTable(f: Flags): Promise<void> {
 }
 
 async function clientTable(f: Flags): Promise<void> {
-  const server = await start("weft", "stateless");
+  // An SDK v1 server (McpServer on the SDK's transport): only the clients differ.
+  const server = await start("plain", "stateless");
   try {
     const weft = await connectHttp(server.url);
     const sdk = new Client({ name: "bench", version: "1" });
@@ -484,7 +486,7 @@ async function clientTable(f: Flags): Promise<void> {
       },
     ]);
     console.log(
-      `\nclient: connectHttp vs the SDK's StreamableHTTPClientTransport, ${f.calls} sequential pairs; medians`,
+      `\nclient: connectHttp vs the SDK v1 Client on its StreamableHTTPClientTransport, against an SDK v1 server (McpServer, stateless), ${f.calls} sequential pairs; medians`,
     );
     for (const r of results) {
       console.log(

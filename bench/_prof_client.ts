@@ -1,0 +1,11 @@
+import { connectHttp } from "../src/runtime/client/connect_http.ts";
+const SERVER = new URL("./_http_bench_server.ts", import.meta.url).pathname;
+const child = new Deno.Command(Deno.execPath(), { args: ["run", "-A", "--quiet", SERVER, "plain", "stateless"], stdout: "piped" }).spawn();
+const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+const port = (await reader.read()).value!.trim();
+const client = await connectHttp(`http://127.0.0.1:${port}/mcp`);
+const n = Number(Deno.args[0] ?? 3000);
+const t = performance.now();
+for (let i = 0; i < n; i++) await client.callTool({ name: "echo", arguments: { text: "hello" } });
+console.log(((performance.now() - t) / n).toFixed(3), "ms/call");
+await client.close(); child.kill(); await child.status;
