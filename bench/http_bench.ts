@@ -244,11 +244,13 @@ function workload(
   }
 }
 
-/** The server mode a row's contenders run in. */
+/**
+ * The server mode a row's contenders run in: the era rows run weft with
+ * its default options (a server per request, no pooling), as the SDK v2's
+ * `createMcpHandler` makes an instance per request.
+ */
 function servedMode(mode: string): string {
-  return mode.startsWith("modern") || mode.startsWith("v2")
-    ? "stateless"
-    : mode;
+  return mode.startsWith("modern") || mode.startsWith("v2") ? "fresh" : mode;
 }
 
 async function load(
@@ -376,7 +378,8 @@ async function serverTable(f: Flags): Promise<void> {
       const era = mode.startsWith("modern") || mode.startsWith("v2");
       const sdkSide = era ? "v2" : "sdk";
       // Stateless rows have the floor beside them.
-      const sides = servedMode(mode) === "stateless" || mode === "fresh"
+      const served = servedMode(mode);
+      const sides = served === "stateless" || served === "fresh"
         ? ["weft", "sdk", "floor"]
         : ["weft", "sdk"];
       const rounds: Record<string, Round[]> = { weft: [], sdk: [], floor: [] };
