@@ -34,7 +34,7 @@ const CALLS = Number(flag("calls", "10000"));
 const ROUNDS = Number(flag("rounds", "3"));
 const INFLIGHT = flag("inflight", "1,64").split(",").map(Number);
 const SIDES = flag("sides", "echo,sdk,weft").split(",");
-const ARGS = ["run", "-A", "--quiet", ...(Deno.env.get("CHILD_PROF") ? ["--cpu-prof", `--cpu-prof-dir=${Deno.env.get("CHILD_PROF")}`] : []), CHILD];
+const ARGS = ["run", "-A", "--quiet", CHILD];
 const CALL = { name: "echo", arguments: { text: "hello" } };
 
 interface Contender {
