@@ -1,9 +1,11 @@
 /**
  * The MCP SDK's `Server`, `Client` and `InMemoryTransport`, offered under
  * `@weft/mcp` so every page spells one import. Each is a subclass of the
- * SDK class of the copy this module depends on, adding nothing: an instance
- * is an instance of the SDK class, goes wherever the SDK's goes, and behaves
- * exactly as the SDK documents it.
+ * SDK class of the copy this module depends on, adding nothing but that
+ * `Server` builds the SDK's default JSON Schema validator (Ajv) when it
+ * first validates, not when it is made: an instance is an instance of the
+ * SDK class, goes wherever the SDK's goes, and behaves exactly as the SDK
+ * documents it.
  *
  * @module
  */
@@ -71,7 +73,9 @@ class SdkInMemoryTransportBase extends SdkInMemoryTransport {}
 export class Server extends SdkServerBase {
   /**
    * Builds a server from its `{ name, version }` and the SDK's server
-   * options (`capabilities`, `instructions`, ...).
+   * options (`capabilities`, `instructions`, ...). Without a
+   * `jsonSchemaValidator`, the SDK's Ajv one is built on first use (a
+   * server made per request that never validates never builds it).
    */
   constructor(info: Implementation, options?: ServerOptions) {
     super(
