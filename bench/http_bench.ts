@@ -37,8 +37,9 @@
  * per call), interleaved one for one (medians).
  *
  * Client table: sequential `tools/list` and `tools/call` through
- * `connectHttp` and through the SDK's `Client` on its own transport,
- * against one stateless weft server, interleaved one for one (medians).
+ * `connectHttp` and through the SDK v1 `Client` on its own transport,
+ * against one stateless SDK v1 server (`McpServer` on the SDK's
+ * transport), interleaved one for one (medians).
  *
  * Loads are bounded: at most `--clients` connections, `--seconds` each
  * round, only 127.0.0.1. On a shared machine the numbers are noisy; rerun
@@ -72,7 +73,8 @@ function flags(args: string[]): Flags {
     seconds: Number(get("seconds") ?? 2),
     rounds: Number(get("rounds") ?? 3),
     clients: (get("clients") ?? "10,100,500").split(",").map(Number),
-    modes: (get("modes") ?? "stateless,fresh,sessions,kv,modern,v2").split(","),
+    modes: (get("modes") ??
+      "stateless,fresh,sessions,kv,modern,modern-list,v2,v2-list").split(","),
     skipClient: args.includes("--skip-client"),
     skipServer: args.includes("--skip-server"),
     skipCalls: args.includes("--skip-calls"),
@@ -112,6 +114,18 @@ const MODERN_CALL = JSON.stringify({
       "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1" },
     },
   },
+});
+const LIST = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 3,
+  method: "tools/list",
+  params: {},
+});
+const MODERN_LIST = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 3,
+  method: "tools/list",
+  params: { _meta: JSON.parse(MODERN_CALL).params._meta },
 });
 const MODERN_HEADERS = {
   ...HEADERS,
@@ -214,6 +228,31 @@ interface Round {
   errors: number;
 }
 
+/** What a mode sends: the body, whether it is modern, and the text its answer holds. */
+function workload(
+  mode: string,
+): { body: string; modern: boolean; expect: string } {
+  switch (mode) {
+    case "modern":
+      return { body: MODERN_CALL, modern: true, expect: '"heard: hello"' };
+    case "modern-list":
+      return { body: MODERN_LIST, modern: true, expect: '"tool_9"' };
+    case "v2-list":
+      return { body: LIST, modern: false, expect: '"tool_9"' };
+    default:
+      return { body: CALL, modern: false, expect: '"heard: hello"' };
+  }
+}
+
+/**
+ * The server mode a row's contenders run in: the era rows run weft with
+ * its default options (a server per request, no pooling), as the SDK v2's
+ * `createMcpHandler` makes an instance per request.
+ */
+function servedMode(mode: string): string {
+  return mode.startsWith("modern") || mode.startsWith("v2") ? "fresh" : mode;
+}
+
 async function load(
   side: string,
   mode: string,
@@ -222,13 +261,17 @@ async function load(
 ): Promise<Round> {
   // `modern` and `v2` rows: weft's stateless endpoint against the SDK v2's
   // createMcpHandler, in the modern era and in the legacy one.
-  const modern = mode === "modern";
-  const served = modern || mode === "v2" ? "stateless" : mode;
+  const { body, modern, expect } = workload(mode);
+  const served = servedMode(mode);
   const server = await start(side, served);
-  const body = modern ? MODERN_CALL : CALL;
+  const headersOf: Record<string, string> | undefined = !modern
+    ? undefined
+    : mode === "modern-list"
+    ? { ...HEADERS, "mcp-protocol-version": MODERN, "mcp-method": "tools/list" }
+    : MODERN_HEADERS;
   try {
-    const headers = modern
-      ? Array.from({ length: clients }, () => ({ ...MODERN_HEADERS }))
+    const headers = headersOf !== undefined
+      ? Array.from({ length: clients }, () => ({ ...headersOf }))
       : served === "stateless" || served === "fresh"
       ? await Promise.all(
         Array.from({ length: clients }, () => ({
@@ -240,7 +283,7 @@ async function load(
         Array.from({ length: clients }, () => openSession(server.url)),
       );
     // Warm-up: one call per client.
-    await Promise.all(headers.map((h) => call(server.url, h, body)));
+    await Promise.all(headers.map((h) => call(server.url, h, body, expect)));
     const latencies: number[] = [];
     let errors = 0;
     const cpuBefore = cpuMs(server.pid);
@@ -249,7 +292,7 @@ async function load(
     await Promise.all(headers.map(async (h) => {
       while (performance.now() < until) {
         const t = performance.now();
-        if (await call(server.url, h, body)) {
+        if (await call(server.url, h, body, expect)) {
           latencies.push(performance.now() - t);
         } else errors++;
       }
@@ -274,11 +317,12 @@ async function call(
   url: string,
   headers: Record<string, string>,
   body: string,
+  expect: string,
 ) {
   try {
     const res = await fetch(url, { method: "POST", headers, body });
     const text = await res.text();
-    return res.status === 200 && text.includes('"heard: hello"');
+    return res.status === 200 && text.includes(expect);
   } catch {
     return false;
   }
@@ -312,10 +356,13 @@ const fmt = (n: number, digits = 0) => n.toFixed(digits).padStart(8);
 
 async function serverTable(f: Flags): Promise<void> {
   console.log(
-    `server: ${f.rounds} rounds of ${f.seconds} s per contender, alternating; medians`,
+    `server: ${f.rounds} rounds of ${f.seconds} s per contender, order rotating; medians`,
   );
   console.log(
-    "mode       clients  side     req/s   p50 ms   p99 ms  RSS MiB  errors  CPU µs/req   weft/SDK req/s  CPU",
+    "weft/floor and weft/SDK: CPU µs per request (below 1: weft spends less) and req/s",
+  );
+  console.log(
+    "mode         clients  side     req/s   p50 ms   p99 ms  RSS MiB  errors  CPU µs/req   CPU/floor  CPU/SDK  req/s/SDK",
   );
   for (const mode of f.modes) {
     for (const clients of f.clients) {
@@ -328,29 +375,40 @@ async function serverTable(f: Flags): Promise<void> {
         ? "stateless"
         : mode;
       // The era rows' baseline is the SDK v2's createMcpHandler.
-      const sdkSide = mode === "modern" || mode === "v2" ? "v2" : "sdk";
-      const weft: Round[] = [];
-      const sdk: Round[] = [];
+      const era = mode.startsWith("modern") || mode.startsWith("v2");
+      const sdkSide = era ? "v2" : "sdk";
+      // Stateless rows have the floor beside them.
+      const served = servedMode(mode);
+      const sides = served === "stateless" || served === "fresh"
+        ? ["weft", "sdk", "floor"]
+        : ["weft", "sdk"];
+      const rounds: Record<string, Round[]> = { weft: [], sdk: [], floor: [] };
       for (let r = 0; r < f.rounds; r++) {
-        const order = r % 2 === 0 ? ["weft", "sdk"] : ["sdk", "weft"];
+        // Each round starts with another contender.
+        const order = sides.map((_, i) => sides[(i + r) % sides.length]);
         for (const side of order) {
           const result = side === "weft"
             ? await load("weft", mode, clients, f.seconds)
-            : await load(sdkSide, sdkMode, clients, f.seconds);
-          (side === "weft" ? weft : sdk).push(result);
+            : side === "floor"
+            ? await load("floor", era ? mode : "stateless", clients, f.seconds)
+            : await load(sdkSide, era ? mode : sdkMode, clients, f.seconds);
+          rounds[side].push(result);
         }
       }
-      const w = summarize(weft);
-      const s = summarize(sdk);
-      for (const [side, m] of [["weft", w], ["sdk", s]] as const) {
+      const w = summarize(rounds.weft);
+      const s = summarize(rounds.sdk);
+      const fl = rounds.floor.length > 0 ? summarize(rounds.floor) : undefined;
+      const rows: [string, Round][] = [["weft", w], ["sdk", s]];
+      if (fl !== undefined) rows.push(["floor", fl]);
+      for (const [side, m] of rows) {
         console.log(
-          `${mode.padEnd(10)} ${fmt(clients)}  ${side.padEnd(5)}${fmt(m.rps)} ${
+          `${mode.padEnd(12)} ${fmt(clients)}  ${side.padEnd(5)}${fmt(m.rps)} ${
             fmt(m.p50, 1)
           } ${fmt(m.p99, 1)} ${fmt(m.rss)} ${fmt(m.errors)} ${fmt(m.cpu)}    ` +
             (side === "weft"
-              ? `     ${(w.rps / s.rps).toFixed(2)}x  ${
-                (w.cpu / s.cpu).toFixed(2)
-              }x`
+              ? `${
+                fl === undefined ? "       -" : fmt(w.cpu / fl.cpu, 2) + "x"
+              } ${fmt(w.cpu / s.cpu, 2)}x ${fmt(w.rps / s.rps, 2)}x`
               : ""),
         );
       }
@@ -409,7 +467,8 @@ async function callTable(f: Flags): Promise<void> {
 }
 
 async function clientTable(f: Flags): Promise<void> {
-  const server = await start("weft", "stateless");
+  // An SDK v1 server (McpServer on the SDK's transport): only the clients differ.
+  const server = await start("plain", "stateless");
   try {
     const weft = await connectHttp(server.url);
     const sdk = new Client({ name: "bench", version: "1" });
@@ -430,7 +489,7 @@ async function clientTable(f: Flags): Promise<void> {
       },
     ]);
     console.log(
-      `\nclient: connectHttp vs the SDK's StreamableHTTPClientTransport, ${f.calls} sequential pairs; medians`,
+      `\nclient: connectHttp vs the SDK v1 Client on its StreamableHTTPClientTransport, against an SDK v1 server (McpServer, stateless), ${f.calls} sequential pairs; medians`,
     );
     for (const r of results) {
       console.log(

@@ -32,6 +32,7 @@ import { quote } from "../core/errors.ts";
 import type { ProgressFn, TaskSupport, ToolResult } from "../core/tool.ts";
 import type { AskFn } from "../core/input.ts";
 import { type AuthInfo, setScopeLookup } from "../core/auth.ts";
+import { type ServedTools, setServedTools } from "../core/served_tools.ts";
 import { progressSink } from "./_progress.ts";
 import {
   type AskExtra,
@@ -91,6 +92,60 @@ export interface Exported {
 interface Registry {
   readonly tools: Map<string, Exported>;
   listing?: Tool[];
+  /** What the server's handler map held for each method once ours were set. */
+  installed?: { readonly list: unknown; readonly call: unknown };
+  /** The fast path's view, made on first use. */
+  fast?: RegistryTools;
+}
+
+/**
+ * The bridge's own `tools/list` and `tools/call` of one server, callable
+ * without the SDK's `Protocol` in between: what the HTTP handler's
+ * stateless fast path answers from. `call` takes the request's `params`
+ * and resolves to the result the handler returns (not yet checked as a
+ * `CallToolResult`: the SDK's `Server` does that after).
+ */
+interface RegistryTools extends ServedTools {
+  list(): ListToolsResult;
+  call(
+    params: Record<string, unknown>,
+    extra: unknown,
+  ): Promise<CallToolResult>;
+}
+
+/** The SDK `Protocol`'s handler map (not in its public types). */
+function handlersOf(server: object): Map<string, unknown> | undefined {
+  const map = (server as { _requestHandlers?: unknown })._requestHandlers;
+  return map instanceof Map ? map : undefined;
+}
+
+/**
+ * The bridge's tools of `server` when its `tools/list` and `tools/call`
+ * are still the bridge's own (nobody replaced them after `exportTools`),
+ * else `undefined`.
+ */
+function registryToolsOf(
+  server: object,
+  registry: Registry,
+): RegistryTools | undefined {
+  const installed = registry?.installed;
+  if (installed === undefined) return undefined;
+  const handlers = handlersOf(server);
+  if (
+    handlers === undefined ||
+    handlers.get("tools/call") !== installed.call ||
+    handlers.get("tools/list") !== installed.list
+  ) return undefined;
+  return registry.fast ??= {
+    list: (): ListToolsResult => ({ tools: listing(registry, server) }),
+    call: (params, extra) =>
+      callHandler(
+        registry,
+        server as unknown as AskServer & object,
+        calledWith(params),
+        extra as CallExtra,
+      ),
+  };
 }
 
 const registries = new WeakMap<Server, Registry>();
@@ -137,6 +192,8 @@ function ensureRegistry(server: Server, caller: string): Registry {
     (name) => registry.tools.get(name)?.scopes,
     () => [...registry.tools.values()].flatMap((e) => e.scopes ?? []),
   );
+  // The HTTP handler's stateless fast path answers from here.
+  setServedTools(server, () => registryToolsOf(server, registry));
   registries.set(server, registry);
   return registry;
 }
@@ -146,6 +203,18 @@ function installHandlers(
   registry: Registry,
   caller: string,
 ): void {
+  // A fresh server without the tools capability (the common case, a server
+  // made per request): declared first, with no refusal thrown and caught.
+  const declared = (server as { getCapabilities?: () => unknown })
+    .getCapabilities?.() as { tools?: unknown } | undefined;
+  if (
+    declared !== undefined && declared.tools === undefined &&
+    server.transport === undefined
+  ) {
+    server.registerCapabilities({ tools: { listChanged: true } });
+    setHandlers(server, registry);
+    return;
+  }
   try {
     setHandlers(server, registry);
     return;
@@ -175,20 +244,47 @@ function setHandlers(server: Server, registry: Registry): void {
   server.setRequestHandler(
     CALL_REQUEST,
     (request, extra): Promise<CallToolResult> =>
-      // Tracing: the SERVER span `tools/call {tool}` around the call.
-      tracedServe(
-        request.params as Record<string, unknown>,
-        extra,
-        () =>
-          call(
-            registry,
-            request as CallToolRequest,
-            extra as CallExtra,
-            server as unknown as AskServer & object,
-          ),
-        (result) => result.isError === true,
+      callHandler(
+        registry,
+        server as unknown as AskServer & object,
+        request as CallToolRequest,
+        extra as CallExtra,
       ),
   );
+  const handlers = handlersOf(server);
+  registry.installed = {
+    list: handlers?.get("tools/list"),
+    call: handlers?.get("tools/call"),
+  };
+}
+
+function callHandler(
+  registry: Registry,
+  server: AskServer & object,
+  request: CallToolRequest,
+  extra: CallExtra,
+): Promise<CallToolResult> {
+  // Tracing: the SERVER span `tools/call {tool}` around the call.
+  return tracedServe(
+    request.params as Record<string, unknown>,
+    extra,
+    () => call(registry, request, extra, server),
+    (result) => result.isError === true,
+  );
+}
+
+/**
+ * The request as `CALL_REQUEST` reads `params` (an object): non-object
+ * `arguments` set aside, `null` ones dropped.
+ */
+function calledWith(params: Record<string, unknown>): CallToolRequest {
+  const given = params.arguments;
+  if (given !== undefined && jsonTypeOf(given) !== "object") {
+    const { arguments: _, ...rest } = params;
+    if (given !== null) setAside.set(rest, given);
+    params = rest;
+  }
+  return { method: "tools/call", params } as CallToolRequest;
 }
 
 /**

@@ -122,7 +122,21 @@ export function exportTools(server: Server, ...tools: ToolDef[]): void {
   for (const tool of tools) {
     checkExportable(tool, seen);
   }
-  register(server, tools.map(invoking), "exportTools");
+  register(server, tools.map(entryOf), "exportTools");
+}
+
+/**
+ * Registry entries of frozen tool definitions (every `tool()` and
+ * `rawTool()` makes one), built once: a factory exporting the same tools
+ * on a server per request does not rebuild their listings.
+ */
+const entries = new WeakMap<ToolDef, Exported>();
+
+function entryOf(tool: ToolDef): Exported {
+  if (!Object.isFrozen(tool)) return invoking(tool);
+  let entry = entries.get(tool);
+  if (entry === undefined) entries.set(tool, entry = invoking(tool));
+  return entry;
 }
 
 /**

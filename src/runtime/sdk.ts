@@ -1,9 +1,11 @@
 /**
  * The MCP SDK's `Server`, `Client` and `InMemoryTransport`, offered under
  * `@weft/mcp` so every page spells one import. Each is a subclass of the
- * SDK class of the copy this module depends on, adding nothing: an instance
- * is an instance of the SDK class, goes wherever the SDK's goes, and behaves
- * exactly as the SDK documents it.
+ * SDK class of the copy this module depends on, adding nothing but that
+ * `Server` builds the SDK's default JSON Schema validator (Ajv) when it
+ * first validates, not when it is made: an instance is an instance of the
+ * SDK class, goes wherever the SDK's goes, and behaves exactly as the SDK
+ * documents it.
  *
  * @module
  */
@@ -12,6 +14,22 @@ import { Server as SdkServer } from "@modelcontextprotocol/sdk/server";
 // @ts-types="@modelcontextprotocol/sdk/inMemory"
 import { InMemoryTransport as SdkInMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { Implementation, ServerOptions } from "./sdk_types.ts";
+// @ts-types="@modelcontextprotocol/sdk/validation/ajv-provider"
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js";
+
+type Validator = NonNullable<ServerOptions["jsonSchemaValidator"]>;
+
+/**
+ * The SDK's default JSON Schema validator (Ajv), built when it first
+ * validates: building it costs more than the rest of a server, and a
+ * server made per request for a `tools/call` never validates anything.
+ */
+class LazyAjv implements Validator {
+  #ajv?: AjvJsonSchemaValidator;
+
+  getValidator: Validator["getValidator"] = (schema) =>
+    (this.#ajv ??= new AjvJsonSchemaValidator()).getValidator(schema);
+}
 
 // The client lives in its own file so the HTTP client and the stdio client
 // load the SDK's client without its server.
@@ -55,10 +73,17 @@ class SdkInMemoryTransportBase extends SdkInMemoryTransport {}
 export class Server extends SdkServerBase {
   /**
    * Builds a server from its `{ name, version }` and the SDK's server
-   * options (`capabilities`, `instructions`, ...).
+   * options (`capabilities`, `instructions`, ...). Without a
+   * `jsonSchemaValidator`, the SDK's Ajv one is built on first use (a
+   * server made per request that never validates never builds it).
    */
   constructor(info: Implementation, options?: ServerOptions) {
-    super(info, options);
+    super(
+      info,
+      options?.jsonSchemaValidator === undefined
+        ? { ...options, jsonSchemaValidator: new LazyAjv() }
+        : options,
+    );
   }
 }
 

@@ -20,6 +20,7 @@ import { HttpServerTransport } from "./_transport.ts";
 import type { ListenCap, Release } from "./_listen_cap.ts";
 import { principalOf } from "../../core/auth.ts";
 import { authOf } from "./_auth.ts";
+import { FastProtocol, fastToolsFor } from "../fast_tools.ts";
 
 /** How many idle servers are kept for reuse. */
 const IDLE_SERVERS = 64;
@@ -86,6 +87,8 @@ export class StatelessRoute {
   readonly #idle: Server[] = [];
   /** Servers serving a request now (closed by `close`). */
   readonly #busy = new Set<Server>();
+  /** Fast-path requests now (closed by `close`). */
+  readonly #fast = new Set<FastProtocol>();
   /** Modern route: what each (reused) server was last initialized with. */
   readonly #memos = new WeakMap<Server, InitMemo>();
 
@@ -158,6 +161,17 @@ export class StatelessRoute {
       modern.live.add(era);
       connected = era;
     }
+    // tools/list and tools/call of exported tools: answered from the
+    // server's registry, without connecting the SDK's Protocol.
+    const tools = fastToolsFor(server, body);
+    if (tools !== undefined) {
+      return await this.#serveFast(
+        new FastProtocol(server, tools),
+        server,
+        reusable,
+        { req, body, info, transport, connected, era, release },
+      );
+    }
     busy.add(server);
     await server.connect(connected);
     try {
@@ -187,6 +201,56 @@ export class StatelessRoute {
     }
   }
 
+  async #serveFast(
+    fast: FastProtocol,
+    server: Server,
+    reusable: boolean,
+    request: {
+      req: Request;
+      body: unknown;
+      info: ConnectionInfo | undefined;
+      transport: HttpServerTransport;
+      connected: Transport;
+      era: EraTransport | undefined;
+      release: Release | undefined;
+    },
+  ): Promise<Response> {
+    const { report } = this.#options;
+    const { era, release } = request;
+    const modern = this.#options.modern;
+    const idle = this.#idle;
+    const live = this.#fast;
+    live.add(fast);
+    await fast.connect(request.connected);
+    try {
+      return await request.transport.handle(
+        request.req,
+        request.body,
+        request.info,
+        (end) => {
+          release?.();
+          if (era !== undefined) modern?.live.delete(era);
+          const interrupted = !live.delete(fast);
+          if (end === "delivered") {
+            fast.close().then(() => {
+              if (reusable && !interrupted && idle.length < IDLE_SERVERS) {
+                idle.push(server);
+              }
+            }, report);
+            return;
+          }
+          // As on the SDK's path: the handlers see the cancellation first.
+          setTimeout(() => fast.close().catch(report), 0);
+        },
+      );
+    } catch (error) {
+      if (era !== undefined) modern?.live.delete(era);
+      live.delete(fast);
+      await fast.close().catch(() => {});
+      throw error;
+    }
+  }
+
   #memo(server: Server): InitMemo {
     let memo = this.#memos.get(server);
     if (memo === undefined) this.#memos.set(server, memo = {});
@@ -198,8 +262,11 @@ export class StatelessRoute {
     this.#idle.length = 0;
     const serving = [...this.#busy];
     this.#busy.clear();
-    await Promise.all(
-      serving.map((server) => server.close().catch(this.#options.report)),
-    );
+    const fast = [...this.#fast];
+    this.#fast.clear();
+    await Promise.all([
+      ...serving.map((server) => server.close().catch(this.#options.report)),
+      ...fast.map((p) => p.close().catch(this.#options.report)),
+    ]);
   }
 }

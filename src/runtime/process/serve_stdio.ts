@@ -11,6 +11,7 @@ import {
   resolveCacheHints,
 } from "../era_server.ts";
 import { stdioTransport } from "./stdio_transport.ts";
+import { ToolsLane } from "../fast_tools.ts";
 
 /** Options of {@link serveStdio}. */
 export interface ServeStdioOptions {
@@ -97,7 +98,9 @@ export async function serveStdio(
   const onAbort = () =>
     void transport.endListens().finally(() => server.close());
   try {
-    await server.connect(transport);
+    // tools/list and tools/call of exported tools are answered from the
+    // server's registry in front of its Protocol (everything else passes).
+    await server.connect(new ToolsLane(transport, server));
     signal?.addEventListener("abort", onAbort, { once: true });
     if (signal?.aborted) onAbort();
     await closed;

@@ -13,7 +13,7 @@ import {
   type JSONRPCMessage,
   JSONRPCMessageSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { parseLossless } from "../../core/json.ts";
+import { isRawJson, parseLossless } from "../../core/json.ts";
 import {
   DEFAULT_MAX_LINE_BYTES,
   type LineTooLongError,
@@ -21,7 +21,7 @@ import {
   PeerProtocolError,
   TransportClosedError,
 } from "../errors.ts";
-import { LineSplitStream } from "./_line_splitter.ts";
+import { LineSplitter } from "./_line_splitter.ts";
 
 /** Options of {@link stdioTransport}. */
 export interface StdioTransportOptions {
@@ -56,8 +56,10 @@ export function tooLongMessage(limit: number): string {
  * shaped like a response is never answered (two peers cannot ping-pong
  * errors); an error response no request can claim is reported as a
  * `PeerProtocolError`. A last line without a newline is read like any
- * other. Writes are serialised: each message is one chunk, so concurrent
- * `send`s never interleave.
+ * other. Writes are serialised and batched: the messages sent while a
+ * write is under way go out together in the next one (each whole, in
+ * order), so concurrent `send`s never interleave and many calls in flight
+ * cost few writes; `send` resolves when its batch was written.
  *
  * `close()` cancels `readable` and closes `writable` (the peer sees end of
  * input); the end of `readable` closes the transport. `onclose` fires once.
@@ -102,7 +104,13 @@ class StdioTransport implements Transport {
   readonly #decoder = new TextDecoder("utf-8", { fatal: true });
   #state: State = "new";
   #writer?: WritableStreamDefaultWriter<Uint8Array>;
-  #lines?: ReadableStreamDefaultReader<Uint8Array>;
+  #reader?: ReadableStreamDefaultReader<Uint8Array>;
+  /** Lines waiting for the next write. */
+  #queue: string[] = [];
+  /** The write the queued lines will go out in, once it was asked for. */
+  #next?: Promise<void>;
+  /** The write under way (settled when none). */
+  #writing: Promise<unknown> = Promise.resolve();
 
   constructor(
     readable: ReadableStream<Uint8Array>,
@@ -118,45 +126,79 @@ class StdioTransport implements Transport {
     if (this.#state !== "new") {
       return Promise.reject(new Error("stdio transport already started"));
     }
-    const splitter = new LineSplitStream({
-      maxLineBytes: this.#maxLineBytes,
-      onTooLong: (error) => this.#tooLong(error),
-    });
+    const splitter = new LineSplitter(
+      this.#maxLineBytes,
+      (error) => this.#tooLong(error),
+      true,
+    );
     this.#writer = this.#writable.getWriter();
-    this.#lines = this.#readable.pipeThrough(splitter).getReader();
+    this.#reader = this.#readable.getReader();
     this.#state = "open";
-    void this.#readLoop(this.#lines);
+    void this.#readLoop(this.#reader, splitter);
     return Promise.resolve();
   }
 
-  async send(message: JSONRPCMessage): Promise<void> {
+  send(message: JSONRPCMessage): Promise<void> {
     if (this.#state !== "open" || this.#writer === undefined) {
-      throw new TransportClosedError();
+      return Promise.reject(new TransportClosedError());
     }
-    await this.#writer.write(
-      this.#encoder.encode(JSON.stringify(message) + "\n"),
-    );
+    let line: string;
+    try {
+      line = JSON.stringify(message) + "\n";
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.#write(line);
+  }
+
+  /** Queues `line` for the next write; resolves once that write is done. */
+  #write(line: string): Promise<void> {
+    this.#queue.push(line);
+    return this.#next ??= this.#writing.then(() => this.#flush());
+  }
+
+  #flush(): Promise<void> {
+    const text = this.#queue.length === 1
+      ? this.#queue[0]
+      : this.#queue.join("");
+    this.#queue = [];
+    this.#next = undefined;
+    const written = this.#writer!.write(this.#encoder.encode(text));
+    this.#writing = written.catch(() => {});
+    return written;
   }
 
   async close(): Promise<void> {
     if (this.#state === "closed") return;
     const wasOpen = this.#state === "open";
     this.#state = "closed";
-    const cancelled = this.#lines?.cancel().catch(() => {});
+    const cancelled = this.#reader?.cancel().catch(() => {});
     this.onclose?.();
     if (!wasOpen) return;
     await cancelled;
+    // What was sent before the close goes out first.
+    await this.#next?.catch(() => {});
     await this.#writer?.close().catch(() => {});
   }
 
   async #readLoop(
-    lines: ReadableStreamDefaultReader<Uint8Array>,
+    reader: ReadableStreamDefaultReader<Uint8Array>,
+    splitter: LineSplitter,
   ): Promise<void> {
+    const sink = {
+      enqueue: (line: Uint8Array) => {
+        if (this.#state === "open") this.#line(line);
+      },
+      error: (error: unknown) => this.#report(error),
+    };
     try {
       for (;;) {
-        const { done, value } = await lines.read();
-        if (done) break;
-        this.#line(value);
+        const { done, value } = await reader.read();
+        if (done) {
+          splitter.end(sink);
+          break;
+        }
+        splitter.push(value, sink);
       }
     } catch (error) {
       if (this.#state !== "closed") this.#report(error);
@@ -180,10 +222,13 @@ class StdioTransport implements Transport {
       this.#malformed("parse", "invalid JSON", null, cause, excerpt(bytes));
       return;
     }
-    const checked = JSONRPCMessageSchema.safeParse(value);
-    if (!checked.success) {
-      this.#invalid(value, checked.error, excerpt(bytes));
-      return;
+    // The common messages by their shape; anything else by the schema.
+    if (!isPlainMessage(value)) {
+      const checked = JSONRPCMessageSchema.safeParse(value);
+      if (!checked.success) {
+        this.#invalid(value, checked.error, excerpt(bytes));
+        return;
+      }
     }
     try {
       this.onmessage?.(value as JSONRPCMessage);
@@ -239,10 +284,9 @@ class StdioTransport implements Transport {
   #answer(code: number, message: string, id: string | number | null): void {
     const answer = { jsonrpc: "2.0" as const, id, error: { code, message } };
     if (this.#state !== "open" || this.#writer === undefined) return;
-    this.#writer.write(this.#encoder.encode(JSON.stringify(answer) + "\n"))
-      .catch((error) => {
-        if (this.#state === "open") this.#report(error);
-      });
+    this.#write(JSON.stringify(answer) + "\n").catch((error) => {
+      if (this.#state === "open") this.#report(error);
+    });
   }
 
   #report(error: unknown): void {
@@ -260,6 +304,62 @@ function excerpt(bytes: Uint8Array): string {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+const RELATED_TASK = "io.modelcontextprotocol/related-task";
+
+/** An object that is not a number kept as its digits. */
+function isPlainRecord(value: unknown): value is Record<string, unknown> {
+  return isRecord(value) && !isRawJson(value);
+}
+
+/** A `_meta` the SDK's schema reads as it is: an object, a plain progress token, no task. */
+function isPlainMeta(meta: unknown): boolean {
+  if (meta === undefined) return true;
+  if (!isPlainRecord(meta) || meta[RELATED_TASK] !== undefined) return false;
+  const token = meta.progressToken;
+  return token === undefined || typeof token === "string" ||
+    Number.isSafeInteger(token);
+}
+
+/**
+ * Whether `value` is plainly a JSON-RPC request, notification or result
+ * the SDK's `JSONRPCMessageSchema` accepts (no key of another kind, an id
+ * that is a string or a safe integer, object params and result). `false`
+ * says nothing: the schema decides.
+ */
+function isPlainMessage(value: unknown): boolean {
+  if (!isPlainRecord(value) || value.jsonrpc !== "2.0") return false;
+  let kinds = 0;
+  for (const key in value) {
+    switch (key) {
+      case "jsonrpc":
+        break;
+      case "id":
+        if (!isUsableId(value.id)) return false;
+        break;
+      case "method":
+        if (typeof value.method !== "string") return false;
+        kinds |= 1;
+        break;
+      case "params":
+        if (!isPlainRecord(value.params) || !isPlainMeta(value.params._meta)) {
+          return false;
+        }
+        kinds |= 1;
+        break;
+      case "result":
+        if (!isPlainRecord(value.result) || !isPlainMeta(value.result._meta)) {
+          return false;
+        }
+        kinds |= 2;
+        break;
+      default:
+        return false;
+    }
+  }
+  if (kinds === 1) return typeof value.method === "string";
+  return kinds === 2 && "id" in value;
 }
 
 function isUsableId(id: unknown): id is string | number {

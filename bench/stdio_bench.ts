@@ -1,0 +1,166 @@
+/**
+ * Calls per second over stdio, a Deno parent and a Deno child: weft's
+ * `connectStdio` client and `serveStdio` server, the SDK's `Client` on its
+ * `StdioClientTransport` and an `McpServer` on its `StdioServerTransport`,
+ * and the floor — a parent writing JSON-RPC request lines and a child
+ * answering each (`bench/_stdio_bench_child.ts echo`), no MCP library at
+ * all. `tools/call` of a one-line tool, with 1 call in flight and with 64
+ * (`--inflight`), each contender in a child of its own started per round,
+ * the order rotating from round to round; medians of `--rounds`.
+ *
+ *     deno run -A bench/stdio_bench.ts
+ *     deno run -A bench/stdio_bench.ts --calls=20000 --rounds=5 --inflight=1,64
+ *
+ * The machine is shared: read the ratios to the floor, not the absolute
+ * numbers.
+ *
+ * @module
+ */
+
+// @ts-types="@modelcontextprotocol/sdk/client/index"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+// @ts-types="@modelcontextprotocol/sdk/client/stdio"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { connectStdio } from "../src/runtime/process/connect_stdio.ts";
+
+const CHILD = new URL("./_stdio_bench_child.ts", import.meta.url).pathname;
+
+function flag(name: string, fallback: string): string {
+  const arg = Deno.args.find((a) => a.startsWith(`--${name}=`));
+  return arg === undefined ? fallback : arg.slice(name.length + 3);
+}
+
+const CALLS = Number(flag("calls", "10000"));
+const ROUNDS = Number(flag("rounds", "3"));
+const INFLIGHT = flag("inflight", "1,64").split(",").map(Number);
+const SIDES = flag("sides", "echo,sdk,weft").split(",");
+const ARGS = ["run", "-A", "--quiet", CHILD];
+const CALL = { name: "echo", arguments: { text: "hello" } };
+
+interface Contender {
+  call(): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/** The floor's parent: request lines out, answer lines matched by id. */
+function echoContender(): Contender {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [...ARGS, "echo"],
+    stdin: "piped",
+    stdout: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  const encoder = new TextEncoder();
+  const waiting = new Map<number, (value: unknown) => void>();
+  let next = 0;
+  void (async () => {
+    const decoder = new TextDecoder();
+    let rest = "";
+    for await (const chunk of child.stdout) {
+      const lines = (rest + decoder.decode(chunk, { stream: true })).split(
+        "\n",
+      );
+      rest = lines.pop()!;
+      for (const line of lines) {
+        const m = JSON.parse(line);
+        waiting.get(m.id)?.(m.result);
+        waiting.delete(m.id);
+      }
+    }
+  })();
+  return {
+    call() {
+      const id = ++next;
+      const answered = new Promise((resolve) => waiting.set(id, resolve));
+      void writer.write(encoder.encode(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id,
+          method: "tools/call",
+          params: CALL,
+        }) + "\n",
+      ));
+      return answered;
+    },
+    async close() {
+      await writer.close();
+      await child.status;
+    },
+  };
+}
+
+async function sdkContender(): Promise<Contender> {
+  const client = new Client({ name: "bench", version: "1" });
+  await client.connect(
+    new StdioClientTransport({
+      command: Deno.execPath(),
+      args: [...ARGS, "sdk"],
+    }),
+  );
+  return { call: () => client.callTool(CALL), close: () => client.close() };
+}
+
+async function weftContender(): Promise<Contender> {
+  const client = await connectStdio(Deno.execPath(), {
+    args: [...ARGS, "weft"],
+  });
+  return { call: () => client.callTool(CALL), close: () => client.close() };
+}
+
+async function start(side: string): Promise<Contender> {
+  return side === "echo"
+    ? echoContender()
+    : side === "sdk"
+    ? await sdkContender()
+    : await weftContender();
+}
+
+/** Calls per second of `CALLS` calls, `inflight` at a time. */
+async function measure(side: string, inflight: number): Promise<number> {
+  const contender = await start(side);
+  try {
+    for (let i = 0; i < 200; i++) await contender.call(); // warm-up
+    let left = CALLS;
+    const started = performance.now();
+    await Promise.all(Array.from({ length: inflight }, async () => {
+      while (left > 0) {
+        left--;
+        await contender.call();
+      }
+    }));
+    return CALLS / ((performance.now() - started) / 1000);
+  } finally {
+    await contender.close();
+  }
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1
+    ? sorted[mid]
+    : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+console.log(
+  `stdio: ${CALLS} tools/call per round, ${ROUNDS} rounds, order rotating; medians`,
+);
+console.log("in flight  side      calls/s   /echo");
+for (const inflight of INFLIGHT) {
+  const results: Record<string, number[]> = {};
+  for (let r = 0; r < ROUNDS; r++) {
+    for (let i = 0; i < SIDES.length; i++) {
+      const side = SIDES[(i + r) % SIDES.length];
+      (results[side] ??= []).push(await measure(side, inflight));
+    }
+  }
+  const floor = median(results.echo ?? [NaN]);
+  for (const side of SIDES) {
+    const m = median(results[side]);
+    console.log(
+      `${String(inflight).padStart(9)}  ${side.padEnd(6)} ${
+        m.toFixed(0).padStart(10)
+      }   ${(m / floor).toFixed(2)}x`,
+    );
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * The hook between a server's tool registry (the bridge's `exportTools`)
+ * and the HTTP handler's stateless fast path, which answers `tools/list`
+ * and `tools/call` from the registry without the SDK's `Protocol` in
+ * between. The registry sets a lookup on each server it serves; the
+ * handler asks it per request. Neither knows the other.
+ *
+ * @module
+ */
+
+/**
+ * A server's own `tools/list` and `tools/call`, callable directly.
+ *
+ * @example A lookup a registry sets, and what the handler reads
+ * ```ts
+ * import { servedToolsOf, setServedTools } from "./served_tools.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const server = {};
+ * setServedTools(server, () => ({
+ *   list: () => ({ tools: [] }),
+ *   call: () => Promise.resolve({ content: [] }),
+ * }));
+ * assert.deepEqual(servedToolsOf(server)?.list(), { tools: [] });
+ * ```
+ */
+export interface ServedTools {
+  /** The `tools/list` result. */
+  list(): Record<string, unknown>;
+  /**
+   * Runs the `tools/call` handler on the request's `params` (an object)
+   * and the SDK handler context `extra`; resolves to its result, rejects
+   * with the protocol error the SDK would answer.
+   */
+  call(
+    params: Record<string, unknown>,
+    extra: unknown,
+  ): Promise<Record<string, unknown>>;
+}
+
+const lookups = new WeakMap<object, () => ServedTools | undefined>();
+
+/**
+ * Sets the lookup of `server`'s tools: it answers `undefined` when the
+ * server's handlers are no longer the registry's own.
+ *
+ * @example
+ * ```ts
+ * import { setServedTools } from "./served_tools.ts";
+ * setServedTools({}, () => undefined);
+ * ```
+ */
+export function setServedTools(
+  server: object,
+  lookup: () => ServedTools | undefined,
+): void {
+  lookups.set(server, lookup);
+}
+
+/**
+ * The tools `server` serves directly, or `undefined` (no registry, or its
+ * handlers were replaced).
+ *
+ * @example
+ * ```ts
+ * import { servedToolsOf } from "./served_tools.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(servedToolsOf({}), undefined);
+ * ```
+ */
+export function servedToolsOf(server: object): ServedTools | undefined {
+  return lookups.get(server)?.();
+}
