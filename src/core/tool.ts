@@ -210,7 +210,8 @@ export interface ToolOptions {
  *
  * @example A tool callers may run as a task
  * ```ts
- * import { rawTool, type TaskSupport } from "@weft/mcp";
+ * import { rawTool } from "@weft/mcp";
+ * import type { TaskSupport } from "@weft/mcp/tasks";
  * const taskSupport: TaskSupport = "optional";
  * const report = rawTool({ name: "report", description: "Slow.", taskSupport, run: () => "ok" });
  * console.log(report.taskSupport); // "optional"
