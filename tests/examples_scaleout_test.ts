@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import { startRedis } from "./_helpers/store_servers.ts";
-import { events, post } from "./_helpers/http_instances.ts";
+import { events, openSession, post } from "./_helpers/http_instances.ts";
 import { childEnv } from "./fixtures/runtime_server_helpers.ts";
 
 const EXAMPLE = new URL("../examples/scaleout.ts", import.meta.url).pathname;
@@ -73,27 +73,7 @@ Deno.test("examples/scaleout.ts: two deno serve processes on one Redis serve one
   const a = await serve(redis.url);
   const b = await serve(redis.url);
   try {
-    const init = await post(a.url, {
-      jsonrpc: "2.0",
-      id: 0,
-      method: "initialize",
-      params: {
-        protocolVersion: VERSION,
-        capabilities: {},
-        clientInfo: { name: "example-test", version: "1" },
-      },
-    });
-    assert.equal(init.status, 200);
-    const sid = init.headers.get("mcp-session-id");
-    assert.ok(sid !== null, "the example opens sessions");
-    await init.text();
-    const session = { "mcp-session-id": sid, "mcp-protocol-version": VERSION };
-    const initialized = await post(a.url, {
-      jsonrpc: "2.0",
-      method: "notifications/initialized",
-    }, session);
-    assert.equal(initialized.status, 202);
-    await initialized.body?.cancel();
+    const session = await openSession(a.url, VERSION, "example-test");
 
     // The other process knows the session and lists the example's agent tool.
     const listed = await post(b.url, {

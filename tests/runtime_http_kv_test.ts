@@ -7,7 +7,12 @@ import assert from "node:assert/strict";
 import { movableClock } from "./_helpers/clock.ts";
 import { httpHandler } from "../src/runtime/http/handler.ts";
 import { kvStore } from "../src/runtime/http/kv_store.ts";
-import { events, post, startInstance } from "./_helpers/http_instances.ts";
+import {
+  events,
+  openSession,
+  post,
+  startInstance,
+} from "./_helpers/http_instances.ts";
 import { buildToolServer } from "./fixtures/tool_server.ts";
 import { POST_HEADERS } from "./fixtures/http_test_server.ts";
 
@@ -23,27 +28,8 @@ Deno.test("KV sessions: two processes on one KV file serve one session", async (
   const a = await startKvInstance(kvPath);
   const b = await startKvInstance(kvPath);
   try {
-    // initialize on A.
-    const init = await post(a.url, {
-      jsonrpc: "2.0",
-      id: 0,
-      method: "initialize",
-      params: {
-        protocolVersion: MODERN,
-        capabilities: {},
-        clientInfo: { name: "kv-test", version: "1" },
-      },
-    });
-    assert.equal(init.status, 200);
-    const sid = init.headers.get("mcp-session-id");
-    assert.ok(sid !== null);
-    await init.text();
-    const session = { "mcp-session-id": sid, "mcp-protocol-version": MODERN };
-    const initialized = await post(a.url, {
-      jsonrpc: "2.0",
-      method: "notifications/initialized",
-    }, session);
-    assert.equal(initialized.status, 202);
+    // A session opened on A.
+    const session = await openSession(a.url, MODERN, "kv-test");
 
     // tools/call with that session id on B.
     const call = await post(b.url, {

@@ -10,7 +10,12 @@
 import assert from "node:assert/strict";
 import { httpHandler } from "../src/runtime/http/handler.ts";
 import { memoryStore, redisStore, type Store } from "../store.ts";
-import { events, post, startInstance } from "./_helpers/http_instances.ts";
+import {
+  events,
+  openSession,
+  post,
+  startInstance,
+} from "./_helpers/http_instances.ts";
 import { buildToolServer } from "./fixtures/tool_server.ts";
 import { POST_HEADERS } from "./fixtures/http_test_server.ts";
 import {
@@ -38,17 +43,7 @@ async function twoInstances(kind: string, server: RunningServer) {
   const a = await startInstance(FIXTURE, [kind, server.url]);
   const b = await startInstance(FIXTURE, [kind, server.url]);
   try {
-    const init = await post(a.url, INIT);
-    assert.equal(init.status, 200);
-    const sid = init.headers.get("mcp-session-id");
-    assert.ok(sid !== null);
-    await init.text();
-    const session = { "mcp-session-id": sid, "mcp-protocol-version": MODERN };
-    const initialized = await post(a.url, {
-      jsonrpc: "2.0",
-      method: "notifications/initialized",
-    }, session);
-    assert.equal(initialized.status, 202);
+    const session = await openSession(a.url, MODERN, "store-test");
 
     // The session opened on A is served by B.
     const call = await post(b.url, {

@@ -76,3 +76,43 @@ export function events(text: string): { id?: string; data: string }[] {
     }))
     .filter((event) => event.data !== "");
 }
+
+/**
+ * Opens a legacy session at `url` (`initialize`, then
+ * `notifications/initialized`), asserting each answer, and returns the
+ * headers that carry it on later requests.
+ */
+export async function openSession(
+  url: string,
+  version: string,
+  clientName = "http-instances",
+): Promise<Record<string, string>> {
+  const init = await post(url, {
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: {
+      protocolVersion: version,
+      capabilities: {},
+      clientInfo: { name: clientName, version: "1" },
+    },
+  });
+  if (init.status !== 200) {
+    throw new Error(`initialize at ${url} answered ${init.status}`);
+  }
+  const sid = init.headers.get("mcp-session-id");
+  await init.text();
+  if (sid === null) throw new Error(`initialize at ${url} opened no session`);
+  const session = { "mcp-session-id": sid, "mcp-protocol-version": version };
+  const initialized = await post(url, {
+    jsonrpc: "2.0",
+    method: "notifications/initialized",
+  }, session);
+  await initialized.body?.cancel();
+  if (initialized.status !== 202) {
+    throw new Error(
+      `notifications/initialized at ${url} answered ${initialized.status}`,
+    );
+  }
+  return session;
+}
