@@ -147,7 +147,8 @@ for (const protocol of ["legacy", "modern"] as const) {
       assert.deepEqual(first.pending[0].suspended, {
         server: "crawler",
         tool: "crawl",
-        message: `task ${id} of tool "crawl" is still running on server "crawler"`,
+        message:
+          `task ${id} of tool "crawl" is still running on server "crawler"`,
         state: JSON.stringify({ era: "running", task: id, shape }),
       });
       // The model read nothing of it: no result for the call.
@@ -225,7 +226,10 @@ Deno.test({
     assert.equal(result.resumed[0].content, "crawled 3 pages");
     assert.equal(result.text, "crawled");
     assert.equal(server.seen.runs, 1, "the tool ran once");
-    assert.equal(server.seen.methods.slice(before).includes("tools/call"), false);
+    assert.equal(
+      server.seen.methods.slice(before).includes("tools/call"),
+      false,
+    );
     assert.equal(server.seen.methods.includes("tasks/cancel"), false);
   },
 });
@@ -257,7 +261,8 @@ Deno.test({
     const suspend = new AbortController();
     const run = agent.generate("crawl and note", { suspend: suspend.signal });
     await until(
-      () => server.seen.methods.includes("tasks/get") && localSignal !== undefined,
+      () =>
+        server.seen.methods.includes("tasks/get") && localSignal !== undefined,
       "the calls never started",
     );
     suspend.abort();
@@ -265,7 +270,9 @@ Deno.test({
     const result = await run;
     assert.equal(localSignal?.aborted, false);
     assert.deepEqual(result.pending.map((p) => p.name), ["crawl"]);
-    const results = result.messages[2].content as readonly { content: string }[];
+    const results = result.messages[2].content as readonly {
+      content: string;
+    }[];
     assert.deepEqual(results.map((r) => r.content), ["noted"]);
     assert.equal(server.seen.methods.includes("tasks/cancel"), false);
   },
