@@ -103,6 +103,7 @@ export {
   NO_RESULT_RECORDED,
   resolve,
   resolveError,
+  resume,
 } from "./src/core/decisions.ts";
 export type {
   AnswerDecision,
@@ -110,7 +111,12 @@ export type {
   Decision,
   DenyDecision,
   ResolveDecision,
+  ResumeDecision,
 } from "./src/core/decisions.ts";
+// A run suspended while work went on elsewhere (an imported tool's server
+// task), parked and continued with `resume`.
+export { CallSuspendedError } from "./src/core/suspend.ts";
+export type { PendingSuspension } from "./src/core/suspend.ts";
 // Input a call asks for (elicitation), parked and answered like approvals.
 export { InputRequiredError } from "./src/core/input.ts";
 export type {

@@ -299,7 +299,7 @@ Deno.test("a decision of an unknown type fails the run at step 1 (index 0) with 
   assert.ok(err.cause instanceof TypeError);
   assert.equal(
     err.cause.message,
-    'weft: unknown decision type "maybe"; build decisions with approve, deny, resolve, resolveError or answer',
+    'weft: unknown decision type "maybe"; build decisions with approve, deny, resolve, resolveError, answer or resume',
   );
 });
 

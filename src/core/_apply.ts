@@ -19,6 +19,7 @@ import type { ApprovalRequest } from "./errors.ts";
 import type { LoopConfig } from "./_loop.ts";
 import type { PendingCall } from "./run.ts";
 import type { RunState } from "./_run_state.ts";
+import type { PendingSuspension } from "./suspend.ts";
 import {
   joinResults,
   matchDecisions,
@@ -38,6 +39,8 @@ export interface ApplyOptions {
   readonly auth?: AuthInfo;
   /** The run's signal. */
   readonly signal: AbortSignal;
+  /** The run's suspend signal, when it has one. */
+  readonly suspend?: AbortSignal;
 }
 
 /**
@@ -71,9 +74,16 @@ export async function applyDecisions(
       });
     }
   }
+  // Resumed calls run again too, with the state they were suspended with.
+  const resumes = new Map<string, string>();
+  for (const decision of byId.values()) {
+    if (decision.type === "resume") {
+      resumes.set(decision.id, decision.suspended.state);
+    }
+  }
   const approved = opened.pending.filter((call) => {
     const type = byId.get(call.id)?.type;
-    return type === "approve" || type === "answer";
+    return type === "approve" || type === "answer" || type === "resume";
   });
   const outcomes = new Map<ToolCallPart, CallOutcome>();
   if (approved.length > 0) {
@@ -86,7 +96,9 @@ export async function applyDecisions(
       step: 0,
       approved: true,
       answers,
+      resumes,
       signal,
+      suspend: options.suspend,
       lineage: options.lineage,
       auth: options.auth,
       parallelism: config.parallelism,
@@ -105,7 +117,9 @@ export async function applyDecisions(
   for (const call of opened.pending) {
     const outcome = outcomes.get(call);
     if (outcome?.kind === "parked") {
-      parked.push(pendingOf(call, outcome.input, outcome.approval));
+      parked.push(
+        pendingOf(call, outcome.input, outcome.approval, outcome.suspended),
+      );
     } else if (outcome?.kind === "result") {
       results.push(outcome.part);
       ran.push(outcome.part);
@@ -129,10 +143,12 @@ export function pendingOf(
   call: ToolCallPart,
   input: PendingInput | undefined,
   approval?: ApprovalRequest,
+  suspended?: PendingSuspension,
 ): PendingCall {
   const entry = { id: call.id, name: call.name, args: call.args };
   const asked = input === undefined ? entry : { ...entry, input };
-  return approval === undefined ? asked : { ...asked, approval };
+  const gated = approval === undefined ? asked : { ...asked, approval };
+  return suspended === undefined ? gated : { ...gated, suspended };
 }
 
 /** The text and error flag of a call answered without running. */

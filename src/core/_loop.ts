@@ -67,6 +67,8 @@ export interface LoopConfig {
 export interface LoopOptions {
   /** Cancels the run; its reason becomes the run's failure. */
   readonly signal?: AbortSignal;
+  /** Suspends the run: suspendable calls park, no further step starts. */
+  readonly suspend?: AbortSignal;
   /** This run's observer, called after the agent's. */
   readonly onEvent?: EventHandler;
   /** The agents already running above this run, outermost first. */
@@ -148,17 +150,24 @@ async function drive(
         decisions,
         lineage,
         signal,
+        suspend: options.suspend,
         auth: options.auth,
       })
     ) {
       return finish(run);
     }
     for (let step = 0; step < config.maxSteps; step++) {
+      // Suspended: the run ends between steps, its transcript whole (every
+      // call answered); `generate(messages)` goes on from there.
+      if (options.suspend?.aborted === true && !signal.aborted) {
+        return finish(run);
+      }
       if (
         await runStep(config, run, {
           step,
           lineage,
           signal,
+          suspend: options.suspend,
           auth: options.auth,
         })
       ) {
@@ -191,6 +200,7 @@ interface StepContext {
   readonly step: number;
   readonly lineage: readonly object[];
   readonly signal: AbortSignal;
+  readonly suspend?: AbortSignal;
   readonly auth?: AuthInfo;
 }
 
@@ -257,7 +267,16 @@ async function runStep(
   const parked: PendingCall[] = [];
   for (const outcome of outcomes) {
     if (outcome.kind === "result") results.push(outcome.part);
-    else parked.push(pendingOf(outcome.call, outcome.input, outcome.approval));
+    else {
+      parked.push(
+        pendingOf(
+          outcome.call,
+          outcome.input,
+          outcome.approval,
+          outcome.suspended,
+        ),
+      );
+    }
   }
   if (results.length > 0) run.messages.push({ role: "tool", content: results });
   run.pending.push(...parked);
@@ -313,6 +332,7 @@ function runCalls(
     runId: run.id,
     step: at.step,
     signal: at.signal,
+    ...(at.suspend !== undefined ? { suspend: at.suspend } : {}),
     lineage: at.lineage,
     auth: at.auth,
     parallelism: config.parallelism,

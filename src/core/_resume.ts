@@ -93,12 +93,12 @@ export function matchDecisions(
     const type = (decision as { type?: unknown } | null)?.type;
     if (
       type !== "approve" && type !== "deny" && type !== "resolve" &&
-      type !== "resolve_error" && type !== "answer"
+      type !== "resolve_error" && type !== "answer" && type !== "resume"
     ) {
       throw new TypeError(
         `weft: unknown decision type ${
           quote(String(type))
-        }; build decisions with approve, deny, resolve, resolveError or answer`,
+        }; build decisions with approve, deny, resolve, resolveError, answer or resume`,
       );
     }
     if (!ids.has(decision.id)) throw new NotPendingError(decision.id);

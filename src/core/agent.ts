@@ -108,6 +108,21 @@ export interface AgentOptions {
 export interface GenerateOptions {
   /** Cancels the run; the run fails with the signal's reason as its cause. */
   signal?: AbortSignal;
+  /**
+   * Suspends the run without cancelling work that goes on elsewhere (the
+   * host must stop: a deploy, a restart). When it fires, calls in flight
+   * whose work runs elsewhere — imported tools called as server tasks —
+   * stop waiting (their tasks are not cancelled) and park on
+   * `RunResult.pending` with `suspended`; other calls in flight finish as
+   * usual (pass `signal` too to abort them); no further step starts (a
+   * model turn in flight completes, and its calls run). The run resolves
+   * with its result: save it as JSON, and continue it later, anywhere,
+   * with `generate(messages, { decisions: pending.map(resume) })` — a
+   * resumed task call polls the same task, the tool is not called again.
+   * A run suspended with nothing pending continues with
+   * `generate(messages)`.
+   */
+  suspend?: AbortSignal;
   /** Observes this run's events (after the agent's own `onEvent`). */
   onEvent?: EventHandler;
   /** The agents already running above this run, outermost first (subagent cycle detection). */

@@ -14,6 +14,7 @@
 import { CodeDenied, ToolError } from "./errors.ts";
 import type { InputResponse, PendingInput } from "./input.ts";
 import type { PendingCall } from "./run.ts";
+import type { PendingSuspension } from "./suspend.ts";
 
 /** Run the parked call, with `approved` true in its call info. */
 export interface ApproveDecision {
@@ -55,12 +56,23 @@ export interface AnswerDecision {
   readonly responses: Readonly<Record<string, InputResponse>>;
 }
 
+/** Continue a call suspended with its run: it waits for the same work again. */
+export interface ResumeDecision {
+  /** Discriminator. */
+  readonly type: "resume";
+  /** The pending call's id. */
+  readonly id: string;
+  /** The pending call's suspension, as the run left it (its state travels with the decision). */
+  readonly suspended: PendingSuspension;
+}
+
 /** A decision on one pending call, for `GenerateOptions.decisions`. */
 export type Decision =
   | ApproveDecision
   | DenyDecision
   | ResolveDecision
-  | AnswerDecision;
+  | AnswerDecision
+  | ResumeDecision;
 
 /** The result text of a pending call that got no decision on a resume that carried others. */
 export const NO_DECISION = "DENIED: no decision";
@@ -228,4 +240,53 @@ export function answer(
 /** The text a denied call reads: `DENIED: <reason>`, or `DENIED` for an empty reason. */
 export function deniedText(reason: string): string {
   return new ToolError(CodeDenied, reason).message;
+}
+
+/**
+ * Continues the pending call a suspended run left (`GenerateOptions.suspend`;
+ * the entry has `suspended`): the call runs again (through the agent's
+ * middleware, timeout, result cap and events, with `ctx.call.approved`
+ * true) with the state it was suspended with in `ctx.call.suspended`, and
+ * waits for the same work — an imported tool called as a server task polls
+ * that task by its id; the tool is not called again. The entry is plain
+ * JSON data: save the run, and resume it in another process.
+ *
+ * @example Suspend a run mid-task, resume it later
+ * ```ts
+ * import { Agent, type Client, importTools } from "@weft/mcp";
+ * import { resume } from "@weft/mcp/core";
+ * import { callTools, say, script } from "@weft/mcp/testing";
+ *
+ * async function suspendAndResume(before: Client, after: Client) {
+ *   const stop = new AbortController();
+ *   const agent = new Agent(script(callTools({ name: "crawl" })), {
+ *     tools: (await importTools(before)).tools,
+ *   });
+ *   const running = agent.generate("crawl it", { suspend: stop.signal });
+ *   stop.abort(); // the host must stop: the task goes on on its server
+ *   const saved = JSON.stringify(await running);
+ *
+ *   // Later, in another process:
+ *   const run = JSON.parse(saved);
+ *   const again = new Agent(script(say("done")), {
+ *     tools: (await importTools(after)).tools,
+ *   });
+ *   return await again.generate(run.messages, {
+ *     decisions: run.pending.map(resume),
+ *   });
+ * }
+ * void suspendAndResume;
+ * ```
+ */
+export function resume(pending: PendingCall): ResumeDecision {
+  const suspended = pending?.suspended;
+  if (
+    suspended === undefined || suspended === null ||
+    typeof suspended !== "object"
+  ) {
+    throw new TypeError(
+      "weft: resume takes a pending call that was suspended (an entry of RunResult.pending with suspended); use approve, deny, resolve or answer for the others",
+    );
+  }
+  return { type: "resume", id: pending.id, suspended };
 }

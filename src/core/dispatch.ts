@@ -33,6 +33,7 @@ import {
   type PendingInput,
 } from "./input.ts";
 import { telemetry, type ToolAbout } from "./telemetry.ts";
+import { type PendingSuspension, suspendedOf } from "./suspend.ts";
 import type {
   CallInfo,
   ProgressFn,
@@ -59,6 +60,8 @@ export type CallOutcome =
     readonly input?: PendingInput;
     /** Why the tool asked for approval, when it said. */
     readonly approval?: ApprovalRequest;
+    /** What still runs, when the call was suspended with its run. */
+    readonly suspended?: PendingSuspension;
   };
 
 /** Receives the tool events; the run assigns their sequence numbers. */
@@ -87,6 +90,10 @@ export interface DispatchOptions {
   readonly answers?: ReadonlyMap<string, InputAnswer>;
   /** The run's signal: the only thing that cancels calls. */
   readonly signal: AbortSignal;
+  /** The run's suspend signal (`CallInfo.suspend`), when it has one. */
+  readonly suspend?: AbortSignal;
+  /** The states suspended calls continue with, by call id (`CallInfo.suspended`). */
+  readonly resumes?: ReadonlyMap<string, string>;
   /** The agents above each call, this agent last. */
   readonly lineage: readonly object[];
   /** The caller the run acts for (`ctx.auth`), when it was given one. */
@@ -177,6 +184,7 @@ async function runCall(
     }, timeout);
   }
   const answer = options.answers?.get(call.id);
+  const suspended = options.resumes?.get(call.id);
   const info: CallInfo = {
     runId: options.runId,
     step: options.step,
@@ -184,6 +192,8 @@ async function runCall(
     name: call.name,
     approved: options.approved === true,
     ...(answer !== undefined ? { answer } : {}),
+    ...(options.suspend !== undefined ? { suspend: options.suspend } : {}),
+    ...(suspended !== undefined ? { suspended } : {}),
   };
   const ctx: {
     signal: AbortSignal;
@@ -239,6 +249,8 @@ async function runCall(
     } else {
       const input = inputRequiredOf(err);
       if (input !== undefined) return { kind: "parked", call, input };
+      const suspended = suspendedOf(err);
+      if (suspended !== undefined) return { kind: "parked", call, suspended };
       content = failureText(call.name, err);
     }
   } finally {
@@ -269,10 +281,13 @@ function aboutCall(
 /**
  * How a call failed, for tracing: `tool_error` for a failure the tool
  * reported (a `ToolError`, which an MCP `isError` result becomes), none for
- * a call parked for approval or input, else the error's class name.
+ * a call parked for approval, input or a suspension, else the error's class name.
  */
 function failureKind(thrown: unknown): string | undefined {
-  if (isApprovalRequired(thrown) || inputRequiredOf(thrown) !== undefined) {
+  if (
+    isApprovalRequired(thrown) || inputRequiredOf(thrown) !== undefined ||
+    suspendedOf(thrown) !== undefined
+  ) {
     return undefined;
   }
   if (thrown instanceof InvalidInputError) return "InvalidInputError";

@@ -7,6 +7,7 @@
 
 import { type ApprovalRequest, errorText } from "./errors.ts";
 import type { PendingInput } from "./input.ts";
+import type { PendingSuspension } from "./suspend.ts";
 import type { Message, ToolCallPart, ToolResultPart } from "./messages.ts";
 import type {
   ModelResponseInfo,
@@ -19,7 +20,9 @@ import type {
 /**
  * A call parked for a decision: it has a `tool_start` event and no result.
  * Parked for approval, it has no `input`; parked because its tool asked for
- * input, `input` holds what was asked (answer it with `answer`).
+ * input, `input` holds what was asked (answer it with `answer`); suspended
+ * with its run (`GenerateOptions.suspend`) while its work goes on
+ * elsewhere, `suspended` says what still runs (continue it with `resume`).
  */
 export interface PendingCall {
   /** The call id. */
@@ -30,6 +33,8 @@ export interface PendingCall {
   readonly args: string;
   /** What the call's tool asked for; absent for a call parked for approval. */
   readonly input?: PendingInput;
+  /** What still runs, for a call suspended with its run; continue it with `resume`. */
+  readonly suspended?: PendingSuspension;
   /**
    * Why the tool asked for approval, when it said (an imported tool whose
    * pinned definition changed: the reason and a diff); absent for a
@@ -90,7 +95,7 @@ export interface RunResult {
   readonly usage: Usage;
   /** The last step's stop reason; undefined when no step finished. */
   readonly stopReason?: StopReason;
-  /** Calls parked for a decision (approval, or input a tool asked for); empty when none. */
+  /** Calls parked for a decision (approval, input a tool asked for, or suspended work); empty when none. */
   readonly pending: readonly PendingCall[];
   /**
    * The results a resume's `decisions` gave the transcript's pending calls,

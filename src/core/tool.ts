@@ -46,6 +46,16 @@ export interface CallInfo {
   readonly approved: boolean;
   /** The answer to the input this call asked for, when a resume answered it (`answer`). */
   readonly answer?: InputAnswer;
+  /**
+   * Fires when the host suspends the run (`GenerateOptions.suspend`): a
+   * call whose work goes on elsewhere (an imported tool's server task) may
+   * stop waiting, without cancelling the work, and throw
+   * `CallSuspendedError`; the call parks with `suspended`. Absent when the
+   * run was given no `suspend`.
+   */
+  readonly suspend?: AbortSignal;
+  /** The state this call was suspended with, when a resume continues it (`resume`). */
+  readonly suspended?: string;
 }
 
 /**

@@ -27,7 +27,12 @@ import { RemoteToolError } from "./remote_error.ts";
 import type { InputHandler } from "./input.ts";
 import { legacyInput, serverNameOf } from "./_elicit.ts";
 import { callRounds, type Remote } from "./_remote_input.ts";
-import { callsAsTask, type TaskCalls, taskRounds } from "./_remote_task.ts";
+import {
+  callsAsTask,
+  resumeTask,
+  type TaskCalls,
+  taskRounds,
+} from "./_remote_task.ts";
 import { renderContent, type RenderOptions } from "./render.ts";
 import { tracedCall } from "../trace/mcp.ts";
 
@@ -97,22 +102,28 @@ export function remoteInvoke(
     const link = signal === undefined || signal === null
       ? undefined
       : linkSignal(signal);
+    const suspended = options.call?.suspended;
+    const state = {
+      answer: options.call?.answer,
+      signal: link?.signal,
+      onprogress,
+      suspend: options.call?.suspend,
+    };
     let result: Record<string, unknown>;
     try {
       result = await tracedCall(
         client,
         params,
         (sent) =>
-          callRounds(
-            remote,
-            sent,
-            {
-              answer: options.call?.answer,
-              signal: link?.signal,
-              onprogress,
-            },
-            asTask ? taskRounds(progress) : undefined,
-          ),
+          suspended !== undefined
+            // A call suspended with its run: its task goes on being polled.
+            ? resumeTask(remote, sent, state, suspended, progress)
+            : callRounds(
+              remote,
+              sent,
+              state,
+              asTask ? taskRounds(progress) : undefined,
+            ),
         isErrorResult,
       );
     } finally {

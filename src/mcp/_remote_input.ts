@@ -62,6 +62,10 @@ export interface CallState {
   readonly preAnswer?: InputResponse;
   /** Answers to send a 2026-07-28 task first (`tasks/update`), by key. */
   readonly taskResponses?: Readonly<Record<string, InputResponse>>;
+  /** The run's suspend signal: a task call stops polling (no `tasks/cancel`) and suspends. */
+  readonly suspend?: AbortSignal;
+  /** The task resumed is a 2026-07-28 one (polled whole with `tasks/get`). */
+  readonly modern?: boolean;
 }
 
 /** Runs a call as a server task (set by `_remote_task.ts`: no import cycle). */

@@ -8,7 +8,10 @@
  * task instead of calling the tool again). A 2026-07-28 server answers
  * `resultType: "task"` instead: the task is polled whole with `tasks/get`
  * and its questions answered with `tasks/update`. Aborting the call cancels
- * the task (`tasks/cancel`). The model sees one ordinary result.
+ * the task (`tasks/cancel`). The run's `suspend` signal stops the polling
+ * without cancelling the task: the call throws `CallSuspendedError`, its
+ * state naming the task, and a call resumed with that state (`resume`, in
+ * any process) polls the same task. The model sees one ordinary result.
  *
  * @module
  */
@@ -27,6 +30,17 @@ import {
 } from "./_remote_input.ts";
 import { InputRequiredError, type InputResponse } from "../core/input.ts";
 import { importInput } from "./_elicit.ts";
+import { CallSuspendedError } from "../core/suspend.ts";
+
+/** The shapes of task a suspended call can be waiting on. */
+type TaskShape = "2025-11-25" | "2026-07-28";
+
+/** The state of a call suspended while its task runs. */
+interface SuspendState {
+  readonly era: "running";
+  readonly task: string;
+  readonly shape: TaskShape;
+}
 
 /** The extension id of 2026-07-28 tasks. */
 const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
@@ -89,7 +103,10 @@ async function runTask(
   const signal = state.signal;
   let taskId = state.task;
   let pollMs = DEFAULT_POLL_MS;
-  if (taskId !== undefined && state.taskResponses !== undefined) {
+  if (
+    taskId !== undefined &&
+    (state.taskResponses !== undefined || state.modern === true)
+  ) {
     return await runModern(remote, taskId, pollMs, state, progress);
   }
   if (taskId === undefined) {
@@ -136,6 +153,9 @@ async function runTask(
     let said: string | undefined;
     for (;;) {
       signal?.throwIfAborted();
+      if (state.suspend?.aborted === true) {
+        throw suspension(remote, id, "2025-11-25");
+      }
       const task = await request(remote, "tasks/get", { taskId: id }, signal);
       const message = typeof task.statusMessage === "string"
         ? task.statusMessage
@@ -167,7 +187,7 @@ async function runTask(
         return result;
       }
       pollMs = pollOf(task.pollInterval, pollMs);
-      await sleep(pollMs, signal);
+      await sleep(pollMs, signal, state.suspend);
     }
   } finally {
     signal?.removeEventListener("abort", cancel);
@@ -211,6 +231,9 @@ async function runModern(
     let said: string | undefined;
     for (;;) {
       signal?.throwIfAborted();
+      if (state.suspend?.aborted === true) {
+        throw suspension(remote, id, "2026-07-28");
+      }
       const task = await request(remote, "tasks/get", { taskId: id }, signal);
       const message = typeof task.statusMessage === "string"
         ? task.statusMessage
@@ -254,7 +277,7 @@ async function runModern(
         }
       }
       pollMs = pollOf(task.pollIntervalMs, pollMs);
-      await sleep(pollMs, signal);
+      await sleep(pollMs, signal, state.suspend);
     }
   } finally {
     signal?.removeEventListener("abort", cancel);
@@ -292,17 +315,100 @@ async function request(
   }
 }
 
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+/**
+ * Waits `ms`; rejects with the signal's reason when it aborts, and resolves
+ * early when `suspend` fires (the poll loop then suspends the call).
+ */
+function sleep(
+  ms: number,
+  signal: AbortSignal | undefined,
+  suspend?: AbortSignal,
+): Promise<void> {
   return new Promise((resolve, reject) => {
-    const done = (): void => {
+    const settle = (): void => {
+      clearTimeout(timer);
       signal?.removeEventListener("abort", stop);
+      suspend?.removeEventListener("abort", done);
+    };
+    const done = (): void => {
+      settle();
       resolve();
     };
-    const timer = setTimeout(done, ms);
     const stop = (): void => {
-      clearTimeout(timer);
+      settle();
       reject(signal?.reason);
     };
+    const timer = setTimeout(done, ms);
+    if (signal?.aborted === true) return stop();
+    if (suspend?.aborted === true) return done();
     signal?.addEventListener("abort", stop, { once: true });
+    suspend?.addEventListener("abort", done, { once: true });
   });
+}
+
+/**
+ * The call of task `id` suspended with its run: its state names the task
+ * and its shape, so a resume (in any process) polls the same task.
+ */
+function suspension(
+  remote: Remote,
+  id: string,
+  shape: TaskShape,
+): CallSuspendedError {
+  const state: SuspendState = { era: "running", task: id, shape };
+  return new CallSuspendedError(remote.toolName, {
+    server: remote.server,
+    tool: remote.serverName,
+    message: `task ${id} of tool ${JSON.stringify(remote.serverName)} ` +
+      `is still running on server ${JSON.stringify(remote.server)}`,
+    state: JSON.stringify(state),
+  });
+}
+
+/** The suspend state in `state`; undefined when it is not one. */
+function readSuspendState(state: string): SuspendState | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(state);
+  } catch {
+    return undefined;
+  }
+  if (!isRecord(value)) return undefined;
+  if (value.era !== "running" || typeof value.task !== "string") {
+    return undefined;
+  }
+  if (value.shape !== "2025-11-25" && value.shape !== "2026-07-28") {
+    return undefined;
+  }
+  return { era: "running", task: value.task, shape: value.shape };
+}
+
+/**
+ * A call suspended with its run, continued (`CallInfo.suspended`): the task
+ * its state names is polled again, never the tool called again. A state
+ * this bridge did not write fails the call, since calling the tool again
+ * might do its work twice.
+ */
+export async function resumeTask(
+  remote: Remote,
+  params: Record<string, unknown>,
+  state: CallState,
+  suspended: string,
+  progress: ProgressFn | undefined,
+): Promise<Record<string, unknown>> {
+  const parsed = readSuspendState(suspended);
+  if (parsed === undefined) {
+    throw new McpTransportError(
+      new Error(
+        `cannot continue the suspended call of tool ${
+          JSON.stringify(remote.serverName)
+        }: its state names no task; call the tool again only if running it twice is safe`,
+      ),
+    );
+  }
+  return await runTask(remote, params, {
+    ...state,
+    task: parsed.task,
+    modern: parsed.shape === "2026-07-28",
+  }, progress);
 }
