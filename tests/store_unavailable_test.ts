@@ -382,3 +382,42 @@ Deno.test("store down (Postgres stopped mid-test): requests answer the pinned 50
     (url) => postgresStore(url, { connectTimeout: 2 }),
   );
 });
+
+Deno.test("bus gap (Redis pub/sub connection cut, back at once): an open listen stream ends with the pinned error event, since changes in between are lost", async () => {
+  const server = await startRedis();
+  try {
+    await using store = redisStore(server.url, { timeoutMs: 2_000 });
+    const seen: Error[] = [];
+    await using handler = httpHandler(() => eraServer(), {
+      sessions: true,
+      store,
+      onerror: (error) => seen.push(error),
+    });
+    const stream = await listen(handler, 34);
+    const { Redis } = await import("ioredis");
+    const admin = new Redis(server.url);
+    try {
+      // The stream's bus subscription may follow its acknowledgement by a
+      // moment: cut once there is one to cut.
+      const end = Date.now() + DEADLINE;
+      while (
+        Number(await admin.call("CLIENT", "KILL", "TYPE", "pubsub")) < 1
+      ) {
+        assert.ok(Date.now() < end, "no pub/sub connection to cut");
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    } finally {
+      admin.disconnect();
+    }
+    // Redis answered all along: only the gap tells the stream it missed
+    // changes.
+    assert.deepEqual(await stream.rest(), [busDown("34")]);
+    assert.ok(
+      seen.some((error) => storeCause(error) instanceof StoreUnavailableError),
+      "onerror sees the gap as the bus failing",
+    );
+    assert.equal(handler.stats().listens, 0);
+  } finally {
+    await server.stop();
+  }
+});

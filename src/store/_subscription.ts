@@ -104,6 +104,7 @@ export type Detach = () => Promise<void>;
  */
 export class ChannelSet {
   readonly #listeners = new Map<string, Set<(message: string) => void>>();
+  readonly #gaps = new Map<string, Set<() => void>>();
   readonly #attached = new Map<string, Promise<Detach>>();
   readonly #open = new Set<StoreSubscription>();
   readonly #attach: (channel: string) => Promise<Detach>;
@@ -131,17 +132,41 @@ export class ChannelSet {
   }
 
   /**
+   * Tells the subscribers of `channel` (every channel when omitted) that
+   * the engine's connection came back: messages may have been lost.
+   */
+  gap(channel?: string): void {
+    const sets = channel === undefined
+      ? [...this.#gaps.values()]
+      : [this.#gaps.get(channel) ?? new Set<() => void>()];
+    for (const set of sets) for (const onGap of [...set]) onGap();
+  }
+
+  /**
    * A subscription to `channel`, in force when it resolves (the engine
    * confirmed); rejects, holding nothing, when the engine could not attach.
+   * `onGap` hears of {@link ChannelSet.gap}.
    */
   async subscribe(
     channel: string,
     onMessage: (message: string) => void,
     signal: AbortSignal | undefined,
+    onGap?: () => void,
   ): Promise<StoreSubscription> {
     const deliver = (message: string) => {
       if (handle.active()) onMessage(message);
     };
+    const gapped = () => {
+      if (handle.active()) onGap?.();
+    };
+    if (onGap !== undefined) {
+      let gaps = this.#gaps.get(channel);
+      if (gaps === undefined) {
+        gaps = new Set();
+        this.#gaps.set(channel, gaps);
+      }
+      gaps.add(gapped);
+    }
     let listeners = this.#listeners.get(channel);
     if (listeners === undefined) {
       listeners = new Set();
@@ -150,6 +175,9 @@ export class ChannelSet {
     listeners.add(deliver);
     const handle = subscription(async () => {
       this.#open.delete(handle);
+      const gaps = this.#gaps.get(channel);
+      gaps?.delete(gapped);
+      if (gaps?.size === 0) this.#gaps.delete(channel);
       await this.#release(channel, deliver);
     }, signal);
     this.#open.add(handle);

@@ -44,6 +44,13 @@ export interface StoreAppendOptions {
 export interface StoreSubscribeOptions {
   /** Ends the subscription when aborted (as `unsubscribe()` does). */
   readonly signal?: AbortSignal;
+  /**
+   * Called when the store's push connection was lost and is back (Redis
+   * pub/sub, Postgres `LISTEN`): messages published in between may never
+   * arrive — neither engine keeps them — so re-read whatever the messages
+   * stood for. Memory and Deno KV never call it.
+   */
+  readonly onGap?: () => void;
 }
 
 /**

@@ -28,11 +28,13 @@ export interface PostgresClientLike {
   ): PromiseLike<readonly Record<string, unknown>[]>;
   /**
    * `LISTEN`s on `channel` over a dedicated connection; resolves once the
-   * server confirmed.
+   * server confirmed. `onListen` runs each time the `LISTEN` is in force:
+   * first, and again after the connection was lost and made anew.
    */
   listen(
     channel: string,
     onNotify: (payload: string) => void,
+    onListen?: () => void,
   ): PromiseLike<{ unlisten(): Promise<void> }>;
   /** Closes every connection. */
   end(options?: { timeout?: number }): Promise<void>;
@@ -98,6 +100,7 @@ export function postgresStore(
   // subscriber UNLISTENs it.
   const channels = new ChannelSet(async (channel) => {
     const sql = await connect();
+    let listens = 0;
     const handle = await sql.listen(ident(channel), (payload) => {
       let parsed: unknown;
       try {
@@ -107,6 +110,10 @@ export function postgresStore(
       }
       if (!Array.isArray(parsed) || parsed[0] !== channel) return;
       channels.deliver(channel, String(parsed[1]));
+    }, () => {
+      // Again after the first: the listening connection was lost and made
+      // anew; what was notified in between is gone.
+      if (listens++ > 0) channels.gap(channel);
     });
     return () => handle.unlisten();
   });
@@ -348,7 +355,13 @@ export function postgresStore(
     ): Promise<StoreSubscription> {
       return run(
         "subscribe",
-        () => channels.subscribe(channel, onMessage, options?.signal),
+        () =>
+          channels.subscribe(
+            channel,
+            onMessage,
+            options?.signal,
+            options?.onGap,
+          ),
       );
     },
     async close() {

@@ -31,6 +31,8 @@ export interface RedisSubscriberLike {
   ): unknown;
   /** Listens for errors. */
   on(event: "error", listener: (error: Error) => void): unknown;
+  /** Listens for the connection being ready (again, after a reconnect). */
+  on(event: "ready", listener: () => void): unknown;
   /** Closes the connection. */
   quit(): Promise<unknown>;
 }
@@ -200,6 +202,13 @@ export function redisStore(
       sub.on("message", (channel, message) => {
         channels.deliver(channel, message);
       });
+      // "ready" again after the first: the connection dropped and came
+      // back (the client subscribes again by itself); what was published
+      // in between is gone.
+      let readies = 0;
+      sub.on("ready", () => {
+        if (readies++ > 0 && subscriber === sub) channels.gap();
+      });
       subscriber = sub;
       return sub;
     })();
@@ -310,7 +319,13 @@ export function redisStore(
     ): Promise<StoreSubscription> {
       return run(
         "subscribe",
-        () => channels.subscribe(key("b", channel), onMessage, options?.signal),
+        () =>
+          channels.subscribe(
+            key("b", channel),
+            onMessage,
+            options?.signal,
+            options?.onGap,
+          ),
       );
     },
     async close() {

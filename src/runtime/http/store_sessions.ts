@@ -236,12 +236,16 @@ export class StoreSessionBackend extends KvSessionBackend {
   ): Promise<void> {
     const { onChange, signal, wanted } = options;
     const subs: StoreSubscription[] = [];
+    // The bus's connection dropped and came back: changes published in
+    // between are lost, so the streams must end (their clients list again).
+    let gap = false;
+    const onGap = () => void (gap = true);
     try {
       for (const list of lists) {
         subs.push(
           await this.#store.subscribe(`list/${list}`, (by) => {
             if (by !== this.#instance) onChange(list);
-          }, { signal }),
+          }, { signal, onGap }),
         );
       }
       // The heartbeat: this instance's own channel, round trips counted.
@@ -254,6 +258,15 @@ export class StoreSessionBackend extends KvSessionBackend {
       );
       while (!signal.aborted && wanted()) {
         await pause(this.pollInterval, signal);
+        if (gap) {
+          throw new StoreUnavailableError(
+            this.#store.kind,
+            "subscribe",
+            new Error(
+              "the bus connection dropped and came back: list changes published in between may be lost",
+            ),
+          );
+        }
         const now = Date.now();
         if (back < sent && now - sentAt > this.#heartbeat) {
           throw new StoreUnavailableError(
@@ -286,10 +299,11 @@ export class StoreSessionBackend extends KvSessionBackend {
   ): Promise<void> {
     const woken = new AbortController();
     const both = AbortSignal.any([signal, woken.signal]);
+    // A gap may have hidden the wake-up: look again at once.
     const sub = await this.#store.subscribe(
       this.#log(id),
       () => woken.abort(),
-      { signal: both },
+      { signal: both, onGap: () => woken.abort() },
     ).catch(() => undefined);
     try {
       await pause(ms, both);
