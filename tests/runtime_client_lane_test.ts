@@ -14,6 +14,7 @@ import assert from "node:assert/strict";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import {
   CallToolResultSchema,
+  ElicitRequestSchema,
   type JSONRPCMessage,
 } from "@modelcontextprotocol/sdk/types.js";
 // @ts-types="@modelcontextprotocol/sdk/server/zod-compat"
@@ -164,9 +165,7 @@ async function pair(): Promise<
   const sdk = new Client(info, options);
   for (const c of [lane, sdk]) {
     c.setRequestHandler(
-      // deno-lint-ignore no-explicit-any
-      (await import("@modelcontextprotocol/sdk/types.js"))
-        .ElicitRequestSchema as any,
+      ElicitRequestSchema,
       () => ({ action: "accept", content: { pick: "a" } }),
     );
   }
