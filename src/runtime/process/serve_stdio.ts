@@ -79,12 +79,10 @@ export async function serveStdio(
   const signal = options.signal;
   const cacheHints = resolveCacheHints(options.cacheHints, "serveStdio");
   if (signal?.aborted) return;
-  const out = Deno.stdout.writable.getWriter();
-  // stdout stays open when we are done: only our lock on it is released.
+  // Written straight to stdout (one stream, not two); stdout stays open
+  // when we are done.
   const writable = new WritableStream<Uint8Array>({
-    write: (chunk) => out.write(chunk),
-    close: () => out.releaseLock(),
-    abort: () => out.releaseLock(),
+    write: (chunk) => writeAll(Deno.stdout, chunk),
   });
   // The end of stdin reaches the transport once the requests read before
   // it are answered (or cancelled), so no call in flight is dropped.
@@ -215,6 +213,17 @@ class InFlight {
     const idle = this.#idle;
     this.#idle = undefined;
     idle();
+  }
+}
+
+/** Writes all of `chunk` to `file`. */
+async function writeAll(
+  file: { write(p: Uint8Array): Promise<number> },
+  chunk: Uint8Array,
+): Promise<void> {
+  let written = 0;
+  while (written < chunk.length) {
+    written += await file.write(chunk.subarray(written));
   }
 }
 
