@@ -11,8 +11,6 @@
 
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
-// @ts-types="@modelcontextprotocol/sdk/server/zod-compat"
-import { safeParse } from "@modelcontextprotocol/sdk/server/zod-compat.js";
 import { isRawJson } from "../../core/json.ts";
 import type { AnySchema } from "../sdk_types.ts";
 
@@ -110,23 +108,38 @@ export function plainCallResult(
   return copy;
 }
 
-/** What the SDK's `safeParse` answers. */
-type ParseOutcome = ReturnType<typeof safeParse>;
+/** A zod 4 schema's internals, as zod's own `safeParse` runs them. */
+interface ZodInternals {
+  run(payload: { value: unknown; issues: unknown[] }, ctx: unknown): unknown;
+}
+
+const CALL_INTERNALS =
+  (CallToolResultSchema as unknown as { _zod: ZodInternals })
+    ._zod;
 
 /**
- * `CallToolResultSchema` with the lane in front: a plain result passes as
- * it is, anything else goes through the SDK's parse of the schema.
- * Handed to the SDK's `request` in place of `CallToolResultSchema`; the
- * SDK calls `safeParse` on a schema that is not zod 4 (no `_zod`).
+ * `CallToolResultSchema` with the lane in front: the same schema (the SDK
+ * parses it with zod's `safeParse`, which calls its internals' `run`),
+ * except that `run` passes a plain result as it is and hands anything else
+ * to the schema's own `run` — the same outcome, the same error.
  */
-export const LANE_CALL_RESULT: AnySchema = {
-  safeParse(data: unknown): ParseOutcome {
-    const plain = plainCallResult(data);
-    return plain === undefined
-      ? safeParse(CallToolResultSchema, data)
-      : { success: true, data: plain } as ParseOutcome;
+export const LANE_CALL_RESULT: AnySchema = Object.create(CallToolResultSchema, {
+  _zod: {
+    value: Object.create(CALL_INTERNALS, {
+      run: {
+        value(
+          payload: { value: unknown; issues: unknown[] },
+          ctx: unknown,
+        ): unknown {
+          const plain = plainCallResult(payload.value);
+          if (plain === undefined) return CALL_INTERNALS.run(payload, ctx);
+          payload.value = plain;
+          return payload;
+        },
+      },
+    }),
   },
-} as unknown as AnySchema;
+});
 
 /** The schema to hand the SDK for `resultSchema`: the lane's where it has one. */
 export function laneSchema<T extends AnySchema>(resultSchema: T): T {
