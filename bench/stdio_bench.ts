@@ -11,6 +11,10 @@
  *     deno run -A bench/stdio_bench.ts
  *     deno run -A bench/stdio_bench.ts --calls=20000 --rounds=5 --inflight=1,64
  *
+ * `--base=<dir>` adds a side `base`: weft's client and server from another
+ * checkout of this repository (e.g. `git archive main | tar -x -C <dir>`
+ * then `deno install --frozen` there), for a before/after in one run.
+ *
  * The machine is shared: read the ratios to the floor, not the absolute
  * numbers.
  *
@@ -33,7 +37,12 @@ function flag(name: string, fallback: string): string {
 const CALLS = Number(flag("calls", "10000"));
 const ROUNDS = Number(flag("rounds", "3"));
 const INFLIGHT = flag("inflight", "1,64").split(",").map(Number);
-const SIDES = flag("sides", "echo,sdk,weft").split(",");
+const BASE = flag("base", "");
+const SIDES = flag(
+  "sides",
+  BASE === "" ? "echo,sdk,weft" : "echo,sdk,base,weft",
+)
+  .split(",");
 const ARGS = ["run", "-A", "--quiet", CHILD];
 const CALL = { name: "echo", arguments: { text: "hello" } };
 
@@ -107,11 +116,32 @@ async function weftContender(): Promise<Contender> {
   return { call: () => client.callTool(CALL), close: () => client.close() };
 }
 
+/** weft from the checkout at `--base`: its `connectStdio` and its bench child. */
+async function baseContender(): Promise<Contender> {
+  const module = await import(`${BASE}/src/runtime/process/connect_stdio.ts`);
+  const client = await (module.connectStdio as typeof connectStdio)(
+    Deno.execPath(),
+    {
+      args: [
+        "run",
+        "-A",
+        "--quiet",
+        `${BASE}/bench/_stdio_bench_child.ts`,
+        "weft",
+      ],
+      cwd: BASE,
+    },
+  );
+  return { call: () => client.callTool(CALL), close: () => client.close() };
+}
+
 async function start(side: string): Promise<Contender> {
   return side === "echo"
     ? echoContender()
     : side === "sdk"
     ? await sdkContender()
+    : side === "base"
+    ? await baseContender()
     : await weftContender();
 }
 

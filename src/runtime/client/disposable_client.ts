@@ -26,6 +26,11 @@ import {
 } from "../errors.ts";
 import { linkSignal } from "../../core/abort.ts";
 import type { EraInfo } from "../era_client.ts";
+import { isPlainResultResponse, laneSchema } from "./_response_lane.ts";
+import { resultDelivery, shareDeadlines } from "./_protocol_lane.ts";
+
+/** A result response `isPlainResultResponse` accepted. */
+type PlainResult = { id: string | number; result: Record<string, unknown> };
 
 /** The name and version a runtime client introduces itself with by default. */
 export const DEFAULT_CLIENT_INFO: Implementation = {
@@ -173,6 +178,8 @@ export class McpClient extends Client implements AsyncDisposable {
   ) {
     super(info, options);
     this.#link = link;
+    // One timer for every request's deadline, not one per request.
+    shareDeadlines(this);
   }
 
   /** Sends a request like the SDK's `request`, with the failure rewrites described on the class. */
@@ -188,9 +195,11 @@ export class McpClient extends Client implements AsyncDisposable {
     const parent = options?.signal;
     const link = parent === undefined ? undefined : linkSignal(parent);
     try {
+      // A plain `tools/call` result is taken as it is (the SDK's schema
+      // would give back the same); anything else is parsed by the schema.
       return await super.request(
         request,
-        resultSchema,
+        laneSchema(resultSchema),
         link === undefined ? options : { ...options, signal: link.signal },
       );
     } catch (error) {
@@ -198,6 +207,29 @@ export class McpClient extends Client implements AsyncDisposable {
     } finally {
       link?.unlink();
     }
+  }
+
+  /**
+   * Connects like the SDK's `connect`; then a plain result response goes
+   * straight to its request, past the SDK's zod checks of every message's
+   * kind (anything else takes the SDK's way).
+   */
+  override async connect(
+    transport: Transport,
+    options?: RequestOptions,
+  ): Promise<void> {
+    const before = transport.onmessage;
+    await super.connect(transport, options);
+    const sdk = transport.onmessage;
+    if (sdk === undefined) return;
+    transport.onmessage = (message, extra) => {
+      const deliver = isPlainResultResponse(message)
+        ? resultDelivery(this, message as PlainResult)
+        : undefined;
+      if (deliver === undefined) return sdk(message, extra);
+      before?.(message, extra);
+      deliver();
+    };
   }
 
   /**

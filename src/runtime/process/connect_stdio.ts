@@ -423,16 +423,24 @@ class StdioConnection {
   ): ReturnType<typeof stdioTransport> {
     // On end of stdout, wait (briefly) for the exit status first, so pending
     // calls fail with the process's own story.
-    const stdout = this.#proc.child.stdout.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        flush: async () => {
-          await settleWithin(this.#proc.status, EXIT_STATUS_WAIT);
-          this.#lost ??= new ConnectionLostError(
-            "server closed its stdout",
-          );
-        },
-      }),
-    );
+    // (One stream in front of the child's stdout, pulled, not a pipe.)
+    const source = this.#proc.child.stdout.getReader();
+    let cancelled = false;
+    const stdout = new ReadableStream<Uint8Array>({
+      pull: async (controller) => {
+        const { done, value } = await source.read();
+        if (!done) return controller.enqueue(value);
+        // Our own cancel ends a pending read too: that is no loss.
+        if (cancelled) return;
+        await settleWithin(this.#proc.status, EXIT_STATUS_WAIT);
+        this.#lost ??= new ConnectionLostError("server closed its stdout");
+        controller.close();
+      },
+      cancel: (reason) => {
+        cancelled = true;
+        return source.cancel(reason);
+      },
+    }, { highWaterMark: 0 });
     const transport = stdioTransport(stdout, this.#proc.child.stdin, {
       maxLineBytes,
     });

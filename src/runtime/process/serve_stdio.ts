@@ -5,6 +5,9 @@
  */
 
 import type { ConnectableServer as Server } from "../connectable.ts";
+import type { Transport } from "../sdk_types.ts";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import {
   type CacheHints,
   EraTransport,
@@ -42,8 +45,11 @@ const REDIRECTED: readonly ConsoleMethod[] = ["log", "info", "debug"];
  * {@link stdioTransport} (newline-delimited JSON-RPC, big integers kept
  * exactly) and resolves when serving ends: when stdin reaches its end (the
  * client went away or closed our input — a stdio server must not outlive
- * its client) or when `signal` aborts. The server is closed either way, so
- * in-flight handlers see their `extra.signal` abort.
+ * its client) or when `signal` aborts. At the end of stdin the requests
+ * already read are answered first (open `subscriptions/listen` streams end
+ * with their result; a cancelled request is not waited for), for at most
+ * 10 s. The server is closed either way, so handlers still running see
+ * their `extra.signal` abort.
  *
  * Both protocol eras are served on the one connection: a legacy client
  * (2025-11-25 and before) initializes as ever; a modern one (2026-07-28)
@@ -73,21 +79,26 @@ export async function serveStdio(
   const signal = options.signal;
   const cacheHints = resolveCacheHints(options.cacheHints, "serveStdio");
   if (signal?.aborted) return;
-  const out = Deno.stdout.writable.getWriter();
-  // stdout stays open when we are done: only our lock on it is released.
+  // Written straight to stdout (one stream, not two); stdout stays open
+  // when we are done.
   const writable = new WritableStream<Uint8Array>({
-    write: (chunk) => out.write(chunk),
-    close: () => out.releaseLock(),
-    abort: () => out.releaseLock(),
+    write: (chunk) => writeAll(Deno.stdout, chunk),
   });
+  // The end of stdin reaches the transport once the requests read before
+  // it are answered (or cancelled), so no call in flight is dropped.
+  const inFlight = new InFlight();
   const transport = new EraTransport(
-    stdioTransport(Deno.stdin.readable, writable, {
-      maxLineBytes: options.maxLineBytes,
-    }),
+    inFlight.watch(
+      stdioTransport(inFlight.untilAnswered(Deno.stdin.readable), writable, {
+        maxLineBytes: options.maxLineBytes,
+      }),
+    ),
     // One client on the other end: a request outside a handler's context
     // is that client's.
     { cacheHints, oneClient: true },
   );
+  // Open listens end with their result when the input ends.
+  inFlight.onEnd = () => void transport.endListens();
   const closed = new Promise<void>((resolve) => {
     transport.onclose = resolve;
   });
@@ -107,6 +118,112 @@ export async function serveStdio(
   } finally {
     signal?.removeEventListener("abort", onAbort);
     restore();
+  }
+}
+
+/** How long after the end of stdin the calls still in flight have to finish, in ms. */
+const DRAIN_LIMIT = 10_000;
+
+/**
+ * The requests read and not yet answered: a request counts from its
+ * arrival to its response (or to its `notifications/cancelled`, after
+ * which no response comes).
+ */
+class InFlight {
+  readonly #ids = new Set<string | number>();
+  #idle?: () => void;
+
+  /** `inner`, with every request in and every response out counted. */
+  watch(inner: Transport): Transport {
+    const outer: Transport = {
+      start: () => inner.start(),
+      close: () => inner.close(),
+      send: (message, options) => {
+        const id = "method" in message ? undefined : message.id;
+        if (typeof id === "string" || typeof id === "number") this.#done(id);
+        return inner.send(message, options);
+      },
+    };
+    inner.onclose = () => {
+      this.#ids.clear();
+      this.#check();
+      outer.onclose?.();
+    };
+    inner.onerror = (error) => outer.onerror?.(error);
+    inner.onmessage = (message: JSONRPCMessage, extra) => {
+      if ("method" in message) {
+        if ("id" in message) this.#ids.add(message.id);
+        else if (message.method === "notifications/cancelled") {
+          const id = message.params?.requestId;
+          if (typeof id === "string" || typeof id === "number") this.#done(id);
+        }
+      }
+      outer.onmessage?.(message, extra);
+    };
+    return outer;
+  }
+
+  /** Called when the input ends, before the wait for the answers. */
+  onEnd?: () => void;
+
+  /**
+   * `source`, ending once every request read from it is answered, or
+   * `DRAIN_LIMIT` ms after its end, whichever comes first.
+   */
+  untilAnswered(
+    source: ReadableStream<Uint8Array>,
+  ): ReadableStream<Uint8Array> {
+    const reader = source.getReader();
+    return new ReadableStream<Uint8Array>({
+      pull: async (controller) => {
+        const { done, value } = await reader.read();
+        if (!done) return controller.enqueue(value);
+        this.onEnd?.();
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        await Promise.race([
+          this.#answered(),
+          new Promise((resolve) => {
+            timer = setTimeout(resolve, DRAIN_LIMIT);
+          }),
+        ]);
+        clearTimeout(timer);
+        try {
+          controller.close();
+        } catch {
+          // Cancelled meanwhile (the server closed): nothing to end.
+        }
+      },
+      cancel: (reason) => reader.cancel(reason),
+    }, { highWaterMark: 0 });
+  }
+
+  #answered(): Promise<void> {
+    if (this.#ids.size === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.#idle = resolve;
+    });
+  }
+
+  #done(id: string | number): void {
+    if (this.#ids.delete(id)) this.#check();
+  }
+
+  #check(): void {
+    if (this.#ids.size > 0 || this.#idle === undefined) return;
+    const idle = this.#idle;
+    this.#idle = undefined;
+    idle();
+  }
+}
+
+/** Writes all of `chunk` to `file`. */
+async function writeAll(
+  file: { write(p: Uint8Array): Promise<number> },
+  chunk: Uint8Array,
+): Promise<void> {
+  let written = 0;
+  while (written < chunk.length) {
+    written += await file.write(chunk.subarray(written));
   }
 }
 
