@@ -145,7 +145,10 @@ export class DirectCall implements FastLink {
   readonly #server: object;
   readonly #tools: ServedTools;
   readonly #options: DirectOptions;
-  readonly #body: SseBody;
+  /** The text written while the answer is made (sent whole when in time). */
+  #text = "";
+  /** The response stream, once the answer is late. */
+  #body?: SseBody;
   /** The id the server sees. */
   readonly #id: number;
   #clientId: RequestId = 0;
@@ -170,10 +173,6 @@ export class DirectCall implements FastLink {
     this.#options = options;
     this.#modern = options.modern !== undefined;
     this.#id = nextServerSideId();
-    this.#body = new SseBody(options.maxUnread, {
-      delivered: () => this.#ended("delivered"),
-      lost: (end) => this.#drop(end),
-    });
   }
 
   /**
@@ -213,12 +212,20 @@ export class DirectCall implements FastLink {
     if (!this.#pending) {
       // Everything is in: the whole text at once.
       this.#ended("delivered");
-      return new Response(this.#body.text, {
+      return new Response(this.#text, {
         status: 200,
         headers: STATELESS_SSE_HEADERS,
       });
     }
-    return new Response(this.#body.open(req, info), {
+    const stream = new SseBody(this.#options.maxUnread, {
+      delivered: () => this.#ended("delivered"),
+      lost: (end) => this.#drop(end),
+    });
+    this.#body = stream;
+    stream.write(this.#text);
+    this.#text = "";
+    if (this.#closed) stream.finish();
+    return new Response(stream.open(req, info), {
       status: 200,
       headers: STATELESS_SSE_HEADERS,
     });
@@ -236,7 +243,7 @@ export class DirectCall implements FastLink {
       // The standalone stream of a stateless request is never open.
       if (related === undefined) return;
       if (related !== this.#id || !this.#live) throw goneError();
-      this.#body.write(sseEvent(message, undefined));
+      this.#write(sseEvent(message, undefined));
       return;
     }
     let answer = message as JSONRPCMessage & { id?: RequestId };
@@ -267,7 +274,7 @@ export class DirectCall implements FastLink {
     if (!this.#live) throw goneError();
     this.#live = false;
     forgetWireId(this.#id);
-    this.#body.write(sseEvent({ ...answer, id: this.#clientId }, undefined));
+    this.#write(sseEvent({ ...answer, id: this.#clientId }, undefined));
     this.#pending = false;
     if (this.#ready !== undefined) {
       // Still in the first turn: it answers with the whole text.
@@ -286,8 +293,13 @@ export class DirectCall implements FastLink {
     this.#dispatch?.closed();
   }
 
+  #write(text: string): void {
+    if (this.#body === undefined) this.#text += text;
+    else this.#body.write(text);
+  }
+
   #finish(): void {
-    this.#body.finish();
+    this.#body?.finish();
   }
 
   #forget(): void {
