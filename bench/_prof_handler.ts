@@ -3,14 +3,15 @@
  * sockets), one request after another, for a CPU profile of the success
  * path: the ten tools of `bench/_http_bench_server.ts`, a server per
  * request (the default options), 2026-07-28 requests or, with `legacy`,
- * 2025-11-25 ones. Prints the time per request (noisy: for profiles, not
+ * 2025-11-25 ones (`-list`: `tools/list` instead). Prints the time per request (noisy: for profiles, not
  * figures).
  *
- *     deno run -A --cpu-prof --cpu-prof-dir=prof bench/_prof_handler.ts [modern|legacy] [requests]
+ *     deno run -A --cpu-prof --cpu-prof-dir=prof bench/_prof_handler.ts [modern|legacy|modern-list|legacy-list] [requests]
  *
  * @module
  */
 
+import { cpuUsage } from "node:process";
 import { z } from "zod";
 import { Server } from "../src/runtime/sdk.ts";
 import { tool } from "../src/core/tool.ts";
@@ -30,7 +31,9 @@ const handler = httpHandler(() => {
   exportTools(server, ...tools);
   return server;
 });
-const modern = Deno.args[0] !== "legacy";
+const mode = Deno.args[0] ?? "modern";
+const modern = !mode.startsWith("legacy");
+const list = mode.endsWith("-list");
 const meta = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
   "io.modelcontextprotocol/clientCapabilities": {},
@@ -39,8 +42,8 @@ const meta = {
 const body = JSON.stringify({
   jsonrpc: "2.0",
   id: 7,
-  method: "tools/call",
-  params: {
+  method: list ? "tools/list" : "tools/call",
+  params: list ? (modern ? { _meta: meta } : {}) : {
     name: "echo",
     arguments: { text: "hello" },
     ...(modern ? { _meta: meta } : {}),
@@ -54,20 +57,24 @@ const headers: Record<string, string> = {
 if (modern) {
   Object.assign(headers, {
     "mcp-protocol-version": "2026-07-28",
-    "mcp-method": "tools/call",
-    "mcp-name": "echo",
+    "mcp-method": list ? "tools/list" : "tools/call",
+    ...(list ? {} : { "mcp-name": "echo" }),
   });
 }
 const n = Number(Deno.args[1] ?? 20000);
 const started = performance.now();
+const cpu = cpuUsage();
 for (let i = 0; i < n; i++) {
   const res = await handler(
     new Request("http://localhost/mcp", { method: "POST", headers, body }),
   );
-  if (!(await res.text()).includes("heard: hello")) {
+  if (!(await res.text()).includes(list ? "tool_9" : "heard: hello")) {
     throw new Error("no answer");
   }
 }
+const used = cpuUsage(cpu);
 console.log(
-  `${((performance.now() - started) * 1000 / n).toFixed(1)} µs a request`,
+  `${((performance.now() - started) * 1000 / n).toFixed(1)} µs a request, ${
+    ((used.user + used.system) / n).toFixed(1)
+  } µs CPU (the process's, with the requests built here)`,
 );

@@ -165,6 +165,7 @@ function serve(withAuth: boolean) {
   );
   return {
     url: `http://127.0.0.1:${listener.addr.port}/mcp`,
+    close: () => handler.close(),
     async [Symbol.asyncDispose]() {
       await handler.close();
       stop.abort();
@@ -426,6 +427,32 @@ for (const modern of [false, true]) {
     });
     assert.deepEqual(fast, ["the HTTP request was dropped"]);
     assert.deepEqual(full, fast);
+  });
+
+  Deno.test(`fast path, ${era}: closing the handler mid-call ends the stream and aborts the tool alike`, async () => {
+    const [fast, full] = await bothPaths(async () => {
+      await using server = serve(false);
+      seen.length = 0;
+      const started = new Promise<void>((r) => release = r);
+      const res = await fetch(
+        server.url,
+        requestOf(
+          { label: "wait", method: "tools/call", params: { name: "wait" } },
+          modern,
+          1,
+        ),
+      );
+      await started;
+      await server.close();
+      const text = await res.text();
+      const until = Date.now() + DEADLINE;
+      while (seen.length === 0 && Date.now() < until) {
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      return { status: res.status, text, seen: [...seen] };
+    });
+    assert.equal(fast.seen.length, 1);
+    assert.deepEqual(fast, full);
   });
 }
 

@@ -8,6 +8,7 @@
  */
 
 import { quote, ToolError } from "./errors.ts";
+import { objectSlot } from "./object_slot.ts";
 
 /**
  * A verified access token and what it says of its holder: the MCP SDK's
@@ -149,8 +150,9 @@ export function missingScopes(
 /** What a server says its tools need: the scopes a call of `tool` requires (absent: none). */
 export type ScopeLookup = (tool: string) => readonly string[] | undefined;
 
-const lookups = new WeakMap<object, ScopeLookup>();
-const lists = new WeakMap<object, () => readonly string[]>();
+// Kept on the server itself: servers are often made per request.
+const lookups = objectSlot<ScopeLookup>("weft.scopeLookup");
+const lists = objectSlot<() => readonly string[]>("weft.scopeList");
 
 /**
  * Records how `server` answers which scopes its tools need (the bridge

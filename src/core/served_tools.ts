@@ -8,6 +8,8 @@
  * @module
  */
 
+import { objectSlot } from "./object_slot.ts";
+
 /**
  * A server's own `tools/list` and `tools/call`, callable directly.
  *
@@ -38,7 +40,8 @@ export interface ServedTools {
   ): Promise<Record<string, unknown>>;
 }
 
-const lookups = new WeakMap<object, () => ServedTools | undefined>();
+// Kept on the server itself: servers are often made per request.
+const lookups = objectSlot<() => ServedTools | undefined>("weft.servedTools");
 
 /**
  * Sets the lookup of `server`'s tools: it answers `undefined` when the

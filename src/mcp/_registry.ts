@@ -33,6 +33,7 @@ import type { ProgressFn, TaskSupport, ToolResult } from "../core/tool.ts";
 import type { AskFn } from "../core/input.ts";
 import { type AuthInfo, setScopeLookup } from "../core/auth.ts";
 import { type ServedTools, setServedTools } from "../core/served_tools.ts";
+import { objectSlot } from "../core/object_slot.ts";
 import { progressSink } from "./_progress.ts";
 import {
   type AskExtra,
@@ -148,7 +149,8 @@ function registryToolsOf(
   };
 }
 
-const registries = new WeakMap<Server, Registry>();
+// Kept on the server itself: servers are often made per request.
+const registries = objectSlot<Registry>("weft.toolRegistry");
 
 /**
  * Registers `entries` on `server`, replacing same-named tools from earlier

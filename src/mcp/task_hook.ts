@@ -13,6 +13,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types";
 import type { ProgressFn, TaskSupport } from "../core/tool.ts";
 import type { AskFn } from "../core/input.ts";
 import type { CallExtra } from "./_registry.ts";
+import { objectSlot } from "../core/object_slot.ts";
 
 export type { CallExtra };
 
@@ -111,10 +112,10 @@ export interface TaskRunner {
 }
 
 const runners = new WeakMap<object, TaskRunner>();
-const toolLookups = new WeakMap<
-  object,
-  (name: string) => TaskTool | undefined
->();
+// Kept on the server itself: servers are often made per request.
+const toolLookups = objectSlot<(name: string) => TaskTool | undefined>(
+  "weft.taskToolLookup",
+);
 
 /** Installs `runner` on `server`: task calls of its tools go to it. */
 export function setTaskRunner(server: Server, runner: TaskRunner): void {

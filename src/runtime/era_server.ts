@@ -177,6 +177,11 @@ const LIST_CHANGED: Readonly<Record<string, string>> = {
   "notifications/resources/list_changed": "resourcesListChanged",
 };
 
+/** Whether `method` is a list-change notification (what a modern request's stream never carries). */
+export function isListChanged(method: string): boolean {
+  return LIST_CHANGED[method] !== undefined;
+}
+
 /** The filter keys and the server capability each needs (`<cap>.listChanged`). */
 const FILTER_CAPABILITY: Readonly<Record<string, string>> = {
   toolsListChanged: "tools",
@@ -213,6 +218,46 @@ function declares(declared: Json, required: Json): boolean {
     }
   }
   return true;
+}
+
+/**
+ * A modern result as it leaves: `resultType` (default `"complete"`), the
+ * server's info in `_meta`, and on a cacheable method's result the cache
+ * hints (unless the result set its own).
+ */
+export function stampResult(
+  method: string,
+  result: unknown,
+  facts: ServerFacts,
+  hints: ResolvedCacheHints,
+): Json {
+  const out: Json = isObject(result) ? { ...result } : {};
+  if (out.resultType === undefined) out.resultType = "complete";
+  const meta = isObject(out._meta) ? out._meta : {};
+  out._meta = { ...meta, [META.serverInfo]: facts.serverInfo };
+  if (CACHEABLE_METHODS.has(method)) {
+    if (out.ttlMs === undefined) out.ttlMs = hints.ttlMs;
+    if (out.cacheScope === undefined) out.cacheScope = hints.scope;
+  }
+  return out;
+}
+
+/**
+ * The client capabilities and info a modern request's envelope (`_meta`)
+ * declares, as the internal `initialize` carries them: `{}` and
+ * `{ name: "unknown", version: "0" }` when absent or malformed.
+ */
+export function envelopeClient(
+  meta: Json,
+): { capabilities: Json; clientInfo: Json } {
+  const declared = meta[META.clientCapabilities];
+  const capabilities = isObject(declared) ? declared : {};
+  const info = meta[META.clientInfo];
+  const clientInfo = isObject(info) && typeof info.name === "string" &&
+      typeof info.version === "string"
+    ? info
+    : { name: "unknown", version: "0" };
+  return { capabilities, clientInfo };
 }
 
 let internalIds = 0;
@@ -523,13 +568,7 @@ export class EraTransport implements Transport {
   // Hands the server an `initialize` carrying the envelope's client
   // capabilities and info, unless the last one carried the same.
   #initialize(meta: Json): Promise<ServerFacts> {
-    const declared = meta[META.clientCapabilities];
-    const capabilities = isObject(declared) ? declared : {};
-    const info = meta[META.clientInfo];
-    const clientInfo = isObject(info) && typeof info.name === "string" &&
-        typeof info.version === "string"
-      ? info
-      : { name: "unknown", version: "0" };
+    const { capabilities, clientInfo } = envelopeClient(meta);
     const key = JSON.stringify([capabilities, clientInfo]);
     const memo = this.#init;
     if (memo.key === key && memo.facts !== undefined) return memo.facts;
@@ -570,16 +609,7 @@ export class EraTransport implements Transport {
   }
 
   #stamp(method: string, result: unknown, facts: ServerFacts): Json {
-    const out: Json = isObject(result) ? { ...result } : {};
-    if (out.resultType === undefined) out.resultType = "complete";
-    const meta = isObject(out._meta) ? out._meta : {};
-    out._meta = { ...meta, [META.serverInfo]: facts.serverInfo };
-    if (CACHEABLE_METHODS.has(method)) {
-      const hints = this.#options.cacheHints;
-      if (out.ttlMs === undefined) out.ttlMs = hints.ttlMs;
-      if (out.cacheScope === undefined) out.cacheScope = hints.scope;
-    }
-    return out;
+    return stampResult(method, result, facts, this.#options.cacheHints);
   }
 
   // The server's facts for this envelope, or undefined once `id` was

@@ -351,6 +351,31 @@ class McpLikeError extends Error {
 }
 
 /**
+ * An `initialize` answered as the SDK's `Server` answers it: the client's
+ * capabilities and info recorded on `server`, the result returned (never
+ * sent). For a server `fastToolsFor` said yes to.
+ */
+export function answerInitialize(server: object, params: Json): Json {
+  const s = server as SdkServerShape;
+  const requested = params.protocolVersion as string;
+  s._clientCapabilities = params.capabilities;
+  s._clientVersion = params.clientInfo;
+  return {
+    protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.includes(requested)
+      ? requested
+      : LATEST_PROTOCOL_VERSION,
+    capabilities: s.getCapabilities!(),
+    serverInfo: s._serverInfo,
+    ...(s._instructions ? { instructions: s._instructions } : {}),
+  };
+}
+
+/** A `notifications/initialized`, as the SDK's `Server` takes it: its `oninitialized` hook. */
+export function initialized(server: object): void {
+  (server as SdkServerShape).oninitialized?.();
+}
+
+/**
  * Serves one stateless request's messages to `server`'s registry, as the
  * SDK `Server` connected to the same transport would answer them: the
  * server is never connected.
@@ -395,7 +420,7 @@ export class FastProtocol {
         const id = m.params?.requestId as RequestId | undefined;
         if (id) this.#dispatch?.cancel(id, m.params?.reason);
       } else if (m.method === "notifications/initialized") {
-        this.#server.oninitialized?.();
+        initialized(this.#server);
       }
       return;
     }
@@ -408,18 +433,7 @@ export class FastProtocol {
 
   /** The era transport's internal `initialize`, answered as the SDK's `Server` does. */
   #initialize(id: RequestId, params: Json): void {
-    const server = this.#server;
-    const requested = params.protocolVersion as string;
-    server._clientCapabilities = params.capabilities;
-    server._clientVersion = params.clientInfo;
-    const result = {
-      protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.includes(requested)
-        ? requested
-        : LATEST_PROTOCOL_VERSION,
-      capabilities: server.getCapabilities!(),
-      serverInfo: server._serverInfo,
-      ...(server._instructions ? { instructions: server._instructions } : {}),
-    };
+    const result = answerInitialize(this.#server, params);
     void Promise.resolve().then(() =>
       this.#transport?.send({ result, jsonrpc: "2.0", id } as JSONRPCMessage)
     ).catch(() => {});

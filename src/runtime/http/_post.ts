@@ -228,7 +228,7 @@ async function watchDelivery(
  * What handlers see of the HTTP request (`extra.requestInfo`): its headers
  * and URL, built only when a handler reads them.
  */
-function requestInfo(req: Request): MessageExtraInfo {
+export function requestInfo(req: Request): MessageExtraInfo {
   let headers: Record<string, string> | undefined;
   let url: URL | undefined;
   return {

@@ -21,6 +21,7 @@ import type { ListenCap, Release } from "./_listen_cap.ts";
 import { principalOf } from "../../core/auth.ts";
 import { authOf } from "./_auth.ts";
 import { FastProtocol, fastToolsFor } from "../fast_tools.ts";
+import { directable, DirectCall } from "./_direct.ts";
 
 /** How many idle servers are kept for reuse. */
 const IDLE_SERVERS = 64;
@@ -89,6 +90,8 @@ export class StatelessRoute {
   readonly #busy = new Set<Server>();
   /** Fast-path requests now (closed by `close`). */
   readonly #fast = new Set<FastProtocol>();
+  /** Requests answered directly now (closed by `close`). */
+  readonly #direct = new Set<DirectCall>();
   /** Modern route: what each (reused) server was last initialized with. */
   readonly #memos = new WeakMap<Server, InitMemo>();
 
@@ -143,6 +146,25 @@ export class StatelessRoute {
       return refusal;
     }
     const modern = this.#options.modern;
+    // tools/list and tools/call of exported tools: answered from the
+    // server's registry; straight into the Response when the transports
+    // would hand the request over unrefused.
+    const tools = fastToolsFor(server, body);
+    if (tools !== undefined && directable(req, body, modern !== undefined)) {
+      return await this.#serveDirect(
+        new DirectCall(server, tools, {
+          maxUnread: this.#options.maxUnread,
+          onOverflow: this.#options.onOverflow,
+          modern: modern === undefined ? undefined : {
+            cacheHints: modern.cacheHints,
+            memo: this.#reuse ? this.#memo(server) : undefined,
+          },
+        }),
+        server,
+        reusable,
+        { req, body, info, release },
+      );
+    }
     const transport = new HttpServerTransport({
       maxUnread: this.#options.maxUnread,
       onOverflow: this.#options.onOverflow,
@@ -161,9 +183,9 @@ export class StatelessRoute {
       modern.live.add(era);
       connected = era;
     }
-    // tools/list and tools/call of exported tools: answered from the
+    // The other requests of exported tools (refused by the transport, or
+    // not the one request the direct route takes): answered from the
     // server's registry, without connecting the SDK's Protocol.
-    const tools = fastToolsFor(server, body);
     if (tools !== undefined) {
       return await this.#serveFast(
         new FastProtocol(server, tools),
@@ -197,6 +219,47 @@ export class StatelessRoute {
       if (era !== undefined) modern?.live.delete(era);
       busy.delete(server);
       await server.close().catch(() => {});
+      throw error;
+    }
+  }
+
+  async #serveDirect(
+    call: DirectCall,
+    server: Server,
+    reusable: boolean,
+    request: {
+      req: Request;
+      body: { id: string | number; method: string };
+      info: ConnectionInfo | undefined;
+      release: Release | undefined;
+    },
+  ): Promise<Response> {
+    const { release } = request;
+    const idle = this.#idle;
+    const live = this.#direct;
+    live.add(call);
+    try {
+      return await call.answer(
+        request.req,
+        request.body,
+        request.info,
+        (end) => {
+          release?.();
+          const interrupted = !live.delete(call);
+          if (end === "delivered") {
+            call.close();
+            if (reusable && !interrupted && idle.length < IDLE_SERVERS) {
+              idle.push(server);
+            }
+            return;
+          }
+          // As on the SDK's path: the tool sees the cancellation first.
+          setTimeout(() => call.close(), 0);
+        },
+      );
+    } catch (error) {
+      live.delete(call);
+      call.close();
       throw error;
     }
   }
@@ -264,6 +327,9 @@ export class StatelessRoute {
     this.#busy.clear();
     const fast = [...this.#fast];
     this.#fast.clear();
+    const direct = [...this.#direct];
+    this.#direct.clear();
+    for (const call of direct) call.close();
     await Promise.all([
       ...serving.map((server) => server.close().catch(this.#options.report)),
       ...fast.map((p) => p.close().catch(this.#options.report)),

@@ -94,6 +94,15 @@ export interface Peer {
  */
 let lastServerSideId = 0;
 
+/** The next id the server sees in place of a client's (see {@link lastServerSideId}). */
+export function nextServerSideId(): number {
+  return ++lastServerSideId;
+}
+
+/** The headers of an SSE answer in stateless mode (no session id). */
+export const STATELESS_SSE_HEADERS: Readonly<Record<string, string>> =
+  SSE_HEADERS;
+
 /** One POST's or GET's SSE stream: its requests, and the body they answer on. */
 export class Stream {
   readonly id: StreamId;
@@ -266,7 +275,7 @@ export class StreamTable {
   admit(m: JSONRPCMessage): JSONRPCMessage {
     if (!("method" in m)) return m;
     if ("id" in m) {
-      const id = ++lastServerSideId;
+      const id = nextServerSideId();
       this.#clientIds.set(id, m.id as RequestId);
       this.#serverIds.set(m.id as RequestId, id);
       // Tracing names the request by the client's id (a no-op unrecorded).
