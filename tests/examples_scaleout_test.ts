@@ -3,19 +3,12 @@
 // the other.
 
 import assert from "node:assert/strict";
-import { startRedis } from "./_helpers/store_servers.ts";
+import { freePort, startRedis } from "./_helpers/store_servers.ts";
 import { events, openSession, post } from "./_helpers/http_instances.ts";
 import { childEnv } from "./fixtures/runtime_server_helpers.ts";
 
 const EXAMPLE = new URL("../examples/scaleout.ts", import.meta.url).pathname;
 const VERSION = "2025-11-25";
-
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
-}
 
 /** `deno serve` of the example on a free port; resolves once it answers. */
 async function serve(store: string): Promise<{

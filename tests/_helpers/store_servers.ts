@@ -20,7 +20,7 @@ export interface RunningServer {
 }
 
 /** A port nothing listens on now. */
-function freePort(): number {
+export function freePort(): number {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (listener.addr as Deno.NetAddr).port;
   listener.close();
