@@ -474,3 +474,37 @@ Deno.test("fast path: tools/call and tools/list are answered without connecting 
   assert.equal(fast, 0);
   assert.equal(full, 4);
 });
+
+Deno.test("fast path: what one call's handler writes on its close reason never reaches another caller's", async () => {
+  const { FastDispatch } = await import("../src/runtime/fast_tools.ts");
+  const reasons: unknown[] = [];
+  const hanging = {
+    list: () => ({ tools: [] }),
+    call: (_params: Record<string, unknown>, extra: unknown) =>
+      new Promise<Record<string, unknown>>((resolve) => {
+        const signal = (extra as { signal: AbortSignal }).signal;
+        signal.addEventListener("abort", () => {
+          reasons.push(signal.reason);
+          resolve({ content: [] });
+        });
+      }),
+  };
+  const link = { send: () => Promise.resolve() };
+  // Two callers, each on a server of its own; both closed mid-call.
+  const first = new FastDispatch({}, hanging, link);
+  const second = new FastDispatch({}, hanging, link);
+  first.request("tools/call", 1, { name: "t" }, undefined);
+  second.request("tools/call", 1, { name: "t" }, undefined);
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  first.closed();
+  assert.equal(reasons.length, 1);
+  const mine = reasons[0] as DOMException;
+  assert.equal(mine.name, "AbortError");
+  // The first handler, after its answer is moot, writes on its reason.
+  Reflect.set(mine, "leak", "first caller's secret");
+  second.closed();
+  assert.equal(reasons.length, 2);
+  const theirs = reasons[1] as DOMException & { leak?: unknown };
+  assert.equal(theirs.name, "AbortError");
+  assert.equal(theirs.leak, undefined);
+});

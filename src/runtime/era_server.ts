@@ -155,6 +155,16 @@ export interface ServerFacts {
   readonly instructions?: string;
 }
 
+/** The facts of an `initialize` result: its capabilities, info and instructions, each when well-formed. */
+export function factsOf(result: Json): ServerFacts {
+  return {
+    capabilities: isObject(result.capabilities) ? result.capabilities : {},
+    serverInfo: isObject(result.serverInfo) ? result.serverInfo : {},
+    ...(typeof result.instructions === "string" &&
+      { instructions: result.instructions }),
+  };
+}
+
 /** A modern request the server is handling. */
 interface Pending {
   readonly method: string;
@@ -579,13 +589,7 @@ export class EraTransport implements Transport {
           reject(new Error("the server refused the internal initialize"));
           return;
         }
-        const r = answer.result as Json;
-        resolve({
-          capabilities: isObject(r.capabilities) ? r.capabilities : {},
-          serverInfo: isObject(r.serverInfo) ? r.serverInfo : {},
-          ...(typeof r.instructions === "string" &&
-            { instructions: r.instructions }),
-        });
+        resolve(factsOf(answer.result as Json));
       });
     });
     memo.key = key;

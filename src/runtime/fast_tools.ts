@@ -159,12 +159,16 @@ function plainResult(result: unknown): boolean {
 
 let closed: DOMException | undefined;
 
-/** The reason `abort()` would give: a `DOMException` named `AbortError`. */
+/**
+ * The reason `abort()` would give: a `DOMException` named `AbortError`.
+ * One object shared by every call of every server, so frozen: what one
+ * handler writes on it never reaches another caller's.
+ */
 function closedReason(): DOMException {
   if (closed === undefined) {
     const controller = new AbortController();
     controller.abort();
-    closed = controller.signal.reason as DOMException;
+    closed = Object.freeze(controller.signal.reason as DOMException);
   }
   return closed;
 }

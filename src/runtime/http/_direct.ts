@@ -29,6 +29,7 @@ import { forgetWireId, noteWireId } from "../../core/telemetry.ts";
 import { MODERN_PROTOCOL_VERSIONS } from "../era.ts";
 import {
   envelopeClient,
+  factsOf,
   type InitMemo,
   isListChanged,
   metaOf,
@@ -55,10 +56,6 @@ import {
 import { afterThisTurn } from "./_turn.ts";
 
 type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** The transport's error for a message whose request was answered, cancelled or closed. */
 function goneError(): Error {
@@ -123,13 +120,7 @@ function initializeFor(
   if (memo !== undefined && memo.key === key && memo.facts !== undefined) {
     return memo.facts;
   }
-  const r = answerInitialize(server, { capabilities, clientInfo });
-  const facts: ServerFacts = {
-    capabilities: isObject(r.capabilities) ? r.capabilities : {},
-    serverInfo: isObject(r.serverInfo) ? r.serverInfo : {},
-    ...(typeof r.instructions === "string" &&
-      { instructions: r.instructions }),
-  };
+  const facts = factsOf(answerInitialize(server, { capabilities, clientInfo }));
   if (memo !== undefined) {
     memo.key = key;
     memo.facts = Promise.resolve(facts);
