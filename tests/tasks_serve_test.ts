@@ -25,6 +25,8 @@ import {
   RESUMED_TEXT,
 } from "../src/tasks/_host.ts";
 import { memoryStore } from "../store.ts";
+import { register } from "../src/mcp/_registry.ts";
+import { exported } from "../src/mcp/export.ts";
 import { say, script } from "../testing.ts";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import {
@@ -532,5 +534,62 @@ Deno.test("a principal's task is not another's: get, result, cancel and list ref
     CallToolResultSchema,
   );
   assert.deepEqual(result.content, [{ type: "text", text: "built" }]);
+  await store.close();
+});
+
+Deno.test("a task taken over by a verified poller resumes without that poller's authority when an anonymous caller made it", async () => {
+  const store = memoryStore();
+  const seen: { auth: unknown[]; aborted?: AbortSignal } = { auth: [] };
+  const def = rawTool({
+    name: "resumable",
+    description: "Resumes after a takeover.",
+    taskSupport: "optional",
+    run: () => "unused",
+  });
+  // Its first run waits until its host stops; a resumed run ends at once.
+  const entry = exported(
+    def,
+    (_args, extra) => {
+      seen.auth.push(extra.authInfo);
+      if (seen.auth.length > 1) return Promise.resolve({ text: "resumed" });
+      seen.aborted = extra.signal;
+      return new Promise((_, reject) =>
+        extra.signal.addEventListener(
+          "abort",
+          () => reject(extra.signal.reason),
+        )
+      );
+    },
+    { taskSupport: "optional", resumable: true },
+  );
+  const stop = new AbortController();
+  const a = new Server({ name: "a", version: "1" });
+  register(a, [entry], "test");
+  serveTasks(a, { store, signal: stop.signal, leaseMs: 60_000 });
+  const [ca, sa] = InMemoryTransport.createLinkedPair();
+  await a.connect(sa);
+  const onA = new Client({ name: "anonymous", version: "1" });
+  await onA.connect(ca);
+  const created = await onA.request({
+    method: "tools/call",
+    params: { name: "resumable", arguments: {}, task: {} },
+  }, CreateTaskResultSchema);
+  const taskId = created.task.taskId;
+  await until(onA, taskId, () => seen.aborted !== undefined);
+  stop.abort();
+  const deadline = Date.now() + 10_000;
+  while ((await store.get(`task/${taskId}/lease`)) !== undefined) {
+    if (Date.now() > deadline) throw new Error("the lease was kept");
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  // A verified principal holding the id polls it on instance B: the run it
+  // resumes is not granted that principal's token.
+  await using onB = await pair((s) => register(s, [entry], "test"), { store });
+  asPrincipal(onB.client, "app", "alice");
+  await until(onB.client, taskId, (t) => t.status === "completed");
+  assert.equal(seen.auth.length, 2);
+  assert.equal(seen.auth[1], undefined);
+  await onA.close();
+  await a.close();
   await store.close();
 });

@@ -594,7 +594,7 @@ export class TaskHost implements TaskRunner {
     if (resumed === undefined || isTerminal(resumed.status)) return resumed;
     this.#launch(
       resumed,
-      (options) => tool.run(resumed.args, detached(extra), options),
+      (options) => tool.run(resumed.args, detached(extra, resumed), options),
       resumed.checkpoint,
     );
     return resumed;
@@ -774,9 +774,17 @@ function askerOf(extra: CallExtra): Asker {
   };
 }
 
-/** The request context of a takeover's run: no signal of the request, the caller kept. */
-function detached(extra: CallExtra): CallExtra {
-  return { ...extra, signal: new AbortController().signal };
+/**
+ * The request context of a takeover's run: no signal of the request; the
+ * caller's verified identity kept only when it is the task's owner (a
+ * task an anonymous caller made never runs with a poller's token).
+ */
+function detached(extra: CallExtra, record: TaskRecord): CallExtra {
+  const signal = new AbortController().signal;
+  return record.owner.startsWith("principal:") &&
+      record.owner === ownerOf(extra)
+    ? { ...extra, signal }
+    : { ...extra, signal, authInfo: undefined };
 }
 
 function resultOf(record: TaskRecord): Record<string, unknown> {
