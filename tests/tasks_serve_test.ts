@@ -35,6 +35,7 @@ import {
   ElicitRequestSchema,
   ErrorCode,
   McpError,
+  ResultSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 
 /** A gate a test opens: the tool waits on it. */
@@ -387,6 +388,36 @@ Deno.test("an unknown task id is -32602", async () => {
       err instanceof McpError && err.code === ErrorCode.InvalidParams &&
       /task not found: nope/.test(err.message),
   );
+});
+
+Deno.test("wrong-shaped tasks/* params are -32602, not an internal error", async () => {
+  await using served = await pair((s) =>
+    exportTools(
+      s,
+      rawTool({
+        name: "t",
+        description: "T.",
+        taskSupport: "optional",
+        run: () => "ok",
+      }),
+    )
+  );
+  const probes: [string, Record<string, unknown>][] = [
+    ["tasks/get", {}],
+    ["tasks/result", { taskId: 5 }],
+    ["tasks/cancel", { taskId: null }],
+    ["tasks/update", { taskId: "x" }],
+    ["tasks/list", { cursor: 5 }],
+  ];
+  for (const [method, params] of probes) {
+    await assert.rejects(
+      served.client.request({ method, params } as never, ResultSchema),
+      (err: unknown) =>
+        err instanceof McpError && err.code === ErrorCode.InvalidParams &&
+        err.message.includes(`invalid ${method} params`),
+      method,
+    );
+  }
 });
 
 Deno.test("a served agent runs as a task", async () => {
