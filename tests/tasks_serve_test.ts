@@ -624,3 +624,86 @@ Deno.test("a task taken over by a verified poller resumes without that poller's 
   await a.close();
   await store.close();
 });
+
+Deno.test("tasks/update checks an answer as a direct call does: a wrong action or form is -32602 and the task still waits", async () => {
+  const asker = rawTool({
+    name: "deploy",
+    description: "Deploys after asking where.",
+    taskSupport: "optional",
+    run: async (_args, ctx) => {
+      const where = await ctx.ask!({
+        message: "Which region?",
+        schema: {
+          type: "object",
+          properties: { region: { type: "string" } },
+          required: ["region"],
+        },
+      });
+      return `${where.action} ${where.content?.region}`;
+    },
+  });
+  await using served = await pair((s) => exportTools(s, asker));
+  const _meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {
+      extensions: { "io.modelcontextprotocol/tasks": {} },
+    },
+  };
+  const created = await served.client.request({
+    method: "tools/call",
+    params: { name: "deploy", arguments: {}, _meta },
+  } as never, ResultSchema.passthrough()) as { taskId: string };
+  const taskId = created.taskId;
+  const get = () =>
+    served.client.request({
+      method: "tasks/get",
+      params: { taskId, _meta },
+    } as never, ResultSchema.passthrough()) as Promise<
+      { status: string; inputRequests?: Record<string, unknown> }
+    >;
+  const deadline = Date.now() + 10_000;
+  let task = await get();
+  while (task.status !== "input_required") {
+    if (Date.now() > deadline) throw new Error("the task never asked");
+    await new Promise((r) => setTimeout(r, 5));
+    task = await get();
+  }
+  const key = Object.keys(task.inputRequests ?? {})[0];
+  for (
+    const wrong of [
+      { action: "yes" },
+      { action: "accept", content: { region: 5 } },
+      { action: "accept", content: {} },
+    ]
+  ) {
+    await assert.rejects(
+      served.client.request({
+        method: "tasks/update",
+        params: { taskId, inputResponses: { [key]: wrong }, _meta },
+      } as never, ResultSchema),
+      (err: unknown) =>
+        err instanceof McpError && err.code === ErrorCode.InvalidParams &&
+        err.message.includes(`invalid inputResponses "${key}"`),
+      JSON.stringify(wrong),
+    );
+  }
+  assert.equal((await get()).status, "input_required");
+  await served.client.request({
+    method: "tasks/update",
+    params: {
+      taskId,
+      inputResponses: {
+        [key]: { action: "accept", content: { region: "eu" } },
+      },
+      _meta,
+    },
+  } as never, ResultSchema);
+  for (task = await get(); task.status !== "completed"; task = await get()) {
+    if (Date.now() > deadline) throw new Error("the task never completed");
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  assert.deepEqual(
+    (task as { result?: { content?: unknown } }).result?.content,
+    [{ type: "text", text: "accept eu" }],
+  );
+});

@@ -10,6 +10,7 @@
 import type { Store } from "../store/contract.ts";
 import {
   type CallExtra,
+  checkAnswer,
   type TaskCall,
   type TaskRunner,
   type TaskRunOptions,
@@ -145,9 +146,16 @@ export class TaskHost implements TaskRunner {
     server: object,
   ): Promise<void> {
     const record = await this.#read(id, extra, server);
-    const key = record.input?.key;
-    if (key !== undefined && responses[key] !== undefined) {
-      await this.answer(id, key, responses[key] as InputResponse);
+    const input = record.input;
+    if (input !== undefined && responses[input.key] !== undefined) {
+      // Checked as a direct call's answer is: its action, its form.
+      const answer = checkAnswer(
+        server,
+        input.request.params.requestedSchema,
+        responses[input.key],
+        `inputResponses ${JSON.stringify(input.key)}`,
+      );
+      await this.answer(id, input.key, answer);
     }
   }
 
