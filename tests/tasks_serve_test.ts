@@ -707,3 +707,33 @@ Deno.test("tasks/update checks an answer as a direct call does: a wrong action o
     [{ type: "text", text: "accept eu" }],
   );
 });
+
+Deno.test("a principal whose client id holds a colon is not another principal whose subject does", async () => {
+  const store = memoryStore();
+  const opened = gate();
+  const tool = slowTool(opened, { runs: 0 });
+  await using alice = await pair((s) => exportTools(s, tool), { store });
+  await using mallory = await pair((s) => exportTools(s, tool), { store });
+  asPrincipal(alice.client, "app", "x:alice");
+  asPrincipal(mallory.client, "app:x", "alice");
+  const created = await alice.client.request({
+    method: "tools/call",
+    params: { name: "build", arguments: {}, task: {} },
+  }, CreateTaskResultSchema);
+  const taskId = created.task.taskId;
+  await assert.rejects(
+    mallory.client.experimental.tasks.getTask(taskId),
+    (err: unknown) =>
+      err instanceof McpError && err.code === ErrorCode.InvalidParams,
+  );
+  assert.deepEqual(
+    (await mallory.client.experimental.tasks.listTasks()).tasks,
+    [],
+  );
+  opened.open();
+  await alice.client.experimental.tasks.getTaskResult(
+    taskId,
+    CallToolResultSchema,
+  );
+  await store.close();
+});

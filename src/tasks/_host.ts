@@ -25,6 +25,7 @@ import {
 } from "../core/input.ts";
 import type { ToolProgress } from "../core/tool.ts";
 import { quote } from "../core/errors.ts";
+import { principalOf } from "../core/auth.ts";
 import {
   indexKey,
   isTerminal,
@@ -754,13 +755,10 @@ const MAX_LISTED = 1_000;
 
 /** Who may see a task made by this request. */
 function ownerOf(extra: CallExtra): string {
-  const auth = extra.authInfo as
-    | { clientId?: string; extra?: Record<string, unknown> }
-    | undefined;
-  if (auth !== undefined) {
-    const sub = typeof auth.extra?.sub === "string" ? auth.extra.sub : "";
-    return `principal:${auth.clientId ?? ""}:${sub}`;
-  }
+  // The client id and subject encoded apart (a `:` in either cannot make
+  // two principals one).
+  const principal = principalOf(extra.authInfo);
+  if (principal !== undefined) return `principal:${principal}`;
   return extra.sessionId === undefined ? "" : `session:${extra.sessionId}`;
 }
 
