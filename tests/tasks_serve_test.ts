@@ -25,6 +25,8 @@ import {
   RESUMED_TEXT,
 } from "../src/tasks/_host.ts";
 import { memoryStore } from "../store.ts";
+import { register } from "../src/mcp/_registry.ts";
+import { exported } from "../src/mcp/export.ts";
 import { say, script } from "../testing.ts";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import {
@@ -33,6 +35,7 @@ import {
   ElicitRequestSchema,
   ErrorCode,
   McpError,
+  ResultSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 
 /** A gate a test opens: the tool waits on it. */
@@ -387,6 +390,36 @@ Deno.test("an unknown task id is -32602", async () => {
   );
 });
 
+Deno.test("wrong-shaped tasks/* params are -32602, not an internal error", async () => {
+  await using served = await pair((s) =>
+    exportTools(
+      s,
+      rawTool({
+        name: "t",
+        description: "T.",
+        taskSupport: "optional",
+        run: () => "ok",
+      }),
+    )
+  );
+  const probes: [string, Record<string, unknown>][] = [
+    ["tasks/get", {}],
+    ["tasks/result", { taskId: 5 }],
+    ["tasks/cancel", { taskId: null }],
+    ["tasks/update", { taskId: "x" }],
+    ["tasks/list", { cursor: 5 }],
+  ];
+  for (const [method, params] of probes) {
+    await assert.rejects(
+      served.client.request({ method, params } as never, ResultSchema),
+      (err: unknown) =>
+        err instanceof McpError && err.code === ErrorCode.InvalidParams &&
+        err.message.includes(`invalid ${method} params`),
+      method,
+    );
+  }
+});
+
 Deno.test("a served agent runs as a task", async () => {
   const agent = new Agent(script(say("research complete")), {
     name: "research",
@@ -532,5 +565,175 @@ Deno.test("a principal's task is not another's: get, result, cancel and list ref
     CallToolResultSchema,
   );
   assert.deepEqual(result.content, [{ type: "text", text: "built" }]);
+  await store.close();
+});
+
+Deno.test("a task taken over by a verified poller resumes without that poller's authority when an anonymous caller made it", async () => {
+  const store = memoryStore();
+  const seen: { auth: unknown[]; aborted?: AbortSignal } = { auth: [] };
+  const def = rawTool({
+    name: "resumable",
+    description: "Resumes after a takeover.",
+    taskSupport: "optional",
+    run: () => "unused",
+  });
+  // Its first run waits until its host stops; a resumed run ends at once.
+  const entry = exported(
+    def,
+    (_args, extra) => {
+      seen.auth.push(extra.authInfo);
+      if (seen.auth.length > 1) return Promise.resolve({ text: "resumed" });
+      seen.aborted = extra.signal;
+      return new Promise((_, reject) =>
+        extra.signal.addEventListener(
+          "abort",
+          () => reject(extra.signal.reason),
+        )
+      );
+    },
+    { taskSupport: "optional", resumable: true },
+  );
+  const stop = new AbortController();
+  const a = new Server({ name: "a", version: "1" });
+  register(a, [entry], "test");
+  serveTasks(a, { store, signal: stop.signal, leaseMs: 60_000 });
+  const [ca, sa] = InMemoryTransport.createLinkedPair();
+  await a.connect(sa);
+  const onA = new Client({ name: "anonymous", version: "1" });
+  await onA.connect(ca);
+  const created = await onA.request({
+    method: "tools/call",
+    params: { name: "resumable", arguments: {}, task: {} },
+  }, CreateTaskResultSchema);
+  const taskId = created.task.taskId;
+  await until(onA, taskId, () => seen.aborted !== undefined);
+  stop.abort();
+  const deadline = Date.now() + 10_000;
+  while ((await store.get(`task/${taskId}/lease`)) !== undefined) {
+    if (Date.now() > deadline) throw new Error("the lease was kept");
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  // A verified principal holding the id polls it on instance B: the run it
+  // resumes is not granted that principal's token.
+  await using onB = await pair((s) => register(s, [entry], "test"), { store });
+  asPrincipal(onB.client, "app", "alice");
+  await until(onB.client, taskId, (t) => t.status === "completed");
+  assert.equal(seen.auth.length, 2);
+  assert.equal(seen.auth[1], undefined);
+  await onA.close();
+  await a.close();
+  await store.close();
+});
+
+Deno.test("tasks/update checks an answer as a direct call does: a wrong action or form is -32602 and the task still waits", async () => {
+  const asker = rawTool({
+    name: "deploy",
+    description: "Deploys after asking where.",
+    taskSupport: "optional",
+    run: async (_args, ctx) => {
+      const where = await ctx.ask!({
+        message: "Which region?",
+        schema: {
+          type: "object",
+          properties: { region: { type: "string" } },
+          required: ["region"],
+        },
+      });
+      return `${where.action} ${where.content?.region}`;
+    },
+  });
+  await using served = await pair((s) => exportTools(s, asker));
+  const _meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {
+      extensions: { "io.modelcontextprotocol/tasks": {} },
+    },
+  };
+  const created = await served.client.request({
+    method: "tools/call",
+    params: { name: "deploy", arguments: {}, _meta },
+  } as never, ResultSchema.passthrough()) as { taskId: string };
+  const taskId = created.taskId;
+  const get = () =>
+    served.client.request({
+      method: "tasks/get",
+      params: { taskId, _meta },
+    } as never, ResultSchema.passthrough()) as Promise<
+      { status: string; inputRequests?: Record<string, unknown> }
+    >;
+  const deadline = Date.now() + 10_000;
+  let task = await get();
+  while (task.status !== "input_required") {
+    if (Date.now() > deadline) throw new Error("the task never asked");
+    await new Promise((r) => setTimeout(r, 5));
+    task = await get();
+  }
+  const key = Object.keys(task.inputRequests ?? {})[0];
+  for (
+    const wrong of [
+      { action: "yes" },
+      { action: "accept", content: { region: 5 } },
+      { action: "accept", content: {} },
+    ]
+  ) {
+    await assert.rejects(
+      served.client.request({
+        method: "tasks/update",
+        params: { taskId, inputResponses: { [key]: wrong }, _meta },
+      } as never, ResultSchema),
+      (err: unknown) =>
+        err instanceof McpError && err.code === ErrorCode.InvalidParams &&
+        err.message.includes(`invalid inputResponses "${key}"`),
+      JSON.stringify(wrong),
+    );
+  }
+  assert.equal((await get()).status, "input_required");
+  await served.client.request({
+    method: "tasks/update",
+    params: {
+      taskId,
+      inputResponses: {
+        [key]: { action: "accept", content: { region: "eu" } },
+      },
+      _meta,
+    },
+  } as never, ResultSchema);
+  for (task = await get(); task.status !== "completed"; task = await get()) {
+    if (Date.now() > deadline) throw new Error("the task never completed");
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  assert.deepEqual(
+    (task as { result?: { content?: unknown } }).result?.content,
+    [{ type: "text", text: "accept eu" }],
+  );
+});
+
+Deno.test("a principal whose client id holds a colon is not another principal whose subject does", async () => {
+  const store = memoryStore();
+  const opened = gate();
+  const tool = slowTool(opened, { runs: 0 });
+  await using alice = await pair((s) => exportTools(s, tool), { store });
+  await using mallory = await pair((s) => exportTools(s, tool), { store });
+  asPrincipal(alice.client, "app", "x:alice");
+  asPrincipal(mallory.client, "app:x", "alice");
+  const created = await alice.client.request({
+    method: "tools/call",
+    params: { name: "build", arguments: {}, task: {} },
+  }, CreateTaskResultSchema);
+  const taskId = created.task.taskId;
+  await assert.rejects(
+    mallory.client.experimental.tasks.getTask(taskId),
+    (err: unknown) =>
+      err instanceof McpError && err.code === ErrorCode.InvalidParams,
+  );
+  assert.deepEqual(
+    (await mallory.client.experimental.tasks.listTasks()).tasks,
+    [],
+  );
+  opened.open();
+  await alice.client.experimental.tasks.getTaskResult(
+    taskId,
+    CallToolResultSchema,
+  );
   await store.close();
 });

@@ -142,28 +142,11 @@ async function runTask(
     pollMs = pollOf(task.pollInterval);
   }
   const id = taskId;
-  const cancel = (): void => {
-    remote.client.request(
-      { method: "tasks/cancel", params: { taskId: id } },
-      ResultSchema,
-    ).catch(() => {});
-  };
-  signal?.addEventListener("abort", cancel, { once: true });
+  const unhook = cancelOnAbort(remote, id, signal);
   try {
-    let said: string | undefined;
+    const poll = poller(remote, id, "2025-11-25", state, progress);
     for (;;) {
-      signal?.throwIfAborted();
-      if (state.suspend?.aborted === true) {
-        throw suspension(remote, id, "2025-11-25");
-      }
-      const task = await request(remote, "tasks/get", { taskId: id }, signal);
-      const message = typeof task.statusMessage === "string"
-        ? task.statusMessage
-        : undefined;
-      if (message !== undefined && message !== said) {
-        said = message;
-        progress?.({ message });
-      }
+      const task = await poll();
       const status = task.status;
       if (status === "cancelled") throw cancelledBy(id);
       if (
@@ -190,7 +173,7 @@ async function runTask(
       await sleep(pollMs, signal, state.suspend);
     }
   } finally {
-    signal?.removeEventListener("abort", cancel);
+    unhook();
   }
 }
 
@@ -208,13 +191,7 @@ async function runModern(
   progress: ProgressFn | undefined,
 ): Promise<Record<string, unknown>> {
   const signal = state.signal;
-  const cancel = (): void => {
-    remote.client.request(
-      { method: "tasks/cancel", params: { taskId: id } },
-      ResultSchema,
-    ).catch(() => {});
-  };
-  signal?.addEventListener("abort", cancel, { once: true });
+  const unhook = cancelOnAbort(remote, id, signal);
   const answered = new Set<string>();
   const update = async (
     responses: Readonly<Record<string, InputResponse>>,
@@ -228,20 +205,9 @@ async function runModern(
   try {
     if (state.taskResponses !== undefined) await update(state.taskResponses);
     let pollMs = firstPollMs;
-    let said: string | undefined;
+    const poll = poller(remote, id, "2026-07-28", state, progress);
     for (;;) {
-      signal?.throwIfAborted();
-      if (state.suspend?.aborted === true) {
-        throw suspension(remote, id, "2026-07-28");
-      }
-      const task = await request(remote, "tasks/get", { taskId: id }, signal);
-      const message = typeof task.statusMessage === "string"
-        ? task.statusMessage
-        : undefined;
-      if (message !== undefined && message !== said) {
-        said = message;
-        progress?.({ message });
-      }
+      const task = await poll();
       switch (task.status) {
         case "completed":
           return isRecord(task.result) ? task.result : { content: [] };
@@ -280,8 +246,56 @@ async function runModern(
       await sleep(pollMs, signal, state.suspend);
     }
   } finally {
-    signal?.removeEventListener("abort", cancel);
+    unhook();
   }
+}
+
+/** Cancels task `id` on its server when `signal` aborts; answers the unhooking. */
+function cancelOnAbort(
+  remote: Remote,
+  id: string,
+  signal: AbortSignal | undefined,
+): () => void {
+  const cancel = (): void => {
+    remote.client.request(
+      { method: "tasks/cancel", params: { taskId: id } },
+      ResultSchema,
+    ).catch(() => {});
+  };
+  signal?.addEventListener("abort", cancel, { once: true });
+  return () => signal?.removeEventListener("abort", cancel);
+}
+
+/**
+ * One poll of task `id` at a time: stops on abort, suspends when the run
+ * suspends, reads `tasks/get` and reports a new status message as progress.
+ */
+function poller(
+  remote: Remote,
+  id: string,
+  shape: TaskShape,
+  state: CallState,
+  progress: ProgressFn | undefined,
+): () => Promise<Record<string, unknown>> {
+  let said: string | undefined;
+  return async () => {
+    state.signal?.throwIfAborted();
+    if (state.suspend?.aborted === true) throw suspension(remote, id, shape);
+    const task = await request(
+      remote,
+      "tasks/get",
+      { taskId: id },
+      state.signal,
+    );
+    const message = typeof task.statusMessage === "string"
+      ? task.statusMessage
+      : undefined;
+    if (message !== undefined && message !== said) {
+      said = message;
+      progress?.({ message });
+    }
+    return task;
+  };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

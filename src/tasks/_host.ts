@@ -10,6 +10,7 @@
 import type { Store } from "../store/contract.ts";
 import {
   type CallExtra,
+  checkAnswer,
   type TaskCall,
   type TaskRunner,
   type TaskRunOptions,
@@ -24,6 +25,7 @@ import {
 } from "../core/input.ts";
 import type { ToolProgress } from "../core/tool.ts";
 import { quote } from "../core/errors.ts";
+import { principalOf } from "../core/auth.ts";
 import {
   indexKey,
   isTerminal,
@@ -145,9 +147,16 @@ export class TaskHost implements TaskRunner {
     server: object,
   ): Promise<void> {
     const record = await this.#read(id, extra, server);
-    const key = record.input?.key;
-    if (key !== undefined && responses[key] !== undefined) {
-      await this.answer(id, key, responses[key] as InputResponse);
+    const input = record.input;
+    if (input !== undefined && responses[input.key] !== undefined) {
+      // Checked as a direct call's answer is: its action, its form.
+      const answer = checkAnswer(
+        server,
+        input.request.params.requestedSchema,
+        responses[input.key],
+        `inputResponses ${JSON.stringify(input.key)}`,
+      );
+      await this.answer(id, input.key, answer);
     }
   }
 
@@ -594,7 +603,7 @@ export class TaskHost implements TaskRunner {
     if (resumed === undefined || isTerminal(resumed.status)) return resumed;
     this.#launch(
       resumed,
-      (options) => tool.run(resumed.args, detached(extra), options),
+      (options) => tool.run(resumed.args, detached(extra, resumed), options),
       resumed.checkpoint,
     );
     return resumed;
@@ -746,13 +755,10 @@ const MAX_LISTED = 1_000;
 
 /** Who may see a task made by this request. */
 function ownerOf(extra: CallExtra): string {
-  const auth = extra.authInfo as
-    | { clientId?: string; extra?: Record<string, unknown> }
-    | undefined;
-  if (auth !== undefined) {
-    const sub = typeof auth.extra?.sub === "string" ? auth.extra.sub : "";
-    return `principal:${auth.clientId ?? ""}:${sub}`;
-  }
+  // The client id and subject encoded apart (a `:` in either cannot make
+  // two principals one).
+  const principal = principalOf(extra.authInfo);
+  if (principal !== undefined) return `principal:${principal}`;
   return extra.sessionId === undefined ? "" : `session:${extra.sessionId}`;
 }
 
@@ -774,9 +780,17 @@ function askerOf(extra: CallExtra): Asker {
   };
 }
 
-/** The request context of a takeover's run: no signal of the request, the caller kept. */
-function detached(extra: CallExtra): CallExtra {
-  return { ...extra, signal: new AbortController().signal };
+/**
+ * The request context of a takeover's run: no signal of the request; the
+ * caller's verified identity kept only when it is the task's owner (a
+ * task an anonymous caller made never runs with a poller's token).
+ */
+function detached(extra: CallExtra, record: TaskRecord): CallExtra {
+  const signal = new AbortController().signal;
+  return record.owner.startsWith("principal:") &&
+      record.owner === ownerOf(extra)
+    ? { ...extra, signal }
+    : { ...extra, signal, authInfo: undefined };
 }
 
 function resultOf(record: TaskRecord): Record<string, unknown> {

@@ -31,7 +31,7 @@ export interface TaskRecord {
   readonly tool: string;
   /** Its arguments, as the client sent them. */
   readonly args: unknown;
-  /** Who may see it: `""` (whoever holds the id), `session:<id>` or `principal:<client>:<sub>`. */
+  /** Who may see it: `""` (whoever holds the id), `session:<id>` or `principal:<principalOf>` (the JSON of client id and subject). */
   readonly owner: string;
   /** The call's result once terminal (a `CallToolResult`). */
   readonly result?: Record<string, unknown>;

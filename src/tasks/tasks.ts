@@ -163,10 +163,33 @@ export function serveTasks(server: Server, options?: ServeTasksOptions): void {
     tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
     extensions: { [TASKS_EXTENSION]: {} },
   });
-  const set = server.setRequestHandler as unknown as (
+  const setLoose = server.setRequestHandler as unknown as (
     schema: unknown,
     handler: (request: unknown, extra: CallExtra) => unknown,
   ) => void;
+  // Each handler is installed on its method alone and checks the request
+  // itself: wrong-shaped params answer InvalidParams (-32602), not the
+  // InternalError (-32603) of the SDK's own parse.
+  const set = function (
+    this: Server,
+    schema: {
+      safeParse(
+        value: unknown,
+      ): { success: boolean; data?: unknown; error?: unknown };
+    },
+    handler: (request: unknown, extra: CallExtra) => unknown,
+  ): void {
+    const method = methodOf(schema);
+    setLoose.call(
+      this,
+      z.looseObject({ method: z.literal(method) }),
+      (request, extra) => {
+        const checked = schema.safeParse(request);
+        if (!checked.success) throw new TaskParamsError(method, checked.error);
+        return handler(checked.data, extra);
+      },
+    );
+  };
   const id = (request: unknown): string =>
     (request as { params: { taskId: string } }).params.taskId;
   const h = host;
@@ -209,6 +232,27 @@ export function serveTasks(server: Server, options?: ServeTasksOptions): void {
     async (_request, extra) => ({ tasks: await h.list(extra) }),
   );
   setTaskRunner(server, host);
+}
+
+/** A `tasks/*` request whose params have the wrong shape: InvalidParams (-32602). */
+class TaskParamsError extends Error {
+  readonly code: number = -32602;
+
+  constructor(method: string, cause: unknown) {
+    super(
+      `invalid ${method} params: ${
+        cause instanceof Error ? cause.message : String(cause)
+      }; send them as the MCP tasks schema gives`,
+      { cause },
+    );
+    this.name = "TaskParamsError";
+  }
+}
+
+/** The method literal of a request schema (`shape.method.value`). */
+function methodOf(schema: unknown): string {
+  return (schema as { shape: { method: { value: string } } }).shape.method
+    .value;
 }
 
 /** The hosts each signal already stops (one listener per signal and host, however many servers). */
