@@ -199,6 +199,77 @@ Deno.test("toolSearch: regex matching names, titles and descriptions, in list or
   );
 });
 
+Deno.test("toolSearch: a costly regex or an over-long query is refused, before matching", async () => {
+  // Each of these, run by V8's backtracking engine over the description
+  // below, takes from seconds to forever: the search must refuse them
+  // without matching (the test would hang, not fail, if it did not).
+  const long = rawTool({
+    name: "long",
+    description: "a ".repeat(5000) + "!",
+    run: () => "",
+  });
+  const costly = [
+    "(a+)+$",
+    "(a|a)*x",
+    "(?:a )*x",
+    ".*.*.*x",
+    ".*?\\s.+x",
+    "a{1,9}a*x",
+    "(a)\\1*x",
+    "(?<w>a)\\k<w>",
+  ];
+  const model = script(
+    callTools(
+      ...costly.map((query, i) => ({
+        name: "search_tools",
+        args: { query },
+        id: `c${i}`,
+      })),
+      { name: "search_tools", args: { query: "x".repeat(257) }, id: "len" },
+    ),
+    say("ok"),
+  );
+  // Matching reads each tool's server first: here that fails at once, so a
+  // pattern that reached matching fails this test fast instead of hanging.
+  const result = await new Agent(model, {
+    tools: [long, ...library()],
+    toolSearch: {
+      match: "regex",
+      serverOf: () => {
+        throw new Error("a refused pattern reached matching");
+      },
+    },
+  }).generate("go");
+  const results = result.steps[0].results;
+  for (let i = 0; i < costly.length; i++) {
+    assert.equal(
+      results[i].content,
+      'INVALID_INPUT: tool "search_tools": "query" is too costly a regular expression: ' +
+        "use at most one repetition (*, +, ?, {n,m}), not after a group, and no back-references",
+      costly[i],
+    );
+    assert.equal(results[i].isError, true);
+  }
+  assert.equal(
+    results[costly.length].content,
+    'INVALID_INPUT: tool "search_tools": "query" must be at most 256 characters',
+  );
+  const fine = script(
+    callTools(
+      { name: "search_tools", args: { query: "[*+?{]|\\(a\\)*" }, id: "a" },
+      { name: "search_tools", args: { query: "(?:lo)ng" }, id: "b" },
+    ),
+    say("ok"),
+  );
+  const passed = (await new Agent(fine, {
+    tools: [long, ...library()],
+    toolSearch: { match: "regex" },
+  }).generate("go")).steps[0].results;
+  // One repetition, and repetition signs inside a class or escaped, pass.
+  assert.match(passed[0].content, /^No tools found/);
+  assert.match(passed[1].content, /^1 tool found for "\(\?:lo\)ng"/);
+});
+
 Deno.test("toolSearch: the server a tool comes from is searched too (serverOf)", async () => {
   const tools = [
     rawTool({ name: "list", description: "Lists things.", run: () => "" }),

@@ -70,6 +70,22 @@ Deno.test("permissions: a deno run entry's -A and every other permission flag gi
   );
 });
 
+Deno.test("permissions: a variable the entry sets grants its own name only, never a list or a prefix", () => {
+  const launch = applyPermissions(
+    "files",
+    "deno",
+    ["run", "jsr:@s/srv"],
+    { env: ["OTEL_*"] },
+    { env: { "X,HOME": "1", "AWS_*": "2", DENO_DIR: "/cache" } },
+  );
+  assert.deepEqual(launch.args, [
+    "run",
+    "--no-prompt",
+    "--allow-env=OTEL_*,DENO_DIR",
+    "jsr:@s/srv",
+  ]);
+});
+
 Deno.test("permissions: a program that cannot enforce them is refused, naming the server", () => {
   const refused = (command: string, args: string[], message: RegExp) =>
     assert.throws(

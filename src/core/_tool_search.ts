@@ -36,6 +36,16 @@ const DESCRIPTION_REGEX =
 /** The longest one-line summary, in characters, before it is cut with `…`. */
 const SUMMARY_MAX = 120;
 
+/** The longest query, in characters (the model writes it; it is echoed back). */
+const QUERY_MAX = 256;
+
+/**
+ * The first characters of each field a regular expression is matched
+ * against: with at most one repetition in the pattern, the matching time is
+ * bounded by this squared, per field.
+ */
+const REGEX_FIELD_MAX = 2000;
+
 /** The search of one agent: its options, its definition, its index cache. */
 export class ToolSearch {
   readonly #always: readonly string[];
@@ -132,6 +142,12 @@ export class ToolSearch {
         `tool "${SEARCH_TOOLS}": "query" must be a non-empty string`,
       );
     }
+    if (query.length > QUERY_MAX) {
+      throw new ToolError(
+        "INVALID_INPUT",
+        `tool "${SEARCH_TOOLS}": "query" must be at most ${QUERY_MAX} characters`,
+      );
+    }
     const found = this.#regex
       ? this.#byRegex(universe, query)
       : this.#byWords(universe, query);
@@ -153,8 +169,20 @@ export class ToolSearch {
         }`,
       );
     }
+    // The model writes the pattern: one that backtracks without end (nested
+    // or repeated repetitions, back-references) would hang the run.
+    if (!boundedPattern(query)) {
+      throw new ToolError(
+        "INVALID_INPUT",
+        `tool "${SEARCH_TOOLS}": "query" is too costly a regular expression: ` +
+          "use at most one repetition (*, +, ?, {n,m}), not after a group, " +
+          "and no back-references",
+      );
+    }
     return universe.filter((tool) =>
-      fieldsOf(tool, this.#serverOf).some((text) => pattern.test(text))
+      fieldsOf(tool, this.#serverOf).some((text) =>
+        pattern.test(text.slice(0, REGEX_FIELD_MAX))
+      )
     );
   }
 
@@ -252,6 +280,56 @@ function listedName(line: string, all: ToolSnapshot): string | undefined {
     at = rest.lastIndexOf(": ", at - 1);
   }
   return undefined;
+}
+
+/**
+ * Whether `source`, as a regular expression, has at most one repetition
+ * (`*`, `+`, `?`, `{n}`, `{n,}`, `{n,m}`, lazy or not), none applied to a
+ * group, and no back-reference: its matching time stays polynomial of low
+ * degree (V8 backtracks, so `(a+)+$` or `.*.*.*x` take exponential or
+ * cubic time).
+ */
+function boundedPattern(source: string): boolean {
+  let repetitions = 0;
+  let i = 0;
+  let previous = ""; // the last atom's closing character
+  while (i < source.length) {
+    const c = source[i];
+    if (c === "\\") {
+      const next = source[i + 1] ?? "";
+      if (/[1-9]/.test(next) || next === "k") return false;
+      previous = "\\" + next;
+      i += 2;
+      continue;
+    }
+    if (c === "[") {
+      let j = i + 1;
+      if (source[j] === "^") j++;
+      if (source[j] === "]") j++;
+      while (j < source.length && source[j] !== "]") {
+        j += source[j] === "\\" ? 2 : 1;
+      }
+      previous = "]";
+      i = j + 1;
+      continue;
+    }
+    const brace = c === "{" ? /^\{\d+(,\d*)?\}/.exec(source.slice(i)) : null;
+    if (c === "*" || c === "+" || c === "?" || brace !== null) {
+      if (c === "?" && previous === "(") {
+        i++; // a group's prefix, (?: (?= (?! (?<
+        previous = "(?";
+        continue;
+      }
+      if (previous === ")" || ++repetitions > 1) return false;
+      i += brace !== null ? brace[0].length : 1;
+      if (source[i] === "?") i++; // lazy
+      previous = "quantifier";
+      continue;
+    }
+    previous = c;
+    i++;
+  }
+  return true;
 }
 
 function searchable(all: ToolSnapshot): ToolDef[] {

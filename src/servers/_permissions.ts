@@ -66,7 +66,7 @@ function programOf(command: string): string {
  * Deno's flags for `permissions`: `--no-prompt` (a denied access fails at
  * once, never waits on a prompt) and one `--allow-<name>` per granted
  * permission (`true`: all; a list: those). `env` also allows the names the
- * entry sets in `env`.
+ * entry sets in `env` (those without `,` or `*`).
  */
 export function denoFlags(
   permissions: ServerPermissions,
@@ -76,7 +76,10 @@ export function denoFlags(
   for (const name of PERMISSION_NAMES) {
     let grant = permissions[name];
     if (name === "env" && grant !== true) {
-      const names = [...(grant ?? []), ...Object.keys(env)];
+      // A variable the entry sets is granted by its name only: a name
+      // holding "," or "*" would widen the flag to other variables.
+      const set = Object.keys(env).filter((key) => !/[,*]/.test(key));
+      const names = [...(grant ?? []), ...set];
       grant = names.length > 0 ? [...new Set(names)] : undefined;
     }
     if (grant === true) flags.push(`--allow-${name}`);
