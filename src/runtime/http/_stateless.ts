@@ -94,6 +94,13 @@ export class StatelessRoute {
   readonly #direct = new Set<DirectCall>();
   /** Modern route: what each (reused) server was last initialized with. */
   readonly #memos = new WeakMap<Server, InitMemo>();
+  /**
+   * Servers whose SDK `Protocol` is connected for a request now, with the
+   * requests waiting for their turn on it: a factory may hand back one
+   * shared server, and the SDK connects a server to one transport at a
+   * time.
+   */
+  readonly #turns = new Map<Server, (() => void)[]>();
 
   /** A route making servers with `newServer`. */
   constructor(
@@ -194,8 +201,16 @@ export class StatelessRoute {
         { req, body, info, transport, connected, era, release },
       );
     }
+    await this.#take(server);
     busy.add(server);
-    await server.connect(connected);
+    try {
+      await server.connect(connected);
+    } catch (error) {
+      if (era !== undefined) modern?.live.delete(era);
+      busy.delete(server);
+      this.#give(server);
+      throw error;
+    }
     try {
       return await transport.handle(req, body, info, (end) => {
         release?.();
@@ -204,21 +219,28 @@ export class StatelessRoute {
         const interrupted = !busy.delete(server);
         if (end === "delivered") {
           server.close().then(() => {
-            if (reusable && !interrupted && idle.length < IDLE_SERVERS) {
+            if (
+              reusable && !interrupted && idle.length < IDLE_SERVERS &&
+              !idle.includes(server)
+            ) {
               idle.push(server);
             }
-          }, report);
+          }, report).finally(() => this.#give(server));
           return;
         }
         // The transport cancelled the calls; the SDK handles notifications
         // a tick later: close once it has, so the handlers see the
         // cancellation's reason, not a bare close.
-        setTimeout(() => server.close().catch(report), 0);
+        setTimeout(
+          () => server.close().catch(report).finally(() => this.#give(server)),
+          0,
+        );
       });
     } catch (error) {
       if (era !== undefined) modern?.live.delete(era);
       busy.delete(server);
       await server.close().catch(() => {});
+      this.#give(server);
       throw error;
     }
   }
@@ -312,6 +334,27 @@ export class StatelessRoute {
       await fast.close().catch(() => {});
       throw error;
     }
+  }
+
+  /**
+   * Waits until no other request has `server`'s `Protocol` connected (a
+   * fresh server: at once), then holds it until {@link #give}.
+   */
+  async #take(server: Server): Promise<void> {
+    const waiting = this.#turns.get(server);
+    if (waiting === undefined) {
+      this.#turns.set(server, []);
+      return;
+    }
+    await new Promise<void>((resolve) => waiting.push(resolve));
+  }
+
+  /** `server`'s request ended and its `Protocol` closed: the next one's turn. */
+  #give(server: Server): void {
+    const waiting = this.#turns.get(server);
+    const next = waiting?.shift();
+    if (next !== undefined) next();
+    else this.#turns.delete(server);
   }
 
   #memo(server: Server): InitMemo {

@@ -81,7 +81,10 @@ export interface HttpHandlerOptions {
    * request at a time; a message a handler sends after its request was
    * answered goes nowhere; a server that handled `initialize` or
    * `logging/setLevel` (per-client state), or whose request was dropped, is
-   * never pooled. Session mode ignores it (a server per session).
+   * never pooled. Session mode ignores it (a server per session). A
+   * `newServer` that hands back one shared server works either way:
+   * overlapping requests that need its SDK `Protocol` connected take turns
+   * on it.
    *
    * @default false
    */
