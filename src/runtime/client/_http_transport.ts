@@ -17,7 +17,9 @@ import type {
 // @ts-types="@modelcontextprotocol/sdk/types"
 import {
   ErrorCode,
+  isJSONRPCResultResponse,
   type JSONRPCMessage,
+  JSONRPCMessageSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { ConnectionLostError } from "../errors.ts";
 import {
@@ -37,6 +39,8 @@ import {
   responseIdOf,
 } from "./_message_ids.ts";
 import { watchEventStream } from "./_event_stream.ts";
+import { SseParser } from "./_sse_parser.ts";
+import { isPlainResultResponse } from "./_response_lane.ts";
 
 /** What the transport tracks of one request in flight. */
 interface Call {
@@ -46,6 +50,56 @@ interface Call {
   drop?: () => void;
   /** The modern era's headers, derived from the request's envelope. */
   headers?: readonly [string, string][];
+}
+
+/** What the SDK transport's `_handleSseStream` is given besides the body. */
+interface SseOptions {
+  onresumptiontoken?: (token: string) => void;
+  replayMessageId?: RequestId;
+}
+
+/**
+ * The internals of the SDK's `StreamableHTTPClientTransport` the SSE
+ * reader stands in for and uses (the SDK version is pinned): the reader
+ * takes the place of `_handleSseStream`, and does what it does.
+ */
+interface SdkSseInternals {
+  _handleSseStream(
+    stream: ReadableStream<Uint8Array> | null,
+    options: SseOptions,
+    isReconnectable: boolean,
+  ): void;
+  _scheduleReconnection(
+    options: SseOptions & { resumptionToken?: string },
+    attemptCount?: number,
+  ): void;
+  _serverRetryMs?: number;
+  _abortController?: AbortController;
+  onmessage?: (message: JSONRPCMessage) => void;
+  onerror?: (error: Error) => void;
+}
+
+function sdkSseInternals(
+  transport: StreamableHTTPClientTransport,
+): SdkSseInternals | undefined {
+  const t = transport as unknown as Partial<SdkSseInternals>;
+  return typeof t._handleSseStream === "function" &&
+      typeof t._scheduleReconnection === "function" &&
+      t._handleSseStream.length === 3
+    ? t as SdkSseInternals
+    : undefined;
+}
+
+/** What the transport knows of an SSE body its fetch handed the SDK. */
+interface SseBody {
+  /** The calls waiting for their answers on it. */
+  readonly waiting: readonly RequestId[];
+  /** The call whose POST it answers, if any. */
+  readonly post: Call | undefined;
+  /** Called once the body is done with. */
+  readonly release: () => void;
+  /** In the transport's open set: cancels the body, or its reader once read. */
+  readonly open: { cancel(reason: unknown): void };
 }
 
 /** Options of {@link LosslessHttpTransport}. */
@@ -74,15 +128,30 @@ export class LosslessHttpTransport implements Transport {
   readonly #resuming = new Map<string, RequestId[]>();
   /** The SSE bodies being read now, cancelled on close. */
   readonly #open = new Set<{ cancel(reason: unknown): void }>();
+  /** The SDK's internals when its SSE reading is taken over (see `#readEvents`). */
+  readonly #sdk?: SdkSseInternals;
+  /** The SSE bodies handed to the SDK, until it starts reading them. */
+  readonly #bodies = new WeakMap<ReadableStream<Uint8Array>, SseBody>();
   #closed = false;
 
   /** Builds the transport for `url`. */
   constructor(url: URL, options: LosslessHttpOptions = {}) {
     this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
     this.#inner = new StreamableHTTPClientTransport(url, {
-      requestInit: { headers: options.headers },
+      // No headers, no init: the SDK then merges nothing into each request.
+      ...(options.headers === undefined
+        ? {}
+        : { requestInit: { headers: options.headers } }),
       fetch: (input, init) => this.#fetchWrapped(input, init),
     });
+    // The SDK reads an SSE body through a decoder stream, a parser stream
+    // and a zod parse of each message; the transport reads it in one loop
+    // instead, doing what the SDK's reading does (`#readEvents`).
+    this.#sdk = sdkSseInternals(this.#inner);
+    if (this.#sdk !== undefined) {
+      this.#sdk._handleSseStream = (stream, options, reconnectable) =>
+        void this.#readEvents(stream, options, reconnectable);
+    }
     this.#inner.onmessage = (message) => this.#receive(message);
     this.#inner.onerror = (error) => this.onerror?.(error);
     this.#inner.onclose = () => this.onclose?.();
@@ -228,10 +297,163 @@ export class LosslessHttpTransport implements Transport {
       return response;
     }
     const waiting = id !== undefined && call !== undefined ? [id] : resumed;
+    if (this.#sdk !== undefined) {
+      // Read by `#readEvents` when the SDK hands it there; until then a
+      // cancelled call or a close cancels the body itself.
+      const body = response.body;
+      const open = { cancel: (reason: unknown) => cancelQuietly(body, reason) };
+      this.#bodies.set(body, { waiting, post: call, release, open });
+      this.#open.add(open);
+      if (call !== undefined) {
+        call.drop = () => open.cancel(new Error("request cancelled"));
+        if (call.dropped) call.drop();
+      }
+      return response;
+    }
     // The body is watched in place (no second stream): the response goes
     // on as it is, unless it hands out a new body object on each read.
     const body = this.#eventStream(response.body, waiting, call, release);
     return response.body === body ? response : withBody(body, response, false);
+  }
+
+  /**
+   * Reads an SSE body in the SDK's place (its `_handleSseStream`, the same
+   * arguments): one reader, a decoder and a parser, no streams between.
+   * Each event is handled as the SDK handles it — its id noted (and given
+   * to `onresumptiontoken`), a message parsed (big numbers kept) and
+   * checked with the SDK's schema (a plain result response, which that
+   * schema gives back as it is, without it), then delivered; a stream
+   * that ends or breaks before its answer is resumed as the SDK resumes
+   * it. What the transport adds is what the watched body of the other
+   * path adds: its calls answered, lost or resumed when it ends.
+   */
+  async #readEvents(
+    stream: ReadableStream<Uint8Array> | null,
+    options: SseOptions | undefined,
+    reconnectable: boolean,
+  ): Promise<void> {
+    if (stream === null || stream === undefined) return;
+    const sdk = this.#sdk!;
+    const body = this.#bodies.get(stream);
+    this.#bodies.delete(stream);
+    const waiting = body?.waiting ?? [];
+    const post = body?.post;
+    const onresumptiontoken = options?.onresumptiontoken;
+    const replayMessageId = options?.replayMessageId;
+    let lastEventId: string | undefined;
+    let primed = false;
+    let received = false;
+    let over = false;
+    const finish = (): void => {
+      if (over) return;
+      over = true;
+      if (body !== undefined) {
+        this.#open.delete(body.open);
+        body.release();
+      }
+    };
+    const parser = new SseParser({
+      event: (id, type, data) => {
+        if (id) {
+          lastEventId = id;
+          primed = true;
+          onresumptiontoken?.(id);
+        }
+        if (!data) return;
+        if (type !== undefined && type !== "message") return;
+        try {
+          const message = this.#parseMessage(data);
+          if (isResult(message)) {
+            received = true;
+            if (replayMessageId !== undefined) {
+              (message as { id: RequestId }).id = replayMessageId;
+            }
+          }
+          sdk.onmessage?.(message);
+        } catch (error) {
+          // Not delivered; an answer all the same (as the other path notes).
+          this.#noteAnswered(waiting, data);
+          sdk.onerror?.(error as Error);
+        }
+      },
+      retry: (ms) => {
+        sdk._serverRetryMs = ms;
+      },
+    });
+    const resume = (): void => {
+      const controller = sdk._abortController;
+      if (
+        (reconnectable || primed) && !received && controller !== undefined &&
+        !controller.signal.aborted
+      ) {
+        sdk._scheduleReconnection({
+          resumptionToken: lastEventId,
+          onresumptiontoken,
+          replayMessageId,
+        }, 0);
+      }
+    };
+    try {
+      const reader = stream.getReader();
+      if (body !== undefined) {
+        body.open.cancel = (reason) => void reader.cancel(reason).catch(noop);
+      }
+      const decoder = new TextDecoder();
+      for (;;) {
+        let chunk: ReadableStreamReadResult<Uint8Array>;
+        try {
+          chunk = await reader.read();
+        } catch (error) {
+          finish();
+          // The calls it failed end the stream quietly, as a clean end.
+          const quiet = post?.dropped === true || this.#closed ||
+            this.#ended(waiting, true, lastEventId ?? "", error);
+          if (quiet) break;
+          throw error;
+        }
+        if (chunk.done) {
+          finish();
+          const rest = decoder.decode();
+          if (rest !== "") parser.feed(rest);
+          this.#ended(waiting, false, lastEventId ?? "");
+          break;
+        }
+        const text = decoder.decode(chunk.value, { stream: true });
+        if (text !== "") parser.feed(text);
+      }
+      resume();
+    } catch (error) {
+      finish();
+      sdk.onerror?.(new Error(`SSE stream disconnected: ${error}`));
+      try {
+        resume();
+      } catch (error) {
+        sdk.onerror?.(
+          new Error(
+            `Failed to reconnect: ${
+              error instanceof Error ? error.message : String(error)
+            }`,
+          ),
+        );
+      }
+    }
+  }
+
+  #noteAnswered(waiting: readonly RequestId[], data: string): void {
+    if (waiting.length === 0) return;
+    const answered = answeredId(data, () => parseOrUndefined(data));
+    if (answered === undefined || !waiting.includes(answered)) return;
+    const call = this.#calls.get(answered);
+    if (call !== undefined) call.answered = true;
+  }
+
+  // One event's data as the SDK's reading gives it: `JSON.parse` (of the
+  // text with its big numbers marked), then its message schema.
+  #parseMessage(data: string): JSONRPCMessage {
+    const parsed = JSON.parse(
+      mayHoldBigNumber(data) ? this.#codec.encode(data).text : data,
+    );
+    return plainResultMessage(parsed) ?? JSONRPCMessageSchema.parse(parsed);
   }
 
   // The SSE body the SDK reads: big numbers marked; for the calls waiting on
@@ -367,6 +589,35 @@ function parseOrUndefined(text: string): unknown {
 }
 
 function noop(): void {}
+
+function cancelQuietly(body: ReadableStream<Uint8Array>, reason: unknown): void {
+  if (body.locked) return;
+  void body.cancel(reason).catch(noop);
+}
+
+/**
+ * What the SDK's message schema gives back for `value` when it is plainly
+ * a result response (see `isPlainResultResponse`) whose result has no
+ * `_meta` or has it first: the schema's keys in its order, the result
+ * itself. `undefined`: the schema decides.
+ */
+function plainResultMessage(value: unknown): JSONRPCMessage | undefined {
+  if (!isPlainResultResponse(value)) return undefined;
+  const m = value as { jsonrpc: "2.0"; id: RequestId; result: object };
+  const result = m.result as Record<string, unknown>;
+  if (Object.hasOwn(result, "__proto__")) return undefined;
+  if (result._meta !== undefined) {
+    for (const key in result) {
+      if (key !== "_meta") return undefined;
+      break;
+    }
+  }
+  return { jsonrpc: m.jsonrpc, id: m.id, result } as JSONRPCMessage;
+}
+
+function isResult(message: JSONRPCMessage): boolean {
+  return isPlainResultResponse(message) || isJSONRPCResultResponse(message);
+}
 
 // Aborts `drop` when `outer` aborts, until the function returned is called.
 function follow(
