@@ -590,7 +590,10 @@ function parseOrUndefined(text: string): unknown {
 
 function noop(): void {}
 
-function cancelQuietly(body: ReadableStream<Uint8Array>, reason: unknown): void {
+function cancelQuietly(
+  body: ReadableStream<Uint8Array>,
+  reason: unknown,
+): void {
   if (body.locked) return;
   void body.cancel(reason).catch(noop);
 }
