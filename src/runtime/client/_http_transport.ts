@@ -132,6 +132,9 @@ export class LosslessHttpTransport implements Transport {
   readonly #sdk?: SdkSseInternals;
   /** The SSE bodies handed to the SDK, until it starts reading them. */
   readonly #bodies = new WeakMap<ReadableStream<Uint8Array>, SseBody>();
+  /** The signal the SDK gives every request, and the calls following it. */
+  #following?: AbortSignal;
+  readonly #inFlight = new Set<AbortController>();
   #closed = false;
 
   /** Builds the transport for `url`. */
@@ -259,7 +262,7 @@ export class LosslessHttpTransport implements Transport {
       const drop = new AbortController();
       call.drop = () => drop.abort(new Error("request cancelled"));
       if (call.dropped) call.drop();
-      release = follow(init?.signal, drop);
+      release = this.#follow(init?.signal, drop);
       init = { ...init, signal: drop.signal };
     }
     let response: Response;
@@ -280,8 +283,7 @@ export class LosslessHttpTransport implements Transport {
       for (const waiting of resumed) this.#loseIfPending(waiting);
       return response;
     }
-    const type = (response.headers.get("content-type") ?? "").split(";")[0]
-      .trim().toLowerCase();
+    const type = mediaType(response.headers.get("content-type"));
     if (type === "application/json") {
       let text: string;
       try {
@@ -456,6 +458,29 @@ export class LosslessHttpTransport implements Transport {
     return plainResultMessage(parsed) ?? JSONRPCMessageSchema.parse(parsed);
   }
 
+  /**
+   * `follow` for the SDK's own signal (the same one on every request): one
+   * listener on it for the transport, aborting the calls in flight,
+   * instead of a listener added and removed per request.
+   */
+  #follow(
+    outer: AbortSignal | null | undefined,
+    drop: AbortController,
+  ): () => void {
+    if (outer === null || outer === undefined || outer.aborted) {
+      return follow(outer, drop);
+    }
+    if (this.#following === undefined) {
+      this.#following = outer;
+      outer.addEventListener("abort", () => {
+        for (const each of this.#inFlight) each.abort(outer.reason);
+        this.#inFlight.clear();
+      }, { once: true });
+    } else if (this.#following !== outer) return follow(outer, drop);
+    this.#inFlight.add(drop);
+    return () => void this.#inFlight.delete(drop);
+  }
+
   // The SSE body the SDK reads: big numbers marked; for the calls waiting on
   // it (a POST's own request, or those a resumption carries on), watched for
   // their answers; for a POST, dropped when its call is cancelled.
@@ -589,6 +614,18 @@ function parseOrUndefined(text: string): unknown {
 }
 
 function noop(): void {}
+
+// The media type of a content type, lower-cased, without parameters.
+function mediaType(contentType: string | null): string {
+  if (contentType === null) return "";
+  // The common spellings, as they come.
+  if (
+    contentType === "text/event-stream" || contentType === "application/json"
+  ) {
+    return contentType;
+  }
+  return contentType.split(";")[0].trim().toLowerCase();
+}
 
 function cancelQuietly(
   body: ReadableStream<Uint8Array>,
