@@ -4,6 +4,15 @@
  * `fetch` hook — big integers kept, a cancelled call's HTTP request dropped,
  * and a call whose response stream broke failed at once.
  *
+ * An SSE body is read in the SDK's place: its `_handleSseStream` (the SDK
+ * version is pinned) is replaced by one reader loop with a decoder and a
+ * hand-written parser, which does what the SDK's reading does — without its
+ * decoder and parser streams, and without its schema parse of a plain result
+ * response (which that schema gives back as it is).
+ * tests/runtime_http_sse_reader_test.ts holds the two side by side. When the
+ * SDK's internals are not as expected, the body is watched on the SDK's own
+ * reading instead (`watchEventStream`).
+ *
  * @module
  */
 
