@@ -251,3 +251,38 @@ Deno.test("the SSE reader delivers a progress notification while the answer is s
   assert.deepEqual(order, ["notifications/progress", "answer"]);
   await weft.close();
 });
+
+Deno.test("when the SDK's internals are not as expected, the SDK reads the body, watched: big integers kept all the same", async () => {
+  const proto = StreamableHTTPClientTransport.prototype as unknown as {
+    _handleSseStream: (...args: unknown[]) => void;
+  };
+  const original = proto._handleSseStream;
+  // Another arity: the transport leaves the SDK's reading in place.
+  let sdkRead = false;
+  proto._handleSseStream = function (this: unknown, stream: unknown) {
+    sdkRead = true;
+    return original.apply(this, [stream, ...[...arguments].slice(1)]);
+  };
+  try {
+    const seen: Seen = { messages: [], errors: [], tokens: [], resumed: [] };
+    const weft = new LosslessHttpTransport(URL_, {
+      fetch: sseFetch([encoder.encode(
+        `data: {"jsonrpc":"2.0","id":1,"result":{"n":12345678901234567890123}}\n\n`,
+      )], seen).fetch,
+    });
+    const got = Promise.withResolvers<JSONRPCMessage>();
+    weft.onmessage = (message) => got.resolve(message);
+    await weft.start();
+    await weft.send(REQUEST);
+    const message = await got.promise as { result: { n: unknown } };
+    assert.ok(isRawJson(message.result.n));
+    assert.equal(
+      JSON.stringify(message.result),
+      '{"n":12345678901234567890123}',
+    );
+    assert.ok(sdkRead, "the SDK read the body");
+    await weft.close();
+  } finally {
+    proto._handleSseStream = original;
+  }
+});
