@@ -28,8 +28,11 @@ interface Seen {
   resumed: string[];
 }
 
-/** A fetch answering the POST with `chunks` as an SSE body; `drained` when read to its end. */
-function sseFetch(chunks: Uint8Array[], seen: Seen) {
+/**
+ * A fetch answering the POST with `chunks` as an SSE body (a byte stream,
+ * as a fetch body is, when `bytes`); `drained` when read to its end.
+ */
+function sseFetch(chunks: Uint8Array[], seen: Seen, bytes = false) {
   let next = 0;
   let done!: () => void;
   const drained = new Promise<void>((resolve) => done = resolve);
@@ -38,15 +41,23 @@ function sseFetch(chunks: Uint8Array[], seen: Seen) {
       seen.resumed.push(new Headers(init.headers).get("last-event-id") ?? "");
       return Promise.resolve(new Response(null, { status: 405 }));
     }
-    const body = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        if (next < chunks.length) controller.enqueue(chunks[next++]);
-        else {
-          controller.close();
-          done();
-        }
-      },
-    }, { highWaterMark: 0 });
+    const pull = (controller: {
+      enqueue(chunk: Uint8Array): void;
+      close(): void;
+      byobRequest?: ReadableStreamBYOBRequest | null;
+    }) => {
+      // A copy: a byte stream takes the buffer it is given.
+      if (next < chunks.length) controller.enqueue(chunks[next++].slice());
+      else {
+        controller.close();
+        // A read into a buffer waits until it is answered (as a fetch body does).
+        controller.byobRequest?.respond(0);
+        done();
+      }
+    };
+    const body = bytes
+      ? new ReadableStream({ type: "bytes", pull }, { highWaterMark: 0 })
+      : new ReadableStream<Uint8Array>({ pull }, { highWaterMark: 0 });
     return Promise.resolve(
       new Response(body, {
         headers: { "content-type": "text/event-stream" },
@@ -63,9 +74,10 @@ async function settle(): Promise<void> {
 async function readWith(
   side: "sdk" | "weft",
   chunks: Uint8Array[],
+  bytes = false,
 ): Promise<Seen> {
   const seen: Seen = { messages: [], errors: [], tokens: [], resumed: [] };
-  const { fetch, drained } = sseFetch(chunks, seen);
+  const { fetch, drained } = sseFetch(chunks, seen, bytes);
   const transport = side === "sdk"
     ? new StreamableHTTPClientTransport(URL_, { fetch })
     : new LosslessHttpTransport(URL_, { fetch });
@@ -159,13 +171,17 @@ for (const [name, text] of Object.entries(CASES)) {
     assert.ok(
       whole.messages.length + whole.errors.length + whole.resumed.length > 0,
     );
-    for (const chunks of cuts) {
-      const sdk = await readWith("sdk", chunks);
-      const weft = await readWith("weft", chunks);
+    for (const [i, chunks] of cuts.entries()) {
+      // Every other cut as a byte stream (read into the transport's buffer).
+      const bytes = i % 2 === 1;
+      const sdk = await readWith("sdk", chunks, bytes);
+      const weft = await readWith("weft", chunks, bytes);
       assert.deepEqual(
         weft,
         sdk,
-        `cut into ${chunks.map((c) => c.length).join("+")} bytes`,
+        `cut into ${chunks.map((c) => c.length).join("+")} bytes${
+          bytes ? ", a byte stream" : ""
+        }`,
       );
     }
   });

@@ -405,15 +405,25 @@ export class LosslessHttpTransport implements Transport {
       }
     };
     try {
-      const reader = stream.getReader();
+      // A fetch body is a byte stream: read into a buffer of the
+      // transport's (a default reader allocates a chunk on every read).
+      const byob = byobReaderOf(stream);
+      const plain = byob === undefined ? stream.getReader() : undefined;
+      const reader: { cancel(reason: unknown): Promise<void> } = byob ?? plain!;
       if (body !== undefined) {
         body.open.cancel = (reason) => void reader.cancel(reason).catch(noop);
       }
+      let buffer = byob === undefined ? undefined : this.#takeBuffer();
       const decoder = new TextDecoder();
       for (;;) {
         let chunk: ReadableStreamReadResult<Uint8Array>;
         try {
-          chunk = await reader.read();
+          if (byob !== undefined) {
+            chunk = await byob.read(new Uint8Array(buffer!));
+            // The buffer comes back (moved) with the bytes read; none when
+            // the stream was cancelled.
+            buffer = chunk.value?.buffer as ArrayBuffer | undefined;
+          } else chunk = await plain!.read();
         } catch (error) {
           finish();
           // The calls it failed end the stream quietly, as a clean end.
@@ -424,12 +434,13 @@ export class LosslessHttpTransport implements Transport {
         }
         if (chunk.done) {
           finish();
+          if (buffer !== undefined) this.#giveBuffer(buffer);
           const rest = decoder.decode();
           if (rest !== "") parser.feed(rest);
           this.#ended(waiting, false, lastEventId ?? "");
           break;
         }
-        const text = decoder.decode(chunk.value, { stream: true });
+        const text = decoder.decode(chunk.value!, { stream: true });
         if (text !== "") parser.feed(text);
       }
       resume();
@@ -448,6 +459,20 @@ export class LosslessHttpTransport implements Transport {
         );
       }
     }
+  }
+
+  /** Read buffers of bodies read to their end, for the next. */
+  readonly #buffers: ArrayBuffer[] = [];
+
+  #takeBuffer(): ArrayBuffer {
+    return this.#buffers.pop() ?? new ArrayBuffer(READ_BUFFER_SIZE);
+  }
+
+  #giveBuffer(buffer: ArrayBuffer): void {
+    if (
+      buffer.byteLength === READ_BUFFER_SIZE &&
+      this.#buffers.length < KEPT_BUFFERS
+    ) this.#buffers.push(buffer);
   }
 
   #noteAnswered(waiting: readonly RequestId[], data: string): void {
@@ -634,6 +659,23 @@ function mediaType(contentType: string | null): string {
     return contentType;
   }
   return contentType.split(";")[0].trim().toLowerCase();
+}
+
+/** The size of an SSE body's read buffer, and how many a transport keeps. */
+const READ_BUFFER_SIZE = 32 * 1024;
+const KEPT_BUFFERS = 4;
+
+// A BYOB reader of `stream` when it is a byte stream (a fetch body), else
+// `undefined` (it then gets a default reader).
+function byobReaderOf(
+  stream: ReadableStream<Uint8Array>,
+): ReadableStreamBYOBReader | undefined {
+  if (stream.locked) return undefined; // the default reader throws as the SDK's pipe would
+  try {
+    return stream.getReader({ mode: "byob" });
+  } catch {
+    return undefined;
+  }
 }
 
 function cancelQuietly(
