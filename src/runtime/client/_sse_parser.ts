@@ -48,6 +48,14 @@ export class SseParser {
         chunk.charCodeAt(2) === 0xbf
       ) chunk = chunk.slice(3);
     }
+    if (
+      this.#pending !== "" && chunk.indexOf("\n") === -1 &&
+      chunk.indexOf("\r") === -1
+    ) {
+      // Still inside a line (a big event): kept, not scanned again.
+      this.#pending += chunk;
+      return;
+    }
     const text = this.#pending === "" ? chunk : this.#pending + chunk;
     const crs = text.includes("\r");
     let start = 0;
