@@ -80,7 +80,8 @@ async function readWith(
   const { fetch, drained } = sseFetch(chunks, seen, bytes);
   const transport = side === "sdk"
     ? new StreamableHTTPClientTransport(URL_, { fetch })
-    : new LosslessHttpTransport(URL_, { fetch });
+    // A byte stream here answers a read into a buffer, as a fetch body does.
+    : new LosslessHttpTransport(URL_, { fetch, runtimeBodies: bytes });
   transport.onmessage = (message) => {
     const m = message as { error?: { data?: unknown } };
     // The weft transport's own report of a call its stream lost.
@@ -301,4 +302,36 @@ Deno.test("when the SDK's internals are not as expected, the SDK reads the body,
   } finally {
     proto._handleSseStream = original;
   }
+});
+
+Deno.test("a byte-stream body of a fetch given by the caller is read with a default reader: its end is seen without a read into a buffer being answered", async () => {
+  let pulls = 0;
+  const body = new ReadableStream({
+    type: "bytes",
+    // Enqueues, then closes while a read waits, never answering a read
+    // into a buffer (which would then wait for ever).
+    pull(controller) {
+      if (pulls++ === 0) {
+        controller.enqueue(encoder.encode(`data: ${result(2, {})}\n\n`));
+      } else controller.close();
+    },
+  }, { highWaterMark: 0 });
+  const weft = new LosslessHttpTransport(URL_, {
+    fetch: () =>
+      Promise.resolve(
+        new Response(body, {
+          headers: { "content-type": "text/event-stream" },
+        }),
+      ),
+  });
+  const lost = Promise.withResolvers<unknown>();
+  weft.onmessage = (message) => {
+    const m = message as { id?: unknown; error?: { data?: unknown } };
+    if (m.id === 1) lost.resolve(m.error?.data);
+  };
+  await weft.start();
+  await weft.send(REQUEST);
+  // The stream ended without the answer to request 1: it is lost at once.
+  assert.ok(await lost.promise instanceof ConnectionLostError);
+  await weft.close();
 });

@@ -117,6 +117,13 @@ export interface LosslessHttpOptions {
   readonly headers?: HeadersInit;
   /** The fetch to use; `globalThis.fetch` when absent. */
   readonly fetch?: FetchLike;
+  /**
+   * Whether the bodies `fetch` gives are the runtime's own fetch bodies,
+   * read into a buffer of the transport's (a BYOB read). Default: when
+   * `fetch` is absent. A byte stream of another source may never answer
+   * such a read at its end; any other body gets a default reader.
+   */
+  readonly runtimeBodies?: boolean;
 }
 
 /** The text of the error a call gets when its response stream ends without its answer. */
@@ -144,11 +151,14 @@ export class LosslessHttpTransport implements Transport {
   /** The signal the SDK gives every request, and the calls following it. */
   #following?: AbortSignal;
   readonly #inFlight = new Set<AbortController>();
+  /** See {@link LosslessHttpOptions.runtimeBodies}. */
+  readonly #runtimeBodies: boolean;
   #closed = false;
 
   /** Builds the transport for `url`. */
   constructor(url: URL, options: LosslessHttpOptions = {}) {
     this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
+    this.#runtimeBodies = options.runtimeBodies ?? options.fetch === undefined;
     this.#inner = new StreamableHTTPClientTransport(url, {
       // No headers, no init: the SDK then merges nothing into each request.
       ...(options.headers === undefined
@@ -407,7 +417,7 @@ export class LosslessHttpTransport implements Transport {
     try {
       // A fetch body is a byte stream: read into a buffer of the
       // transport's (a default reader allocates a chunk on every read).
-      const byob = byobReaderOf(stream);
+      const byob = this.#runtimeBodies ? byobReaderOf(stream) : undefined;
       const plain = byob === undefined ? stream.getReader() : undefined;
       const reader: { cancel(reason: unknown): Promise<void> } = byob ?? plain!;
       if (body !== undefined) {
