@@ -4,6 +4,15 @@
  * `fetch` hook — big integers kept, a cancelled call's HTTP request dropped,
  * and a call whose response stream broke failed at once.
  *
+ * An SSE body is read in the SDK's place: its `_handleSseStream` (the SDK
+ * version is pinned) is replaced by one reader loop with a decoder and a
+ * hand-written parser, which does what the SDK's reading does — without its
+ * decoder and parser streams, and without its schema parse of a plain result
+ * response (which that schema gives back as it is).
+ * tests/runtime_http_sse_reader_test.ts holds the two side by side. When the
+ * SDK's internals are not as expected, the body is watched on the SDK's own
+ * reading instead (`watchEventStream`).
+ *
  * @module
  */
 
@@ -17,7 +26,9 @@ import type {
 // @ts-types="@modelcontextprotocol/sdk/types"
 import {
   ErrorCode,
+  isJSONRPCResultResponse,
   type JSONRPCMessage,
+  JSONRPCMessageSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { ConnectionLostError } from "../errors.ts";
 import {
@@ -37,6 +48,8 @@ import {
   responseIdOf,
 } from "./_message_ids.ts";
 import { watchEventStream } from "./_event_stream.ts";
+import { SseParser } from "./_sse_parser.ts";
+import { isPlainResultResponse } from "./_response_lane.ts";
 
 /** What the transport tracks of one request in flight. */
 interface Call {
@@ -48,12 +61,69 @@ interface Call {
   headers?: readonly [string, string][];
 }
 
+/** What the SDK transport's `_handleSseStream` is given besides the body. */
+interface SseOptions {
+  onresumptiontoken?: (token: string) => void;
+  replayMessageId?: RequestId;
+}
+
+/**
+ * The internals of the SDK's `StreamableHTTPClientTransport` the SSE
+ * reader stands in for and uses (the SDK version is pinned): the reader
+ * takes the place of `_handleSseStream`, and does what it does.
+ */
+interface SdkSseInternals {
+  _handleSseStream(
+    stream: ReadableStream<Uint8Array> | null,
+    options: SseOptions,
+    isReconnectable: boolean,
+  ): void;
+  _scheduleReconnection(
+    options: SseOptions & { resumptionToken?: string },
+    attemptCount?: number,
+  ): void;
+  _serverRetryMs?: number;
+  _abortController?: AbortController;
+  onmessage?: (message: JSONRPCMessage) => void;
+  onerror?: (error: Error) => void;
+}
+
+function sdkSseInternals(
+  transport: StreamableHTTPClientTransport,
+): SdkSseInternals | undefined {
+  const t = transport as unknown as Partial<SdkSseInternals>;
+  return typeof t._handleSseStream === "function" &&
+      typeof t._scheduleReconnection === "function" &&
+      t._handleSseStream.length === 3
+    ? t as SdkSseInternals
+    : undefined;
+}
+
+/** What the transport knows of an SSE body its fetch handed the SDK. */
+interface SseBody {
+  /** The calls waiting for their answers on it. */
+  readonly waiting: readonly RequestId[];
+  /** The call whose POST it answers, if any. */
+  readonly post: Call | undefined;
+  /** Called once the body is done with. */
+  readonly release: () => void;
+  /** In the transport's open set: cancels the body, or its reader once read. */
+  readonly open: { cancel(reason: unknown): void };
+}
+
 /** Options of {@link LosslessHttpTransport}. */
 export interface LosslessHttpOptions {
   /** Headers sent with every request. */
   readonly headers?: HeadersInit;
   /** The fetch to use; `globalThis.fetch` when absent. */
   readonly fetch?: FetchLike;
+  /**
+   * Whether the bodies `fetch` gives are the runtime's own fetch bodies,
+   * read into a buffer of the transport's (a BYOB read). Default: when
+   * `fetch` is absent. A byte stream of another source may never answer
+   * such a read at its end; any other body gets a default reader.
+   */
+  readonly runtimeBodies?: boolean;
 }
 
 /** The text of the error a call gets when its response stream ends without its answer. */
@@ -74,15 +144,36 @@ export class LosslessHttpTransport implements Transport {
   readonly #resuming = new Map<string, RequestId[]>();
   /** The SSE bodies being read now, cancelled on close. */
   readonly #open = new Set<{ cancel(reason: unknown): void }>();
+  /** The SDK's internals when its SSE reading is taken over (see `#readEvents`). */
+  readonly #sdk?: SdkSseInternals;
+  /** The SSE bodies handed to the SDK, until it starts reading them. */
+  readonly #bodies = new WeakMap<ReadableStream<Uint8Array>, SseBody>();
+  /** The signal the SDK gives every request, and the calls following it. */
+  #following?: AbortSignal;
+  readonly #inFlight = new Set<AbortController>();
+  /** See {@link LosslessHttpOptions.runtimeBodies}. */
+  readonly #runtimeBodies: boolean;
   #closed = false;
 
   /** Builds the transport for `url`. */
   constructor(url: URL, options: LosslessHttpOptions = {}) {
     this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
+    this.#runtimeBodies = options.runtimeBodies ?? options.fetch === undefined;
     this.#inner = new StreamableHTTPClientTransport(url, {
-      requestInit: { headers: options.headers },
+      // No headers, no init: the SDK then merges nothing into each request.
+      ...(options.headers === undefined
+        ? {}
+        : { requestInit: { headers: options.headers } }),
       fetch: (input, init) => this.#fetchWrapped(input, init),
     });
+    // The SDK reads an SSE body through a decoder stream, a parser stream
+    // and a zod parse of each message; the transport reads it in one loop
+    // instead, doing what the SDK's reading does (`#readEvents`).
+    this.#sdk = sdkSseInternals(this.#inner);
+    if (this.#sdk !== undefined) {
+      this.#sdk._handleSseStream = (stream, options, reconnectable) =>
+        void this.#readEvents(stream, options, reconnectable);
+    }
     this.#inner.onmessage = (message) => this.#receive(message);
     this.#inner.onerror = (error) => this.onerror?.(error);
     this.#inner.onclose = () => this.onclose?.();
@@ -190,7 +281,7 @@ export class LosslessHttpTransport implements Transport {
       const drop = new AbortController();
       call.drop = () => drop.abort(new Error("request cancelled"));
       if (call.dropped) call.drop();
-      release = follow(init?.signal, drop);
+      release = this.#follow(init?.signal, drop);
       init = { ...init, signal: drop.signal };
     }
     let response: Response;
@@ -211,8 +302,7 @@ export class LosslessHttpTransport implements Transport {
       for (const waiting of resumed) this.#loseIfPending(waiting);
       return response;
     }
-    const type = (response.headers.get("content-type") ?? "").split(";")[0]
-      .trim().toLowerCase();
+    const type = mediaType(response.headers.get("content-type"));
     if (type === "application/json") {
       let text: string;
       try {
@@ -228,10 +318,211 @@ export class LosslessHttpTransport implements Transport {
       return response;
     }
     const waiting = id !== undefined && call !== undefined ? [id] : resumed;
+    if (this.#sdk !== undefined) {
+      // Read by `#readEvents` when the SDK hands it there; until then a
+      // cancelled call or a close cancels the body itself.
+      const body = response.body;
+      const open = { cancel: (reason: unknown) => cancelQuietly(body, reason) };
+      this.#bodies.set(body, { waiting, post: call, release, open });
+      this.#open.add(open);
+      if (call !== undefined) {
+        call.drop = () => open.cancel(new Error("request cancelled"));
+        if (call.dropped) call.drop();
+      }
+      return response;
+    }
     // The body is watched in place (no second stream): the response goes
     // on as it is, unless it hands out a new body object on each read.
     const body = this.#eventStream(response.body, waiting, call, release);
     return response.body === body ? response : withBody(body, response, false);
+  }
+
+  /**
+   * Reads an SSE body in the SDK's place (its `_handleSseStream`, the same
+   * arguments): one reader, a decoder and a parser, no streams between.
+   * Each event is handled as the SDK handles it — its id noted (and given
+   * to `onresumptiontoken`), a message parsed (big numbers kept) and
+   * checked with the SDK's schema (a plain result response, which that
+   * schema gives back as it is, without it), then delivered; a stream
+   * that ends or breaks before its answer is resumed as the SDK resumes
+   * it. What the transport adds is what the watched body of the other
+   * path adds: its calls answered, lost or resumed when it ends.
+   */
+  async #readEvents(
+    stream: ReadableStream<Uint8Array> | null,
+    options: SseOptions | undefined,
+    reconnectable: boolean,
+  ): Promise<void> {
+    if (stream === null || stream === undefined) return;
+    const sdk = this.#sdk!;
+    const body = this.#bodies.get(stream);
+    this.#bodies.delete(stream);
+    const waiting = body?.waiting ?? [];
+    const post = body?.post;
+    const onresumptiontoken = options?.onresumptiontoken;
+    const replayMessageId = options?.replayMessageId;
+    let lastEventId: string | undefined;
+    let primed = false;
+    let received = false;
+    let over = false;
+    const finish = (): void => {
+      if (over) return;
+      over = true;
+      if (body !== undefined) {
+        this.#open.delete(body.open);
+        body.release();
+      }
+    };
+    const parser = new SseParser({
+      event: (id, type, data) => {
+        if (id) {
+          lastEventId = id;
+          primed = true;
+          onresumptiontoken?.(id);
+        }
+        if (!data) return;
+        if (type !== undefined && type !== "message") return;
+        try {
+          const message = this.#parseMessage(data);
+          if (isResult(message)) {
+            received = true;
+            if (replayMessageId !== undefined) {
+              (message as { id: RequestId }).id = replayMessageId;
+            }
+          }
+          sdk.onmessage?.(message);
+        } catch (error) {
+          // Not delivered; an answer all the same (as the other path notes).
+          this.#noteAnswered(waiting, data);
+          sdk.onerror?.(error as Error);
+        }
+      },
+      retry: (ms) => {
+        sdk._serverRetryMs = ms;
+      },
+    });
+    const resume = (): void => {
+      const controller = sdk._abortController;
+      if (
+        (reconnectable || primed) && !received && controller !== undefined &&
+        !controller.signal.aborted
+      ) {
+        sdk._scheduleReconnection({
+          resumptionToken: lastEventId,
+          onresumptiontoken,
+          replayMessageId,
+        }, 0);
+      }
+    };
+    try {
+      // A fetch body is a byte stream: read into a buffer of the
+      // transport's (a default reader allocates a chunk on every read).
+      const byob = this.#runtimeBodies ? byobReaderOf(stream) : undefined;
+      const plain = byob === undefined ? stream.getReader() : undefined;
+      const reader: { cancel(reason: unknown): Promise<void> } = byob ?? plain!;
+      if (body !== undefined) {
+        body.open.cancel = (reason) => void reader.cancel(reason).catch(noop);
+      }
+      let buffer = byob === undefined ? undefined : this.#takeBuffer();
+      const decoder = new TextDecoder();
+      for (;;) {
+        let chunk: ReadableStreamReadResult<Uint8Array>;
+        try {
+          if (byob !== undefined) {
+            chunk = await byob.read(new Uint8Array(buffer!));
+            // The buffer comes back (moved) with the bytes read; none when
+            // the stream was cancelled.
+            buffer = chunk.value?.buffer as ArrayBuffer | undefined;
+          } else chunk = await plain!.read();
+        } catch (error) {
+          finish();
+          // The calls it failed end the stream quietly, as a clean end.
+          const quiet = post?.dropped === true || this.#closed ||
+            this.#ended(waiting, true, lastEventId ?? "", error);
+          if (quiet) break;
+          throw error;
+        }
+        if (chunk.done) {
+          finish();
+          if (buffer !== undefined) this.#giveBuffer(buffer);
+          const rest = decoder.decode();
+          if (rest !== "") parser.feed(rest);
+          this.#ended(waiting, false, lastEventId ?? "");
+          break;
+        }
+        const text = decoder.decode(chunk.value!, { stream: true });
+        if (text !== "") parser.feed(text);
+      }
+      resume();
+    } catch (error) {
+      finish();
+      sdk.onerror?.(new Error(`SSE stream disconnected: ${error}`));
+      try {
+        resume();
+      } catch (error) {
+        sdk.onerror?.(
+          new Error(
+            `Failed to reconnect: ${
+              error instanceof Error ? error.message : String(error)
+            }`,
+          ),
+        );
+      }
+    }
+  }
+
+  /** Read buffers of bodies read to their end, for the next. */
+  readonly #buffers: ArrayBuffer[] = [];
+
+  #takeBuffer(): ArrayBuffer {
+    return this.#buffers.pop() ?? new ArrayBuffer(READ_BUFFER_SIZE);
+  }
+
+  #giveBuffer(buffer: ArrayBuffer): void {
+    if (
+      buffer.byteLength === READ_BUFFER_SIZE &&
+      this.#buffers.length < KEPT_BUFFERS
+    ) this.#buffers.push(buffer);
+  }
+
+  #noteAnswered(waiting: readonly RequestId[], data: string): void {
+    if (waiting.length === 0) return;
+    const answered = answeredId(data, () => parseOrUndefined(data));
+    if (answered === undefined || !waiting.includes(answered)) return;
+    const call = this.#calls.get(answered);
+    if (call !== undefined) call.answered = true;
+  }
+
+  // One event's data as the SDK's reading gives it: `JSON.parse` (of the
+  // text with its big numbers marked), then its message schema.
+  #parseMessage(data: string): JSONRPCMessage {
+    const parsed = JSON.parse(
+      mayHoldBigNumber(data) ? this.#codec.encode(data).text : data,
+    );
+    return plainResultMessage(parsed) ?? JSONRPCMessageSchema.parse(parsed);
+  }
+
+  /**
+   * `follow` for the SDK's own signal (the same one on every request): one
+   * listener on it for the transport, aborting the calls in flight,
+   * instead of a listener added and removed per request.
+   */
+  #follow(
+    outer: AbortSignal | null | undefined,
+    drop: AbortController,
+  ): () => void {
+    if (outer === null || outer === undefined || outer.aborted) {
+      return follow(outer, drop);
+    }
+    if (this.#following === undefined) {
+      this.#following = outer;
+      outer.addEventListener("abort", () => {
+        for (const each of this.#inFlight) each.abort(outer.reason);
+        this.#inFlight.clear();
+      }, { once: true });
+    } else if (this.#following !== outer) return follow(outer, drop);
+    this.#inFlight.add(drop);
+    return () => void this.#inFlight.delete(drop);
   }
 
   // The SSE body the SDK reads: big numbers marked; for the calls waiting on
@@ -367,6 +658,67 @@ function parseOrUndefined(text: string): unknown {
 }
 
 function noop(): void {}
+
+// The media type of a content type, lower-cased, without parameters.
+function mediaType(contentType: string | null): string {
+  if (contentType === null) return "";
+  // The common spellings, as they come.
+  if (
+    contentType === "text/event-stream" || contentType === "application/json"
+  ) {
+    return contentType;
+  }
+  return contentType.split(";")[0].trim().toLowerCase();
+}
+
+/** The size of an SSE body's read buffer, and how many a transport keeps. */
+const READ_BUFFER_SIZE = 32 * 1024;
+const KEPT_BUFFERS = 4;
+
+// A BYOB reader of `stream` when it is a byte stream (a fetch body), else
+// `undefined` (it then gets a default reader).
+function byobReaderOf(
+  stream: ReadableStream<Uint8Array>,
+): ReadableStreamBYOBReader | undefined {
+  if (stream.locked) return undefined; // the default reader throws as the SDK's pipe would
+  try {
+    return stream.getReader({ mode: "byob" });
+  } catch {
+    return undefined;
+  }
+}
+
+function cancelQuietly(
+  body: ReadableStream<Uint8Array>,
+  reason: unknown,
+): void {
+  if (body.locked) return;
+  void body.cancel(reason).catch(noop);
+}
+
+/**
+ * What the SDK's message schema gives back for `value` when it is plainly
+ * a result response (see `isPlainResultResponse`) whose result has no
+ * `_meta` or has it first: the schema's keys in its order, the result
+ * itself. `undefined`: the schema decides.
+ */
+function plainResultMessage(value: unknown): JSONRPCMessage | undefined {
+  if (!isPlainResultResponse(value)) return undefined;
+  const m = value as { jsonrpc: "2.0"; id: RequestId; result: object };
+  const result = m.result as Record<string, unknown>;
+  if (Object.hasOwn(result, "__proto__")) return undefined;
+  if (result._meta !== undefined) {
+    for (const key in result) {
+      if (key !== "_meta") return undefined;
+      break;
+    }
+  }
+  return { jsonrpc: m.jsonrpc, id: m.id, result } as JSONRPCMessage;
+}
+
+function isResult(message: JSONRPCMessage): boolean {
+  return isPlainResultResponse(message) || isJSONRPCResultResponse(message);
+}
 
 // Aborts `drop` when `outer` aborts, until the function returned is called.
 function follow(

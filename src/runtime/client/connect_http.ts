@@ -173,6 +173,8 @@ export async function connectHttp(
   const http = new LosslessHttpTransport(endpoint, {
     headers: options.headers,
     fetch: fetcher,
+    // The wrappers hand on the runtime's own bodies unless a fetch is given.
+    runtimeBodies: options.fetch === undefined,
   });
   const transport = new EraClientTransport(http, {
     transport: "http",
