@@ -25,6 +25,12 @@ export interface ByteSink {
   write(bytes: Uint8Array): Promise<void>;
   /** No more writes (the peer sees the end of its input). */
   close(): Promise<void>;
+  /**
+   * Whether a write is done with its bytes once it settled (they went to
+   * a pipe), so the writer may reuse its buffer; not so for a stream that
+   * hands its chunks on to a reader.
+   */
+  readonly consumes?: boolean;
 }
 
 /** A source reading `readable` (its chunks as they come). */
@@ -39,12 +45,19 @@ export function streamSource(readable: ReadableStream<Uint8Array>): ByteSource {
   };
 }
 
-/** A sink writing to `writable`. */
-export function streamSink(writable: WritableStream<Uint8Array>): ByteSink {
+/**
+ * A sink writing to `writable`; `consumes` when the stream is done with a
+ * chunk once its write settled (a child's stdin).
+ */
+export function streamSink(
+  writable: WritableStream<Uint8Array>,
+  consumes = false,
+): ByteSink {
   const writer = writable.getWriter();
   return {
     write: (bytes) => writer.write(bytes),
     close: () => writer.close().catch(() => {}),
+    consumes,
   };
 }
 
@@ -90,5 +103,6 @@ export function fileSink(
       }
     },
     close: () => Promise.resolve(),
+    consumes: true,
   };
 }

@@ -50,6 +50,8 @@ export interface LineTransportOptions {
 }
 
 type State = "new" | "open" | "closed";
+/** The largest write encoded into the reused buffer (larger ones get their own). */
+const MAX_REUSED_BYTES = 1024 * 1024;
 /** A line of the chunk being read, or the report of an over-long one. */
 type Item = Uint8Array | LineTooLongError;
 
@@ -80,6 +82,8 @@ export class LineTransport implements Transport {
   #unsent = 0;
   /** The read loop, paused until the unsent output drains. */
   #resume?: () => void;
+  /** The buffer writes are encoded into. */
+  #out?: Uint8Array;
   /** The lines (and over-long reports) of the chunk being read, in order. */
   readonly #items: Item[] = [];
 
@@ -142,7 +146,7 @@ export class LineTransport implements Transport {
     const text = queue.length === 1 ? queue[0] : queue.join("");
     this.#queue = [];
     this.#next = undefined;
-    const written = this.#sink!.write(this.#encoder.encode(text));
+    const written = this.#sink!.write(this.#encode(text));
     const done = () => {
       this.#unsent -= text.length;
       if (this.#resume !== undefined && this.#unsent < this.#highWater) {
@@ -153,6 +157,23 @@ export class LineTransport implements Transport {
     };
     this.#writing = written.then(done, done);
     return written;
+  }
+
+  /**
+   * `text` as UTF-8, in a buffer reused from write to write (a write is
+   * done with its bytes before the next one starts).
+   */
+  #encode(text: string): Uint8Array {
+    // Three bytes at most for each UTF-16 code unit.
+    const size = text.length * 3;
+    if (this.#sink?.consumes !== true || size > MAX_REUSED_BYTES) {
+      return this.#encoder.encode(text);
+    }
+    if (this.#out === undefined || size > this.#out.length) {
+      this.#out = new Uint8Array(Math.max(size, 64 * 1024));
+    }
+    const { written } = this.#encoder.encodeInto(text, this.#out);
+    return this.#out.subarray(0, written);
   }
 
   async close(): Promise<void> {

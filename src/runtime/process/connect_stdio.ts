@@ -442,7 +442,7 @@ class StdioConnection {
     };
     const stdin = this.#proc.child.stdin;
     const transport = new LineTransport(
-      () => ({ source, sink: streamSink(stdin) }),
+      () => ({ source, sink: streamSink(stdin, true) }),
       { maxLineBytes: maxLineBytes ?? DEFAULT_MAX_LINE_BYTES },
     );
     // A descendant may hold stdout open after the server died: the exit
