@@ -15,7 +15,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { isRawJson, parseLossless } from "../../core/json.ts";
 import {
-  LineTooLongError,
+  type LineTooLongError,
   MalformedMessageError,
   PeerProtocolError,
   TransportClosedError,
