@@ -251,3 +251,30 @@ Deno.test("a stream reader sees each write's own bytes, however many writes foll
     ),
   );
 });
+
+Deno.test("close waits for the write under way, even on a sink whose close does not", async () => {
+  let release: (() => void) | undefined;
+  const sink: ByteSink = {
+    write: () => new Promise((resolve) => release = resolve),
+    close: () => Promise.resolve(),
+    consumes: true,
+  };
+  const source: ByteSource = {
+    read: () => new Promise(() => {}),
+    cancel: () => Promise.resolve(),
+  };
+  const transport = new LineTransport(() => ({ source, sink }), {
+    maxLineBytes: 1024,
+  });
+  await transport.start();
+  const sent = transport.send({ jsonrpc: "2.0", id: 1, result: {} });
+  await until(() => release !== undefined);
+  let closed = false;
+  const closing = transport.close().then(() => closed = true);
+  for (let i = 0; i < 10; i++) await turn();
+  assert.equal(closed, false, "closed with a write under way");
+  release!();
+  await sent;
+  await closing;
+  assert.equal(closed, true);
+});

@@ -186,8 +186,10 @@ export class LineTransport implements Transport {
     this.onclose?.();
     if (!wasOpen) return;
     await cancelled;
-    // What was sent before the close goes out first.
+    // What was sent before the close goes out first (the write under way
+    // too: a sink's close need not wait for it).
     await this.#next?.catch(() => {});
+    await this.#writing;
     await this.#sink?.close().catch(() => {});
   }
 
