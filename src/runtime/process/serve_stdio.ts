@@ -60,6 +60,10 @@ const REDIRECTED: readonly ConsoleMethod[] = ["log", "info", "debug"];
  * the server's list changes, and `-32021` when serving a request needs a
  * client capability it did not declare (see `cacheHints`).
  *
+ * Memory stays bounded for a client that does not read our stdout: while
+ * more than 1 Mi characters of answers wait to be written, no more of stdin
+ * is read; reading resumes as they drain.
+ *
  * Only protocol goes to stdout: our writes are whole lines, malformed input
  * is answered with JSON-RPC errors, and console logging is sent to stderr
  * while serving (see `redirectConsole`). stdout itself is left open. The
