@@ -21,6 +21,10 @@ import { exportTools } from "../src/mcp/export.ts";
 import { serveStdio } from "../src/runtime/process/serve_stdio.ts";
 
 const kind = Deno.args[0];
+// Profiled (`prof`): a SIGTERM is ignored, the end of stdin ends the process
+// normally, and the CPU profile is written.
+const ignoreTerm = (): void => {};
+if (Deno.args[1] === "prof") Deno.addSignalListener("SIGTERM", ignoreTerm);
 
 if (kind === "weft") {
   const server = new Server({ name: "bench", version: "1" });
@@ -34,6 +38,7 @@ if (kind === "weft") {
     }),
   );
   await serveStdio(server);
+  if (Deno.args[1] === "prof") Deno.removeSignalListener("SIGTERM", ignoreTerm);
 } else if (kind === "sdk") {
   const server = new McpServer({ name: "bench", version: "1" });
   server.registerTool("echo", {

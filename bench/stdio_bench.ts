@@ -11,6 +11,9 @@
  *     deno run -A bench/stdio_bench.ts
  *     deno run -A bench/stdio_bench.ts --calls=20000 --rounds=5 --inflight=1,64
  *
+ * `--prof=<dir>` has each child write a CPU profile to `<dir>` (run the
+ * parent with `deno run -A --cpu-prof --cpu-prof-dir=<dir>` for its side).
+ *
  * `--base=<dir>` adds a side `base`: weft's client and server from another
  * checkout of this repository (e.g. `git archive main | tar -x -C <dir>`
  * then `deno install --frozen` there), for a before/after in one run.
@@ -43,7 +46,13 @@ const SIDES = flag(
   BASE === "" ? "echo,sdk,weft" : "echo,sdk,base,weft",
 )
   .split(",");
-const ARGS = ["run", "-A", "--quiet", CHILD];
+const PROF = flag("prof", "");
+/** `--prof=<dir>`: each child writes a CPU profile there (`--cpu-prof`). */
+const CHILD_FLAGS = PROF === ""
+  ? []
+  : ["--cpu-prof", "--cpu-prof-interval=100", `--cpu-prof-dir=${PROF}`];
+const PROF_ARG = PROF === "" ? [] : ["prof"];
+const ARGS = ["run", "-A", "--quiet", ...CHILD_FLAGS, CHILD];
 const CALL = { name: "echo", arguments: { text: "hello" } };
 
 interface Contender {
@@ -103,7 +112,7 @@ async function sdkContender(): Promise<Contender> {
   await client.connect(
     new StdioClientTransport({
       command: Deno.execPath(),
-      args: [...ARGS, "sdk"],
+      args: [...ARGS, "sdk", ...PROF_ARG],
     }),
   );
   return { call: () => client.callTool(CALL), close: () => client.close() };
@@ -111,7 +120,8 @@ async function sdkContender(): Promise<Contender> {
 
 async function weftContender(): Promise<Contender> {
   const client = await connectStdio(Deno.execPath(), {
-    args: [...ARGS, "weft"],
+    args: [...ARGS, "weft", ...PROF_ARG],
+    ...(PROF !== "" && { killGrace: 30_000 }),
   });
   return { call: () => client.callTool(CALL), close: () => client.close() };
 }
@@ -126,8 +136,10 @@ async function baseContender(): Promise<Contender> {
         "run",
         "-A",
         "--quiet",
+        ...CHILD_FLAGS,
         `${BASE}/bench/_stdio_bench_child.ts`,
         "weft",
+        ...PROF_ARG,
       ],
       cwd: BASE,
     },

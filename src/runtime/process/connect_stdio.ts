@@ -18,6 +18,7 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import {
   CommandNotFoundError,
   ConnectionLostError,
+  DEFAULT_MAX_LINE_BYTES,
   MalformedMessageError,
   ServerConnectError,
   ServerExitError,
@@ -32,7 +33,8 @@ import {
   spawnProcess,
   terminateProcess,
 } from "./process_group.ts";
-import { stdioTransport } from "./stdio_transport.ts";
+import { LineTransport } from "./_line_transport.ts";
+import { bufferSource, type ByteSource, streamSink } from "./_byte_pipe.ts";
 import {
   EraClientTransport,
   type EraInfo,
@@ -201,7 +203,7 @@ const STDERR_LINE_BYTES = 64 * 1024;
 
 /**
  * Spawns `command` as an MCP server speaking newline-delimited JSON-RPC on
- * its stdin/stdout (through {@link stdioTransport}, so big integers keep
+ * its stdin/stdout (as `stdioTransport` does, so big integers keep
  * their digits both ways) and resolves to a connected, initialized client.
  *
  * The client owns the process. `close()` or `await using` ends it and its
@@ -418,32 +420,31 @@ class StdioConnection {
     if (typeof stderr === "function") this.#pumpStderr(stderr);
   }
 
-  transport(
-    maxLineBytes: number | undefined,
-  ): ReturnType<typeof stdioTransport> {
+  transport(maxLineBytes: number | undefined): Transport {
     // On end of stdout, wait (briefly) for the exit status first, so pending
     // calls fail with the process's own story.
-    // (One stream in front of the child's stdout, pulled, not a pipe.)
-    const source = this.#proc.child.stdout.getReader();
+    // (The child's stdout read into one reused buffer, no stream between.)
+    const stdout = bufferSource(this.#proc.child.stdout);
     let cancelled = false;
-    const stdout = new ReadableStream<Uint8Array>({
-      pull: async (controller) => {
-        const { done, value } = await source.read();
-        if (!done) return controller.enqueue(value);
+    const source: ByteSource = {
+      read: async () => {
+        const chunk = await stdout.read();
         // Our own cancel ends a pending read too: that is no loss.
-        if (cancelled) return;
+        if (chunk !== null || cancelled) return chunk;
         await settleWithin(this.#proc.status, EXIT_STATUS_WAIT);
         this.#lost ??= new ConnectionLostError("server closed its stdout");
-        controller.close();
+        return null;
       },
-      cancel: (reason) => {
+      cancel: () => {
         cancelled = true;
-        return source.cancel(reason);
+        return stdout.cancel();
       },
-    }, { highWaterMark: 0 });
-    const transport = stdioTransport(stdout, this.#proc.child.stdin, {
-      maxLineBytes,
-    });
+    };
+    const stdin = this.#proc.child.stdin;
+    const transport = new LineTransport(
+      () => ({ source, sink: streamSink(stdin, true) }),
+      { maxLineBytes: maxLineBytes ?? DEFAULT_MAX_LINE_BYTES },
+    );
     // A descendant may hold stdout open after the server died: the exit
     // ends the connection even without end of input.
     this.#proc.status.then(() => {

@@ -13,7 +13,9 @@ import {
   EraTransport,
   resolveCacheHints,
 } from "../era_server.ts";
-import { stdioTransport } from "./stdio_transport.ts";
+import { LineTransport } from "./_line_transport.ts";
+import { bufferSource, type ByteSource, fileSink } from "./_byte_pipe.ts";
+import { DEFAULT_MAX_LINE_BYTES } from "../errors.ts";
 import { ToolsLane } from "../fast_tools.ts";
 
 /** Options of {@link serveStdio}. */
@@ -58,6 +60,10 @@ const REDIRECTED: readonly ConsoleMethod[] = ["log", "info", "debug"];
  * the server's list changes, and `-32021` when serving a request needs a
  * client capability it did not declare (see `cacheHints`).
  *
+ * Memory stays bounded for a client that does not read our stdout: while
+ * more than 1 Mi characters of answers wait to be written, no more of stdin
+ * is read; reading resumes as they drain.
+ *
  * Only protocol goes to stdout: our writes are whole lines, malformed input
  * is answered with JSON-RPC errors, and console logging is sent to stderr
  * while serving (see `redirectConsole`). stdout itself is left open. The
@@ -79,20 +85,20 @@ export async function serveStdio(
   const signal = options.signal;
   const cacheHints = resolveCacheHints(options.cacheHints, "serveStdio");
   if (signal?.aborted) return;
-  // Written straight to stdout (one stream, not two); stdout stays open
-  // when we are done.
-  const writable = new WritableStream<Uint8Array>({
-    write: (chunk) => writeAll(Deno.stdout, chunk),
-  });
-  // The end of stdin reaches the transport once the requests read before
-  // it are answered (or cancelled), so no call in flight is dropped.
+  // Read from stdin into one buffer and written to stdout directly (no
+  // stream between); stdout stays open when we are done. The end of stdin reaches the
+  // transport once the requests read before it are answered (or
+  // cancelled), so no call in flight is dropped.
   const inFlight = new InFlight();
+  const lines = new LineTransport(() => ({
+    source: inFlight.untilAnswered(bufferSource(Deno.stdin.readable)),
+    sink: fileSink(Deno.stdout),
+  }), {
+    maxLineBytes: options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+    highWater: OUTPUT_HIGH_WATER,
+  });
   const transport = new EraTransport(
-    inFlight.watch(
-      stdioTransport(inFlight.untilAnswered(Deno.stdin.readable), writable, {
-        maxLineBytes: options.maxLineBytes,
-      }),
-    ),
+    inFlight.watch(lines),
     // One client on the other end: a request outside a handler's context
     // is that client's.
     { cacheHints, oneClient: true },
@@ -120,6 +126,12 @@ export async function serveStdio(
     restore();
   }
 }
+
+/**
+ * While this many characters of answers wait to be written (a client that
+ * does not read our stdout), no more of stdin is read: 1 Mi.
+ */
+const OUTPUT_HIGH_WATER = 1024 * 1024;
 
 /** How long after the end of stdin the calls still in flight have to finish, in ms. */
 const DRAIN_LIMIT = 10_000;
@@ -170,14 +182,11 @@ class InFlight {
    * `source`, ending once every request read from it is answered, or
    * `DRAIN_LIMIT` ms after its end, whichever comes first.
    */
-  untilAnswered(
-    source: ReadableStream<Uint8Array>,
-  ): ReadableStream<Uint8Array> {
-    const reader = source.getReader();
-    return new ReadableStream<Uint8Array>({
-      pull: async (controller) => {
-        const { done, value } = await reader.read();
-        if (!done) return controller.enqueue(value);
+  untilAnswered(source: ByteSource): ByteSource {
+    return {
+      read: async () => {
+        const chunk = await source.read();
+        if (chunk !== null) return chunk;
         this.onEnd?.();
         let timer: ReturnType<typeof setTimeout> | undefined;
         await Promise.race([
@@ -187,14 +196,10 @@ class InFlight {
           }),
         ]);
         clearTimeout(timer);
-        try {
-          controller.close();
-        } catch {
-          // Cancelled meanwhile (the server closed): nothing to end.
-        }
+        return null;
       },
-      cancel: (reason) => reader.cancel(reason),
-    }, { highWaterMark: 0 });
+      cancel: () => source.cancel(),
+    };
   }
 
   #answered(): Promise<void> {
@@ -213,17 +218,6 @@ class InFlight {
     const idle = this.#idle;
     this.#idle = undefined;
     idle();
-  }
-}
-
-/** Writes all of `chunk` to `file`. */
-async function writeAll(
-  file: { write(p: Uint8Array): Promise<number> },
-  chunk: Uint8Array,
-): Promise<void> {
-  let written = 0;
-  while (written < chunk.length) {
-    written += await file.write(chunk.subarray(written));
   }
 }
 
