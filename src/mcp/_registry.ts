@@ -90,9 +90,25 @@ export interface Exported {
   ): Promise<ToolResult>;
 }
 
+/**
+ * Registry entries built once and registered whole on many servers (the
+ * frozen tools a server factory exports on a server per request): a
+ * server's registry holds this map itself, as it is, until a later
+ * registration on that server copies it.
+ */
+export interface SharedEntries {
+  /** The entries by name, in registration order; never changed. */
+  readonly tools: ReadonlyMap<string, Exported>;
+  /** Their `tools/list` entries (frozen), made on first listing. */
+  listing?: readonly Tool[];
+}
+
 interface Registry {
-  readonly tools: Map<string, Exported>;
-  listing?: Tool[];
+  /** The entries by name: `shared.tools` itself while `shared` is set. */
+  tools: Map<string, Exported>;
+  /** The shared entries `tools` still is, not yet copied. */
+  shared?: SharedEntries;
+  listing?: readonly Tool[];
   /** What the server's handler map held for each method once ours were set. */
   installed?: { readonly list: unknown; readonly call: unknown };
   /** The fast path's view, made on first use. */
@@ -137,16 +153,34 @@ function registryToolsOf(
     handlers.get("tools/call") !== installed.call ||
     handlers.get("tools/list") !== installed.list
   ) return undefined;
-  return registry.fast ??= {
-    list: (): ListToolsResult => ({ tools: listing(registry, server) }),
-    call: (params, extra) =>
-      callHandler(
-        registry,
-        server as unknown as AskServer & object,
-        calledWith(params),
-        extra as CallExtra,
-      ),
-  };
+  return registry.fast ??= new FastTools(registry, server);
+}
+
+/** `RegistryTools` of one server's registry (methods, not closures). */
+class FastTools implements RegistryTools {
+  readonly #registry: Registry;
+  readonly #server: object;
+
+  constructor(registry: Registry, server: object) {
+    this.#registry = registry;
+    this.#server = server;
+  }
+
+  list(): ListToolsResult {
+    return { tools: listing(this.#registry, this.#server) as Tool[] };
+  }
+
+  call(
+    params: Record<string, unknown>,
+    extra: unknown,
+  ): Promise<CallToolResult> {
+    return callHandler(
+      this.#registry,
+      this.#server as AskServer & object,
+      calledWith(params),
+      extra as CallExtra,
+    );
+  }
 }
 
 // Kept on the server itself: servers are often made per request.
@@ -156,14 +190,29 @@ const registries = objectSlot<Registry>("weft.toolRegistry");
  * Registers `entries` on `server`, replacing same-named tools from earlier
  * calls. Installs the bridge's handlers on first use (see `ensureRegistry`).
  * All checks happen before any state changes: it registers all or nothing.
+ * Shared entries registered on a server with no tools yet are held as they
+ * are; any other registration copies them first.
  */
 export function register(
   server: Server,
-  entries: readonly Exported[],
+  entries: readonly Exported[] | SharedEntries,
   caller: string,
 ): void {
   const registry = ensureRegistry(server, caller);
-  for (const entry of entries) registry.tools.set(entry.name, entry);
+  if (registry.tools.size === 0 && !Array.isArray(entries)) {
+    const shared = entries as SharedEntries;
+    registry.tools = shared.tools as Map<string, Exported>;
+    registry.shared = shared;
+  } else {
+    if (registry.shared !== undefined) {
+      registry.tools = new Map(registry.tools);
+      registry.shared = undefined;
+    }
+    const added = Array.isArray(entries)
+      ? entries as readonly Exported[]
+      : (entries as SharedEntries).tools.values();
+    for (const entry of added) registry.tools.set(entry.name, entry);
+  }
   registry.listing = undefined;
   if (server.transport !== undefined) {
     // A client that listed before this call is told to list again; the
@@ -238,7 +287,7 @@ function installHandlers(
 function setHandlers(server: Server, registry: Registry): void {
   server.setRequestHandler(
     ListToolsRequestSchema,
-    (): ListToolsResult => ({ tools: listing(registry, server) }),
+    (): ListToolsResult => ({ tools: listing(registry, server) as Tool[] }),
   );
   // The SDK checked the request against CallToolRequestSchema before calling
   // the handler (after CALL_REQUEST set non-object arguments aside), and its
@@ -318,7 +367,7 @@ const CALL_REQUEST = RequestSchema.extend({
   }),
 });
 
-function listing(registry: Registry, server: object): Tool[] {
+function listing(registry: Registry, server: object): readonly Tool[] {
   // `execution.taskSupport` is listed only where tasks are served.
   if (taskRunnerOf(server) !== undefined) {
     return Array.from(
@@ -329,8 +378,13 @@ function listing(registry: Registry, server: object): Tool[] {
           : { ...e.listing, execution: { taskSupport: e.taskSupport } },
     );
   }
-  registry.listing ??= Array.from(registry.tools.values(), (e) => e.listing);
-  return registry.listing;
+  if (registry.listing !== undefined) return registry.listing;
+  const shared = registry.shared;
+  return registry.listing = shared === undefined
+    ? Array.from(registry.tools.values(), (e) => e.listing)
+    : shared.listing ??= Object.freeze(
+      Array.from(shared.tools.values(), (e) => e.listing),
+    );
 }
 
 /** `name` as a task tool (for a takeover), when it is one. */
