@@ -34,6 +34,7 @@ import type { AskFn } from "../core/input.ts";
 import { type AuthInfo, setScopeLookup } from "../core/auth.ts";
 import { type ServedTools, setServedTools } from "../core/served_tools.ts";
 import { objectSlot } from "../core/object_slot.ts";
+import { deferredHandlers } from "../core/_deferred_handlers.ts";
 import { progressSink } from "./_progress.ts";
 import {
   type AskExtra,
@@ -111,9 +112,17 @@ interface Registry {
   listing?: readonly Tool[];
   /** What the server's handler map held for each method once ours were set. */
   installed?: { readonly list: unknown; readonly call: unknown };
+  /**
+   * Whether our handlers wait in the server's queue (`deferredHandlers`):
+   * nothing has read its handler maps since, so nothing replaced them.
+   */
+  deferred?: boolean;
   /** The fast path's view, made on first use. */
   fast?: RegistryTools;
 }
+
+/** The registry's first entries: none, shared (copied on first use). */
+const NO_ENTRIES: SharedEntries = { tools: new Map() };
 
 /**
  * The bridge's own `tools/list` and `tools/call` of one server, callable
@@ -145,7 +154,10 @@ function registryToolsOf(
   server: object,
   registry: Registry,
 ): RegistryTools | undefined {
-  const installed = registry?.installed;
+  if (registry.deferred === true) {
+    return registry.fast ??= new FastTools(registry, server);
+  }
+  const installed = registry.installed;
   if (installed === undefined) return undefined;
   const handlers = handlersOf(server);
   if (
@@ -224,7 +236,9 @@ export function register(
 function ensureRegistry(server: Server, caller: string): Registry {
   const known = registries.get(server);
   if (known) return known;
-  for (const method of ["tools/list", "tools/call"]) {
+  // A server whose handler maps are not made yet has no tools handlers.
+  const deferring = deferredHandlers(server);
+  for (const method of deferring ? [] : ["tools/list", "tools/call"]) {
     try {
       server.assertCanSetRequestHandler(method);
     } catch (cause) {
@@ -234,8 +248,11 @@ function ensureRegistry(server: Server, caller: string): Registry {
       );
     }
   }
-  const registry: Registry = { tools: new Map() };
-  installHandlers(server, registry, caller);
+  const registry: Registry = {
+    tools: NO_ENTRIES.tools as Map<string, Exported>,
+    shared: NO_ENTRIES,
+  };
+  installHandlers(server, registry, caller, deferring);
   setTaskToolLookup(server, (name) => taskToolOf(registry, name));
   // The HTTP handler asks before a call starts (403 step-up).
   setScopeLookup(
@@ -253,16 +270,26 @@ function installHandlers(
   server: Server,
   registry: Registry,
   caller: string,
+  deferring: boolean,
 ): void {
   // A fresh server without the tools capability (the common case, a server
   // made per request): declared first, with no refusal thrown and caught.
   const declared = (server as { getCapabilities?: () => unknown })
     .getCapabilities?.() as { tools?: unknown } | undefined;
-  if (
-    declared !== undefined && declared.tools === undefined &&
-    server.transport === undefined
-  ) {
-    server.registerCapabilities({ tools: { listChanged: true } });
+  const fresh = declared !== undefined && declared.tools === undefined &&
+    server.transport === undefined;
+  if (fresh) server.registerCapabilities({ tools: { listChanged: true } });
+  if (deferring && (fresh || declared?.tools !== undefined)) {
+    // The tools capability is declared, and capabilities only grow: the
+    // SDK's check when the handlers are set passes then as it would now.
+    registry.deferred = true;
+    deferredHandlers(server, () => {
+      registry.deferred = false;
+      setHandlers(server, registry);
+    });
+    return;
+  }
+  if (fresh) {
     setHandlers(server, registry);
     return;
   }
