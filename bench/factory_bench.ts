@@ -5,12 +5,18 @@
  * `bench/_http_bench_server.ts`). Three rows: `new Server` alone, the
  * whole factory, and the factory's server answering a `tools/list`
  * through the fast path's lookup (what a stateless request reads from
- * it). Each round times `--n` calls of a row on one side, back to back,
- * garbage collection included; the sides alternate, the order rotating
- * from round to round; medians of `--rounds`.
+ * it), and the factory with each server kept until 100 more are made
+ * (as a server lives while 100 requests are in flight). Each round times `--n` calls of a row on one side, back to back,
+ * then a full garbage collection (so each round pays for its own garbage,
+ * not the next round's side; the CPU of a collection with no garbage of
+ * the round, measured the same way, is taken off), as the CPU time of the
+ * process (`process.cpuUsage()`: user + system, every thread, so the
+ * collector's helper threads count and other processes' load does not);
+ * the sides alternate,
+ * the order rotating from round to round; medians of `--rounds`.
  *
- *     deno run -A bench/factory_bench.ts
- *     deno run -A bench/factory_bench.ts --base=/tmp/before --n=20000 --rounds=9
+ *     deno run -A --v8-flags=--expose-gc bench/factory_bench.ts
+ *     deno run -A --v8-flags=--expose-gc bench/factory_bench.ts --base=/tmp/before --n=20000 --rounds=9
  *
  * `--base=<dir>` adds a side `base`: the same rows from another checkout
  * of this repository (e.g. `git archive main | tar -x -C <dir>` then copy
@@ -22,6 +28,7 @@
  */
 
 import { z } from "zod";
+import process from "node:process";
 
 function flag(name: string, fallback: string): string {
   const arg = Deno.args.find((a) => a.startsWith(`--${name}=`));
@@ -40,6 +47,8 @@ interface Side {
   factory(): unknown;
   /** The factory, then the `tools/list` the fast path answers from it. */
   listed(): unknown;
+  /** The factory, each server kept until 100 more are made (requests in flight). */
+  inflight(): unknown;
 }
 
 type ServedToolsOf = (server: object) => { list(): unknown } | undefined;
@@ -70,11 +79,18 @@ async function side(name: string, root: string): Promise<Side> {
     exportTools(server, ...tools);
     return server;
   };
+  const alive: object[] = new Array(100);
+  let next = 0;
   return {
     name,
     server: () => new Server({ name: "bench", version: "1" }),
     factory,
     listed: () => servedToolsOf(factory())?.list(),
+    inflight: () => {
+      alive[next] = factory();
+      next = (next + 1) % alive.length;
+      return alive[next] ?? alive[0];
+    },
   };
 }
 
@@ -83,18 +99,39 @@ const sides: Side[] = [];
 if (BASE !== "") sides.push(await side("base", BASE.replace(/\/$/, "")));
 sides.push(await side("weft", here));
 
-const rows = ["server", "factory", "listed"] as const;
+const rows = ["server", "factory", "listed", "inflight"] as const;
 type Row = typeof rows[number];
 
-/** µs per call of `N` calls of `row` on `s`. */
+const gc = (globalThis as { gc?: () => void }).gc;
+if (gc === undefined) {
+  throw new Error("run with --v8-flags=--expose-gc (see the header)");
+}
+
+/** CPU time of this process (all its threads, the collector's too), µs. */
+function cpu(): number {
+  const { user, system } = process.cpuUsage();
+  return user + system;
+}
+
+/** µs of CPU of a full collection of a heap with no new garbage. */
+function idleCollection(): number {
+  gc!();
+  const started = cpu();
+  gc!();
+  return cpu() - started;
+}
+
+/** CPU µs per call of `N` calls of `row` on `s`, and their garbage's collection. */
 function round(s: Side, row: Row): number {
   const op = s[row];
   let sink: unknown;
-  const started = performance.now();
+  const idle = idleCollection();
+  const started = cpu();
   for (let i = 0; i < N; i++) sink = op();
-  const elapsed = performance.now() - started;
+  gc!();
+  const spent = cpu() - started - idle;
   if (sink === undefined) throw new Error(`${s.name} ${row}: no result`);
-  return elapsed * 1000 / N;
+  return spent / N;
 }
 
 function median(samples: number[]): number {
@@ -120,7 +157,7 @@ for (let r = 0; r < ROUNDS; r++) {
 }
 
 console.log(
-  `factory_bench: ${N} calls a round, ${ROUNDS} rounds, medians (µs per call)`,
+  `factory_bench: ${N} calls a round, ${ROUNDS} rounds, medians (CPU µs per call)`,
 );
 const header = ["row", ...sides.map((s) => s.name)];
 if (BASE !== "") header.push("weft/base");

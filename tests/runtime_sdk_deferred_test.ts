@@ -17,6 +17,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import {
   CallToolResultSchema,
   ListToolsRequestSchema,
+  LoggingMessageNotificationSchema,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 // @ts-types="@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory"
@@ -354,4 +355,53 @@ Deno.test("a server with a task store registers as the SDK's does", async () => 
       }),
     ];
   });
+});
+
+Deno.test("the SDK's other collections read the same, one set per server", async () => {
+  const names = [
+    "_requestHandlerAbortControllers",
+    "_responseHandlers",
+    "_progressHandlers",
+    "_timeoutInfo",
+    "_pendingDebouncedNotifications",
+    "_taskProgressTokens",
+    "_requestResolvers",
+    "_loggingLevels",
+    "LOG_LEVEL_SEVERITY",
+  ];
+  await same((make) => {
+    const one = make() as unknown as Record<string, unknown>;
+    const two = make() as unknown as Record<string, unknown>;
+    return names.map((name) => {
+      const value = one[name] as Map<unknown, unknown> | Set<unknown>;
+      const kind = value.constructor.name;
+      const shared = value === two[name];
+      // A change to one server's collection is not another's.
+      if (value instanceof Map) value.set("k", 1);
+      else value.add("k");
+      return [name, kind, shared, [...value], one[name] === value, [
+        ...(two[name] as Iterable<unknown>),
+      ]];
+    });
+  });
+});
+
+Deno.test("logging levels filter messages as the SDK's (its lazy collections in use)", async () => {
+  const outcome = await same(async (make) => {
+    const server = make({ capabilities: { logging: {} } });
+    exportTools(server, ...TOOLS);
+    const client = await connect(server);
+    const seen: string[] = [];
+    client.setNotificationHandler(
+      LoggingMessageNotificationSchema,
+      (note) => void seen.push(`${note.params.level}:${note.params.data}`),
+    );
+    await client.setLoggingLevel("warning");
+    await server.sendLoggingMessage({ level: "info", data: "quiet" });
+    await server.sendLoggingMessage({ level: "error", data: "loud" });
+    await client.ping();
+    await client.close();
+    return seen;
+  });
+  assert.deepEqual(outcome, { value: ["error:loud"] });
 });

@@ -65,6 +65,51 @@ const OWN_REGISTRATIONS: ReadonlySet<unknown> = new Set([
   SetLevelRequestSchema,
 ]);
 
+/**
+ * The SDK's `Protocol` and `Server` collections every server is made with
+ * (empty, or the log levels' severities), kept off a server until first
+ * read: a server made per request and answered without the SDK's
+ * `Protocol` never reads them, and a smaller server is cheaper for the
+ * garbage collector to move while its request runs.
+ */
+const LAZY_COLLECTIONS = [
+  "_requestHandlerAbortControllers",
+  "_responseHandlers",
+  "_progressHandlers",
+  "_timeoutInfo",
+  "_pendingDebouncedNotifications",
+  "_taskProgressTokens",
+  "_requestResolvers",
+  "_loggingLevels",
+  "LOG_LEVEL_SEVERITY",
+] as const;
+
+/** Each lazy collection as the SDK's constructor first made it (a copy). */
+const templates = new Map<string, unknown>();
+
+function copyOf(value: unknown): unknown {
+  if (value instanceof Map) return new Map(value);
+  if (value instanceof Set) return new Set(value);
+  return undefined;
+}
+
+/** Whether `value` is a `Map` or `Set` with just `template`'s entries. */
+function sameCollection(value: unknown, template: unknown): boolean {
+  if (value instanceof Map && template instanceof Map) {
+    if (value.size !== template.size) return false;
+    for (const [key, entry] of value) {
+      if (template.get(key) !== entry || !template.has(key)) return false;
+    }
+    return true;
+  }
+  if (value instanceof Set && template instanceof Set) {
+    if (value.size !== template.size) return false;
+    for (const key of value) if (!template.has(key)) return false;
+    return true;
+  }
+  return false;
+}
+
 const REQUEST = 0;
 const NOTIFICATION = 1;
 const INSTALL = 2;
@@ -75,6 +120,7 @@ const INSTALL = 2;
 let building: unknown[] | undefined;
 let buildingRequests: unknown;
 let buildingNotifications: unknown;
+let buildingMade: Record<string, unknown> | undefined;
 
 // The client lives in its own file so the HTTP client and the stdio client
 // load the SDK's client without its server.
@@ -90,6 +136,8 @@ class SdkServerBase extends SdkServer {
   #requests: unknown;
   #notifications: unknown;
   #queue: unknown[] | undefined;
+  // The SDK's other collections (`LAZY_COLLECTIONS`), made on first read.
+  #made: Record<string, unknown> | undefined;
 
   constructor(info: Implementation, options?: ServerOptions) {
     // With a task store the SDK's constructor registers the tasks/*
@@ -100,7 +148,12 @@ class SdkServerBase extends SdkServer {
     this.#requests = buildingRequests;
     this.#notifications = buildingNotifications;
     this.#queue = building;
-    building = buildingRequests = buildingNotifications = undefined;
+    this.#made = buildingMade;
+    building =
+      buildingRequests =
+      buildingNotifications =
+      buildingMade =
+        undefined;
   }
 
   static {
@@ -159,6 +212,38 @@ class SdkServerBase extends SdkServer {
       }
       return false;
     };
+
+    for (const name of LAZY_COLLECTIONS) {
+      Object.defineProperty(proto, name, {
+        get(this: SdkServerBase): unknown {
+          const made = #requests in this
+            ? this.#made ??= Object.create(null) as Record<string, unknown>
+            : buildingMade ??= Object.create(null) as Record<string, unknown>;
+          if (name in made) return made[name];
+          const template = templates.get(name);
+          return made[name] = template instanceof Set
+            ? new Set(template)
+            : new Map(template as Map<unknown, unknown>);
+        },
+        set(this: SdkServerBase, value: unknown): void {
+          if (!(#requests in this)) {
+            // The SDK's constructor: a collection as every server starts
+            // with it is dropped (made again, the same, on first read).
+            const template = templates.get(name);
+            if (template === undefined) templates.set(name, copyOf(value));
+            if (sameCollection(value, templates.get(name))) return;
+            (buildingMade ??= Object.create(null) as Record<string, unknown>)[
+              name
+            ] = value;
+            return;
+          }
+          (this.#made ??= Object.create(null) as Record<string, unknown>)[
+            name
+          ] = value;
+        },
+        configurable: true,
+      });
+    }
 
     Object.defineProperties(proto, {
       _requestHandlers: {
