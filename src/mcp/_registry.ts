@@ -32,7 +32,7 @@ import { quote } from "../core/errors.ts";
 import type { ProgressFn, TaskSupport, ToolResult } from "../core/tool.ts";
 import type { AskFn } from "../core/input.ts";
 import { type AuthInfo, setScopeLookup } from "../core/auth.ts";
-import { type ServedTools, setServedTools } from "../core/served_tools.ts";
+import { type ServedTools, serveToolsFrom } from "../core/served_tools.ts";
 import { objectSlot } from "../core/object_slot.ts";
 import { deferredHandlers } from "../core/_deferred_handlers.ts";
 import { progressSink } from "./_progress.ts";
@@ -198,6 +198,12 @@ class FastTools implements RegistryTools {
 // Kept on the server itself: servers are often made per request.
 const registries = objectSlot<Registry>("weft.toolRegistry");
 
+// The HTTP handler's stateless fast path answers from here.
+serveToolsFrom((server) => {
+  const registry = registries.get(server);
+  return registry === undefined ? undefined : registryToolsOf(server, registry);
+});
+
 /**
  * Registers `entries` on `server`, replacing same-named tools from earlier
  * calls. Installs the bridge's handlers on first use (see `ensureRegistry`).
@@ -260,8 +266,6 @@ function ensureRegistry(server: Server, caller: string): Registry {
     (name) => registry.tools.get(name)?.scopes,
     () => [...registry.tools.values()].flatMap((e) => e.scopes ?? []),
   );
-  // The HTTP handler's stateless fast path answers from here.
-  setServedTools(server, () => registryToolsOf(server, registry));
   registries.set(server, registry);
   return registry;
 }

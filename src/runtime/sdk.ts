@@ -84,30 +84,55 @@ const LAZY_COLLECTIONS = [
   "LOG_LEVEL_SEVERITY",
 ] as const;
 
-/** Each lazy collection as the SDK's constructor first made it (a copy). */
-const templates = new Map<string, unknown>();
+/** A lazy collection as the SDK's constructor first made it. */
+class Template {
+  readonly #isSet: boolean;
+  readonly #keys: unknown[];
+  readonly #values: unknown[];
 
-function copyOf(value: unknown): unknown {
-  if (value instanceof Map) return new Map(value);
-  if (value instanceof Set) return new Set(value);
-  return undefined;
-}
+  private constructor(isSet: boolean, keys: unknown[], values: unknown[]) {
+    this.#isSet = isSet;
+    this.#keys = keys;
+    this.#values = values;
+  }
 
-/** Whether `value` is a `Map` or `Set` with just `template`'s entries. */
-function sameCollection(value: unknown, template: unknown): boolean {
-  if (value instanceof Map && template instanceof Map) {
-    if (value.size !== template.size) return false;
-    for (const [key, entry] of value) {
-      if (template.get(key) !== entry || !template.has(key)) return false;
+  /** The template of `value`, or undefined for anything but a `Map` or `Set`. */
+  static of(value: unknown): Template | undefined {
+    if (value instanceof Map) {
+      return new Template(false, [...value.keys()], [...value.values()]);
+    }
+    if (value instanceof Set) return new Template(true, [...value], []);
+    return undefined;
+  }
+
+  /** Whether `value` is a collection of the same kind with just these entries. */
+  matches(value: unknown): boolean {
+    const keys = this.#keys;
+    if (this.#isSet) {
+      if (!(value instanceof Set) || value.size !== keys.length) return false;
+      for (let i = 0; i < keys.length; i++) {
+        if (!value.has(keys[i])) return false;
+      }
+      return true;
+    }
+    if (!(value instanceof Map) || value.size !== keys.length) return false;
+    const values = this.#values;
+    for (let i = 0; i < keys.length; i++) {
+      const entry = value.get(keys[i]);
+      if (entry !== values[i]) return false;
+      if (entry === undefined && !value.has(keys[i])) return false;
     }
     return true;
   }
-  if (value instanceof Set && template instanceof Set) {
-    if (value.size !== template.size) return false;
-    for (const key of value) if (!template.has(key)) return false;
-    return true;
+
+  /** A new collection with these entries. */
+  make(): Map<unknown, unknown> | Set<unknown> {
+    const keys = this.#keys;
+    if (this.#isSet) return new Set(keys);
+    const made = new Map<unknown, unknown>();
+    for (let i = 0; i < keys.length; i++) made.set(keys[i], this.#values[i]);
+    return made;
   }
-  return false;
 }
 
 const REQUEST = 0;
@@ -214,24 +239,21 @@ class SdkServerBase extends SdkServer {
     };
 
     for (const name of LAZY_COLLECTIONS) {
+      let template: Template | undefined;
       Object.defineProperty(proto, name, {
         get(this: SdkServerBase): unknown {
           const made = #requests in this
             ? this.#made ??= Object.create(null) as Record<string, unknown>
             : buildingMade ??= Object.create(null) as Record<string, unknown>;
           if (name in made) return made[name];
-          const template = templates.get(name);
-          return made[name] = template instanceof Set
-            ? new Set(template)
-            : new Map(template as Map<unknown, unknown>);
+          return made[name] = template?.make();
         },
         set(this: SdkServerBase, value: unknown): void {
           if (!(#requests in this)) {
             // The SDK's constructor: a collection as every server starts
             // with it is dropped (made again, the same, on first read).
-            const template = templates.get(name);
-            if (template === undefined) templates.set(name, copyOf(value));
-            if (sameCollection(value, templates.get(name))) return;
+            template ??= Template.of(value);
+            if (template?.matches(value)) return;
             (buildingMade ??= Object.create(null) as Record<string, unknown>)[
               name
             ] = value;
