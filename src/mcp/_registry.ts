@@ -34,7 +34,7 @@ import type { AskFn } from "../core/input.ts";
 import { type AuthInfo, setScopeLookup } from "../core/auth.ts";
 import { type ServedTools, serveToolsFrom } from "../core/served_tools.ts";
 import { objectSlot } from "../core/object_slot.ts";
-import { deferredHandlers } from "../core/_deferred_handlers.ts";
+import { deferredHandlers } from "../core/deferred_handlers.ts";
 import { progressSink } from "./_progress.ts";
 import {
   type AskExtra,

@@ -24,7 +24,7 @@ import {
   ProgressNotificationSchema,
   SetLevelRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { deferHandlers } from "../core/_deferred_handlers.ts";
+import { deferHandlers } from "../core/deferred_handlers.ts";
 // @ts-types="@modelcontextprotocol/sdk/validation/ajv-provider"
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js";
 import type { JsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";

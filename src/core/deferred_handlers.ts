@@ -15,6 +15,22 @@
  * with the SDK's own deferred registrations, before anything reads those
  * maps — the SDK's `Protocol` answering a message, `setRequestHandler`,
  * `assertCanSetRequestHandler`, `removeRequestHandler`, or anyone else.
+ *
+ * @example A server that defers, as `deferredHandlers` sees it
+ * ```ts
+ * import { deferHandlers, deferredHandlers } from "./deferred_handlers.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const queued: (() => void)[] = [];
+ * const server = {
+ *   [deferHandlers](install?: () => void): boolean {
+ *     if (install !== undefined) queued.push(install);
+ *     return true;
+ *   },
+ * };
+ * assert.equal(deferredHandlers(server, () => {}), true);
+ * assert.equal(queued.length, 1);
+ * ```
  */
 export const deferHandlers: unique symbol = Symbol("weft.deferHandlers");
 
@@ -29,6 +45,14 @@ interface Deferring {
  * handlers and its notification handlers; with `install`, queues it as
  * `deferHandlers` says. False for any other server (the SDK's own
  * `Server`): the caller installs at once.
+ *
+ * @example
+ * ```ts
+ * import { deferredHandlers } from "./deferred_handlers.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(deferredHandlers({}), false);
+ * ```
  */
 export function deferredHandlers(
   server: object,
