@@ -151,10 +151,12 @@ let buildingMade: Record<string, unknown> | undefined;
 // load the SDK's client without its server.
 export { Client } from "./sdk_client.ts";
 
-// The SDK classes, documented by the SDK itself; marked internal so the
-// documentation of this package stops at the subclasses below.
-/** @internal */
-class SdkServerBase extends SdkServer {
+/**
+ * The SDK's `Server` with its handler maps and collections made on first
+ * read. Its private fields stay off the type `Server` has (see
+ * `SdkServerBase`): the SDK's `Server` and ours stay assignable both ways.
+ */
+class LazyServer extends SdkServer {
   // The SDK `Protocol`'s two handler maps (`_requestHandlers`,
   // `_notificationHandlers`), behind accessors on this prototype, and the
   // registrations not yet made in them: see `deferring` below.
@@ -169,6 +171,8 @@ class SdkServerBase extends SdkServer {
     // handlers, whose capability check depends on when it runs: such a
     // server registers as the SDK's does.
     building = options?.taskStore === undefined ? [] : undefined;
+    // (Left over only by a constructor that threw.)
+    buildingRequests = buildingNotifications = buildingMade = undefined;
     super(info, options);
     this.#requests = buildingRequests;
     this.#notifications = buildingNotifications;
@@ -182,12 +186,12 @@ class SdkServerBase extends SdkServer {
   }
 
   static {
-    const proto = SdkServerBase.prototype;
+    const proto = LazyServer.prototype;
     const sdkSetRequest = SdkServer.prototype.setRequestHandler;
     const sdkSetNotification = SdkServer.prototype.setNotificationHandler;
 
     /** Makes the queued registrations, in the order they were asked. */
-    const flush = (server: SdkServerBase): void => {
+    const flush = (server: LazyServer): void => {
       const queue = server.#queue;
       if (queue === undefined) return;
       server.#queue = undefined;
@@ -241,14 +245,14 @@ class SdkServerBase extends SdkServer {
     for (const name of LAZY_COLLECTIONS) {
       let template: Template | undefined;
       Object.defineProperty(proto, name, {
-        get(this: SdkServerBase): unknown {
+        get(this: LazyServer): unknown {
           const made = #requests in this
             ? this.#made ??= Object.create(null) as Record<string, unknown>
             : buildingMade ??= Object.create(null) as Record<string, unknown>;
           if (name in made) return made[name];
           return made[name] = template?.make();
         },
-        set(this: SdkServerBase, value: unknown): void {
+        set(this: LazyServer, value: unknown): void {
           if (!(#requests in this)) {
             // The SDK's constructor: a collection as every server starts
             // with it is dropped (made again, the same, on first read).
@@ -269,12 +273,12 @@ class SdkServerBase extends SdkServer {
 
     Object.defineProperties(proto, {
       _requestHandlers: {
-        get(this: SdkServerBase): unknown {
+        get(this: LazyServer): unknown {
           if (!(#requests in this)) return buildingRequests;
           if (this.#queue !== undefined) flush(this);
           return this.#requests;
         },
-        set(this: SdkServerBase, map: unknown): void {
+        set(this: LazyServer, map: unknown): void {
           if (!(#requests in this)) buildingRequests = map;
           else {
             flush(this);
@@ -284,12 +288,12 @@ class SdkServerBase extends SdkServer {
         configurable: true,
       },
       _notificationHandlers: {
-        get(this: SdkServerBase): unknown {
+        get(this: LazyServer): unknown {
           if (!(#requests in this)) return buildingNotifications;
           if (this.#queue !== undefined) flush(this);
           return this.#notifications;
         },
-        set(this: SdkServerBase, map: unknown): void {
+        set(this: LazyServer, map: unknown): void {
           if (!(#requests in this)) buildingNotifications = map;
           else {
             flush(this);
@@ -300,7 +304,7 @@ class SdkServerBase extends SdkServer {
       },
       setRequestHandler: {
         value: function setRequestHandler(
-          this: SdkServerBase,
+          this: LazyServer,
           schema: unknown,
           handler: unknown,
         ): void {
@@ -312,7 +316,7 @@ class SdkServerBase extends SdkServer {
       },
       setNotificationHandler: {
         value: function setNotificationHandler(
-          this: SdkServerBase,
+          this: LazyServer,
           schema: unknown,
           handler: unknown,
         ): void {
@@ -328,7 +332,7 @@ class SdkServerBase extends SdkServer {
       },
       [deferHandlers]: {
         value: function (
-          this: SdkServerBase,
+          this: LazyServer,
           install?: () => void,
         ): boolean {
           const queue = this.#queue;
@@ -341,6 +345,14 @@ class SdkServerBase extends SdkServer {
     });
   }
 }
+
+// The SDK classes, documented by the SDK itself; marked internal so the
+// documentation of this package stops at the subclasses below.
+/** @internal */
+const SdkServerBase: new (
+  info: Implementation,
+  options?: ServerOptions,
+) => SdkServer = LazyServer as never;
 /** @internal */
 class SdkInMemoryTransportBase extends SdkInMemoryTransport {}
 
