@@ -79,11 +79,14 @@ async function side(name: string, root: string): Promise<Side> {
     exportTools(server, ...tools);
     return server;
   };
+  let _kept: object | undefined;
   const alive: object[] = new Array(100);
   let next = 0;
   return {
     name,
-    server: () => new Server({ name: "bench", version: "1" }),
+    // Kept past the call, as a request keeps its server: the compiler
+    // cannot drop the allocations of a server that escapes.
+    server: () => _kept = new Server({ name: "bench", version: "1" }),
     factory,
     listed: () => servedToolsOf(factory())?.list(),
     inflight: () => {

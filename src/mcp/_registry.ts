@@ -104,7 +104,13 @@ export interface SharedEntries {
   listing?: readonly Tool[];
 }
 
-interface Registry {
+/**
+ * One server's registry. A class, not an object literal: a literal's
+ * allocation site can be pretenured, and an old-space registry pointing at
+ * its young server's objects (its fast view) keeps servers made per
+ * request alive until a full collection.
+ */
+class Registry {
   /** The entries by name: `shared.tools` itself while `shared` is set. */
   tools: Map<string, Exported>;
   /** The shared entries `tools` still is, not yet copied. */
@@ -119,6 +125,15 @@ interface Registry {
   deferred?: boolean;
   /** The fast path's view, made on first use. */
   fast?: RegistryTools;
+
+  constructor(shared: SharedEntries) {
+    this.tools = shared.tools as Map<string, Exported>;
+    this.shared = shared;
+    this.listing = undefined;
+    this.installed = undefined;
+    this.deferred = undefined;
+    this.fast = undefined;
+  }
 }
 
 /** The registry's first entries: none, shared (copied on first use). */
@@ -254,10 +269,7 @@ function ensureRegistry(server: Server, caller: string): Registry {
       );
     }
   }
-  const registry: Registry = {
-    tools: NO_ENTRIES.tools as Map<string, Exported>,
-    shared: NO_ENTRIES,
-  };
+  const registry = new Registry(NO_ENTRIES);
   installHandlers(server, registry, caller, deferring);
   setTaskToolLookup(server, (name) => taskToolOf(registry, name));
   // The HTTP handler asks before a call starts (403 step-up).

@@ -170,7 +170,11 @@ class LazyServer extends SdkServer {
     // With a task store the SDK's constructor registers the tasks/*
     // handlers, whose capability check depends on when it runs: such a
     // server registers as the SDK's does.
-    building = options?.taskStore === undefined ? [] : undefined;
+    // `new Array()`, not `[]`: an array literal's allocation site can be
+    // pretenured once its arrays outlive a scavenge (each is held by its
+    // server), and an old-space queue holding a young server's closures
+    // keeps every server made since alive until a full collection.
+    building = options?.taskStore === undefined ? new Array(0) : undefined;
     // (Left over only by a constructor that threw.)
     buildingRequests = buildingNotifications = buildingMade = undefined;
     super(info, options);
