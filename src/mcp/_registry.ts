@@ -1,7 +1,8 @@
 /**
  * The bridge's tool registry on an SDK server: one registry per `Server`
- * (a `WeakMap`), whose own `tools/list` and `tools/call` handlers are
- * installed once, on the first registration. `exportTools` and `serveAgent`
+ * (an object slot), whose own `tools/list` and `tools/call` handlers are
+ * installed once, on the first registration (on `@weft/mcp`'s `Server`,
+ * queued until its handler maps are first read). `exportTools` and `serveAgent`
  * both register here; the registry maps to and from the SDK's shapes and
  * never lets a tool failure become a protocol error.
  *
