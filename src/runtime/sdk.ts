@@ -65,76 +65,6 @@ const OWN_REGISTRATIONS: ReadonlySet<unknown> = new Set([
   SetLevelRequestSchema,
 ]);
 
-/**
- * The SDK's `Protocol` and `Server` collections every server is made with
- * (empty, or the log levels' severities), kept off a server until first
- * read: a server made per request and answered without the SDK's
- * `Protocol` never reads them, and a smaller server is cheaper for the
- * garbage collector to move while its request runs.
- */
-const LAZY_COLLECTIONS = [
-  "_requestHandlerAbortControllers",
-  "_responseHandlers",
-  "_progressHandlers",
-  "_timeoutInfo",
-  "_pendingDebouncedNotifications",
-  "_taskProgressTokens",
-  "_requestResolvers",
-  "_loggingLevels",
-  "LOG_LEVEL_SEVERITY",
-] as const;
-
-/** A lazy collection as the SDK's constructor first made it. */
-class Template {
-  readonly #isSet: boolean;
-  readonly #keys: unknown[];
-  readonly #values: unknown[];
-
-  private constructor(isSet: boolean, keys: unknown[], values: unknown[]) {
-    this.#isSet = isSet;
-    this.#keys = keys;
-    this.#values = values;
-  }
-
-  /** The template of `value`, or undefined for anything but a `Map` or `Set`. */
-  static of(value: unknown): Template | undefined {
-    if (value instanceof Map) {
-      return new Template(false, [...value.keys()], [...value.values()]);
-    }
-    if (value instanceof Set) return new Template(true, [...value], []);
-    return undefined;
-  }
-
-  /** Whether `value` is a collection of the same kind with just these entries. */
-  matches(value: unknown): boolean {
-    const keys = this.#keys;
-    if (this.#isSet) {
-      if (!(value instanceof Set) || value.size !== keys.length) return false;
-      for (let i = 0; i < keys.length; i++) {
-        if (!value.has(keys[i])) return false;
-      }
-      return true;
-    }
-    if (!(value instanceof Map) || value.size !== keys.length) return false;
-    const values = this.#values;
-    for (let i = 0; i < keys.length; i++) {
-      const entry = value.get(keys[i]);
-      if (entry !== values[i]) return false;
-      if (entry === undefined && !value.has(keys[i])) return false;
-    }
-    return true;
-  }
-
-  /** A new collection with these entries. */
-  make(): Map<unknown, unknown> | Set<unknown> {
-    const keys = this.#keys;
-    if (this.#isSet) return new Set(keys);
-    const made = new Map<unknown, unknown>();
-    for (let i = 0; i < keys.length; i++) made.set(keys[i], this.#values[i]);
-    return made;
-  }
-}
-
 const REQUEST = 0;
 const NOTIFICATION = 1;
 const INSTALL = 2;
@@ -145,15 +75,13 @@ const INSTALL = 2;
 let building: unknown[] | undefined;
 let buildingRequests: unknown;
 let buildingNotifications: unknown;
-let buildingMade: Record<string, unknown> | undefined;
 
 // The client lives in its own file so the HTTP client and the stdio client
 // load the SDK's client without its server.
 export { Client } from "./sdk_client.ts";
 
 /**
- * The SDK's `Server` with its handler maps and collections made on first
- * read. Its private fields stay off the type `Server` has (see
+ * The SDK's `Server` with its handler maps' entries made on first read. Its private fields stay off the type `Server` has (see
  * `SdkServerBase`): the SDK's `Server` and ours stay assignable both ways.
  */
 class LazyServer extends SdkServer {
@@ -163,30 +91,22 @@ class LazyServer extends SdkServer {
   #requests: unknown;
   #notifications: unknown;
   #queue: unknown[] | undefined;
-  // The SDK's other collections (`LAZY_COLLECTIONS`), made on first read.
-  #made: Record<string, unknown> | undefined;
 
   constructor(info: Implementation, options?: ServerOptions) {
     // With a task store the SDK's constructor registers the tasks/*
     // handlers, whose capability check depends on when it runs: such a
-    // server registers as the SDK's does.
-    // `new Array()`, not `[]`: an array literal's allocation site can be
+    // server registers as the SDK's does. `new Array()`, not `[]`: an array literal's allocation site can be
     // pretenured once its arrays outlive a scavenge (each is held by its
     // server), and an old-space queue holding a young server's closures
     // keeps every server made since alive until a full collection.
     building = options?.taskStore === undefined ? new Array(0) : undefined;
     // (Left over only by a constructor that threw.)
-    buildingRequests = buildingNotifications = buildingMade = undefined;
+    buildingRequests = buildingNotifications = undefined;
     super(info, options);
     this.#requests = buildingRequests;
     this.#notifications = buildingNotifications;
     this.#queue = building;
-    this.#made = buildingMade;
-    building =
-      buildingRequests =
-      buildingNotifications =
-      buildingMade =
-        undefined;
+    building = buildingRequests = buildingNotifications = undefined;
   }
 
   static {
@@ -245,35 +165,6 @@ class LazyServer extends SdkServer {
       }
       return false;
     };
-
-    for (const name of LAZY_COLLECTIONS) {
-      let template: Template | undefined;
-      Object.defineProperty(proto, name, {
-        get(this: LazyServer): unknown {
-          const made = #requests in this
-            ? this.#made ??= Object.create(null) as Record<string, unknown>
-            : buildingMade ??= Object.create(null) as Record<string, unknown>;
-          if (name in made) return made[name];
-          return made[name] = template?.make();
-        },
-        set(this: LazyServer, value: unknown): void {
-          if (!(#requests in this)) {
-            // The SDK's constructor: a collection as every server starts
-            // with it is dropped (made again, the same, on first read).
-            template ??= Template.of(value);
-            if (template?.matches(value)) return;
-            (buildingMade ??= Object.create(null) as Record<string, unknown>)[
-              name
-            ] = value;
-            return;
-          }
-          (this.#made ??= Object.create(null) as Record<string, unknown>)[
-            name
-          ] = value;
-        },
-        configurable: true,
-      });
-    }
 
     Object.defineProperties(proto, {
       _requestHandlers: {
