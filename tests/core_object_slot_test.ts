@@ -31,3 +31,15 @@ Deno.test("objectSlot: a frozen or sealed object keeps its value too", () => {
   assert.equal(slot.get(frozen), 3);
   assert.equal(slot.get({}), undefined);
 });
+
+Deno.test("objectSlot: unseen by getOwnPropertySymbols and Reflect.ownKeys; a non-extensible object keeps its value", () => {
+  const slot = objectSlot<string>("s");
+  const a = {};
+  slot.set(a, "one");
+  assert.deepEqual(Object.getOwnPropertySymbols(a), []);
+  assert.deepEqual(Reflect.ownKeys(a), []);
+  const closed = Object.preventExtensions({});
+  slot.set(closed, "two");
+  assert.equal(slot.get(closed), "two");
+  assert.equal(slot.get(a), "one");
+});

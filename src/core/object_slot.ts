@@ -1,10 +1,11 @@
 /**
- * A value kept on an object under a private symbol, in place of a
- * `WeakMap` keyed by it: for objects made per request (a server made per
- * HTTP request), whose `WeakMap` entries cost the garbage collector far
- * more than the object itself. The property is not enumerable (spreads,
- * `Object.keys` and `JSON.stringify` do not see it); an object that cannot
- * take a property (frozen, sealed) keeps its value in a `WeakMap`.
+ * A value kept on an object under a private name (a class's private
+ * field, added to the object), in place of a `WeakMap` keyed by it: for
+ * objects made per request (a server made per HTTP request), whose
+ * `WeakMap` entries cost the garbage collector far more than the object
+ * itself. No key listing sees it (`Object.keys`, spreads, `JSON.stringify`,
+ * `Object.getOwnPropertySymbols`); an object that cannot take a property
+ * (frozen, sealed, not extensible) keeps its value in a `WeakMap`.
  *
  * @module
  */
@@ -33,7 +34,8 @@ export interface ObjectSlot<T> {
 }
 
 /**
- * A slot named `name` (the symbol's description, for debugging).
+ * A slot; `name` says what it holds (for the reader: a private name has
+ * no description to carry it).
  *
  * @example
  * ```ts
@@ -46,29 +48,39 @@ export interface ObjectSlot<T> {
  * assert.equal(slot.get(frozen), 1);
  * ```
  */
-export function objectSlot<T>(name: string): ObjectSlot<T> {
-  const key = Symbol(name);
+export function objectSlot<T>(_name: string): ObjectSlot<T> {
   let fallback: WeakMap<object, T> | undefined;
-  return {
-    get(object: object): T | undefined {
-      if (Object.hasOwn(object, key)) {
-        return (object as Record<symbol, T>)[key];
-      }
-      return fallback?.get(object);
-    },
-    set(object: object, value: T): void {
-      if (Object.hasOwn(object, key)) {
-        (object as Record<symbol, T>)[key] = value;
-      } else if (Object.isExtensible(object)) {
-        Object.defineProperty(object, key, {
-          value,
-          writable: true,
-          enumerable: false,
-          configurable: true,
-        });
-      } else {
-        (fallback ??= new WeakMap()).set(object, value);
-      }
-    },
-  };
+  // Each call evaluates the class anew: a private name of its own.
+  class Slot extends Stamped {
+    #value: T;
+
+    constructor(object: object, value: T) {
+      super(object);
+      this.#value = value;
+    }
+
+    static get(object: object): T | undefined {
+      return #value in object ? (object as Slot).#value : fallback?.get(object);
+    }
+
+    static set(object: object, value: T): void {
+      if (#value in object) (object as Slot).#value = value;
+      else if (Object.isExtensible(object)) new Slot(object, value);
+      else (fallback ??= new WeakMap()).set(object, value);
+    }
+  }
+  return { get: Slot.get, set: Slot.set };
+}
+
+/**
+ * A base class whose constructor hands back the object it is given, so a
+ * subclass's private field is added to that object (a private name, seen
+ * by no key listing, spread, `JSON.stringify` or
+ * `Object.getOwnPropertySymbols`) — an ordinary property add, where
+ * `Object.defineProperty` of a symbol takes the runtime's slow path.
+ */
+class Stamped {
+  constructor(object: object) {
+    return object as Stamped;
+  }
 }

@@ -43,6 +43,36 @@ export interface ServedTools {
 // Kept on the server itself: servers are often made per request.
 const lookups = objectSlot<() => ServedTools | undefined>("weft.servedTools");
 
+/** The registry's own lookup, for servers with no lookup of their own. */
+let registryLookup: ((server: object) => ServedTools | undefined) | undefined;
+
+/**
+ * Sets the lookup asked for every server without a lookup of its own
+ * (`setServedTools`): the tool registry's, which keeps its registries on
+ * the servers themselves, so a server made per request takes no lookup
+ * of its own.
+ *
+ * @example
+ * ```ts
+ * import { servedToolsOf, serveToolsFrom } from "./served_tools.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const server = {};
+ * serveToolsFrom((s) =>
+ *   s === server
+ *     ? { list: () => ({ tools: [] }), call: () => Promise.resolve({}) }
+ *     : undefined
+ * );
+ * assert.deepEqual(servedToolsOf(server)?.list(), { tools: [] });
+ * serveToolsFrom(() => undefined);
+ * ```
+ */
+export function serveToolsFrom(
+  lookup: (server: object) => ServedTools | undefined,
+): void {
+  registryLookup = lookup;
+}
+
 /**
  * Sets the lookup of `server`'s tools: it answers `undefined` when the
  * server's handlers are no longer the registry's own.
@@ -72,5 +102,6 @@ export function setServedTools(
  * ```
  */
 export function servedToolsOf(server: object): ServedTools | undefined {
-  return lookups.get(server)?.();
+  const lookup = lookups.get(server);
+  return lookup !== undefined ? lookup() : registryLookup?.(server);
 }

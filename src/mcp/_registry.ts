@@ -1,7 +1,8 @@
 /**
  * The bridge's tool registry on an SDK server: one registry per `Server`
- * (a `WeakMap`), whose own `tools/list` and `tools/call` handlers are
- * installed once, on the first registration. `exportTools` and `serveAgent`
+ * (an object slot), whose own `tools/list` and `tools/call` handlers are
+ * installed once, on the first registration (on `@weft/mcp`'s `Server`,
+ * queued until its handler maps are first read). `exportTools` and `serveAgent`
  * both register here; the registry maps to and from the SDK's shapes and
  * never lets a tool failure become a protocol error.
  *
@@ -32,8 +33,9 @@ import { quote } from "../core/errors.ts";
 import type { ProgressFn, TaskSupport, ToolResult } from "../core/tool.ts";
 import type { AskFn } from "../core/input.ts";
 import { type AuthInfo, setScopeLookup } from "../core/auth.ts";
-import { type ServedTools, setServedTools } from "../core/served_tools.ts";
+import { type ServedTools, serveToolsFrom } from "../core/served_tools.ts";
 import { objectSlot } from "../core/object_slot.ts";
+import { deferredHandlers } from "../core/deferred_handlers.ts";
 import { progressSink } from "./_progress.ts";
 import {
   type AskExtra,
@@ -90,14 +92,53 @@ export interface Exported {
   ): Promise<ToolResult>;
 }
 
-interface Registry {
-  readonly tools: Map<string, Exported>;
-  listing?: Tool[];
+/**
+ * Registry entries built once and registered whole on many servers (the
+ * frozen tools a server factory exports on a server per request): a
+ * server's registry holds this map itself, as it is, until a later
+ * registration on that server copies it.
+ */
+export interface SharedEntries {
+  /** The entries by name, in registration order; never changed. */
+  readonly tools: ReadonlyMap<string, Exported>;
+  /** Their `tools/list` entries (frozen), made on first listing. */
+  listing?: readonly Tool[];
+}
+
+/**
+ * One server's registry. A class, not an object literal: a literal's
+ * allocation site can be pretenured, and an old-space registry pointing at
+ * its young server's objects (its fast view) keeps servers made per
+ * request alive until a full collection.
+ */
+class Registry {
+  /** The entries by name: `shared.tools` itself while `shared` is set. */
+  tools: Map<string, Exported>;
+  /** The shared entries `tools` still is, not yet copied. */
+  shared?: SharedEntries;
+  listing?: readonly Tool[];
   /** What the server's handler map held for each method once ours were set. */
   installed?: { readonly list: unknown; readonly call: unknown };
+  /**
+   * Whether our handlers wait in the server's queue (`deferredHandlers`):
+   * nothing has read its handler maps since, so nothing replaced them.
+   */
+  deferred?: boolean;
   /** The fast path's view, made on first use. */
   fast?: RegistryTools;
+
+  constructor(shared: SharedEntries) {
+    this.tools = shared.tools as Map<string, Exported>;
+    this.shared = shared;
+    this.listing = undefined;
+    this.installed = undefined;
+    this.deferred = undefined;
+    this.fast = undefined;
+  }
 }
+
+/** The registry's first entries: none, shared (copied on first use). */
+const NO_ENTRIES: SharedEntries = { tools: new Map() };
 
 /**
  * The bridge's own `tools/list` and `tools/call` of one server, callable
@@ -129,7 +170,10 @@ function registryToolsOf(
   server: object,
   registry: Registry,
 ): RegistryTools | undefined {
-  const installed = registry?.installed;
+  if (registry.deferred === true) {
+    return registry.fast ??= new FastTools(registry, server);
+  }
+  const installed = registry.installed;
   if (installed === undefined) return undefined;
   const handlers = handlersOf(server);
   if (
@@ -137,33 +181,72 @@ function registryToolsOf(
     handlers.get("tools/call") !== installed.call ||
     handlers.get("tools/list") !== installed.list
   ) return undefined;
-  return registry.fast ??= {
-    list: (): ListToolsResult => ({ tools: listing(registry, server) }),
-    call: (params, extra) =>
-      callHandler(
-        registry,
-        server as unknown as AskServer & object,
-        calledWith(params),
-        extra as CallExtra,
-      ),
-  };
+  return registry.fast ??= new FastTools(registry, server);
+}
+
+/** `RegistryTools` of one server's registry (methods, not closures). */
+class FastTools implements RegistryTools {
+  readonly #registry: Registry;
+  readonly #server: object;
+
+  constructor(registry: Registry, server: object) {
+    this.#registry = registry;
+    this.#server = server;
+  }
+
+  list(): ListToolsResult {
+    return { tools: listing(this.#registry, this.#server) as Tool[] };
+  }
+
+  call(
+    params: Record<string, unknown>,
+    extra: unknown,
+  ): Promise<CallToolResult> {
+    return callHandler(
+      this.#registry,
+      this.#server as AskServer & object,
+      calledWith(params),
+      extra as CallExtra,
+    );
+  }
 }
 
 // Kept on the server itself: servers are often made per request.
 const registries = objectSlot<Registry>("weft.toolRegistry");
 
+// The HTTP handler's stateless fast path answers from here.
+serveToolsFrom((server) => {
+  const registry = registries.get(server);
+  return registry === undefined ? undefined : registryToolsOf(server, registry);
+});
+
 /**
  * Registers `entries` on `server`, replacing same-named tools from earlier
  * calls. Installs the bridge's handlers on first use (see `ensureRegistry`).
  * All checks happen before any state changes: it registers all or nothing.
+ * Shared entries registered on a server with no tools yet are held as they
+ * are; any other registration copies them first.
  */
 export function register(
   server: Server,
-  entries: readonly Exported[],
+  entries: readonly Exported[] | SharedEntries,
   caller: string,
 ): void {
   const registry = ensureRegistry(server, caller);
-  for (const entry of entries) registry.tools.set(entry.name, entry);
+  if (registry.tools.size === 0 && !Array.isArray(entries)) {
+    const shared = entries as SharedEntries;
+    registry.tools = shared.tools as Map<string, Exported>;
+    registry.shared = shared;
+  } else {
+    if (registry.shared !== undefined) {
+      registry.tools = new Map(registry.tools);
+      registry.shared = undefined;
+    }
+    const added = Array.isArray(entries)
+      ? entries as readonly Exported[]
+      : (entries as SharedEntries).tools.values();
+    for (const entry of added) registry.tools.set(entry.name, entry);
+  }
   registry.listing = undefined;
   if (server.transport !== undefined) {
     // A client that listed before this call is told to list again; the
@@ -175,7 +258,9 @@ export function register(
 function ensureRegistry(server: Server, caller: string): Registry {
   const known = registries.get(server);
   if (known) return known;
-  for (const method of ["tools/list", "tools/call"]) {
+  // A server whose handler maps are not made yet has no tools handlers.
+  const deferring = deferredHandlers(server);
+  for (const method of deferring ? [] : ["tools/list", "tools/call"]) {
     try {
       server.assertCanSetRequestHandler(method);
     } catch (cause) {
@@ -185,8 +270,8 @@ function ensureRegistry(server: Server, caller: string): Registry {
       );
     }
   }
-  const registry: Registry = { tools: new Map() };
-  installHandlers(server, registry, caller);
+  const registry = new Registry(NO_ENTRIES);
+  installHandlers(server, registry, caller, deferring);
   setTaskToolLookup(server, (name) => taskToolOf(registry, name));
   // The HTTP handler asks before a call starts (403 step-up).
   setScopeLookup(
@@ -194,8 +279,6 @@ function ensureRegistry(server: Server, caller: string): Registry {
     (name) => registry.tools.get(name)?.scopes,
     () => [...registry.tools.values()].flatMap((e) => e.scopes ?? []),
   );
-  // The HTTP handler's stateless fast path answers from here.
-  setServedTools(server, () => registryToolsOf(server, registry));
   registries.set(server, registry);
   return registry;
 }
@@ -204,16 +287,26 @@ function installHandlers(
   server: Server,
   registry: Registry,
   caller: string,
+  deferring: boolean,
 ): void {
   // A fresh server without the tools capability (the common case, a server
   // made per request): declared first, with no refusal thrown and caught.
   const declared = (server as { getCapabilities?: () => unknown })
     .getCapabilities?.() as { tools?: unknown } | undefined;
-  if (
-    declared !== undefined && declared.tools === undefined &&
-    server.transport === undefined
-  ) {
-    server.registerCapabilities({ tools: { listChanged: true } });
+  const fresh = declared !== undefined && declared.tools === undefined &&
+    server.transport === undefined;
+  if (fresh) server.registerCapabilities({ tools: { listChanged: true } });
+  if (deferring && (fresh || declared?.tools !== undefined)) {
+    // The tools capability is declared, and capabilities only grow: the
+    // SDK's check when the handlers are set passes then as it would now.
+    registry.deferred = true;
+    deferredHandlers(server, () => {
+      registry.deferred = false;
+      setHandlers(server, registry);
+    });
+    return;
+  }
+  if (fresh) {
     setHandlers(server, registry);
     return;
   }
@@ -238,7 +331,7 @@ function installHandlers(
 function setHandlers(server: Server, registry: Registry): void {
   server.setRequestHandler(
     ListToolsRequestSchema,
-    (): ListToolsResult => ({ tools: listing(registry, server) }),
+    (): ListToolsResult => ({ tools: listing(registry, server) as Tool[] }),
   );
   // The SDK checked the request against CallToolRequestSchema before calling
   // the handler (after CALL_REQUEST set non-object arguments aside), and its
@@ -318,7 +411,7 @@ const CALL_REQUEST = RequestSchema.extend({
   }),
 });
 
-function listing(registry: Registry, server: object): Tool[] {
+function listing(registry: Registry, server: object): readonly Tool[] {
   // `execution.taskSupport` is listed only where tasks are served.
   if (taskRunnerOf(server) !== undefined) {
     return Array.from(
@@ -329,8 +422,13 @@ function listing(registry: Registry, server: object): Tool[] {
           : { ...e.listing, execution: { taskSupport: e.taskSupport } },
     );
   }
-  registry.listing ??= Array.from(registry.tools.values(), (e) => e.listing);
-  return registry.listing;
+  if (registry.listing !== undefined) return registry.listing;
+  const shared = registry.shared;
+  return registry.listing = shared === undefined
+    ? Array.from(registry.tools.values(), (e) => e.listing)
+    : shared.listing ??= Object.freeze(
+      Array.from(shared.tools.values(), (e) => e.listing),
+    );
 }
 
 /** `name` as a task tool (for a takeover), when it is one. */

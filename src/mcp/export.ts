@@ -23,6 +23,7 @@ import {
   type CallExtra,
   type Exported,
   register,
+  type SharedEntries,
 } from "./_registry.ts";
 import {
   type AskFn,
@@ -116,13 +117,24 @@ const DEFAULT_INPUT_SCHEMA: Readonly<Record<string, unknown>> = Object.freeze({
  * ```
  */
 export function exportTools(server: Server, ...tools: ToolDef[]): void {
+  const known = knownSet(tools);
+  if (known !== undefined) return register(server, known, "exportTools");
   // The server is argument 1: the first tool is argument 2.
   refuseNonTools("exportTools", tools, 2);
   const seen = new Set<string>();
   for (const tool of tools) {
     checkExportable(tool, seen);
   }
-  register(server, tools.map(entryOf), "exportTools");
+  const built = tools.map(entryOf);
+  if (tools.length === 0 || !tools.every(Object.isFrozen)) {
+    return register(server, built, "exportTools");
+  }
+  const set: ToolSet = {
+    tools: tools.slice(),
+    shared: { tools: new Map(built.map((e) => [e.name, e])) },
+  };
+  sets.set(tools[0], set);
+  register(server, set.shared, "exportTools");
 }
 
 /**
@@ -131,6 +143,31 @@ export function exportTools(server: Server, ...tools: ToolDef[]): void {
  * on a server per request does not rebuild their listings.
  */
 const entries = new WeakMap<ToolDef, Exported>();
+
+/** Frozen tools exported together, checked once, and their shared entries. */
+interface ToolSet {
+  readonly tools: readonly ToolDef[];
+  readonly shared: SharedEntries;
+}
+
+/**
+ * The last set of frozen tools exported in one call, by its first tool: a
+ * factory exporting the same tools on a server per request checks them
+ * once and has every server hold one map of their entries. A frozen tool
+ * cannot change, so the checks it passed once it passes again.
+ */
+const sets = new WeakMap<ToolDef, ToolSet>();
+
+function knownSet(tools: readonly ToolDef[]): SharedEntries | undefined {
+  const first = tools[0];
+  if (typeof first !== "object" || first === null) return undefined;
+  const set = sets.get(first);
+  if (set === undefined || set.tools.length !== tools.length) return undefined;
+  for (let i = 1; i < tools.length; i++) {
+    if (set.tools[i] !== tools[i]) return undefined;
+  }
+  return set.shared;
+}
 
 function entryOf(tool: ToolDef): Exported {
   if (!Object.isFrozen(tool)) return invoking(tool);
