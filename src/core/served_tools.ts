@@ -2,28 +2,31 @@
  * The hook between a server's tool registry (the bridge's `exportTools`)
  * and the HTTP handler's stateless fast path, which answers `tools/list`
  * and `tools/call` from the registry without the SDK's `Protocol` in
- * between. The registry sets a lookup on each server it serves; the
- * handler asks it per request. Neither knows the other.
+ * between. The registry sets one lookup for every server; the handler
+ * asks it per request. Neither knows the other.
  *
  * @module
  */
-
-import { objectSlot } from "./object_slot.ts";
 
 /**
  * A server's own `tools/list` and `tools/call`, callable directly.
  *
  * @example A lookup a registry sets, and what the handler reads
  * ```ts
- * import { servedToolsOf, setServedTools } from "./served_tools.ts";
+ * import { servedToolsOf, serveToolsFrom } from "./served_tools.ts";
  * import assert from "node:assert/strict";
  *
  * const server = {};
- * setServedTools(server, () => ({
- *   list: () => ({ tools: [] }),
- *   call: () => Promise.resolve({ content: [] }),
- * }));
+ * serveToolsFrom((s) =>
+ *   s === server
+ *     ? {
+ *       list: () => ({ tools: [] }),
+ *       call: () => Promise.resolve({ content: [] }),
+ *     }
+ *     : undefined
+ * );
  * assert.deepEqual(servedToolsOf(server)?.list(), { tools: [] });
+ * serveToolsFrom(() => undefined);
  * ```
  */
 export interface ServedTools {
@@ -40,17 +43,13 @@ export interface ServedTools {
   ): Promise<Record<string, unknown>>;
 }
 
-// Kept on the server itself: servers are often made per request.
-const lookups = objectSlot<() => ServedTools | undefined>("weft.servedTools");
-
-/** The registry's own lookup, for servers with no lookup of their own. */
+/** The registry's lookup (one for the process). */
 let registryLookup: ((server: object) => ServedTools | undefined) | undefined;
 
 /**
- * Sets the lookup asked for every server without a lookup of its own
- * (`setServedTools`): the tool registry's, which keeps its registries on
- * the servers themselves, so a server made per request takes no lookup
- * of its own.
+ * Sets the lookup asked for every server: the tool registry's, which
+ * keeps its registries on the servers themselves, so a server made per
+ * request takes no lookup of its own.
  *
  * @example
  * ```ts
@@ -74,23 +73,6 @@ export function serveToolsFrom(
 }
 
 /**
- * Sets the lookup of `server`'s tools: it answers `undefined` when the
- * server's handlers are no longer the registry's own.
- *
- * @example
- * ```ts
- * import { setServedTools } from "./served_tools.ts";
- * setServedTools({}, () => undefined);
- * ```
- */
-export function setServedTools(
-  server: object,
-  lookup: () => ServedTools | undefined,
-): void {
-  lookups.set(server, lookup);
-}
-
-/**
  * The tools `server` serves directly, or `undefined` (no registry, or its
  * handlers were replaced).
  *
@@ -102,6 +84,5 @@ export function setServedTools(
  * ```
  */
 export function servedToolsOf(server: object): ServedTools | undefined {
-  const lookup = lookups.get(server);
-  return lookup !== undefined ? lookup() : registryLookup?.(server);
+  return registryLookup?.(server);
 }
