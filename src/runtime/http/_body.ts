@@ -41,13 +41,18 @@ interface Deadline {
 /**
  * The deadlines of body reads that all get the same time: they pass in the
  * order they were set, so one timer, set for the oldest, serves them all —
- * not a timer set and cleared per request. The timer is cleared whenever no
- * read is under way.
+ * not a timer set and cleared per request. While no read is under way the
+ * timer is left to run out unreferenced (it holds no process open and
+ * expires nothing), so requests that come one after another reuse it
+ * instead of setting and clearing a timer each; where timers cannot be
+ * unreferenced it is cleared.
  */
 export class Deadlines {
   readonly #timeout: number;
   readonly #pending = new Set<Deadline>();
   #timer?: ReturnType<typeof setTimeout>;
+  /** The timer is referenced (a read is under way). */
+  #held = false;
 
   /** Deadlines `timeout` ms after each {@link start}. */
   constructor(timeout: number) {
@@ -59,19 +64,28 @@ export class Deadlines {
     const deadline = { at: performance.now() + this.#timeout, expire };
     this.#pending.add(deadline);
     if (this.#timer === undefined) this.#arm(this.#timeout);
+    else if (!this.#held) {
+      // The idle timer fires before this deadline: it re-arms for it then.
+      holdTimer(this.#timer, true);
+      this.#held = true;
+    }
     return deadline;
   }
 
   /** The read ended in time (or not: then this does nothing). */
   done(deadline: Deadline): void {
     this.#pending.delete(deadline);
-    if (this.#pending.size === 0 && this.#timer !== undefined) {
-      clearTimeout(this.#timer);
-      this.#timer = undefined;
+    if (this.#pending.size !== 0 || this.#timer === undefined) return;
+    if (holdTimer(this.#timer, false)) {
+      this.#held = false;
+      return;
     }
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
   }
 
   #arm(wait: number): void {
+    this.#held = true;
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       const now = performance.now();
@@ -87,81 +101,69 @@ export class Deadlines {
   }
 }
 
-const UTF8 = new TextDecoder("utf-8", { fatal: true });
-
-/** The most bytes one read of a body asks for. */
-const CHUNK = 16 * 1024;
-
-/** Reads a body chunk by chunk (`read()`), and can be cancelled. */
-interface ChunkReader {
-  read(): Promise<{ done: boolean; value?: Uint8Array }>;
-  cancel(): Promise<void>;
+/** The runtime's calls that keep a timer from holding the process open, or let it again. */
+interface TimerRefs {
+  refTimer?: (id: number) => void;
+  unrefTimer?: (id: number) => void;
 }
+
+const timerRefs = (globalThis as { Deno?: TimerRefs }).Deno;
 
 /**
- * A reader of `body`. With a declared length, a BYOB reader into buffers
- * of our own (at most 16 KiB a read) that stops once the declared bytes
- * came, without asking for the end: a default reader of Deno's request
- * bodies leaves a 64 KiB buffer it allocated held by the request for as
- * long as the request lives — for a `subscriptions/listen` stream, as long
- * as the stream is open. Without one (or for a stream that is not a byte
- * stream), a default reader.
+ * References (`hold`) or unreferences a timer: `Deno.refTimer` and
+ * `Deno.unrefTimer`, or a Node-style timer's `ref()`/`unref()`. Whether
+ * the runtime could.
  */
-function chunkReader(
-  body: ReadableStream<Uint8Array>,
-  declared: number,
-): ChunkReader {
-  let byob: ReadableStreamBYOBReader | undefined;
-  if (Number.isSafeInteger(declared) && declared > 0) {
-    try {
-      byob = body.getReader({ mode: "byob" });
-    } catch {
-      // Not a byte stream.
-    }
+function holdTimer(
+  timer: ReturnType<typeof setTimeout>,
+  hold: boolean,
+): boolean {
+  if (typeof timer === "number") {
+    const call = hold ? timerRefs?.refTimer : timerRefs?.unrefTimer;
+    if (typeof call !== "function") return false;
+    call(timer);
+    return true;
   }
-  if (byob === undefined) {
-    const reader = body.getReader();
-    return {
-      read: () => reader.read(),
-      cancel: () => reader.cancel(),
-    };
-  }
-  const bytes = byob;
-  let left = declared;
-  return {
-    async read() {
-      if (left <= 0) return { done: true };
-      const { done, value } = await bytes.read(
-        new Uint8Array(Math.min(CHUNK, left)),
-      );
-      if (done || value === undefined) return { done: true };
-      left -= value.byteLength;
-      return { done: false, value };
-    },
-    cancel: () => bytes.cancel(),
-  };
+  const node = timer as unknown as { ref?: () => void; unref?: () => void };
+  const call = hold ? node.ref : node.unref;
+  if (typeof call !== "function") return false;
+  call.call(node);
+  return true;
 }
+
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * Reads and parses a request body: a `Content-Length` over the cap is
  * refused before anything is read; a streamed body is counted as it arrives
  * and cancelled as soon as it passes the cap, or when it has not ended
- * within the deadline; text nested deeper than the limit is refused before
- * it is parsed. The text is parsed with the lossless reader.
+ * within the deadline; a declared length bounds the read (once that many
+ * bytes came, the body is not read further — nor waited on to end — and
+ * bytes past it are not part of it); text nested deeper than the limit is
+ * refused before it is parsed. The text is parsed with the lossless reader.
+ *
+ * One default reader serves every body: asking a stream for a BYOB reader
+ * to learn whether it is a byte stream throws for Deno's request bodies
+ * (they are not), which cost more than the rest of the read.
  */
 export async function readJsonBody(
   req: Request,
   limits: BodyLimits,
 ): Promise<BodyResult> {
-  const declared = Number(req.headers.get("content-length") ?? "0");
+  const length = req.headers.get("content-length");
+  const declared = length === null ? 0 : Number(length);
   if (declared > limits.maxBytes) {
     await req.body?.cancel().catch(() => {});
     return { kind: "tooLarge" };
   }
-  if (req.body === null) {
+  const body = req.body;
+  if (body === null) {
     return { kind: "invalid", cause: new SyntaxError("empty body") };
   }
-  const reader = chunkReader(req.body, declared);
+  const bound = Number.isSafeInteger(declared) && declared > 0
+    ? declared
+    : Infinity;
+  const reader = body.getReader();
   let timedOut = false;
   const expire = () => {
     timedOut = true;
@@ -180,11 +182,13 @@ export async function readJsonBody(
       if (timedOut) return { kind: "timeout" };
       if (done || value === undefined) break;
       size += value.byteLength;
+      parts.push(value);
+      // The declared bytes came: the body ends there.
+      if (size >= bound) break;
       if (size > limits.maxBytes) {
         await reader.cancel().catch(() => {});
         return { kind: "tooLarge" };
       }
-      parts.push(value);
     }
   } catch (cause) {
     if (timedOut) return { kind: "timeout" };
@@ -196,7 +200,8 @@ export async function readJsonBody(
   }
   let text: string;
   try {
-    text = UTF8.decode(concatBytes(parts, size));
+    const bytes = concatBytes(parts, size);
+    text = UTF8.decode(size > bound ? bytes.subarray(0, bound) : bytes);
   } catch (cause) {
     return { kind: "invalid", cause };
   }
