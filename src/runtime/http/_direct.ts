@@ -129,6 +129,15 @@ function initializeFor(
   return facts;
 }
 
+/**
+ * The end-of-turn callback telling `turn` it is ready: made out here so its
+ * closure holds `turn` alone (a closure made inside a method shares the
+ * method's scope, `this` and all).
+ */
+function readyOf(turn: { ready?: () => void }): () => void {
+  return () => turn.ready?.();
+}
+
 /** One stateless request answered from a server's registry straight into its Response. */
 export class DirectCall implements FastLink {
   /** Stateless: no session (`extra.sessionId`). */
@@ -193,12 +202,19 @@ export class DirectCall implements FastLink {
     }
     const dispatch = new FastDispatch(this.#server, this.#tools, this);
     this.#dispatch = dispatch;
+    // What the end-of-turn timer holds: this box, not the call (the timer
+    // fires a millisecond or more later, long after a quick answer went;
+    // holding the call would keep its server, request and answer alive
+    // past the garbage collector's young sweeps).
+    const turn: { ready?: () => void } = {};
     const ready = new Promise<void>((resolve) => {
       this.#ready = resolve;
+      turn.ready = resolve;
     });
     dispatch.request(body.method, id, body.params, requestInfo(req));
-    afterThisTurn(() => this.#ready?.());
+    afterThisTurn(readyOf(turn));
     await ready;
+    turn.ready = undefined;
     this.#ready = undefined;
     if (!this.#pending) {
       // Everything is in: the whole text at once.
