@@ -44,6 +44,7 @@ import {
   type FastLink,
   initialized,
 } from "../fast_tools.ts";
+import { listAnswerText } from "./_list_text.ts";
 import { isJsonRpcMessage, type RequestId } from "./_messages.ts";
 import { requestInfo } from "./_post.ts";
 import { DROPPED_REASON } from "./_requests.ts";
@@ -281,7 +282,16 @@ export class DirectCall implements FastLink {
     if (!this.#live) throw goneError();
     this.#live = false;
     forgetWireId(this.#id);
-    this.#write(sseEvent({ ...answer, id: this.#clientId }, undefined));
+    const out = { ...answer, id: this.#clientId };
+    // A listing's tool documents: their texts kept, not written anew.
+    const list = this.#method === "tools/list"
+      ? listAnswerText(out)
+      : undefined;
+    this.#write(
+      list === undefined
+        ? sseEvent(out, undefined)
+        : `event: message\ndata: ${list}\n\n`,
+    );
     this.#pending = false;
     if (this.#ready !== undefined) {
       // Still in the first turn: it answers with the whole text.
