@@ -269,3 +269,66 @@ Deno.test("body read: shared deadlines — reads one after another reuse the tim
     ["timeout", "timeout"],
   );
 });
+
+Deno.test("body read: a framed body (Deno.serve's) with a declared length is read whole, under the same deadline and caps", async () => {
+  const text = json(20_000);
+  const length = String(new TextEncoder().encode(text).length);
+  const whole = new Request("http://localhost/mcp", {
+    method: "POST",
+    body: text,
+    headers: { "content-length": length },
+  });
+  const read = await readJsonBody(whole, LIMITS, true);
+  assert.equal(read.kind, "json");
+  assert.equal((read as { value: { text: string } }).value.text.length, 20_000);
+  // Over the cap by its declared length: refused before any read.
+  const over = new Request("http://localhost/mcp", {
+    method: "POST",
+    body: text,
+    headers: { "content-length": length },
+  });
+  assert.equal(
+    (await readJsonBody(over, { ...LIMITS, maxBytes: 100 }, true)).kind,
+    "tooLarge",
+  );
+  // A body that does not arrive: the deadline's answer.
+  const slow = new Request("http://localhost/mcp", {
+    method: "POST",
+    body: new ReadableStream({
+      start: (c) => c.enqueue(new TextEncoder().encode('{"a":')),
+    }),
+    headers: { "content-length": "500" },
+    duplex: "half",
+  } as RequestInit);
+  assert.equal(
+    (await readJsonBody(slow, { ...LIMITS, timeout: 100 }, true)).kind,
+    "timeout",
+  );
+  // A body that fails mid-way: the client went away.
+  const failing = new Request("http://localhost/mcp", {
+    method: "POST",
+    body: new ReadableStream({
+      start: (c) => {
+        c.enqueue(new TextEncoder().encode('{"a":'));
+        c.error(new Error("reset"));
+      },
+    }),
+    headers: { "content-length": "500" },
+    duplex: "half",
+  } as RequestInit);
+  assert.equal(
+    (await readJsonBody(failing, LIMITS, true)).kind,
+    "disconnected",
+  );
+  // No declared length (chunked): read chunk by chunk, capped.
+  const chunkedBody = new Request("http://localhost/mcp", {
+    method: "POST",
+    body: chunked(json(50_000), 10, false),
+    duplex: "half",
+  } as RequestInit);
+  assert.equal(
+    (await readJsonBody(chunkedBody, { ...LIMITS, maxBytes: 20_000 }, true))
+      .kind,
+    "tooLarge",
+  );
+});
