@@ -7,6 +7,7 @@
 
 import { parseLossless } from "../../core/json.ts";
 import { concatBytes } from "../bytes.ts";
+import { holdTimer } from "./_host.ts";
 
 /** A request body read under the limits: its lossless parse, or why not. */
 export type BodyResult =
@@ -110,36 +111,6 @@ export class Deadlines {
       }
     }, wait);
   }
-}
-
-/** The runtime's calls that keep a timer from holding the process open, or let it again. */
-interface TimerRefs {
-  refTimer?: (id: number) => void;
-  unrefTimer?: (id: number) => void;
-}
-
-const timerRefs = (globalThis as { Deno?: TimerRefs }).Deno;
-
-/**
- * References (`hold`) or unreferences a timer: `Deno.refTimer` and
- * `Deno.unrefTimer`, or a Node-style timer's `ref()`/`unref()`. Whether
- * the runtime could.
- */
-function holdTimer(
-  timer: ReturnType<typeof setTimeout>,
-  hold: boolean,
-): boolean {
-  if (typeof timer === "number") {
-    const call = hold ? timerRefs?.refTimer : timerRefs?.unrefTimer;
-    if (typeof call !== "function") return false;
-    call(timer);
-    return true;
-  }
-  const node = timer as unknown as { ref?: () => void; unref?: () => void };
-  const call = hold ? node.ref : node.unref;
-  if (typeof call !== "function") return false;
-  call.call(node);
-  return true;
 }
 
 const UTF8 = new TextDecoder("utf-8", { fatal: true });
