@@ -6,7 +6,12 @@
  * 2025-11-25 ones (`-list`: `tools/list` instead). Prints the time per request (noisy: for profiles, not
  * figures).
  *
- *     deno run -A --cpu-prof --cpu-prof-dir=prof bench/_prof_handler.ts [modern|legacy|modern-list|legacy-list] [requests]
+ *     deno run -A --cpu-prof --cpu-prof-dir=prof bench/_prof_handler.ts [modern|legacy|modern-list|legacy-list] [requests] [weft|floor|both] [rounds]
+ *
+ * The third argument picks the handler: `weft` (default), `floor` (the
+ * minimal correct server of `bench/_floor_handler.ts`, in process), or
+ * `both`: `rounds` rounds (default 3) of each, alternating which goes
+ * first, printing each one's median CPU per request and weft/floor.
  *
  * @module
  */
@@ -17,6 +22,7 @@ import { Server } from "../src/runtime/sdk.ts";
 import { tool } from "../src/core/tool.ts";
 import { exportTools } from "../src/mcp/export.ts";
 import { httpHandler } from "../src/runtime/http/handler.ts";
+import { floorHandler } from "./_floor_handler.ts";
 
 const input = z.object({ text: z.string() });
 const tools = Array.from({ length: 10 }, (_, i) =>
@@ -62,19 +68,60 @@ if (modern) {
   });
 }
 const n = Number(Deno.args[1] ?? 20000);
-const started = performance.now();
-const cpu = cpuUsage();
-for (let i = 0; i < n; i++) {
-  const res = await handler(
-    new Request("http://localhost/mcp", { method: "POST", headers, body }),
-  );
-  if (!(await res.text()).includes(list ? "tool_9" : "heard: hello")) {
-    throw new Error("no answer");
+const side = Deno.args[2] ?? "weft";
+const floor = floorHandler();
+const expected = list ? "tool_9" : "heard: hello";
+
+/** Runs `n` requests on `serve`: wall and CPU µs per request. */
+async function run(
+  serve: (req: Request) => Promise<Response>,
+): Promise<{ wall: number; cpu: number }> {
+  const started = performance.now();
+  const cpu = cpuUsage();
+  for (let i = 0; i < n; i++) {
+    const res = await serve(
+      new Request("http://localhost/mcp", { method: "POST", headers, body }),
+    );
+    if (!(await res.text()).includes(expected)) throw new Error("no answer");
   }
+  const used = cpuUsage(cpu);
+  return {
+    wall: (performance.now() - started) * 1000 / n,
+    cpu: (used.user + used.system) / n,
+  };
 }
-const used = cpuUsage(cpu);
-console.log(
-  `${((performance.now() - started) * 1000 / n).toFixed(1)} µs a request, ${
-    ((used.user + used.system) / n).toFixed(1)
-  } µs CPU (the process's, with the requests built here)`,
-);
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1
+    ? sorted[mid]
+    : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+if (side === "both") {
+  const rounds = Number(Deno.args[3] ?? 3);
+  const cpu: Record<string, number[]> = { weft: [], floor: [] };
+  for (let r = 0; r < rounds; r++) {
+    const order = r % 2 === 0 ? ["weft", "floor"] : ["floor", "weft"];
+    for (const s of order) {
+      cpu[s].push((await run(s === "weft" ? handler : floor)).cpu);
+    }
+  }
+  const w = median(cpu.weft);
+  const f = median(cpu.floor);
+  console.log(
+    `${mode}: weft ${w.toFixed(1)} µs CPU, floor ${
+      f.toFixed(1)
+    } µs CPU, weft/floor ${
+      (w / f).toFixed(2)
+    }x (medians of ${rounds} rounds of ${n}, the requests built here included)`,
+  );
+} else {
+  const { wall, cpu } = await run(side === "floor" ? floor : handler);
+  console.log(
+    `${wall.toFixed(1)} µs a request, ${
+      cpu.toFixed(1)
+    } µs CPU (the process's, with the requests built here)`,
+  );
+}

@@ -1,13 +1,13 @@
 /**
- * The handler's body reader (a BYOB reader into buffers of its own, so no
- * 64 KiB buffer stays held by a request that lives on, as a listen stream's
- * does): bodies of every size and shape read whole — with and without a
- * `Content-Length`, in many chunks, past one read's 16 KiB, from a stream
- * that is not a byte stream — and the caps still hold.
+ * The handler's body reader (one default reader for every body, a declared
+ * length bounding the read): bodies of every size and shape read whole —
+ * with and without a `Content-Length`, in many chunks, past 16 KiB, from a
+ * stream that is not a byte stream — and the caps still hold; the shared
+ * deadline timer left idle between reads still cuts off a slow body.
  */
 
 import assert from "node:assert/strict";
-import { readJsonBody } from "../src/runtime/http/_body.ts";
+import { Deadlines, readJsonBody } from "../src/runtime/http/_body.ts";
 
 const LIMITS = { maxBytes: 1024 * 1024, timeout: 10_000, maxDepth: 64 };
 
@@ -166,4 +166,169 @@ Deno.test("body read: a Content-Length over maxBytes is refused before any of th
   const read = await readJsonBody(req, { ...LIMITS, maxBytes: 4096 });
   assert.equal(read.kind, "tooLarge");
   assert.equal(pulled, 0);
+});
+
+Deno.test("body read: a declared length bounds the read of a plain stream too, and a chunk running past it is cut there", async () => {
+  const text = json(30_000);
+  const all = new TextEncoder().encode(text);
+  const tail = new TextEncoder().encode("garbage that is not the body");
+  for (const bytes of [true, false]) {
+    let pulledPast = 0;
+    let sent = false;
+    // One chunk holding the body and more; then, if asked, more again.
+    const pull = (c: ReadableStreamDefaultController<Uint8Array>) => {
+      if (sent) {
+        pulledPast++;
+        c.enqueue(tail.slice());
+        return;
+      }
+      sent = true;
+      const first = new Uint8Array(all.length + tail.length);
+      first.set(all);
+      first.set(tail, all.length);
+      c.enqueue(first);
+    };
+    const body = bytes
+      ? new ReadableStream({
+        type: "bytes",
+        pull: (c) =>
+          pull(c as unknown as ReadableStreamDefaultController<Uint8Array>),
+      })
+      : new ReadableStream({ pull }, { highWaterMark: 0 });
+    const req = new Request("http://localhost/mcp", {
+      method: "POST",
+      body,
+      headers: { "content-length": String(all.length) },
+      duplex: "half",
+    } as RequestInit);
+    const read = await readJsonBody(req, { ...LIMITS, timeout: 5_000 });
+    assert.equal(read.kind, "json", `bytes: ${bytes}`);
+    assert.equal(
+      (read as { value: { text: string } }).value.text.length,
+      30_000,
+    );
+    assert.equal(pulledPast, 0, `bytes: ${bytes}: nothing asked past it`);
+  }
+});
+
+Deno.test("body read: a chunk past a declared length is not counted against maxBytes", async () => {
+  const text = json(1_000);
+  const all = new TextEncoder().encode(text);
+  const first = new Uint8Array(all.length + 10_000).fill(0x20);
+  first.set(all);
+  const req = new Request("http://localhost/mcp", {
+    method: "POST",
+    body: new ReadableStream({ start: (c) => c.enqueue(first) }),
+    headers: { "content-length": String(all.length) },
+    duplex: "half",
+  } as RequestInit);
+  const read = await readJsonBody(req, { ...LIMITS, maxBytes: 2_000 });
+  assert.equal(read.kind, "json");
+});
+
+Deno.test("body read: shared deadlines — reads one after another reuse the timer, and a slow body after them still times out", async () => {
+  const deadlines = new Deadlines(150);
+  const limits = { ...LIMITS, timeout: 150, deadlines };
+  for (let i = 0; i < 20; i++) {
+    const req = new Request("http://localhost/mcp", {
+      method: "POST",
+      body: json(10),
+    });
+    assert.equal((await readJsonBody(req, limits)).kind, "json");
+  }
+  // Half the idle timer's time later, a body that never ends.
+  await new Promise((resolve) => setTimeout(resolve, 75));
+  let cancelled = false;
+  const slow = new Request("http://localhost/mcp", {
+    method: "POST",
+    body: new ReadableStream({
+      start: (c) => c.enqueue(new TextEncoder().encode('{"a":')),
+      cancel: () => {
+        cancelled = true;
+      },
+    }),
+    duplex: "half",
+  } as RequestInit);
+  const started = performance.now();
+  assert.equal((await readJsonBody(slow, limits)).kind, "timeout");
+  assert.ok(cancelled, "the slow body was cancelled");
+  // Its own deadline, not the idle timer's: not cut off early.
+  assert.ok(performance.now() - started >= 100);
+  // Two slow bodies, one started while the other waits: each times out.
+  const never = () =>
+    new Request("http://localhost/mcp", {
+      method: "POST",
+      body: new ReadableStream({}),
+      duplex: "half",
+    } as RequestInit);
+  const first = readJsonBody(never(), limits);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const second = readJsonBody(never(), limits);
+  assert.deepEqual(
+    [(await first).kind, (await second).kind],
+    ["timeout", "timeout"],
+  );
+});
+
+Deno.test("body read: a framed body (Deno.serve's) with a declared length is read whole, under the same deadline and caps", async () => {
+  const text = json(20_000);
+  const length = String(new TextEncoder().encode(text).length);
+  const whole = new Request("http://localhost/mcp", {
+    method: "POST",
+    body: text,
+    headers: { "content-length": length },
+  });
+  const read = await readJsonBody(whole, LIMITS, true);
+  assert.equal(read.kind, "json");
+  assert.equal((read as { value: { text: string } }).value.text.length, 20_000);
+  // Over the cap by its declared length: refused before any read.
+  const over = new Request("http://localhost/mcp", {
+    method: "POST",
+    body: text,
+    headers: { "content-length": length },
+  });
+  assert.equal(
+    (await readJsonBody(over, { ...LIMITS, maxBytes: 100 }, true)).kind,
+    "tooLarge",
+  );
+  // A body that does not arrive: the deadline's answer.
+  const slow = new Request("http://localhost/mcp", {
+    method: "POST",
+    body: new ReadableStream({
+      start: (c) => c.enqueue(new TextEncoder().encode('{"a":')),
+    }),
+    headers: { "content-length": "500" },
+    duplex: "half",
+  } as RequestInit);
+  assert.equal(
+    (await readJsonBody(slow, { ...LIMITS, timeout: 100 }, true)).kind,
+    "timeout",
+  );
+  // A body that fails mid-way: the client went away.
+  const failing = new Request("http://localhost/mcp", {
+    method: "POST",
+    body: new ReadableStream({
+      start: (c) => {
+        c.enqueue(new TextEncoder().encode('{"a":'));
+        c.error(new Error("reset"));
+      },
+    }),
+    headers: { "content-length": "500" },
+    duplex: "half",
+  } as RequestInit);
+  assert.equal(
+    (await readJsonBody(failing, LIMITS, true)).kind,
+    "disconnected",
+  );
+  // No declared length (chunked): read chunk by chunk, capped.
+  const chunkedBody = new Request("http://localhost/mcp", {
+    method: "POST",
+    body: chunked(json(50_000), 10, false),
+    duplex: "half",
+  } as RequestInit);
+  assert.equal(
+    (await readJsonBody(chunkedBody, { ...LIMITS, maxBytes: 20_000 }, true))
+      .kind,
+    "tooLarge",
+  );
 });

@@ -7,6 +7,7 @@
 
 import { parseLossless } from "../../core/json.ts";
 import { concatBytes } from "../bytes.ts";
+import { holdTimer } from "./_host.ts";
 
 /** A request body read under the limits: its lossless parse, or why not. */
 export type BodyResult =
@@ -41,13 +42,18 @@ interface Deadline {
 /**
  * The deadlines of body reads that all get the same time: they pass in the
  * order they were set, so one timer, set for the oldest, serves them all —
- * not a timer set and cleared per request. The timer is cleared whenever no
- * read is under way.
+ * not a timer set and cleared per request. While no read is under way the
+ * timer is left to run out unreferenced (it holds no process open and
+ * expires nothing), so requests that come one after another reuse it
+ * instead of setting and clearing a timer each; where timers cannot be
+ * unreferenced it is cleared.
  */
 export class Deadlines {
   readonly #timeout: number;
   readonly #pending = new Set<Deadline>();
   #timer?: ReturnType<typeof setTimeout>;
+  /** The timer is referenced (a read is under way). */
+  #held = false;
 
   /** Deadlines `timeout` ms after each {@link start}. */
   constructor(timeout: number) {
@@ -59,19 +65,39 @@ export class Deadlines {
     const deadline = { at: performance.now() + this.#timeout, expire };
     this.#pending.add(deadline);
     if (this.#timer === undefined) this.#arm(this.#timeout);
+    else if (!this.#held) {
+      // The idle timer fires before this deadline: it re-arms for it then.
+      holdTimer(this.#timer, true);
+      this.#held = true;
+    }
     return deadline;
   }
 
   /** The read ended in time (or not: then this does nothing). */
   done(deadline: Deadline): void {
     this.#pending.delete(deadline);
-    if (this.#pending.size === 0 && this.#timer !== undefined) {
-      clearTimeout(this.#timer);
-      this.#timer = undefined;
+    if (this.#pending.size !== 0 || this.#timer === undefined) return;
+    if (holdTimer(this.#timer, false)) {
+      this.#held = false;
+      return;
     }
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /**
+   * Clears the timer when no read is under way (the handler closes: an
+   * idle timer left to run out would outlive it). Reads started later set
+   * it again.
+   */
+  clear(): void {
+    if (this.#pending.size !== 0 || this.#timer === undefined) return;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
   }
 
   #arm(wait: number): void {
+    this.#held = true;
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       const now = performance.now();
@@ -89,114 +115,57 @@ export class Deadlines {
 
 const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
-/** The most bytes one read of a body asks for. */
-const CHUNK = 16 * 1024;
-
-/** Reads a body chunk by chunk (`read()`), and can be cancelled. */
-interface ChunkReader {
-  read(): Promise<{ done: boolean; value?: Uint8Array }>;
-  cancel(): Promise<void>;
-}
-
-/**
- * A reader of `body`. With a declared length, a BYOB reader into buffers
- * of our own (at most 16 KiB a read) that stops once the declared bytes
- * came, without asking for the end: a default reader of Deno's request
- * bodies leaves a 64 KiB buffer it allocated held by the request for as
- * long as the request lives — for a `subscriptions/listen` stream, as long
- * as the stream is open. Without one (or for a stream that is not a byte
- * stream), a default reader.
- */
-function chunkReader(
-  body: ReadableStream<Uint8Array>,
-  declared: number,
-): ChunkReader {
-  let byob: ReadableStreamBYOBReader | undefined;
-  if (Number.isSafeInteger(declared) && declared > 0) {
-    try {
-      byob = body.getReader({ mode: "byob" });
-    } catch {
-      // Not a byte stream.
-    }
-  }
-  if (byob === undefined) {
-    const reader = body.getReader();
-    return {
-      read: () => reader.read(),
-      cancel: () => reader.cancel(),
-    };
-  }
-  const bytes = byob;
-  let left = declared;
-  return {
-    async read() {
-      if (left <= 0) return { done: true };
-      const { done, value } = await bytes.read(
-        new Uint8Array(Math.min(CHUNK, left)),
-      );
-      if (done || value === undefined) return { done: true };
-      left -= value.byteLength;
-      return { done: false, value };
-    },
-    cancel: () => bytes.cancel(),
-  };
-}
-
 /**
  * Reads and parses a request body: a `Content-Length` over the cap is
  * refused before anything is read; a streamed body is counted as it arrives
  * and cancelled as soon as it passes the cap, or when it has not ended
- * within the deadline; text nested deeper than the limit is refused before
- * it is parsed. The text is parsed with the lossless reader.
+ * within the deadline; a declared length bounds the read (once that many
+ * bytes came, the body is not read further — nor waited on to end — and
+ * bytes past it are not part of it); text nested deeper than the limit is
+ * refused before it is parsed. The text is parsed with the lossless reader.
+ *
+ * `framed`: the request came from an HTTP server that ends its body at
+ * the declared `Content-Length` (`Deno.serve`, which passes the handler
+ * an `info` with `completed`): a body with a declared length (within the
+ * cap) is then read whole at once (`req.bytes()`: one read of exactly the
+ * declared bytes, not a stream's 64 KiB chunks), under the same deadline —
+ * past it the answer is the same timeout, the read left to end with the
+ * connection. Other bodies are read chunk by chunk with one default reader
+ * (asking a stream for a BYOB reader to learn whether it is a byte stream
+ * throws for Deno's request bodies, which cost more than the rest of the
+ * read).
  */
 export async function readJsonBody(
   req: Request,
   limits: BodyLimits,
+  framed = false,
 ): Promise<BodyResult> {
-  const declared = Number(req.headers.get("content-length") ?? "0");
+  const length = req.headers.get("content-length");
+  const declared = length === null ? 0 : Number(length);
   if (declared > limits.maxBytes) {
     await req.body?.cancel().catch(() => {});
     return { kind: "tooLarge" };
   }
-  if (req.body === null) {
+  const body = req.body;
+  if (body === null) {
     return { kind: "invalid", cause: new SyntaxError("empty body") };
   }
-  const reader = chunkReader(req.body, declared);
-  let timedOut = false;
-  const expire = () => {
-    timedOut = true;
-    reader.cancel().catch(() => {});
-  };
-  const deadlines = limits.deadlines;
-  const deadline = deadlines?.start(expire);
-  const timer = deadlines === undefined
-    ? setTimeout(expire, limits.timeout)
-    : undefined;
-  const parts: Uint8Array[] = [];
-  let size = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (timedOut) return { kind: "timeout" };
-      if (done || value === undefined) break;
-      size += value.byteLength;
-      if (size > limits.maxBytes) {
-        await reader.cancel().catch(() => {});
-        return { kind: "tooLarge" };
-      }
-      parts.push(value);
-    }
-  } catch (cause) {
-    if (timedOut) return { kind: "timeout" };
-    // The body stream failed: the client went away mid-body.
-    return { kind: "disconnected", cause };
-  } finally {
-    if (deadline !== undefined) deadlines?.done(deadline);
-    else clearTimeout(timer);
+  const bound = Number.isSafeInteger(declared) && declared > 0
+    ? declared
+    : Infinity;
+  const read = framed && bound !== Infinity && !req.bodyUsed
+    ? await readWhole(req, limits)
+    : await readChunks(body, bound, limits);
+  if (!(read instanceof Uint8Array)) return read;
+  // Bytes past a declared length are not the body's.
+  if (Math.min(read.byteLength, bound) > limits.maxBytes) {
+    return { kind: "tooLarge" };
   }
   let text: string;
   try {
-    text = UTF8.decode(concatBytes(parts, size));
+    text = UTF8.decode(
+      read.byteLength > bound ? read.subarray(0, bound) : read,
+    );
   } catch (cause) {
     return { kind: "invalid", cause };
   }
@@ -206,6 +175,78 @@ export async function readJsonBody(
   } catch (cause) {
     return { kind: "invalid", cause };
   }
+}
+
+/** Sets `expire` to run at the read's deadline; the returned function ends the wait. */
+function startDeadline(limits: BodyLimits, expire: () => void): () => void {
+  const deadlines = limits.deadlines;
+  if (deadlines !== undefined) {
+    const deadline = deadlines.start(expire);
+    return () => deadlines.done(deadline);
+  }
+  const timer = setTimeout(expire, limits.timeout);
+  return () => clearTimeout(timer);
+}
+
+/** A framed body read whole, or why not. */
+async function readWhole(
+  req: Request,
+  limits: BodyLimits,
+): Promise<Uint8Array | BodyResult> {
+  let expire!: () => void;
+  const expired = new Promise<BodyResult>((resolve) => {
+    expire = () => resolve({ kind: "timeout" });
+  });
+  const done = startDeadline(limits, expire);
+  const reading = req.bytes();
+  try {
+    return await Promise.race([reading, expired]);
+  } catch (cause) {
+    // The body failed: the client went away mid-body.
+    return { kind: "disconnected", cause };
+  } finally {
+    done();
+    // Past the deadline the read ends with the connection: nobody waits.
+    reading.catch(() => {});
+  }
+}
+
+/** A body read chunk by chunk (to `bound` bytes at most), or why not. */
+async function readChunks(
+  body: ReadableStream<Uint8Array>,
+  bound: number,
+  limits: BodyLimits,
+): Promise<Uint8Array | BodyResult> {
+  const reader = body.getReader();
+  let timedOut = false;
+  const done = startDeadline(limits, () => {
+    timedOut = true;
+    reader.cancel().catch(() => {});
+  });
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (timedOut) return { kind: "timeout" };
+      if (done || value === undefined) break;
+      size += value.byteLength;
+      parts.push(value);
+      // The declared bytes came: the body ends there.
+      if (size >= bound) break;
+      if (size > limits.maxBytes) {
+        await reader.cancel().catch(() => {});
+        return { kind: "tooLarge" };
+      }
+    }
+  } catch (cause) {
+    if (timedOut) return { kind: "timeout" };
+    // The body stream failed: the client went away mid-body.
+    return { kind: "disconnected", cause };
+  } finally {
+    done();
+  }
+  return concatBytes(parts, size);
 }
 
 /**

@@ -44,6 +44,7 @@ import {
   type FastLink,
   initialized,
 } from "../fast_tools.ts";
+import { listAnswerText } from "./_list_text.ts";
 import { isJsonRpcMessage, type RequestId } from "./_messages.ts";
 import { requestInfo } from "./_post.ts";
 import { DROPPED_REASON } from "./_requests.ts";
@@ -129,6 +130,15 @@ function initializeFor(
   return facts;
 }
 
+/**
+ * The end-of-turn callback telling `turn` it is ready: made out here so its
+ * closure holds `turn` alone (a closure made inside a method shares the
+ * method's scope, `this` and all).
+ */
+function readyOf(turn: { ready?: () => void }): () => void {
+  return () => turn.ready?.();
+}
+
 /** One stateless request answered from a server's registry straight into its Response. */
 export class DirectCall implements FastLink {
   /** Stateless: no session (`extra.sessionId`). */
@@ -193,12 +203,19 @@ export class DirectCall implements FastLink {
     }
     const dispatch = new FastDispatch(this.#server, this.#tools, this);
     this.#dispatch = dispatch;
+    // What the end-of-turn timer holds: this box, not the call (the timer
+    // fires a millisecond or more later, long after a quick answer went;
+    // holding the call would keep its server, request and answer alive
+    // past the garbage collector's young sweeps).
+    const turn: { ready?: () => void } = {};
     const ready = new Promise<void>((resolve) => {
       this.#ready = resolve;
+      turn.ready = resolve;
     });
     dispatch.request(body.method, id, body.params, requestInfo(req));
-    afterThisTurn(() => this.#ready?.());
+    afterThisTurn(readyOf(turn));
     await ready;
+    turn.ready = undefined;
     this.#ready = undefined;
     if (!this.#pending) {
       // Everything is in: the whole text at once.
@@ -265,7 +282,16 @@ export class DirectCall implements FastLink {
     if (!this.#live) throw goneError();
     this.#live = false;
     forgetWireId(this.#id);
-    this.#write(sseEvent({ ...answer, id: this.#clientId }, undefined));
+    const out = { ...answer, id: this.#clientId };
+    // A listing's tool documents: their texts kept, not written anew.
+    const list = this.#method === "tools/list"
+      ? listAnswerText(out)
+      : undefined;
+    this.#write(
+      list === undefined
+        ? sseEvent(out, undefined)
+        : `event: message\ndata: ${list}\n\n`,
+    );
     this.#pending = false;
     if (this.#ready !== undefined) {
       // Still in the first turn: it answers with the whole text.

@@ -78,6 +78,11 @@ export interface FrontDoorOptions {
   readonly auth?: AuthGate;
 }
 
+/** The front door: answers a request; `close` lets go of its idle body-deadline timer. */
+export type FrontDoor =
+  & ((req: Request, info: PeerInfo | undefined) => Promise<Response>)
+  & { close(): void };
+
 /** The methods each mode serves, for a 405's `Allow`. */
 const ALLOW_STATELESS = { allow: "POST" };
 const ALLOW_SESSIONS = { allow: "GET, POST, DELETE" };
@@ -89,7 +94,7 @@ const ALLOW_SESSIONS = { allow: "GET, POST, DELETE" };
 export function frontDoor(
   route: Route,
   options: FrontDoorOptions,
-): (req: Request, info: PeerInfo | undefined) => Promise<Response> {
+): FrontDoor {
   const bodyTimeout = options.bodyTimeout ?? DEFAULT_BODY_TIMEOUT;
   const limits: BodyLimits = {
     maxBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
@@ -111,7 +116,10 @@ export function frontDoor(
     });
   }
 
-  return async (req, info) => {
+  const enter = async (
+    req: Request,
+    info: PeerInfo | undefined,
+  ): Promise<Response> => {
     if (!isValidHost(req.headers.get("host"))) {
       report(new HttpRefusalError(400, "malformed Host header"));
       await req.body?.cancel().catch(() => {});
@@ -150,7 +158,13 @@ export function frontDoor(
     if (
       method === "POST" && isJsonContentType(req.headers.get("content-type"))
     ) {
-      const read = await readJsonBody(req, limits);
+      // Deno.serve's bodies (its info has `completed`) end at their
+      // declared length: read whole.
+      const read = await readJsonBody(
+        req,
+        limits,
+        info?.completed !== undefined,
+      );
       switch (read.kind) {
         case "tooLarge":
           report(
@@ -215,4 +229,7 @@ export function frontDoor(
     }
     return route.handle(req, body, info);
   };
+  return Object.assign(enter, {
+    close: () => limits.deadlines?.clear(),
+  });
 }

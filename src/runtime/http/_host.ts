@@ -25,6 +25,34 @@ export function unrefTimer(timer: ReturnType<typeof setTimeout>): void {
   deno?.unrefTimer?.(timer);
 }
 
+/**
+ * References (`hold`) or unreferences a timer, as {@link unrefTimer} finds
+ * the way (the timer's own `ref`/`unref`, else Deno's `refTimer` and
+ * `unrefTimer` for a numeric id). Whether the runtime could.
+ */
+export function holdTimer(
+  timer: ReturnType<typeof setTimeout>,
+  hold: boolean,
+): boolean {
+  const own = timer as { ref?: () => unknown; unref?: () => unknown } | null;
+  const call = hold ? own?.ref : own?.unref;
+  if (typeof call === "function") {
+    call.call(timer);
+    return true;
+  }
+  if (typeof timer !== "number") return false;
+  const deno = (globalThis as {
+    Deno?: {
+      refTimer?: (id: number) => void;
+      unrefTimer?: (id: number) => void;
+    };
+  }).Deno;
+  const byId = hold ? deno?.refTimer : deno?.unrefTimer;
+  if (typeof byId !== "function") return false;
+  byId(timer);
+  return true;
+}
+
 type Listen = (signal: string, listener: () => void) => void;
 
 interface SignalApi {

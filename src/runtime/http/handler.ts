@@ -573,6 +573,7 @@ export function httpHandler(
     // Listen streams end with their result, then the servers close.
     await Promise.all(listening().map((era) => era.endListens()));
     await Promise.all([route.close(), modern.close()]);
+    enter.close();
   };
   const listChanged = async (
     list: "tools" | "prompts" | "resources" = "tools",
