@@ -244,10 +244,7 @@ class LazyServer extends SdkServer {
 // The SDK classes, documented by the SDK itself; marked internal so the
 // documentation of this package stops at the subclasses below.
 /** @internal */
-const SdkServerBase: new (
-  info: Implementation,
-  options?: ServerOptions,
-) => SdkServer = LazyServer as never;
+class SdkServerBase extends (LazyServer as unknown as typeof SdkServer) {}
 /** @internal */
 class SdkInMemoryTransportBase extends SdkInMemoryTransport {}
 
