@@ -244,7 +244,9 @@ class LazyServer extends SdkServer {
 // The SDK classes, documented by the SDK itself; marked internal so the
 // documentation of this package stops at the subclasses below.
 /** @internal */
-class SdkServerBase extends (LazyServer as unknown as typeof SdkServer) {}
+const LazySdkServer: typeof SdkServer = LazyServer as never;
+/** @internal */
+class SdkServerBase extends LazySdkServer {}
 /** @internal */
 class SdkInMemoryTransportBase extends SdkInMemoryTransport {}
 
