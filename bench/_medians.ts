@@ -55,7 +55,8 @@ export async function interleavedMedians(
   return results;
 }
 
-function median(samples: number[]): number {
+/** The median of `samples` (the mean of the middle two when even). */
+export function median(samples: number[]): number {
   const sorted = [...samples].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
   return sorted.length % 2 === 1

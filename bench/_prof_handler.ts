@@ -23,6 +23,8 @@ import { tool } from "../src/core/tool.ts";
 import { exportTools } from "../src/mcp/export.ts";
 import { httpHandler } from "../src/runtime/http/handler.ts";
 import { floorHandler } from "./_floor_handler.ts";
+import { median } from "./_medians.ts";
+import { statelessCall } from "./_stateless_call.ts";
 
 const input = z.object({ text: z.string() });
 const tools = Array.from({ length: 10 }, (_, i) =>
@@ -38,39 +40,14 @@ const handler = httpHandler(() => {
   return server;
 });
 const mode = Deno.args[0] ?? "modern";
-const modern = !mode.startsWith("legacy");
-const list = mode.endsWith("-list");
-const meta = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientCapabilities": {},
-  "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1" },
-};
-const body = JSON.stringify({
-  jsonrpc: "2.0",
+const { body, headers, expected } = statelessCall(mode, {
   id: 7,
-  method: list ? "tools/list" : "tools/call",
-  params: list ? (modern ? { _meta: meta } : {}) : {
-    name: "echo",
-    arguments: { text: "hello" },
-    ...(modern ? { _meta: meta } : {}),
-  },
+  legacyVersionHeader: false,
 });
-const headers: Record<string, string> = {
-  "content-type": "application/json",
-  accept: "application/json, text/event-stream",
-  host: "localhost",
-};
-if (modern) {
-  Object.assign(headers, {
-    "mcp-protocol-version": "2026-07-28",
-    "mcp-method": list ? "tools/list" : "tools/call",
-    ...(list ? {} : { "mcp-name": "echo" }),
-  });
-}
+headers.host = "localhost";
 const n = Number(Deno.args[1] ?? 20000);
 const side = Deno.args[2] ?? "weft";
 const floor = floorHandler();
-const expected = list ? "tool_9" : "heard: hello";
 
 /** Runs `n` requests on `serve`: wall and CPU µs per request. */
 async function run(
@@ -89,14 +66,6 @@ async function run(
     wall: (performance.now() - started) * 1000 / n,
     cpu: (used.user + used.system) / n,
   };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1
-    ? sorted[mid]
-    : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 if (side === "both") {

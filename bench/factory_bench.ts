@@ -29,6 +29,7 @@
 
 import { z } from "zod";
 import process from "node:process";
+import { median } from "./_medians.ts";
 
 function flag(name: string, fallback: string): string {
   const arg = Deno.args.find((a) => a.startsWith(`--${name}=`));
@@ -135,14 +136,6 @@ function round(s: Side, row: Row): number {
   const spent = cpu() - started - idle;
   if (sink === undefined) throw new Error(`${s.name} ${row}: no result`);
   return spent / N;
-}
-
-function median(samples: number[]): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1
-    ? sorted[mid]
-    : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 // Warm-up: every row on every side.

@@ -15,6 +15,8 @@
  * @module
  */
 
+import { statelessCall } from "./_stateless_call.ts";
+
 function flag(name: string, fallback: string): string {
   const given = Deno.args.find((a) => a.startsWith(`--${name}=`));
   return given === undefined ? fallback : given.slice(name.length + 3);
@@ -29,33 +31,10 @@ const trees: Record<string, string> = {
   before: base,
   after: new URL("..", import.meta.url).pathname,
 };
-const modern = mode.startsWith("modern");
-const list = mode.endsWith("-list");
-const meta = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientCapabilities": {},
-  "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1" },
-};
-const body = JSON.stringify({
-  jsonrpc: "2.0",
+const { body, headers, expected: expect } = statelessCall(mode, {
   id: 2,
-  method: list ? "tools/list" : "tools/call",
-  params: list ? (modern ? { _meta: meta } : {}) : {
-    name: "echo",
-    arguments: { text: "hello" },
-    ...(modern ? { _meta: meta } : {}),
-  },
+  legacyVersionHeader: true,
 });
-const headers: Record<string, string> = {
-  "content-type": "application/json",
-  accept: "application/json, text/event-stream",
-  "mcp-protocol-version": modern ? "2026-07-28" : "2025-11-25",
-};
-if (modern) {
-  headers["mcp-method"] = list ? "tools/list" : "tools/call";
-  if (!list) headers["mcp-name"] = "echo";
-}
-const expect = list ? "tool_9" : "heard: hello";
 
 /** The CPU time a process has used (user + system), ms. */
 function cpuMs(pid: number): number {

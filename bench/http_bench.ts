@@ -54,6 +54,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { connectHttp } from "../src/runtime/client/connect_http.ts";
 import { interleavedMedians } from "./_medians.ts";
+import { median } from "./_medians.ts";
 
 interface Flags {
   seconds: number;
@@ -331,14 +332,6 @@ async function call(
 function pick(sorted: number[], q: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1
-    ? sorted[mid]
-    : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 function summarize(rounds: Round[]): Round {

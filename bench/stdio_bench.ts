@@ -29,6 +29,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 // @ts-types="@modelcontextprotocol/sdk/client/stdio"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { connectStdio } from "../src/runtime/process/connect_stdio.ts";
+import { median } from "./_medians.ts";
 
 const CHILD = new URL("./_stdio_bench_child.ts", import.meta.url).pathname;
 
@@ -174,14 +175,6 @@ async function measure(side: string, inflight: number): Promise<number> {
   } finally {
     await contender.close();
   }
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1
-    ? sorted[mid]
-    : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 console.log(
