@@ -9,6 +9,7 @@
 
 import assert from "node:assert/strict";
 import { httpHandler } from "../src/runtime/http/handler.ts";
+import { kvStore } from "../src/runtime/http/kv_store.ts";
 import {
   memoryStore,
   postgresStore,
@@ -207,6 +208,31 @@ Deno.test("store down (double): every request on shared sessions answers the pin
   );
   assert.equal(back.status, 200, "the same session, served again");
   await back.text();
+});
+
+Deno.test("store down (kvStore on Deno KV, closed mid-test): requests on its sessions answer the pinned 503, onerror sees a StoreUnavailableError naming deno-kv, not a 500", async () => {
+  // A KV that stops answering (closed here; on Deno Deploy, KV unreachable).
+  const kv = await Deno.openKv(":memory:"); // needs --unstable-kv or "unstable": ["kv"]
+  let open = true;
+  try {
+    const seen: Error[] = [];
+    await using handler = httpHandler(() => buildToolServer(), {
+      sessions: true,
+      store: kvStore(kv),
+      onerror: (error) => seen.push(error),
+    });
+    const session = await openSession(handler);
+    kv.close();
+    open = false;
+    await refusedWhileDown(handler, session);
+    assert.ok(seen.length >= 4, `onerror saw ${seen.length}`);
+    for (const error of seen) {
+      assert.ok(error instanceof StoreUnavailableError, String(error));
+      assert.equal(error.store, "deno-kv");
+    }
+  } finally {
+    if (open) kv.close();
+  }
 });
 
 Deno.test("store down (double): an event the store cannot keep still reaches its open stream, and onerror is told it will not resume", async () => {

@@ -379,7 +379,8 @@ export interface HttpHandler {
  *
  * Failures answer 500 with `{"code":-32603,"message":"Internal error"}`,
  * never a stack or an exception's text; `onerror` sees them. A shared
- * `store` that cannot be reached (a `StoreUnavailableError`) answers 503
+ * `store` that cannot be reached — a contract store, or the Deno KV behind
+ * `kvStore` (a `StoreUnavailableError`) — answers 503
  * with `Retry-After: 5` and a JSON-RPC error saying so, and ends the open
  * `subscriptions/listen` streams with an error when its bus fails.
  *

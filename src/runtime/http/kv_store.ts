@@ -14,6 +14,7 @@ import type {
 } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { outagesAsStoreErrors } from "./_kv_outage.ts";
 
 /** A Deno KV key, structurally. */
 export type KvKeyLike = readonly (string | number | bigint | boolean)[];
@@ -141,7 +142,8 @@ export class KvSessionBackend implements HttpSessionStore {
 
   /** Builds the backend over `kv`. */
   constructor(kv: KvLike, options: KvStoreOptions = {}) {
-    this.#kv = kv;
+    // A KV that fails to answer is an outage (503), not a failure (500).
+    this.#kv = outagesAsStoreErrors(kv);
     this.#prefix = options.prefix ?? ["weft-mcp"];
     this.pollInterval = options.pollInterval ?? 100;
   }
