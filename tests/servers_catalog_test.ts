@@ -5,7 +5,12 @@
 
 import assert from "node:assert/strict";
 import { Agent, connectServers, type ToolDef } from "../mod.ts";
-import { type ServersConfig, StaleToolError } from "../servers.ts";
+import {
+  ReconnectLimitError,
+  type ServersConfig,
+  StaleToolError,
+} from "../servers.ts";
+import { ServerConnectError } from "../runtime.ts";
 import { denoKvStore, memoryStore, type Store } from "../store.ts";
 import { McpTransportError } from "../bridge.ts";
 import type { Model, ModelEvent, ModelRequest } from "../core.ts";
@@ -30,6 +35,8 @@ interface Remote {
   requests: number;
   /** Tool calls run, by name. */
   calls: string[];
+  /** Every request answered 503 (the server down). */
+  down: boolean;
 }
 
 async function withServer(
@@ -40,6 +47,7 @@ async function withServer(
     withRemove: true,
     requests: 0,
     calls: [],
+    down: false,
   };
   const build = (): Server => {
     const server = new Server({ name: "shop", version: "1.0.0" }, {
@@ -74,6 +82,7 @@ async function withServer(
     { hostname: "127.0.0.1", port: 0, onListen() {} },
     (request) => {
       remote.requests++;
+      if (remote.down) return new Response("down", { status: 503 });
       return handler(request);
     },
   );
@@ -221,6 +230,73 @@ Deno.test("catalog: a tool the server no longer lists fails typed, without runni
     );
     assert.deepEqual(remote.calls, []);
     assert.deepEqual(servers.tools.map((t) => t.name), ["shop_lookup"]);
+  });
+});
+
+Deno.test("catalog: a cached server whose first connection keeps failing is tried again after the backoff and given up after maxAttempts, not started anew on every call", async () => {
+  await withServer(async (url, remote) => {
+    await using store = memoryStore();
+    const config = { shop: { url } };
+    await warm(config, store);
+    remote.down = true;
+    const reported: Error[] = [];
+    await using servers = await connectServers(config, {
+      catalog: store,
+      signal: deadline(),
+      reconnect: { maxAttempts: 3, initialDelay: 1, maxDelay: 4 },
+      onError: (error) => reported.push(error),
+    });
+    assert.deepEqual(servers.servers().map((s) => s.state), ["cached"]);
+    const lookup = byName(servers.tools, "shop_lookup");
+    const reached: boolean[] = [];
+    const failures: unknown[] = [];
+    for (let i = 0; i < 5; i++) {
+      remote.requests = 0;
+      failures.push(await lookup.invoke("{}").catch((e: unknown) => e));
+      reached.push(remote.requests > 0);
+    }
+    assert.deepEqual(
+      reached,
+      [true, true, true, false, false],
+      "three tries reached the server, then none",
+    );
+    for (const thrown of failures) {
+      assert.ok(thrown instanceof McpTransportError, String(thrown));
+    }
+    assert.deepEqual(servers.servers().map((s) => s.state), ["failed"]);
+    const failure = servers.servers()[0].error;
+    assert.ok(failure instanceof ServerConnectError, String(failure));
+    assert.ok(
+      failure.cause instanceof ReconnectLimitError,
+      String(failure.cause),
+    );
+    assert.deepEqual(remote.calls, []);
+    assert.deepEqual(reported, [failure], "the give-up reported once");
+  });
+});
+
+Deno.test("catalog: with reconnect: false, a cached server whose first connection fails is given up at once", async () => {
+  await withServer(async (url, remote) => {
+    await using store = memoryStore();
+    const config = { shop: { url } };
+    await warm(config, store);
+    remote.down = true;
+    const reported: Error[] = [];
+    await using servers = await connectServers(config, {
+      catalog: store,
+      signal: deadline(),
+      reconnect: false,
+      onError: (error) => reported.push(error),
+    });
+    const lookup = byName(servers.tools, "shop_lookup");
+    await lookup.invoke("{}").catch(() => {});
+    remote.requests = 0;
+    const again = await lookup.invoke("{}").catch((e: unknown) => e);
+    assert.ok(again instanceof McpTransportError, String(again));
+    assert.equal(remote.requests, 0, "the second call started nothing");
+    assert.deepEqual(servers.servers().map((s) => s.state), ["failed"]);
+    assert.equal(reported.length, 1, reported.join("\n"));
+    assert.ok(reported[0] instanceof ServerConnectError, String(reported[0]));
   });
 });
 

@@ -127,6 +127,8 @@ export class ManagedServer {
   /** The drift reported so far, as `changed\0<name>` and `added\0<name>`. */
   #drift = new Set<string>();
   #attempts = 0;
+  /** Failed first connections in a row of a server built from the catalog. */
+  #deferredFailures = 0;
   #startFailure?: ServerConnectError;
   #retrying?: Promise<void>;
   #gaveUp?: ServerConnectError;
@@ -673,10 +675,51 @@ export class ManagedServer {
   }
 
   // The first connection of a server built from the catalog: connect and
-  // list again (the set sees the new list); a failure leaves it cached, so
-  // the next call tries again.
+  // list again (the set sees the new list). A failure leaves it cached and
+  // the next call tries again — after the reconnect backoff, as a lost
+  // connection's reconnect does, so a server that keeps failing is not
+  // started anew on every call; past `maxAttempts` failures in a row (at
+  // the first with `reconnect: false`, or one for authorization) it is
+  // given up.
   async #connectDeferred(): Promise<McpClient> {
-    await this.#start(this.#closing.signal);
+    const { reconnect } = this.#ctx;
+    const failures = this.#deferredFailures;
+    if (failures > 0 && reconnect !== false) {
+      await delay(reconnectDelay(failures, reconnect), this.#closing.signal);
+      if (this.#closed) {
+        throw new ServerConnectError(
+          this.spec.name,
+          this.target,
+          "call",
+          new Error("the servers were closed"),
+        );
+      }
+    }
+    try {
+      await this.#start(this.#closing.signal);
+    } catch (error) {
+      const count = ++this.#deferredFailures;
+      if (
+        reconnect === false || chainHas(error, AuthorizationError) ||
+        count >= reconnect.maxAttempts
+      ) {
+        const failed = this.#named(error, "initialize");
+        this.#gaveUp = reconnect === false ||
+            chainHas(error, AuthorizationError)
+          ? failed
+          : new ServerConnectError(
+            this.spec.name,
+            this.target,
+            failed.phase,
+            new ReconnectLimitError(count, failed.cause),
+          );
+        this.#ctx.report(this.#gaveUp);
+        this.#ctx.changed();
+        throw this.#gaveUp;
+      }
+      throw error;
+    }
+    this.#deferredFailures = 0;
     this.#deferred = undefined;
     this.#ctx.changed();
     return this.#client!;

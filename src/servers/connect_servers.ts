@@ -140,7 +140,9 @@ export interface ConnectServersOptions {
    * a server with a good entry is not connected at start — its tools are
    * built from the entry (state `cached`) and it connects when one of them
    * is first called, listing again first; a tool it changed since is not
-   * called (`StaleToolError`, the new definition in the next step). A
+   * called (`StaleToolError`, the new definition in the next step); a
+   * first connection that fails is tried again on a later call after the
+   * `reconnect` backoff, and given up after `maxAttempts`. A
    * stale or missing entry (default validity: one day) is filled by
    * connecting as usual; every listing, a refresh on
    * `notifications/tools/list_changed` too, rewrites it.
