@@ -642,14 +642,7 @@ export class ManagedServer {
   }
 
   async #ready(): Promise<McpClient> {
-    if (this.#closed) {
-      throw new ServerConnectError(
-        this.spec.name,
-        this.target,
-        "call",
-        new Error("the servers were closed"),
-      );
-    }
+    if (this.#closed) throw this.#closedError();
     if (this.#gaveUp !== undefined) throw this.#gaveUp;
     const client = this.#client;
     if (client !== undefined && this.#lostCause === undefined) return client;
@@ -686,38 +679,28 @@ export class ManagedServer {
     const failures = this.#deferredFailures;
     if (failures > 0 && reconnect !== false) {
       await delay(reconnectDelay(failures, reconnect), this.#closing.signal);
-      if (this.#closed) {
-        throw new ServerConnectError(
-          this.spec.name,
-          this.target,
-          "call",
-          new Error("the servers were closed"),
-        );
-      }
+      if (this.#closed) throw this.#closedError();
     }
     try {
       await this.#start(this.#closing.signal);
     } catch (error) {
       const count = ++this.#deferredFailures;
-      if (
-        reconnect === false || chainHas(error, AuthorizationError) ||
-        count >= reconnect.maxAttempts
-      ) {
-        const failed = this.#named(error, "initialize");
-        this.#gaveUp = reconnect === false ||
-            chainHas(error, AuthorizationError)
-          ? failed
-          : new ServerConnectError(
-            this.spec.name,
-            this.target,
-            failed.phase,
-            new ReconnectLimitError(count, failed.cause),
-          );
-        this.#ctx.report(this.#gaveUp);
-        this.#ctx.changed();
-        throw this.#gaveUp;
-      }
-      throw error;
+      // Time does not bring a token, nor a retry `reconnect: false` forbids.
+      const retried = reconnect !== false &&
+        !chainHas(error, AuthorizationError);
+      if (retried && count < reconnect.maxAttempts) throw error;
+      const failed = this.#named(error, "initialize");
+      this.#gaveUp = retried
+        ? new ServerConnectError(
+          this.spec.name,
+          this.target,
+          failed.phase,
+          new ReconnectLimitError(count, failed.cause),
+        )
+        : failed;
+      this.#ctx.report(this.#gaveUp);
+      this.#ctx.changed();
+      throw this.#gaveUp;
     }
     this.#deferredFailures = 0;
     this.#deferred = undefined;
@@ -745,14 +728,7 @@ export class ManagedServer {
         this.#ctx.report(error as Error);
       }
     }
-    if (this.#closed) {
-      throw new ServerConnectError(
-        this.spec.name,
-        this.target,
-        "call",
-        new Error("the servers were closed"),
-      );
-    }
+    if (this.#closed) throw this.#closedError();
     this.#gaveUp = new ServerConnectError(
       this.spec.name,
       this.target,
@@ -762,6 +738,16 @@ export class ManagedServer {
     this.#ctx.report(this.#gaveUp);
     this.#ctx.changed();
     throw this.#gaveUp;
+  }
+
+  /** What a call gets once the servers were closed. */
+  #closedError(): ServerConnectError {
+    return new ServerConnectError(
+      this.spec.name,
+      this.target,
+      "call",
+      new Error("the servers were closed"),
+    );
   }
 
   #named(error: unknown, phase: ConnectPhase): ServerConnectError {
