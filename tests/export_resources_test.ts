@@ -15,7 +15,13 @@ import {
   McpError,
   ResourceUpdatedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { Client, httpHandler, type HttpHandlerOptions } from "../mod.ts";
+import {
+  Client,
+  httpHandler,
+  type HttpHandlerOptions,
+  InMemoryTransport,
+} from "../mod.ts";
+import { EraTransport, resolveCacheHints } from "../src/runtime/era_server.ts";
 import {
   encodeHeaderValue,
   META,
@@ -84,7 +90,9 @@ Deno.test("legacy sessions: lists page, bytes round-trip, templates read, prompt
         ["test://many/0", "test://many/1", "test://many/2"],
         ["test://many/3", "test://many/4"],
       ]);
-      const bad = await client.listResources({ cursor: "nope" }, T).catch((e) => e);
+      const bad = await client.listResources({ cursor: "nope" }, T).catch((e) =>
+        e
+      );
       assert.ok(bad instanceof McpError);
       assert.equal(bad.code, -32602);
       assert.match(bad.message, /invalid cursor for resources\/list/);
@@ -123,7 +131,10 @@ Deno.test("legacy sessions: lists page, bytes round-trip, templates read, prompt
       const unknown = await client.readResource({ uri: "files://a/b/c" }, T)
         .catch((e) => e);
       assert.equal(unknown.code, -32602);
-      assert.equal(unknown.message, 'MCP error -32602: unknown resource "files://a/b/c"');
+      assert.equal(
+        unknown.message,
+        'MCP error -32602: unknown resource "files://a/b/c"',
+      );
       assert.deepEqual(unknown.data, { uri: "files://a/b/c" });
 
       const review = await client.getPrompt({
@@ -133,7 +144,10 @@ Deno.test("legacy sessions: lists page, bytes round-trip, templates read, prompt
       assert.deepEqual(review, {
         description: "A ts review",
         messages: [
-          { role: "user", content: { type: "text", text: "Review this ts:\nlet x = 1" } },
+          {
+            role: "user",
+            content: { type: "text", text: "Review this ts:\nlet x = 1" },
+          },
           { role: "assistant", content: { type: "text", text: "Sure." } },
         ],
       });
@@ -142,7 +156,10 @@ Deno.test("legacy sessions: lists page, bytes round-trip, templates read, prompt
         arguments: { language: "rust" },
       }, T).catch((e) => e);
       assert.equal(invalid.code, -32602);
-      assert.match(invalid.message, /^MCP error -32602: invalid arguments for prompt "review": language: .+; code: .+$/);
+      assert.match(
+        invalid.message,
+        /^MCP error -32602: invalid arguments for prompt "review": language: .+; code: .+$/,
+      );
       const picture = await client.getPrompt({ name: "picture" }, T);
       assert.equal(picture.messages[0].content.type, "image");
       assert.deepEqual(
@@ -151,7 +168,11 @@ Deno.test("legacy sessions: lists page, bytes round-trip, templates read, prompt
       );
       assert.deepEqual(picture.messages[1].content, {
         type: "resource",
-        resource: { uri: "test://blob", mimeType: "text/plain", text: "embedded" },
+        resource: {
+          uri: "test://blob",
+          mimeType: "text/plain",
+          text: "embedded",
+        },
       });
       const { prompts } = await client.listPrompts(undefined, T);
       assert.deepEqual(prompts[0].arguments, [
@@ -163,7 +184,11 @@ Deno.test("legacy sessions: lists page, bytes round-trip, templates read, prompt
         ref: { type: "ref/prompt", name: "review" },
         argument: { name: "language", value: "g" },
       }, T);
-      assert.deepEqual(language.completion, { values: ["go"], total: 1, hasMore: false });
+      assert.deepEqual(language.completion, {
+        values: ["go"],
+        total: 1,
+        hasMore: false,
+      });
       const name = await client.complete({
         ref: { type: "ref/resource", uri: "files://{dir}/{name}{?rev}" },
         argument: { name: "name", value: "" },
@@ -180,7 +205,10 @@ Deno.test("legacy sessions: lists page, bytes round-trip, templates read, prompt
         argument: { name: "a", value: "" },
       }, T).catch((e) => e);
       assert.equal(nowhere.code, -32602);
-      assert.equal(nowhere.message, 'MCP error -32602: unknown prompt "missing"');
+      assert.equal(
+        nowhere.message,
+        'MCP error -32602: unknown prompt "missing"',
+      );
     } finally {
       await client.close();
     }
@@ -204,7 +232,8 @@ function updatesOf(client: Client): {
       new Promise<void>((resolve, reject) => {
         if (seen.includes(uri)) return resolve();
         const signal = AbortSignal.timeout(5000);
-        signal.onabort = () => reject(new Error(`no update of ${uri}: ${seen}`));
+        signal.onabort = () =>
+          reject(new Error(`no update of ${uri}: ${seen}`));
         waiters.push({ uri, resolve });
       }),
   };
@@ -220,7 +249,9 @@ async function notifyUntil(notify: () => void, arrived: Promise<void>) {
   arrived.then(() => done = true, () => done = true);
   while (!done) {
     notify();
-    await Promise.race([arrived, new Promise((r) => setTimeout(r, 20))]).catch(() => {});
+    await Promise.race([arrived, new Promise((r) => setTimeout(r, 20))]).catch(
+      () => {},
+    );
   }
   await arrived;
 }
@@ -362,13 +393,17 @@ Deno.test("modern: lists page with cache hints, bytes round-trip, prompts and co
         (second.result!.resources as { uri: string }[]).map((r) => r.uri),
         ["test://many/0", "test://many/1", "test://many/2"],
       );
-      const read = await modernCall(url, "resources/read", { uri: "test://blob" });
+      const read = await modernCall(url, "resources/read", {
+        uri: "test://blob",
+      });
       const [item] = read.result!.contents as { blob: string }[];
       assert.deepEqual(decode(item.blob), BYTES);
       assert.equal(read.result!.ttlMs, 60_000);
       const templates = await modernCall(url, "resources/templates/list");
       assert.equal(templates.result!.ttlMs, 60_000);
-      const file = await modernCall(url, "resources/read", { uri: "files://src/a.ts" });
+      const file = await modernCall(url, "resources/read", {
+        uri: "files://src/a.ts",
+      });
       assert.deepEqual(file.result!.contents, [{
         uri: "files://src/a.ts",
         mimeType: "application/json",
@@ -387,7 +422,10 @@ Deno.test("modern: lists page with cache hints, bytes round-trip, prompts and co
         arguments: { language: "ts" },
       });
       assert.equal(invalid.error!.code, -32602);
-      assert.match(invalid.error!.message, /^invalid arguments for prompt "review": code: /);
+      assert.match(
+        invalid.error!.message,
+        /^invalid arguments for prompt "review": code: /,
+      );
       const completed = await modernCall(url, "completion/complete", {
         ref: { type: "ref/resource", uri: "files://{dir}/{name}{?rev}" },
         argument: { name: "dir", value: "d" },
@@ -431,16 +469,28 @@ Deno.test("modern: a listen's resourceSubscriptions get the updates of their URI
     const ac = new AbortController();
     try {
       const one = sseReader(
-        await modernPost(url, "subscriptions/listen", {
-          notifications: {
-            resourceSubscriptions: ["test://counter", "test://none"],
+        await modernPost(
+          url,
+          "subscriptions/listen",
+          {
+            notifications: {
+              resourceSubscriptions: ["test://counter", "test://none"],
+            },
           },
-        }, "listen-1", ac.signal),
+          "listen-1",
+          ac.signal,
+        ),
       );
       const two = sseReader(
-        await modernPost(url, "subscriptions/listen", {
-          notifications: { resourceSubscriptions: ["test://other"] },
-        }, "listen-2", ac.signal),
+        await modernPost(
+          url,
+          "subscriptions/listen",
+          {
+            notifications: { resourceSubscriptions: ["test://other"] },
+          },
+          "listen-2",
+          ac.signal,
+        ),
       );
       // An unknown URI is not honored.
       assert.deepEqual(await one.next(), {
@@ -480,4 +530,63 @@ Deno.test("modern: a listen's resourceSubscriptions get the updates of their URI
       ac.abort();
     }
   });
+});
+
+Deno.test("modern, one connection (serveStdio's shape): two listens on one server each get their own URIs' updates", async () => {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const inbox: Message[] = [];
+  let wake: (() => void) | undefined;
+  clientSide.onmessage = (message) => {
+    inbox.push(message as Message);
+    wake?.();
+  };
+  await clientSide.start();
+  const server = surfaceServer();
+  await server.connect(
+    new EraTransport(serverSide, {
+      cacheHints: resolveCacheHints(undefined, "test"),
+      oneClient: true,
+    }),
+  );
+  const signal = AbortSignal.timeout(5000);
+  const next = async (pick: (m: Message) => boolean): Promise<Message> => {
+    for (;;) {
+      const i = inbox.findIndex(pick);
+      if (i >= 0) return inbox.splice(i, 1)[0];
+      signal.throwIfAborted();
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        signal.addEventListener("abort", () => resolve(), { once: true });
+      });
+    }
+  };
+  const listen = (id: string, uris: string[]) =>
+    clientSide.send({
+      jsonrpc: "2.0",
+      id,
+      method: "subscriptions/listen",
+      params: {
+        notifications: { resourceSubscriptions: uris },
+        _meta: ENVELOPE,
+      },
+    } as never);
+  const acked = (id: string) => (m: Message) =>
+    m.method === "notifications/subscriptions/acknowledged" &&
+    (m.params?._meta as Record<string, unknown>)[META.subscriptionId] === id;
+  await listen("l1", ["test://counter"]);
+  await next(acked("l1"));
+  await listen("l2", ["test://other"]);
+  await next(acked("l2"));
+  counterResource.notifyUpdated();
+  otherResource.notifyUpdated();
+  const updated = (m: Message) =>
+    m.method === "notifications/resources/updated";
+  const first = await next(updated);
+  const second = await next(updated);
+  assert.deepEqual([first.params, second.params], [
+    { uri: "test://counter", _meta: { [META.subscriptionId]: "l1" } },
+    { uri: "test://other", _meta: { [META.subscriptionId]: "l2" } },
+  ]);
+  await server.close();
+  assert.deepEqual(inbox.filter(updated), []);
 });
