@@ -54,15 +54,16 @@ export type {
   ResourceTemplateDef,
   ResourceTemplateOptions,
 } from "./src/mcp/resource_def.ts";
-export { exportPrompts, prompt } from "./src/mcp/prompts.ts";
+export { exportPrompts } from "./src/mcp/prompts.ts";
+export { prompt } from "./src/mcp/prompt_def.ts";
+export type { ExportPromptsOptions } from "./src/mcp/prompts.ts";
 export type {
-  ExportPromptsOptions,
   PromptBody,
   PromptDef,
   PromptMessage,
   PromptOptions,
   PromptRequest,
-} from "./src/mcp/prompts.ts";
+} from "./src/mcp/prompt_def.ts";
 export type {
   ToolClient,
   ToolRequest,
