@@ -95,7 +95,10 @@ Deno.test("legacy sessions: lists page, bytes round-trip, templates read, prompt
       );
       assert.ok(bad instanceof McpError);
       assert.equal(bad.code, -32602);
-      assert.match(bad.message, /invalid cursor for resources\/list/);
+      assert.equal(
+        bad.message,
+        "MCP error -32602: invalid cursor for resources/list",
+      );
 
       const listed = (await client.listResources(undefined, T)).resources[2];
       assert.deepEqual(listed, {

@@ -167,6 +167,13 @@ Deno.test("a read, a get or a completer that fails answers a protocol error nami
     read: ({ variables }) => variables.n,
     complete: { n: () => Array.from({ length: 150 }, (_, i) => String(i)) },
   });
+  const odd = prompt({
+    name: "odd",
+    arguments: z.object({ a: z.string() }),
+    // deno-lint-ignore no-explicit-any
+    complete: { a: () => [1, 2] as any },
+    get: () => "",
+  });
   const failing = prompt({
     name: "failing",
     arguments: z.object({ a: z.string() }),
@@ -181,7 +188,7 @@ Deno.test("a read, a get or a completer that fails answers a protocol error nami
   });
   await using pair = await connected((s) => {
     exportResources(s, [broken, many]);
-    exportPrompts(s, [failing]);
+    exportPrompts(s, [failing, odd]);
   });
   const c = pair.client;
   const read = await c.readResource({ uri: "t://broken" }).catch((e) => e);
@@ -206,6 +213,22 @@ Deno.test("a read, a get or a completer that fails answers a protocol error nami
   assert.equal(
     completion.message,
     'MCP error -32603: completion of prompt "failing", argument "a" failed: no index',
+  );
+  const noTemplate = await c.complete({
+    ref: { type: "ref/resource", uri: "n://{m}" },
+    argument: { name: "m", value: "" },
+  }).catch((e) => e);
+  assert.equal(
+    noTemplate.message,
+    'MCP error -32602: unknown resource template "n://{m}"',
+  );
+  const notStrings = await c.complete({
+    ref: { type: "ref/prompt", name: "odd" },
+    argument: { name: "a", value: "" },
+  }).catch((e) => e);
+  assert.equal(
+    notStrings.message,
+    'MCP error -32603: completion of prompt "odd", argument "a" failed: the completer must return an array of strings',
   );
   const capped = await c.complete({
     ref: { type: "ref/resource", uri: "n://{n}" },

@@ -51,8 +51,8 @@ export type Completer = (
   },
 ) => readonly string[] | Promise<readonly string[]>;
 
-/** What `resource` and `resourceTemplate` both take. */
-interface Described {
+/** Options of {@linkcode resource}: one of `text`, `bytes` or `read`. */
+export interface ResourceOptions {
   /** The name clients list it by. */
   readonly name: string;
   /** A display name. */
@@ -67,10 +67,6 @@ interface Described {
   readonly icons?: readonly Icon[];
   /** Metadata listed as it is. */
   readonly _meta?: Readonly<Record<string, unknown>>;
-}
-
-/** Options of {@linkcode resource}: one of `text`, `bytes` or `read`. */
-export interface ResourceOptions extends Described {
   /** The resource's URI. */
   readonly uri: string;
   /** Its size in bytes, listed (default: the length of `text` or `bytes`). */
@@ -86,7 +82,21 @@ export interface ResourceOptions extends Described {
 }
 
 /** Options of {@linkcode resourceTemplate}. */
-export interface ResourceTemplateOptions extends Described {
+export interface ResourceTemplateOptions {
+  /** The name clients list it by. */
+  readonly name: string;
+  /** A display name. */
+  readonly title?: string;
+  /** What it holds, for the client and its model. */
+  readonly description?: string;
+  /** The MIME type of its contents. */
+  readonly mimeType?: string;
+  /** Hints for the client (audience, priority, lastModified). */
+  readonly annotations?: ContentAnnotations;
+  /** Icons a client may show. */
+  readonly icons?: readonly Icon[];
+  /** Metadata listed as it is. */
+  readonly _meta?: Readonly<Record<string, unknown>>;
   /** An RFC 6570 URI template, levels 1 to 3 (`file:///{+path}`, `db://{table}/{id}`). */
   readonly uriTemplate: string;
   /** Reads the resource a matching URI names. */
@@ -187,7 +197,7 @@ function contentsOf(
 }
 
 function describedListing(
-  options: Described,
+  options: ResourceOptions | ResourceTemplateOptions,
   where: string,
 ): Record<string, unknown> {
   if (typeof options.name !== "string" || options.name === "") {
