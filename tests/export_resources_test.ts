@@ -76,6 +76,7 @@ Deno.test("legacy sessions: lists page, bytes round-trip, templates read, prompt
         resources: { subscribe: true, listChanged: true },
         prompts: { listChanged: true },
         completions: {},
+        tools: { listChanged: true },
       });
       // Pages of 3 over 8 resources: 3, 3, 2.
       const pages: string[][] = [];
