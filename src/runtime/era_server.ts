@@ -6,7 +6,9 @@
  * `initialize`: before the server sees it, an internal `initialize`
  * carrying the request's client capabilities and info is handed to the
  * server (its answer is kept, never sent). `server/discover` and
- * `subscriptions/listen` are answered here; modern results are stamped
+ * `subscriptions/listen` are answered here (a listen's `resourceSubscriptions`
+ * subscribed on the server by internal `resources/subscribe` requests, its
+ * updates delivered to the listens that named the URI); modern results are stamped
  * (`resultType`, the server's info in `_meta`, cache hints on cacheable
  * results); a server-to-client request the caller did not declare the
  * capability for answers the modern request with `-32021`. Every other
