@@ -19,6 +19,7 @@ import {
 } from "../mod.ts";
 import { connected } from "./_helpers/export_pair.ts";
 import { Server } from "@modelcontextprotocol/sdk/server";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 
 const text = resource({ uri: "t://a", name: "a", text: "A" });
 const greet = prompt({ name: "greet", get: () => "hi" });
@@ -237,4 +238,18 @@ Deno.test("a read, a get or a completer that fails answers a protocol error nami
   assert.equal(capped.completion.values.length, 100);
   assert.equal(capped.completion.total, 150);
   assert.equal(capped.completion.hasMore, true);
+});
+
+Deno.test("a server whose resources or prompts handlers an McpServer installed is refused", () => {
+  const mcp = new McpServer({ name: "demo", version: "0" });
+  mcp.registerResource("r", "r://1", {}, () => ({ contents: [] }));
+  mcp.registerPrompt("p", {}, () => ({ messages: [] }));
+  refused(
+    () => exportResources(mcp.server, [text]),
+    "exportResources: the server already has a resources/list handler the bridge did not install (an McpServer's, or your own); the bridge keeps one resources registry per server",
+  );
+  refused(
+    () => exportPrompts(mcp.server, [greet]),
+    "exportPrompts: the server already has a prompts/list handler the bridge did not install (an McpServer's, or your own); the bridge keeps one prompts registry per server",
+  );
 });
