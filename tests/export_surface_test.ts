@@ -20,6 +20,8 @@ import {
 import { connected } from "./_helpers/export_pair.ts";
 import { Server } from "@modelcontextprotocol/sdk/server";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import { CompleteRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const text = resource({ uri: "t://a", name: "a", text: "A" });
 const greet = prompt({ name: "greet", get: () => "hi" });
@@ -252,4 +254,24 @@ Deno.test("a server whose resources or prompts handlers an McpServer installed i
     () => exportPrompts(mcp.server, [greet]),
     "exportPrompts: the server already has a prompts/list handler the bridge did not install (an McpServer's, or your own); the bridge keeps one prompts registry per server",
   );
+});
+
+Deno.test("a foreign completion/complete handler refuses the prompts too: nothing is half registered", () => {
+  const server = new Server({ name: "s", version: "0" }, {
+    capabilities: { completions: {} },
+  });
+  server.setRequestHandler(
+    CompleteRequestSchema,
+    () => ({ completion: { values: [] } }),
+  );
+  refused(
+    () => exportPrompts(server, [greet]),
+    "exportPrompts: the server already has a completion/complete handler the bridge did not install (an McpServer's, or your own); the bridge keeps one completions registry per server",
+  );
+  const declared = (server as unknown as {
+    getCapabilities(): Record<string, unknown>;
+  }).getCapabilities();
+  assert.equal(declared.prompts, undefined);
+  // A resource without completers needs no completion handler.
+  exportResources(server, [text]);
 });

@@ -13,7 +13,11 @@ import { objectSlot } from "../core/object_slot.ts";
 import { errorText } from "../core/errors.ts";
 import type { Completer } from "./resource_def.ts";
 import { INTERNAL_ERROR, INVALID_PARAMS, ProtocolError } from "./_pages.ts";
-import { installSurface, type SurfaceServer } from "./_surface.ts";
+import {
+  checkSurface,
+  installSurface,
+  type SurfaceServer,
+} from "./_surface.ts";
 
 /** The most values one answer carries (the spec's limit). */
 export const MAX_COMPLETIONS = 100;
@@ -30,6 +34,22 @@ interface Sources {
 
 const sources = objectSlot<Sources>("weft.completionSources");
 
+const SURFACE = {
+  capability: "completions",
+  declared: {},
+  methods: ["completion/complete"],
+} as const;
+
+/**
+ * Throws what `enableCompletions` would throw on `server`, changing nothing
+ * (none once its handler is the bridge's).
+ */
+export function checkCompletions(server: SurfaceServer, caller: string): void {
+  if (sources.get(server) === undefined) {
+    checkSurface(server, { ...SURFACE, caller });
+  }
+}
+
 /**
  * Lets `completion/complete` reach `lookup` for references of `kind`;
  * declares the `completions` capability and installs the handler on the
@@ -45,10 +65,8 @@ export function enableCompletions(
   if (known === undefined) {
     const fresh: Sources = {};
     installSurface(server, {
+      ...SURFACE,
       caller,
-      capability: "completions",
-      declared: {},
-      methods: ["completion/complete"],
       install: () =>
         server.setRequestHandler(
           CompleteRequestSchema,

@@ -43,6 +43,27 @@ export function installSurface(
     readonly install: () => void;
   },
 ): void {
+  checkSurface(server, options);
+  const has = server.getCapabilities?.()?.[options.capability] !== undefined;
+  if (!has) {
+    server.registerCapabilities({ [options.capability]: options.declared });
+  }
+  if (!deferredHandlers(server, options.install)) options.install();
+}
+
+/**
+ * Throws what `installSurface` would throw for `options`, changing nothing:
+ * a registration that installs two surfaces checks both first.
+ */
+export function checkSurface(
+  server: SurfaceServer,
+  options: {
+    readonly caller: string;
+    readonly capability: string;
+    readonly declared: Record<string, unknown>;
+    readonly methods: readonly string[];
+  },
+): void {
   const { caller, capability } = options;
   const has = server.getCapabilities?.()?.[capability] !== undefined;
   if (!has && server.transport !== undefined) {
@@ -65,8 +86,6 @@ export function installSurface(
       }
     }
   }
-  if (!has) server.registerCapabilities({ [capability]: options.declared });
-  if (!deferredHandlers(server, options.install)) options.install();
 }
 
 /** Sends `method` to a connected server's client, best effort. */

@@ -18,11 +18,12 @@ import { objectSlot } from "../core/object_slot.ts";
 import type { PromptDef } from "./prompt_def.ts";
 import { INVALID_PARAMS, pageOf, pageSizeOf, ProtocolError } from "./_pages.ts";
 import {
+  checkSurface,
   installSurface,
   notifyClient,
   type SurfaceServer,
 } from "./_surface.ts";
-import { enableCompletions } from "./_completions.ts";
+import { checkCompletions, enableCompletions } from "./_completions.ts";
 /**
  * Options of {@linkcode exportPrompts}.
  *
@@ -110,13 +111,17 @@ export function exportPrompts(
   let registry = registries.get(s);
   if (registry === undefined) {
     const fresh = new PromptRegistry(pageSizeOf(undefined, caller));
-    installSurface(s, {
+    const surface = {
       caller,
       capability: "prompts",
       declared: { listChanged: true },
       methods: ["prompts/list", "prompts/get"],
       install: () => installHandlers(s, fresh),
-    });
+    };
+    // Both surfaces are checked before either is installed.
+    checkSurface(s, surface);
+    checkCompletions(s, caller);
+    installSurface(s, surface);
     enableCompletions(s, "prompt", (name) => fresh.prompts.get(name), caller);
     registries.set(s, registry = fresh);
   }

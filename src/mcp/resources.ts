@@ -34,11 +34,12 @@ import {
   ProtocolError,
 } from "./_pages.ts";
 import {
+  checkSurface,
   installSurface,
   notifyClient,
   type SurfaceServer,
 } from "./_surface.ts";
-import { enableCompletions } from "./_completions.ts";
+import { checkCompletions, enableCompletions } from "./_completions.ts";
 
 /**
  * Options of {@linkcode exportResources}.
@@ -179,13 +180,21 @@ export function exportResources(
     uris.add(key);
   });
   const s = server as unknown as SurfaceServer;
+  const completing = defs.some((d) =>
+    d.kind === "template" && d.complete !== undefined
+  );
+  // Both surfaces are checked before either is installed.
+  if (registries.get(s) === undefined) {
+    checkSurface(s, { caller, ...RESOURCES_SURFACE });
+  }
+  if (completing) checkCompletions(s, caller);
   const registry = registryOf(s, caller);
   if (pageSize !== undefined) registry.pageSize = pageSize;
   for (const def of defs) {
     if (def.kind === "resource") registry.resources.set(def.uri, def);
     else registry.templates.set(def.uriTemplate, def);
   }
-  if (defs.some((d) => d.kind === "template" && d.complete !== undefined)) {
+  if (completing) {
     enableCompletions(
       s,
       "resource",
@@ -198,21 +207,25 @@ export function exportResources(
   }
 }
 
+const RESOURCES_SURFACE = {
+  capability: "resources",
+  declared: { subscribe: true, listChanged: true },
+  methods: [
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
+  ],
+};
+
 function registryOf(server: SurfaceServer, caller: string): ResourceRegistry {
   const known = registries.get(server);
   if (known !== undefined) return known;
   const registry = new ResourceRegistry(pageSizeOf(undefined, caller));
   installSurface(server, {
     caller,
-    capability: "resources",
-    declared: { subscribe: true, listChanged: true },
-    methods: [
-      "resources/list",
-      "resources/templates/list",
-      "resources/read",
-      "resources/subscribe",
-      "resources/unsubscribe",
-    ],
+    ...RESOURCES_SURFACE,
     install: () => installHandlers(server, registry),
   });
   registries.set(server, registry);
