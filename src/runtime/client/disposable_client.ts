@@ -18,7 +18,13 @@ import type {
   Transport,
 } from "../sdk_types.ts";
 // @ts-types="@modelcontextprotocol/sdk/types"
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ErrorCode,
+  InitializeResultSchema,
+  LATEST_PROTOCOL_VERSION,
+  McpError,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from "@modelcontextprotocol/sdk/types.js";
 import {
   ConnectionLostError,
   InitializeTimeoutError,
@@ -28,6 +34,16 @@ import { linkSignal } from "../../core/abort.ts";
 import type { EraInfo } from "../era_client.ts";
 import { isPlainResultResponse, laneSchema } from "./_response_lane.ts";
 import { resultDelivery, shareDeadlines } from "./_protocol_lane.ts";
+import { SessionNotFoundError } from "./session_error.ts";
+
+/** The `Client` fields a new session's `initialize` reads and sets (the SDK version is pinned). */
+interface ClientSessionInternals {
+  _capabilities?: unknown;
+  _clientInfo?: unknown;
+  _serverCapabilities?: unknown;
+  _serverVersion?: unknown;
+  _instructions?: unknown;
+}
 
 /** A result response `isPlainResultResponse` accepted. */
 type PlainResult = { id: string | number; result: Record<string, unknown> };
@@ -56,6 +72,28 @@ export interface ClientLink {
   protocolEra?(): EraInfo | undefined;
   /** The server's latest name and version (modern results carry it), if known. */
   serverInfo?(): Implementation | undefined;
+  /** How a connection with sessions (legacy HTTP) begins a new one. */
+  readonly session?: SessionRenewal;
+}
+
+/**
+ * A connection's HTTP session, as {@link McpClient} renews it after a
+ * `404 Session not found`: the session in use, whether an error is that
+ * 404, and forgetting the session so the next `initialize` begins another.
+ */
+export interface SessionRenewal {
+  /** The session id in use, if any. */
+  current(): string | undefined;
+  /** Whether `error` is the server's answer that it does not know the session. */
+  isGone(error: unknown): boolean;
+  /** Forgets the session id (the next request carries none). */
+  forget(): void;
+  /** The deadline of the new `initialize`, ms. */
+  readonly initializeTimeout: number;
+  /** The server's name, for errors. */
+  readonly server: string;
+  /** The URL, for errors. */
+  readonly target: string;
 }
 
 /** The default of `initializeTimeout`: 30 s. */
@@ -182,8 +220,105 @@ export class McpClient extends Client implements AsyncDisposable {
     shareDeadlines(this);
   }
 
-  /** Sends a request like the SDK's `request`, with the failure rewrites described on the class. */
+  /**
+   * Sends a request like the SDK's `request`, with the failure rewrites
+   * described on the class. On a connection with sessions, a request the
+   * server answers `404 Session not found` begins a new session (one
+   * `initialize`, shared by every request that met the same 404) and is
+   * sent once more; a second 404 rejects with a `SessionNotFoundError`.
+   */
   override async request<T extends AnySchema>(
+    request: ClientRequest | McpRequest,
+    resultSchema: T,
+    options?: RequestOptions,
+  ): Promise<SchemaOutput<T>> {
+    const session = this.#link.session;
+    if (session === undefined || request.method === "initialize") {
+      return await this.#send(request, resultSchema, options);
+    }
+    // A renewal that failed left no session: the next request begins one.
+    if (this.#stale) await this.#renew(session, undefined);
+    const before = session.current();
+    try {
+      return await this.#send(request, resultSchema, options);
+    } catch (error) {
+      if (
+        before === undefined || options?.signal?.aborted ||
+        !session.isGone(error)
+      ) throw error;
+      await this.#renew(session, before);
+    }
+    try {
+      return await this.#send(request, resultSchema, options);
+    } catch (again) {
+      if (options?.signal?.aborted || !session.isGone(again)) throw again;
+      throw new SessionNotFoundError(session.server, session.target, {
+        cause: again,
+      });
+    }
+  }
+
+  /** The renewal of the session `from` under way, shared by its requests. */
+  #renewal?: { from: string | undefined; done: Promise<void> };
+  /** Whether the last renewal failed (no session is held). */
+  #stale = false;
+
+  #renew(session: SessionRenewal, from: string | undefined): Promise<void> {
+    const running = this.#renewal;
+    if (running !== undefined && running.from === from) return running.done;
+    // Another request's renewal already replaced that session.
+    if (from !== undefined && session.current() !== from) {
+      return Promise.resolve();
+    }
+    const done = this.#initializeAgain(session).then(
+      () => {
+        this.#stale = false;
+      },
+      (error) => {
+        this.#stale = true;
+        throw new ServerConnectError(
+          session.server,
+          session.target,
+          "initialize",
+          error,
+        );
+      },
+    ).finally(() => {
+      if (this.#renewal?.done === done) this.#renewal = undefined;
+    });
+    this.#renewal = { from, done };
+    return done;
+  }
+
+  /** The SDK `Client`'s handshake again, on the same transport, without a session id. */
+  async #initializeAgain(session: SessionRenewal): Promise<void> {
+    session.forget();
+    const fields = this as unknown as ClientSessionInternals;
+    const result = await super.request(
+      {
+        method: "initialize",
+        params: {
+          protocolVersion: LATEST_PROTOCOL_VERSION,
+          capabilities: fields._capabilities ?? {},
+          clientInfo: fields._clientInfo ?? DEFAULT_CLIENT_INFO,
+        },
+      } as ClientRequest,
+      InitializeResultSchema,
+      { timeout: session.initializeTimeout },
+    );
+    if (!SUPPORTED_PROTOCOL_VERSIONS.includes(result.protocolVersion)) {
+      throw new Error(
+        `the server's protocol version is not supported: ${result.protocolVersion}`,
+      );
+    }
+    fields._serverCapabilities = result.capabilities;
+    fields._serverVersion = result.serverInfo;
+    fields._instructions = result.instructions;
+    this.transport?.setProtocolVersion?.(result.protocolVersion);
+    await this.notification({ method: "notifications/initialized" });
+  }
+
+  async #send<T extends AnySchema>(
     request: ClientRequest | McpRequest,
     resultSchema: T,
     options?: RequestOptions,
