@@ -16,6 +16,7 @@ import {
 } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { FetchLike } from "../sdk_types.ts";
 import { AuthorizationError, OAuthClient } from "./oauth_client.ts";
+import { ensureDiscovery } from "./_oauth_discovery.ts";
 import {
   type BearerChallenge,
   bearerChallenge,
@@ -79,6 +80,12 @@ export function oauthFetch(
       });
       return;
     }
+    // Discovery first when the provider keeps its state (see
+    // `ensureDiscovery`: a server without an authorization endpoint).
+    await ensureDiscovery(provider, serverUrl, {
+      ...(resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl }),
+      fetchFn: base,
+    });
     const result = await auth(provider, {
       serverUrl,
       ...(scope === undefined ? {} : { scope }),
