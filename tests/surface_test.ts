@@ -89,7 +89,12 @@ const BUDGETS: Record<string, number> = {
   "auth.ts": 21,
   // 5: serveTasks and its options, the task failures (TaskAccessError,
   // TaskCancelledError) and TaskSupport, the option a tool opts in with.
-  "tasks.ts": 5,
+  // +10 (issue 34): the client side — taskClient and the TaskClient it
+  // returns, RemoteTask and its RemoteTaskStatus, the typed failure
+  // RemoteTaskError and its reason, and the options of its operations
+  // (TaskRequestOptions, StartTaskOptions, TaskResultOptions,
+  // ListTasksOptions).
+  "tasks.ts": 15,
 };
 
 const ROOT = new URL("../", import.meta.url);
