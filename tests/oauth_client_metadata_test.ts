@@ -14,6 +14,8 @@ import {
   AuthorizationError,
   oauthClient,
 } from "../src/runtime/client/oauth_client.ts";
+// @ts-types="@modelcontextprotocol/sdk/client/auth-extensions"
+import { ClientCredentialsProvider } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
 
 /** The metadata document of a client-credentials-only authorization server. */
 function ccOnlyMetadata(origin: string): Record<string, unknown> {
@@ -90,6 +92,7 @@ function fake(metadata: (origin: string) => unknown = ccOnlyMetadata) {
   const base = `http://127.0.0.1:${server.addr.port}`;
   return {
     mcpUrl: `${base}/mcp`,
+    issuer: `${base}/as`,
     grants,
     authorizations,
     async [Symbol.asyncDispose]() {
@@ -114,6 +117,20 @@ for (const protocol of ["auto", "legacy"] as const) {
     assert.deepEqual(fx.grants, ["client_credentials"]);
   });
 }
+
+Deno.test("the SDK's own ClientCredentialsProvider (no discovery state of its own) works against that metadata too", async () => {
+  await using fx = fake();
+  await using client = await connectHttp(fx.mcpUrl, {
+    auth: new ClientCredentialsProvider({
+      clientId: "agent",
+      clientSecret: "s3cret",
+      expectedIssuer: fx.issuer,
+    }),
+    signal: AbortSignal.timeout(10_000),
+  });
+  assert.equal(client.getServerVersion()?.name, "cc-only");
+  assert.deepEqual(fx.grants, ["client_credentials"]);
+});
 
 Deno.test("the authorization code grant without authorization_endpoint fails with a typed error, before any redirect", async () => {
   await using fx = fake();

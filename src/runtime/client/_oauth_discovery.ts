@@ -71,6 +71,42 @@ export async function ensureDiscovery(
 }
 
 /**
+ * `provider` as the flow sees it: itself when it keeps discovery state;
+ * else a view that keeps it for this connection (in memory), so that
+ * {@link ensureDiscovery} can hand the SDK's `auth()` what it found. Every
+ * other member is the provider's own, called on the provider.
+ */
+export function withKeptDiscovery(
+  provider: OAuthClientProvider,
+): OAuthClientProvider {
+  if (
+    provider.discoveryState !== undefined &&
+    provider.saveDiscoveryState !== undefined
+  ) return provider;
+  let kept: OAuthDiscoveryState | undefined;
+  const own: Partial<OAuthClientProvider> = {
+    discoveryState: () => kept,
+    saveDiscoveryState: (state) => {
+      kept = state;
+    },
+    invalidateCredentials: async (scope) => {
+      if (scope === "all" || scope === "discovery") kept = undefined;
+      await provider.invalidateCredentials?.(scope);
+    },
+  };
+  return new Proxy(provider, {
+    get(target, key) {
+      if (Object.hasOwn(own, key)) return own[key as keyof typeof own];
+      const value = Reflect.get(target, key, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+    has(target, key) {
+      return Object.hasOwn(own, key) || Reflect.has(target, key);
+    },
+  });
+}
+
+/**
  * The SDK's `discoverOAuthServerInfo`, with the authorization server
  * metadata read by {@link discoverMetadata}.
  */
