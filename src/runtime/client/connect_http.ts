@@ -16,10 +16,10 @@ import {
   DEFAULT_INITIALIZE_TIMEOUT,
   handshake,
   McpClient,
-  type SessionRenewal,
 } from "./disposable_client.ts";
 import type { ConnectionLostError } from "../errors.ts";
 import { isSessionNotFound, LosslessHttpTransport } from "./_http_transport.ts";
+import { setSessionRenewal } from "./_session_renewal.ts";
 import { oauthFetch } from "./_oauth_fetch.ts";
 import { authorizationErrorIn, refusingFetch } from "./_auth_refusal.ts";
 import type { OAuthClientProvider } from "./oauth_client.ts";
@@ -236,8 +236,6 @@ class HttpLink implements ClientLink {
   #closing?: Promise<void>;
   #unwatch: () => void = () => {};
 
-  readonly session: SessionRenewal;
-
   constructor(
     transport: LosslessHttpTransport,
     era: EraClientTransport,
@@ -246,13 +244,13 @@ class HttpLink implements ClientLink {
     this.#transport = transport;
     this.#era = era;
     // Sessions are the `initialize` era's: a 2026-07-28 connection has none.
-    this.session = {
+    setSessionRenewal(this, {
       ...naming,
       current: () =>
         era.era?.era === "legacy" ? transport.sessionId : undefined,
       isGone: isSessionNotFound,
       forget: () => transport.forgetSession(),
-    };
+    });
   }
 
   protocolEra(): EraInfo | undefined {

@@ -34,7 +34,11 @@ import { linkSignal } from "../../core/abort.ts";
 import type { EraInfo } from "../era_client.ts";
 import { isPlainResultResponse, laneSchema } from "./_response_lane.ts";
 import { resultDelivery, shareDeadlines } from "./_protocol_lane.ts";
-import { SessionNotFoundError } from "./session_error.ts";
+import {
+  SessionKeeper,
+  type SessionRenewal,
+  sessionRenewalOf,
+} from "./_session_renewal.ts";
 
 /** The `Client` fields a new session's `initialize` reads and sets (the SDK version is pinned). */
 interface ClientSessionInternals {
@@ -72,28 +76,6 @@ export interface ClientLink {
   protocolEra?(): EraInfo | undefined;
   /** The server's latest name and version (modern results carry it), if known. */
   serverInfo?(): Implementation | undefined;
-  /** How a connection with sessions (legacy HTTP) begins a new one. */
-  readonly session?: SessionRenewal;
-}
-
-/**
- * A connection's HTTP session, as {@link McpClient} renews it after a
- * `404 Session not found`: the session in use, whether an error is that
- * 404, and forgetting the session so the next `initialize` begins another.
- */
-export interface SessionRenewal {
-  /** The session id in use, if any. */
-  current(): string | undefined;
-  /** Whether `error` is the server's answer that it does not know the session. */
-  isGone(error: unknown): boolean;
-  /** Forgets the session id (the next request carries none). */
-  forget(): void;
-  /** The deadline of the new `initialize`, ms. */
-  readonly initializeTimeout: number;
-  /** The server's name, for errors. */
-  readonly server: string;
-  /** The URL, for errors. */
-  readonly target: string;
 }
 
 /** The default of `initializeTimeout`: 30 s. */
@@ -218,7 +200,17 @@ export class McpClient extends Client implements AsyncDisposable {
     this.#link = link;
     // One timer for every request's deadline, not one per request.
     shareDeadlines(this);
+    const session = sessionRenewalOf(link);
+    if (session !== undefined) {
+      this.#keeper = new SessionKeeper(
+        session,
+        () => this.#initializeAgain(session),
+      );
+    }
   }
+
+  /** Renews the HTTP session after a 404, on a connection that holds one. */
+  readonly #keeper?: SessionKeeper;
 
   /**
    * Sends a request like the SDK's `request`, with the failure rewrites
@@ -227,72 +219,23 @@ export class McpClient extends Client implements AsyncDisposable {
    * `initialize`, shared by every request that met the same 404) and is
    * sent once more; a second 404 rejects with a `SessionNotFoundError`.
    */
-  override async request<T extends AnySchema>(
+  override request<T extends AnySchema>(
     request: ClientRequest | McpRequest,
     resultSchema: T,
     options?: RequestOptions,
   ): Promise<SchemaOutput<T>> {
-    const session = this.#link.session;
-    if (session === undefined || request.method === "initialize") {
-      return await this.#send(request, resultSchema, options);
+    const keeper = this.#keeper;
+    if (keeper === undefined || request.method === "initialize") {
+      return this.#send(request, resultSchema, options);
     }
-    // A renewal that failed left no session: the next request begins one.
-    if (this.#stale) await this.#renew(session, undefined);
-    const before = session.current();
-    try {
-      return await this.#send(request, resultSchema, options);
-    } catch (error) {
-      if (
-        before === undefined || options?.signal?.aborted ||
-        !session.isGone(error)
-      ) throw error;
-      await this.#renew(session, before);
-    }
-    try {
-      return await this.#send(request, resultSchema, options);
-    } catch (again) {
-      if (options?.signal?.aborted || !session.isGone(again)) throw again;
-      throw new SessionNotFoundError(session.server, session.target, {
-        cause: again,
-      });
-    }
-  }
-
-  /** The renewal of the session `from` under way, shared by its requests. */
-  #renewal?: { from: string | undefined; done: Promise<void> };
-  /** Whether the last renewal failed (no session is held). */
-  #stale = false;
-
-  #renew(session: SessionRenewal, from: string | undefined): Promise<void> {
-    const running = this.#renewal;
-    if (running !== undefined && running.from === from) return running.done;
-    // Another request's renewal already replaced that session.
-    if (from !== undefined && session.current() !== from) {
-      return Promise.resolve();
-    }
-    const done = this.#initializeAgain(session).then(
-      () => {
-        this.#stale = false;
-      },
-      (error) => {
-        this.#stale = true;
-        throw new ServerConnectError(
-          session.server,
-          session.target,
-          "initialize",
-          error,
-        );
-      },
-    ).finally(() => {
-      if (this.#renewal?.done === done) this.#renewal = undefined;
-    });
-    this.#renewal = { from, done };
-    return done;
+    return keeper.run(
+      () => this.#send(request, resultSchema, options),
+      options?.signal,
+    );
   }
 
   /** The SDK `Client`'s handshake again, on the same transport, without a session id. */
   async #initializeAgain(session: SessionRenewal): Promise<void> {
-    session.forget();
     const fields = this as unknown as ClientSessionInternals;
     const result = await super.request(
       {
