@@ -67,7 +67,9 @@ const BUDGETS: Record<string, number> = {
   // +1 (issue 25): EraKeyValueStore, the key-value shape an eraStore had
   // alone before a contract store could go there too.
   // -21: the OAuth names above moved to auth.ts.
-  "runtime.ts": 71,
+  // +1 (issue 34): SessionNotFoundError, connectHttp's failure when the
+  // server forgets the new session it began after a 404.
+  "runtime.ts": 72,
   "providers.ts": 7,
   // +3: CatalogOptions, DEFAULT_CATALOG_TTL_MS and StaleToolError, the
   // catalog option of connectServers and the failure of a changed tool.
@@ -91,7 +93,12 @@ const BUDGETS: Record<string, number> = {
   "auth.ts": 21,
   // 5: serveTasks and its options, the task failures (TaskAccessError,
   // TaskCancelledError) and TaskSupport, the option a tool opts in with.
-  "tasks.ts": 5,
+  // +10 (issue 34): the client side — taskClient and the TaskClient it
+  // returns, RemoteTask and its RemoteTaskStatus, the typed failure
+  // RemoteTaskError and its reason, and the options of its operations
+  // (TaskRequestOptions, StartTaskOptions, TaskResultOptions,
+  // ListTasksOptions).
+  "tasks.ts": 15,
 };
 
 const ROOT = new URL("../", import.meta.url);
