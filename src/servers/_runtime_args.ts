@@ -204,6 +204,11 @@ function readDenoFlag(
     ) {
       return { flag: `${name}=${args[i + 1]}`, more: [], next: i + 2 };
     }
+    // Bare, `--lock` would take the module as its value once a dropped
+    // flag no longer stands between them: its default, written out.
+    if (arity === "optional") {
+      return { flag: `${name}=./deno.lock`, more: [], next: i + 1 };
+    }
     return { flag: arg, more: [], next: i + 1 };
   }
   // A cluster of short flags, as clap reads it: `-qA` is `-q -A`; a flag
