@@ -158,6 +158,13 @@ Deno.test("permissions args: what cannot be read with certainty is a config erro
   refused("deno", ["--config", "run", "run", "s.ts"], "--config");
   refused("node", ["--frobnicate", "x", "s.js"], "--frobnicate");
   refused("node", ["-pe", "1"], "-pe");
+  // node reads NODE_OPTIONS from an env file: --allow-fs-read=* through it.
+  refused("node", ["--env-file=x.env", "s.js"], "--env-file=x.env");
+  refused(
+    "node",
+    ["--env-file-if-exists", "x.env", "s.js"],
+    "--env-file-if-exists",
+  );
   assert.throws(
     () => applyPermissions("files", "deno", ["run", "--lock", "s.ts"], {}),
     (error: unknown) =>

@@ -377,6 +377,12 @@ export function readNode(server: string, args: readonly string[]): RuntimeArgs {
     ) {
       evaluates = true;
     }
+    if (name === "--env-file" || name === "--env-file-if-exists") {
+      refuse(
+        arg,
+        "loads a file of variables, and node reads NODE_OPTIONS from it as flags that would widen the permissions: set the variables in the entry's env instead",
+      );
+    }
     if (isNodePermission(name)) {
       if (eq < 0 && valued) i++;
       continue;
