@@ -125,7 +125,7 @@ export function readDenoRun(
     if (all.length === 0 || !all.every(taken)) {
       refuse(
         args[i],
-        `is not taken before "run": write it as deno run ${args[i]} <module>`,
+        `is not taken before "run" (only -q/--quiet and -L/--log-level are): move it after "run"`,
       );
     }
     global.push(...all);
@@ -187,11 +187,11 @@ function readDenoFlag(
     if (arity === undefined) {
       refuse(
         arg,
-        "is not a deno run flag this check knows: it cannot tell how deno reads it, so the permissions could not be held",
+        "is not a deno run flag this check knows, so it cannot tell how deno reads it and the permissions could not be held: leave it out, or put it after the module if it is the server's own",
       );
     }
     if (eq >= 0) {
-      if (arity === "none") refuse(arg, `takes no value`);
+      if (arity === "none") refuse(arg, `takes no value: write ${name}`);
       return { flag: arg, more: [], next: i + 1 };
     }
     if (arity === "value") {
