@@ -158,6 +158,9 @@ Deno.test("permissions args: what cannot be read with certainty is a config erro
   refused("deno", ["--config", "run", "run", "s.ts"], "--config");
   refused("node", ["--frobnicate", "x", "s.js"], "--frobnicate");
   refused("node", ["-pe", "1"], "-pe");
+  // A switch node turns on with `=1`; its internals reach past the model.
+  refused("node", ["--expose-internals=1", "s.js"], "--expose-internals=1");
+  refused("node", ["--expose_internals", "s.js"], "--expose_internals");
   // node reads NODE_OPTIONS from an env file: --allow-fs-read=* through it.
   refused("node", ["--env-file=x.env", "s.js"], "--env-file=x.env");
   refused(
@@ -189,7 +192,9 @@ Deno.test("permissions args: node's permission flags are dropped wherever they a
       "--allow-wasi",
       "--allow-child-process",
       "--no-permission",
-      "--no-experimental-permission",
+      "--no_experimental_permission",
+      "--allow_fs_read=*",
+      "--allow_worker",
       "--enable-source-maps",
       "-r",
       "./hook.js",
@@ -197,13 +202,13 @@ Deno.test("permissions args: node's permission flags are dropped wherever they a
       "--allow-worker",
     ]),
     [
+      "--permission",
+      "--allow-fs-read=/srv",
       "--conditions",
       "x",
       "--enable-source-maps",
       "-r",
       "./hook.js",
-      "--permission",
-      "--allow-fs-read=/srv",
       "s.js",
       "--allow-worker",
     ],
@@ -265,6 +270,8 @@ Deno.test("permissions args: the real node, given the hostile flags, reads nothi
         "--allow-addons",
         "--allow-wasi",
         "--allow-child-process",
+        "--allow_fs_read=*",
+        "--no_experimental_permission",
         probe,
       ],
       { read: [probe], net: true },

@@ -168,9 +168,9 @@ function nodeLaunch(
   ) {
     flags.push("--allow-child-process");
   }
-  // Ours after the entry's own: node reads its flags in order, and none of
-  // the entry's touches the permission model any more.
-  return { command, args: [...kept, ...flags, ...tail] };
+  // Ours first: should node ever end its flags earlier than this check
+  // read (and take what follows as the script's), the model is on already.
+  return { command, args: [...flags, ...kept, ...tail] };
 }
 
 /**

@@ -299,9 +299,19 @@ const NODE_VALUE = new Set([
   "--snapshot-blob",
   "--watch-path",
   "--disable-warning",
-  "--stack-trace-limit",
   "--allow-fs-read",
   "--allow-fs-write",
+]);
+
+/** Node's (and V8's) options that take a value only after `=`. */
+const NODE_EQUALS = new Set([
+  "--inspect",
+  "--inspect-brk",
+  "--inspect-wait",
+  "--max-old-space-size",
+  "--max-semi-space-size",
+  "--stack-size",
+  "--stack-trace-limit",
 ]);
 
 /** Node's options that take none (every `--no-…` also takes none). */
@@ -369,7 +379,11 @@ export function readNode(server: string, args: readonly string[]): RuntimeArgs {
       return { global: [], flags, tail: args.slice(i) };
     }
     const eq = arg.startsWith("--") ? arg.indexOf("=") : -1;
-    const name = eq < 0 ? arg : arg.slice(0, eq);
+    // Node takes `_` for `-` in a name: `--allow_fs_read` is `--allow-fs-read`.
+    const written = eq < 0 ? arg : arg.slice(0, eq);
+    const name = written.startsWith("--")
+      ? `--${written.slice(2).replaceAll("_", "-")}`
+      : written;
     const valued = NODE_VALUE.has(name);
     if (eq < 0 && valued && i + 1 >= args.length) refuse(arg, "needs a value");
     if (
@@ -388,12 +402,20 @@ export function readNode(server: string, args: readonly string[]): RuntimeArgs {
       continue;
     }
     if (eq >= 0) {
-      flags.push(arg);
+      // Only where a value is known to be taken: node also takes one on a
+      // switch (`--expose-internals=1` turns it on).
+      if (!valued && !NODE_EQUALS.has(name)) {
+        refuse(
+          arg,
+          `is not a node option this check knows to take a value: leave it out`,
+        );
+      }
+      flags.push(`${name}${arg.slice(eq)}`);
       continue;
     }
     if (valued) {
       // The pair as written: node always reads the next one as its value.
-      flags.push(arg, args[++i]);
+      flags.push(name, args[++i]);
       continue;
     }
     if (!NODE_NONE.has(name) && !name.startsWith("--no-")) {
@@ -402,7 +424,7 @@ export function readNode(server: string, args: readonly string[]): RuntimeArgs {
         `is not a node flag this check knows: it cannot tell whether node reads the next argument as its value; write it as ${name}=<value> if it takes one, or leave it out`,
       );
     }
-    flags.push(arg);
+    flags.push(name);
   }
   if (!evaluates) {
     throw new ServerConfigError(
