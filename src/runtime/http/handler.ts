@@ -31,6 +31,7 @@ import { StatelessRoute } from "./_stateless.ts";
 import { capOption, ListenCap } from "./_listen_cap.ts";
 import { SignalHook } from "./_host.ts";
 import type { AuthInfo } from "../../core/auth.ts";
+import { setServerScope } from "../../core/server_scope.ts";
 import type { ResourceAuthOptions } from "./auth.ts";
 import { AuthGate, authOf } from "./_auth.ts";
 import {
@@ -433,7 +434,16 @@ export function httpHandler(
       gate.checkScopes(server, req, body);
   // Always handed the request and its caller: what the factory reads is
   // its own business, never a reason to share its server.
-  const make = (req: Request): Server => newServer(req, authOf(req));
+  // Every server it makes is marked as this handler's: what must hold
+  // across them (the default requestState key) belongs to the handler.
+  const scope = {};
+  const make = (req: Request): Server => {
+    const server = newServer(req, authOf(req));
+    if (server !== null && typeof server === "object") {
+      setServerScope(server, scope);
+    }
+    return server;
+  };
   if (gate !== undefined) gate.probe = (req) => newServer(req, undefined);
   const store = options.sessions === true
     ? new SessionStore(make, {
