@@ -17,7 +17,7 @@
 
 import assert from "node:assert/strict";
 import { createServer, type Server as NodeServer } from "node:http";
-import Provider from "oidc-provider";
+import Provider from "./_oidc_provider.ts";
 import { createRemoteJWKSet, type JWTPayload, jwtVerify } from "jose";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { connectHttp, httpHandler } from "../../mod.ts";
