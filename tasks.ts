@@ -36,6 +36,8 @@ export {
   serveTasks,
   TaskAccessError,
   TaskCancelledError,
+  TaskLimitError,
+  TaskStoreUnavailableError,
 } from "./src/tasks/tasks.ts";
-export type { ServeTasksOptions } from "./src/tasks/tasks.ts";
+export type { ServeTasksOptions, TaskLimit } from "./src/tasks/tasks.ts";
 export type { TaskSupport } from "./src/core/tool.ts";

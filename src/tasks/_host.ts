@@ -11,6 +11,7 @@ import type { Store } from "../store/contract.ts";
 import {
   type CallExtra,
   checkAnswer,
+  InvalidAnswerError,
   type TaskCall,
   type TaskRunner,
   type TaskRunOptions,
@@ -28,6 +29,7 @@ import { quote } from "../core/errors.ts";
 import { principalOf } from "../core/auth.ts";
 import {
   indexKey,
+  isTaskId,
   isTerminal,
   leaseKey,
   recordKey,
@@ -36,13 +38,31 @@ import {
   type WireTask,
   wireTask,
 } from "./_record.ts";
-import { TaskAccessError, TaskCancelledError } from "./errors.ts";
+import {
+  TaskAccessError,
+  TaskCancelledError,
+  TaskStoreUnavailableError,
+} from "./errors.ts";
+import { holdAnswer } from "../store/request_hold.ts";
+import {
+  checkArgumentSize,
+  reserve,
+  RunningCount,
+  type TaskLimits,
+} from "./_limits.ts";
+import {
+  isStoreOutage,
+  type TaskClock,
+  taskClockOf,
+  UNRECORDED_TEXT,
+  untilRecorded,
+} from "./_outcome.ts";
 
 /** The `_meta` key naming the task a message belongs to. */
 export const RELATED_TASK = "io.modelcontextprotocol/related-task";
 
 /** The settings of a host, resolved. */
-export interface HostSettings {
+export interface HostSettings extends TaskLimits {
   /** Default record TTL, ms. */
   readonly ttlMs: number;
   /** The longest TTL a caller may ask for, ms. */
@@ -90,15 +110,60 @@ export class TaskHost implements TaskRunner {
   readonly #origins = new Map<string, object>();
   /** Questions about to be pushed, by task id. */
   readonly #pushTimers = new Map<string, ReturnType<typeof setTimeout>>();
+  /**
+   * The connection of each anonymous caller without a session that made a
+   * task here (an SDK transport: a stdio or in-memory connection, one
+   * stateless HTTP request), by a random id its records carry.
+   */
+  readonly #connections = new WeakMap<object, string>();
+  /** The tasks of each caller running here. */
+  readonly #counts = new RunningCount();
+  /** Aborts when the host closes: outcomes still being recorded give up. */
+  readonly #closing = new AbortController();
+  readonly #clock: TaskClock;
   #closed = false;
 
   constructor(store: Store, settings: HostSettings) {
     this.store = store;
     this.settings = settings;
+    this.#clock = taskClockOf(store);
   }
 
   /** Starts `call` as a task; its record and lease are stored before the handle is returned. */
   async start(call: TaskCall): Promise<Record<string, unknown>> {
+    // Held until the store answered: an outage is answered as one (503
+    // over httpHandler), never as a 200 naming the store.
+    const hold = holdAnswer(call.extra.requestInfo);
+    try {
+      return await this.#admit(call);
+    } catch (error) {
+      if (!isStoreOutage(error)) throw error;
+      hold.outage();
+      throw new TaskStoreUnavailableError(error);
+    } finally {
+      hold.release();
+    }
+  }
+
+  async #admit(call: TaskCall): Promise<Record<string, unknown>> {
+    const owner = ownerOf(call.extra);
+    checkArgumentSize(call.args, this.settings.maxArgumentBytes);
+    this.#counts.check(owner, this.settings.maxRunningPerCaller);
+    // Counted before the first await: starts racing here cannot pass it.
+    const ended = this.#counts.add(owner);
+    try {
+      return await this.#start(call, owner, ended);
+    } catch (error) {
+      ended();
+      throw error;
+    }
+  }
+
+  async #start(
+    call: TaskCall,
+    owner: string,
+    ended: () => void,
+  ): Promise<Record<string, unknown>> {
     const ttl = this.#ttlOf(call.task.ttl);
     const id = crypto.randomUUID();
     const now = new Date().toISOString();
@@ -111,18 +176,22 @@ export class TaskHost implements TaskRunner {
       pollInterval: this.settings.pollIntervalMs,
       tool: call.tool,
       args: call.args ?? {},
-      owner: ownerOf(call.extra),
+      owner,
+      ...(owner === "" ? { connection: this.#connectionId(call.server) } : {}),
       answers: {},
     };
+    await reserve(this.store, owner, id, {
+      max: this.settings.maxTasksPerCaller,
+      ttlMs: this.settings.maxTtlMs,
+    });
     await this.store.set(
       leaseKey(id),
       { instance: this.instance } satisfies TaskLease,
       { ttlMs: this.settings.leaseMs },
     );
     await this.store.set(recordKey(id), record, { ttlMs: ttl });
-    await this.#index(record.owner, id);
     if (call.era === "v1") this.#origins.set(id, call.server);
-    this.#launch(record, (options) => call.run(options), undefined);
+    this.#launch(record, (options) => call.run(options), undefined, ended);
     // The modern shape carries the 2025 one too: the SDK's server checks a
     // call that named `params.task` against it, and modern readers ignore it.
     return call.era === "v2"
@@ -190,11 +259,14 @@ export class TaskHost implements TaskRunner {
     id: string,
     extra: CallExtra,
     server: object,
+    read?: () => void,
   ): Promise<Record<string, unknown>> {
     const asker = askerOf(extra);
     for (;;) {
       extra.signal.throwIfAborted();
       const record = await this.#read(id, extra, server);
+      // The store answered: the answer may stream from here on.
+      read?.();
       if (isTerminal(record.status)) return resultOf(record);
       if (record.status === "input_required" && record.input !== undefined) {
         const ticket = `${id}\n${record.input.key}`;
@@ -208,7 +280,13 @@ export class TaskHost implements TaskRunner {
               ? await this.#askWhileOpen(asker, record, extra.signal)
               : { action: "cancel" } as InputResponse;
             if (answer !== undefined) {
-              await this.answer(id, record.input.key, answer);
+              await this.#answerChecked(
+                server,
+                id,
+                record.input.key,
+                record.input.request.params.requestedSchema,
+                answer,
+              );
             }
           } finally {
             this.#asking.delete(ticket);
@@ -288,18 +366,74 @@ export class TaskHost implements TaskRunner {
     return wireTask(record);
   }
 
-  /** `tasks/list`: the caller's tasks still kept, newest last. */
-  async list(extra: CallExtra): Promise<WireTask[]> {
+  /**
+   * `tasks/list`: the caller's tasks still kept, newest last. A caller
+   * with neither a verified identity nor a session is its connection: it
+   * lists the tasks made on that connection in this process (a stdio or
+   * in-memory client, its own; a stateless HTTP request, none — another
+   * anonymous caller's tasks are never listed, only reached by their ids).
+   */
+  async list(extra: CallExtra, server: object): Promise<WireTask[]> {
     const owner = ownerOf(extra);
+    const connection = owner === ""
+      ? this.#connections.get(connectionOf(server))
+      : undefined;
+    if (owner === "" && connection === undefined) return [];
     const index = await this.store.get<string[]>(indexKey(owner));
     const tasks: WireTask[] = [];
     for (const id of index?.value ?? []) {
       const entry = await this.store.get<TaskRecord>(recordKey(id));
-      if (entry !== undefined && entry.value.owner === owner) {
+      if (
+        entry !== undefined && entry.value.owner === owner &&
+        entry.value.connection === connection
+      ) {
         tasks.push(wireTask(entry.value));
       }
     }
     return tasks;
+  }
+
+  /** The id of `server`'s connection, made when it first makes a task. */
+  #connectionId(server: object): string {
+    const key = connectionOf(server);
+    let id = this.#connections.get(key);
+    if (id === undefined) this.#connections.set(key, id = crypto.randomUUID());
+    return id;
+  }
+
+  /**
+   * Records a 2025-11-25 caller's `answer` to the question `input` of task
+   * `id`, checked first as a direct call's is (its action, its form
+   * against the schema asked): an answer that does not answer the form is
+   * recorded as refused, and the tool's `ask` rejects with the
+   * `InvalidAnswerError` saying why.
+   */
+  async #answerChecked(
+    server: object,
+    id: string,
+    key: string,
+    schema: Readonly<Record<string, unknown>> | undefined,
+    answer: unknown,
+  ): Promise<void> {
+    let checked: InputResponse;
+    try {
+      checked = checkAnswer(server, schema, answer, "elicitation result");
+    } catch (error) {
+      if (!(error instanceof InvalidAnswerError)) throw error;
+      await this.#update(id, (r) => {
+        if (r.status !== "input_required" || r.input?.key !== key) {
+          return undefined;
+        }
+        const { input: _, statusMessage: __, ...rest } = r;
+        return {
+          ...rest,
+          status: "working",
+          refused: { ...r.refused, [key]: error.reason },
+        };
+      });
+      return;
+    }
+    await this.answer(id, key, checked);
   }
 
   /** Records `response` to the question `key` of task `id`; the task goes on. */
@@ -329,6 +463,7 @@ export class TaskHost implements TaskRunner {
    */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#closing.abort();
     const ids = [...this.#running.keys()];
     for (const [id, abort] of this.#running) {
       clearInterval(this.#beats.get(id));
@@ -351,6 +486,7 @@ export class TaskHost implements TaskRunner {
     record: TaskRecord,
     run: (options: TaskRunOptions) => Promise<Record<string, unknown>>,
     checkpoint: unknown,
+    ended: () => void,
   ): void {
     const id = record.taskId;
     const abort = new AbortController();
@@ -389,10 +525,14 @@ export class TaskHost implements TaskRunner {
       .then(async (result) => {
         await progressing;
         if (abort.signal.aborted) return;
-        await this.#finish(id, result);
+        await this.#record(id, result, abort.signal);
       })
-      .catch(() => {})
+      .catch(() => {
+        // #record fails the task itself when it can; past that the store
+        // is unreachable and the lease lapses: the next reader takes over.
+      })
       .finally(async () => {
+        ended();
         clearInterval(beat);
         this.#beats.delete(id);
         this.#running.delete(id);
@@ -406,6 +546,36 @@ export class TaskHost implements TaskRunner {
           await this.store.delete(leaseKey(id)).catch(() => {});
         }
       });
+  }
+
+  /**
+   * Records the outcome under the lease: tried again, with a growing
+   * pause, while the store is unreachable (the heartbeat keeps renewing
+   * the lease meanwhile) until written, the task is no longer this
+   * instance's, or the host closes; a write refused otherwise (a result
+   * the store will not keep) ends the task `failed`, saying so.
+   */
+  async #record(
+    id: string,
+    result: Record<string, unknown>,
+    lost: AbortSignal,
+  ): Promise<void> {
+    const stop = AbortSignal.any([lost, this.#closing.signal]);
+    try {
+      await untilRecorded(() => this.#finish(id, result), {
+        clock: this.#clock,
+        stop,
+      });
+    } catch {
+      await untilRecorded(
+        () =>
+          this.#finish(id, {
+            content: [{ type: "text", text: UNRECORDED_TEXT }],
+            isError: true,
+          }),
+        { clock: this.#clock, stop },
+      );
+    }
   }
 
   async #finish(id: string, result: Record<string, unknown>): Promise<void> {
@@ -468,17 +638,24 @@ export class TaskHost implements TaskRunner {
       if (entry === undefined) throw TaskAccessError.notFound(id);
       const known = entry.value.answers[key];
       if (known !== undefined) return known;
+      const refused = entry.value.refused?.[key];
+      if (refused !== undefined) {
+        throw new InvalidAnswerError("elicitation result", refused);
+      }
       if (isTerminal(entry.value.status)) throw new TaskCancelledError(id);
       if (first) {
         await this.#update(
           id,
           (r) =>
-            isTerminal(r.status) || r.answers[key] !== undefined ? undefined : {
-              ...r,
-              status: "input_required",
-              statusMessage: elicitation.params.message,
-              input: { key, request: elicitation },
-            },
+            isTerminal(r.status) || r.answers[key] !== undefined ||
+              r.refused?.[key] !== undefined
+              ? undefined
+              : {
+                ...r,
+                status: "input_required",
+                statusMessage: elicitation.params.message,
+                input: { key, request: elicitation },
+              },
         );
         continue;
       }
@@ -507,18 +684,21 @@ export class TaskHost implements TaskRunner {
     if (this.#asking.has(ticket)) return;
     this.#asking.add(ticket);
     try {
-      const { ElicitResultSchema } = await import(
-        "@modelcontextprotocol/sdk/types.js"
-      );
       const answer = await server.request(
         {
           method: "elicitation/create",
           params: { ...params, _meta: { [RELATED_TASK]: { taskId: id } } },
         },
-        ElicitResultSchema,
+        ANY_RESULT,
         { timeout: PUSH_TIMEOUT_MS },
       );
-      await this.answer(id, key, answer as InputResponse);
+      await this.#answerChecked(
+        server,
+        id,
+        key,
+        params.requestedSchema as Record<string, unknown> | undefined,
+        answer,
+      );
     } catch {
       // No stream, no answer: a tasks/result caller asks instead.
     } finally {
@@ -540,6 +720,7 @@ export class TaskHost implements TaskRunner {
     extra: CallExtra,
     server: object,
   ): Promise<TaskRecord> {
+    if (!isTaskId(id)) throw TaskAccessError.malformed(id);
     const entry = await this.store.get<TaskRecord>(recordKey(id));
     if (entry === undefined) throw TaskAccessError.notFound(id);
     const record = entry.value;
@@ -605,6 +786,7 @@ export class TaskHost implements TaskRunner {
       resumed,
       (options) => tool.run(resumed.args, detached(extra, resumed), options),
       resumed.checkpoint,
+      this.#counts.add(resumed.owner),
     );
     return resumed;
   }
@@ -638,24 +820,12 @@ export class TaskHost implements TaskRunner {
     );
   }
 
-  async #index(owner: string, id: string): Promise<void> {
-    const key = indexKey(owner);
-    for (let attempt = 0; attempt < 64; attempt++) {
-      const entry = await this.store.get<string[]>(key);
-      const ids = [...(entry?.value ?? []), id].slice(-MAX_LISTED);
-      if (
-        await this.store.swap(key, entry?.version, ids, {
-          ttlMs: this.settings.maxTtlMs,
-        })
-      ) return;
-    }
-  }
-
   #ttlOf(asked: number | undefined): number {
     if (typeof asked !== "number" || !Number.isFinite(asked) || asked <= 0) {
       return this.settings.ttlMs;
     }
-    return Math.min(Math.floor(asked), this.settings.maxTtlMs);
+    // A fraction of a ms is kept for a whole one.
+    return Math.min(Math.ceil(asked), this.settings.maxTtlMs);
   }
 
   #wake(id: string): void {
@@ -750,10 +920,25 @@ const MAX_ASK_MS = 2_147_483_647;
 /** The longest a waiter sleeps before reading the store again, ms. */
 const MAX_WAIT_MS = 250;
 
-/** The most tasks one caller's list keeps. */
-const MAX_LISTED = 1_000;
+/**
+ * The SDK parses a request's result with the schema it is given; an answer
+ * to a task's question is checked by `checkAnswer` instead (with a text
+ * saying what was wrong), so it is taken as it came.
+ */
+const ANY_RESULT = Object.freeze({
+  safeParse: (data: unknown) => ({ success: true, data }),
+});
 
-/** Who may see a task made by this request. */
+/** The connection a request came in on: the server's transport (one per stateless HTTP request). */
+function connectionOf(server: object): object {
+  return (server as { transport?: object }).transport ?? server;
+}
+
+/**
+ * Who may see a task made by this request, and whose limits it counts
+ * against: the verified caller, else the session, else `""` (anonymous
+ * and sessionless: one bucket for limits; listed per connection).
+ */
 function ownerOf(extra: CallExtra): string {
   // The client id and subject encoded apart (a `:` in either cannot make
   // two principals one).
@@ -764,16 +949,13 @@ function ownerOf(extra: CallExtra): string {
 
 function askerOf(extra: CallExtra): Asker {
   return async (request, taskId, signal) => {
-    const { ElicitResultSchema } = await import(
-      "@modelcontextprotocol/sdk/types.js"
-    );
     const params = {
       ...request.params,
       _meta: { [RELATED_TASK]: { taskId } },
     };
     const result = await extra.sendRequest(
       { method: "elicitation/create", params } as never,
-      ElicitResultSchema as never,
+      ANY_RESULT as never,
       { signal, timeout: MAX_ASK_MS },
     );
     return result as unknown as InputResponse;
