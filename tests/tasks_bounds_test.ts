@@ -13,6 +13,7 @@ import {
   exportTools,
   httpHandler,
   InMemoryTransport,
+  kvStore,
   rawTool,
   Server,
 } from "../mod.ts";
@@ -168,43 +169,45 @@ Deno.test("denoKvStore: a key longer than Deno KV allows is kept under its hash;
   assert.equal((await store.get("abc"))?.value, 2);
 });
 
-Deno.test({
-  name:
-    "httpHandler on denoKvStore: a 3 KB session id is 404 Session not found, not a 500",
-  sanitizeResources: false,
-  sanitizeOps: false,
-  fn: async () => {
-    using kv = await Deno.openKv(":memory:");
-    await using store = denoKvStore(kv);
-    const handler = httpHandler(() => {
-      const server = new Server({ name: "s", version: "1" });
-      exportTools(server, asking);
-      serveTasks(server, { store });
-      return server;
-    }, { sessions: true, store });
-    try {
-      const response = await handler(
-        new Request("http://127.0.0.1/mcp", {
-          method: "POST",
-          headers: {
-            "content-type": "application/json",
-            accept: "application/json, text/event-stream",
-            "mcp-session-id": "a".repeat(3_000),
-            "mcp-protocol-version": "2025-11-25",
-          },
-          body: JSON.stringify({
-            jsonrpc: "2.0",
-            id: 1,
-            method: "tasks/list",
-            params: {},
+for (const kind of ["denoKvStore", "kvStore"] as const) {
+  Deno.test({
+    name:
+      `httpHandler on ${kind}: a 3 KB session id is 404 Session not found, not a 500`,
+    sanitizeResources: false,
+    sanitizeOps: false,
+    fn: async () => {
+      using kv = await Deno.openKv(":memory:");
+      await using store = denoKvStore(kv);
+      const handler = httpHandler(() => {
+        const server = new Server({ name: "s", version: "1" });
+        exportTools(server, asking);
+        serveTasks(server, { store });
+        return server;
+      }, { sessions: true, store: kind === "kvStore" ? kvStore(kv) : store });
+      try {
+        const response = await handler(
+          new Request("http://127.0.0.1/mcp", {
+            method: "POST",
+            headers: {
+              "content-type": "application/json",
+              accept: "application/json, text/event-stream",
+              "mcp-session-id": "a".repeat(3_000),
+              "mcp-protocol-version": "2025-11-25",
+            },
+            body: JSON.stringify({
+              jsonrpc: "2.0",
+              id: 1,
+              method: "tasks/list",
+              params: {},
+            }),
           }),
-        }),
-      );
-      const body = await response.text();
-      assert.equal(response.status, 404, body);
-      assert.doesNotMatch(body, /Internal|key too large|TypeError/i);
-    } finally {
-      await handler.close();
-    }
-  },
-});
+        );
+        const body = await response.text();
+        assert.equal(response.status, 404, body);
+        assert.doesNotMatch(body, /Internal|key too large|TypeError/i);
+      } finally {
+        await handler.close();
+      }
+    },
+  });
+}
