@@ -169,7 +169,12 @@ export async function post(
         // store answered (an outage is then a 503, not a 200 stream).
         const held = answerHeld(extra.requestInfo);
         if (held === undefined) stream.ready?.();
-        else void held.then(() => stream.ready?.());
+        // Down: the error answer is on its way, and ends the wait itself.
+        else {
+          void held.then(() => {
+            if (!storeWasDown(extra.requestInfo)) stream.ready?.();
+          });
+        }
       });
       await ready;
     }
