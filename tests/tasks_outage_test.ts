@@ -10,8 +10,20 @@
  */
 
 import assert from "node:assert/strict";
-import { exportTools, httpHandler, rawTool, Server } from "../mod.ts";
-import { serveTasks } from "../tasks.ts";
+import {
+  Client,
+  exportTools,
+  httpHandler,
+  InMemoryTransport,
+  rawTool,
+  Server,
+} from "../mod.ts";
+import { serveTasks, TaskStoreUnavailableError } from "../tasks.ts";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import {
+  CreateTaskResultSchema,
+  McpError,
+} from "@modelcontextprotocol/sdk/types.js";
 import {
   memoryStore,
   redisStore,
@@ -285,4 +297,62 @@ Deno.test({
     );
     assert.deepEqual(clock.pauses, []);
   },
+});
+
+Deno.test("off HTTP (in-memory): a task request during an outage is -32000 with the pinned text, naming no address", async () => {
+  const store = failingRecords(() => new Error("unused"), 0);
+  let down = false;
+  const get = store.get.bind(store);
+  store.get = (key) =>
+    down
+      ? Promise.reject(
+        new StoreUnavailableError(
+          "redis",
+          "get",
+          new Error("connect ECONNREFUSED 10.1.2.3:6379"),
+        ),
+      )
+      : get(key);
+  const server = new Server({ name: "tasks", version: "1" });
+  exportTools(
+    server,
+    rawTool({
+      name: "quick",
+      description: "Q.",
+      taskSupport: "optional",
+      run: () => "done",
+    }),
+  );
+  serveTasks(server, { store });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: "host", version: "1" });
+  await client.connect(clientSide);
+  try {
+    const { task } = await client.request(
+      {
+        method: "tools/call",
+        params: { name: "quick", arguments: {}, task: {} },
+      },
+      CreateTaskResultSchema,
+    );
+    down = true;
+    const error = await client.experimental.tasks.getTask(task.taskId).then(
+      () => assert.fail("answered"),
+      (e: unknown) => e,
+    );
+    assert.ok(error instanceof McpError, String(error));
+    assert.equal(error.code, -32000);
+    assert.equal(
+      error.message,
+      "MCP error -32000: Service Unavailable: the task store is unreachable, so nothing was done; retry later",
+    );
+    assert.equal(
+      new TaskStoreUnavailableError(new Error("x")).message,
+      "Service Unavailable: the task store is unreachable, so nothing was done; retry later",
+    );
+  } finally {
+    await client.close();
+    await server.close();
+  }
 });
