@@ -25,8 +25,6 @@ import {
   type InputResponse,
 } from "../core/input.ts";
 import type { ToolProgress } from "../core/tool.ts";
-import { quote } from "../core/errors.ts";
-import { principalOf } from "../core/auth.ts";
 import {
   indexKey,
   isTaskId,
@@ -43,6 +41,35 @@ import {
   TaskCancelledError,
   TaskStoreUnavailableError,
 } from "./errors.ts";
+import {
+  ANY_RESULT,
+  type Asker,
+  askerOf,
+  connectionOf,
+  detached,
+  ownerOf,
+  PUSH_TIMEOUT_MS,
+  pushDelay,
+  type PushServer,
+  RELATED_TASK,
+} from "./_caller.ts";
+import {
+  CANCELLED_TEXT,
+  firstText,
+  notResumableText,
+  progressText,
+  resultOf,
+  RESUMED_TEXT,
+  taskV2,
+} from "./_views.ts";
+
+export {
+  CANCELLED_TEXT,
+  notResumableText,
+  RESUMED_TEXT,
+  taskV2,
+} from "./_views.ts";
+export { RELATED_TASK } from "./_caller.ts";
 import { holdAnswer } from "../store/request_hold.ts";
 import {
   checkArgumentSize,
@@ -58,9 +85,6 @@ import {
   untilRecorded,
 } from "./_outcome.ts";
 
-/** The `_meta` key naming the task a message belongs to. */
-export const RELATED_TASK = "io.modelcontextprotocol/related-task";
-
 /** The settings of a host, resolved. */
 export interface HostSettings extends TaskLimits {
   /** Default record TTL, ms. */
@@ -72,27 +96,6 @@ export interface HostSettings extends TaskLimits {
   /** The lease: a task whose runner has not renewed it for this long is taken over, ms. */
   readonly leaseMs: number;
 }
-
-/** Sends one request to the client of a live call (`extra.sendRequest`). */
-type Asker = (
-  request: { method: "elicitation/create"; params: Record<string, unknown> },
-  taskId: string,
-  signal: AbortSignal,
-) => Promise<InputResponse>;
-
-/** The text of a task taken over whose tool cannot resume. */
-export function notResumableText(tool: string): string {
-  return `the instance running this task stopped, and tool ${
-    quote(tool)
-  } cannot be resumed; call it again`;
-}
-
-/** The status message of a task resumed on another instance. */
-export const RESUMED_TEXT =
-  "resumed on another instance after the one running it stopped";
-
-/** The status message of a task cancelled by its caller. */
-export const CANCELLED_TEXT = "The task was cancelled by its caller.";
 
 export class TaskHost implements TaskRunner {
   readonly instance: string = crypto.randomUUID();
@@ -851,159 +854,5 @@ export class TaskHost implements TaskRunner {
   }
 }
 
-/**
- * The 2026-07-28 view of a record (the extension's detailed task): its
- * questions while `input_required`, its result once `completed`. A tool's
- * own failure (an `isError` result) is a completed call there, as a
- * direct call would answer it; `failed` with an error is a task its
- * instance lost.
- */
-export function taskV2(record: TaskRecord): Record<string, unknown> {
-  const base: Record<string, unknown> = {
-    taskId: record.taskId,
-    status: record.status,
-    createdAt: record.createdAt,
-    lastUpdatedAt: record.lastUpdatedAt,
-    ttlMs: record.ttl,
-    pollIntervalMs: record.pollInterval,
-  };
-  if (record.statusMessage !== undefined) {
-    base.statusMessage = record.statusMessage;
-  }
-  switch (record.status) {
-    case "input_required":
-      return {
-        ...base,
-        inputRequests: record.input === undefined
-          ? {}
-          : { [record.input.key]: record.input.request },
-      };
-    case "completed":
-      return { ...base, result: completeResult(record) };
-    case "failed":
-      return record.lost === true
-        ? {
-          ...base,
-          error: { code: -32603, message: record.statusMessage ?? "failed" },
-        }
-        : { ...base, status: "completed", result: completeResult(record) };
-    default:
-      return base;
-  }
-}
-
-function completeResult(record: TaskRecord): Record<string, unknown> {
-  return { ...(record.result ?? { content: [] }), resultType: "complete" };
-}
-
-/** What pushing a question needs of the SDK's server. */
-interface PushServer {
-  request?: (
-    request: { method: string; params: Record<string, unknown> },
-    schema: unknown,
-    options: Record<string, unknown>,
-  ) => Promise<unknown>;
-  getClientCapabilities?: () => { elicitation?: unknown } | undefined;
-}
-
-/** How long after a poll a question waits for a `tasks/result` caller before it is pushed, ms. */
-function pushDelay(pollInterval: number): number {
-  return Math.min(Math.max(2 * pollInterval, 200), 2_000);
-}
-
-/** How long a pushed question waits for its answer before `tasks/result` callers may ask it. */
-const PUSH_TIMEOUT_MS = 30_000;
-
-/** The longest a `tasks/result` caller is asked a question before the request is withdrawn, ms. */
-const MAX_ASK_MS = 2_147_483_647;
-
 /** The longest a waiter sleeps before reading the store again, ms. */
 const MAX_WAIT_MS = 250;
-
-/**
- * The SDK parses a request's result with the schema it is given; an answer
- * to a task's question is checked by `checkAnswer` instead (with a text
- * saying what was wrong), so it is taken as it came.
- */
-const ANY_RESULT = Object.freeze({
-  safeParse: (data: unknown) => ({ success: true, data }),
-});
-
-/** The connection a request came in on: the server's transport (one per stateless HTTP request). */
-function connectionOf(server: object): object {
-  return (server as { transport?: object }).transport ?? server;
-}
-
-/**
- * Who may see a task made by this request, and whose limits it counts
- * against: the verified caller, else the session, else `""` (anonymous
- * and sessionless: one bucket for limits; listed per connection).
- */
-function ownerOf(extra: CallExtra): string {
-  // The client id and subject encoded apart (a `:` in either cannot make
-  // two principals one).
-  const principal = principalOf(extra.authInfo);
-  if (principal !== undefined) return `principal:${principal}`;
-  return extra.sessionId === undefined ? "" : `session:${extra.sessionId}`;
-}
-
-function askerOf(extra: CallExtra): Asker {
-  return async (request, taskId, signal) => {
-    const params = {
-      ...request.params,
-      _meta: { [RELATED_TASK]: { taskId } },
-    };
-    const result = await extra.sendRequest(
-      { method: "elicitation/create", params } as never,
-      ANY_RESULT as never,
-      { signal, timeout: MAX_ASK_MS },
-    );
-    return result as unknown as InputResponse;
-  };
-}
-
-/**
- * The request context of a takeover's run: no signal of the request; the
- * caller's verified identity kept only when it is the task's owner (a
- * task an anonymous caller made never runs with a poller's token).
- */
-function detached(extra: CallExtra, record: TaskRecord): CallExtra {
-  const signal = new AbortController().signal;
-  return record.owner.startsWith("principal:") &&
-      record.owner === ownerOf(extra)
-    ? { ...extra, signal }
-    : { ...extra, signal, authInfo: undefined };
-}
-
-function resultOf(record: TaskRecord): Record<string, unknown> {
-  const result = record.result ??
-    {
-      content: [{
-        type: "text",
-        text: record.statusMessage ?? `the task ended ${record.status}`,
-      }],
-      isError: true,
-    };
-  const meta = (result._meta ?? {}) as Record<string, unknown>;
-  return {
-    ...result,
-    _meta: { ...meta, [RELATED_TASK]: { taskId: record.taskId } },
-  };
-}
-
-function firstText(result: Record<string, unknown>): string | undefined {
-  const content = result.content;
-  if (!Array.isArray(content)) return undefined;
-  const first = content[0] as { type?: unknown; text?: unknown } | undefined;
-  return first?.type === "text" && typeof first.text === "string"
-    ? first.text
-    : undefined;
-}
-
-function progressText(update: ToolProgress): string {
-  if (update.message !== undefined) return update.message;
-  if (update.progress === undefined) return "working";
-  return update.total === undefined
-    ? `${update.progress}`
-    : `${update.progress}/${update.total}`;
-}
