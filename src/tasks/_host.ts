@@ -41,6 +41,7 @@ import {
   TaskCancelledError,
   TaskStoreUnavailableError,
 } from "./errors.ts";
+import { RecordBook } from "./_book.ts";
 import {
   ANY_RESULT,
   type Asker,
@@ -105,8 +106,6 @@ export class TaskHost implements TaskRunner {
   readonly #running = new Map<string, AbortController>();
   /** The heartbeat of each task running here, by id. */
   readonly #beats = new Map<string, ReturnType<typeof setInterval>>();
-  /** Local wake-ups of waiters, by task id. */
-  readonly #waiters = new Map<string, Set<() => void>>();
   /** Questions being asked by this process, by task id + key. */
   readonly #asking = new Set<string>();
   /** The server each task running here was created on, by task id. */
@@ -124,12 +123,15 @@ export class TaskHost implements TaskRunner {
   /** Aborts when the host closes: outcomes still being recorded give up. */
   readonly #closing = new AbortController();
   readonly #clock: TaskClock;
+  /** The records: compare-and-set updates, and waiting for a change. */
+  readonly #book: RecordBook;
   #closed = false;
 
   constructor(store: Store, settings: HostSettings) {
     this.store = store;
     this.settings = settings;
     this.#clock = taskClockOf(store);
+    this.#book = new RecordBook(store);
   }
 
   /** Starts `call` as a task; its record and lease are stored before the handle is returned. */
@@ -297,7 +299,7 @@ export class TaskHost implements TaskRunner {
           continue;
         }
       }
-      await this.#changed(id, record.pollInterval, extra.signal);
+      await this.#book.changed(id, record.pollInterval, extra.signal);
     }
   }
 
@@ -318,7 +320,7 @@ export class TaskHost implements TaskRunner {
     const asking = AbortSignal.any([signal, moot.signal]);
     const watch = (async () => {
       while (!asking.aborted) {
-        await this.#changed(id, record.pollInterval, asking);
+        await this.#book.changed(id, record.pollInterval, asking);
         const now = await this.store.get<TaskRecord>(recordKey(id))
           .catch(() => undefined);
         if (
@@ -353,7 +355,7 @@ export class TaskHost implements TaskRunner {
   ): Promise<WireTask> {
     await this.#read(id, extra, server);
     let refused: TaskRecord | undefined;
-    const record = await this.#update(id, (r) => {
+    const record = await this.#book.update(id, (r) => {
       if (isTerminal(r.status)) {
         refused = r;
         return undefined;
@@ -423,7 +425,7 @@ export class TaskHost implements TaskRunner {
       checked = checkAnswer(server, schema, answer, "elicitation result");
     } catch (error) {
       if (!(error instanceof InvalidAnswerError)) throw error;
-      await this.#update(id, (r) => {
+      await this.#book.update(id, (r) => {
         if (r.status !== "input_required" || r.input?.key !== key) {
           return undefined;
         }
@@ -445,7 +447,7 @@ export class TaskHost implements TaskRunner {
     key: string,
     response: InputResponse,
   ): Promise<void> {
-    await this.#update(id, (r) => {
+    await this.#book.update(id, (r) => {
       if (r.status !== "input_required" || r.input?.key !== key) {
         return undefined;
       }
@@ -511,7 +513,7 @@ export class TaskHost implements TaskRunner {
       ask: (request) => this.#ask(id, asks++, request, abort.signal),
       checkpoint,
       saveCheckpoint: async (value) => {
-        await this.#update(
+        await this.#book.update(
           id,
           (r) => isTerminal(r.status) ? undefined : { ...r, checkpoint: value },
         );
@@ -541,7 +543,7 @@ export class TaskHost implements TaskRunner {
         this.#running.delete(id);
         this.#origins.delete(id);
         this.#stopPush(id);
-        this.#wake(id);
+        this.#book.wake(id);
         // The lease is let go only while it is still this instance's.
         const lease = await this.store.get<TaskLease>(leaseKey(id))
           .catch(() => undefined);
@@ -582,7 +584,7 @@ export class TaskHost implements TaskRunner {
   }
 
   async #finish(id: string, result: Record<string, unknown>): Promise<void> {
-    await this.#update(id, (r) => {
+    await this.#book.update(id, (r) => {
       if (isTerminal(r.status)) return undefined;
       const { input: _, statusMessage: __, ...rest } = r;
       const failed = result.isError === true;
@@ -617,7 +619,7 @@ export class TaskHost implements TaskRunner {
 
   async #progress(id: string, update: ToolProgress): Promise<void> {
     const message = progressText(update);
-    await this.#update(
+    await this.#book.update(
       id,
       (r) =>
         r.status !== "working" || r.statusMessage === message
@@ -647,7 +649,7 @@ export class TaskHost implements TaskRunner {
       }
       if (isTerminal(entry.value.status)) throw new TaskCancelledError(id);
       if (first) {
-        await this.#update(
+        await this.#book.update(
           id,
           (r) =>
             isTerminal(r.status) || r.answers[key] !== undefined ||
@@ -662,7 +664,7 @@ export class TaskHost implements TaskRunner {
         );
         continue;
       }
-      await this.#changed(id, entry.value.pollInterval, signal);
+      await this.#book.changed(id, entry.value.pollInterval, signal);
     }
   }
 
@@ -706,7 +708,7 @@ export class TaskHost implements TaskRunner {
       // No stream, no answer: a tasks/result caller asks instead.
     } finally {
       this.#asking.delete(ticket);
-      this.#wake(id);
+      this.#book.wake(id);
     }
   }
 
@@ -759,7 +761,7 @@ export class TaskHost implements TaskRunner {
     const tool: TaskTool | undefined = taskToolOf(server, record.tool);
     if (tool === undefined || !tool.resumable) {
       await this.store.delete(leaseKey(id));
-      return await this.#update(id, (r) => {
+      return await this.#book.update(id, (r) => {
         if (isTerminal(r.status)) return undefined;
         const { input: _, ...rest } = r;
         return {
@@ -774,7 +776,7 @@ export class TaskHost implements TaskRunner {
         };
       });
     }
-    const resumed = await this.#update(
+    const resumed = await this.#book.update(
       id,
       (r) =>
         isTerminal(r.status) ? undefined : {
@@ -794,35 +796,6 @@ export class TaskHost implements TaskRunner {
     return resumed;
   }
 
-  /**
-   * Updates the record with `change` (compare-and-set, retried); `change`
-   * returns `undefined` to leave it. Resolves to the record as it is after,
-   * `undefined` when it is gone.
-   */
-  async #update(
-    id: string,
-    change: (record: TaskRecord) => TaskRecord | undefined,
-  ): Promise<TaskRecord | undefined> {
-    for (let attempt = 0; attempt < 64; attempt++) {
-      const entry = await this.store.get<TaskRecord>(recordKey(id));
-      if (entry === undefined) return undefined;
-      const next = change(entry.value);
-      if (next === undefined) return entry.value;
-      const written = { ...next, lastUpdatedAt: new Date().toISOString() };
-      if (
-        await this.store.swap(recordKey(id), entry.version, written, {
-          ttlMs: written.ttl,
-        })
-      ) {
-        this.#wake(id);
-        return written;
-      }
-    }
-    throw new Error(
-      `task ${id}: its record kept changing under 64 updates in a row; the store is contended`,
-    );
-  }
-
   #ttlOf(asked: number | undefined): number {
     if (typeof asked !== "number" || !Number.isFinite(asked) || asked <= 0) {
       return this.settings.ttlMs;
@@ -830,29 +803,4 @@ export class TaskHost implements TaskRunner {
     // A fraction of a ms is kept for a whole one.
     return Math.min(Math.ceil(asked), this.settings.maxTtlMs);
   }
-
-  #wake(id: string): void {
-    for (const wake of this.#waiters.get(id) ?? []) wake();
-  }
-
-  /** Resolves when the record changes here, after `ms` (a change elsewhere), or on abort. */
-  #changed(id: string, ms: number, signal: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-      let set = this.#waiters.get(id);
-      if (set === undefined) this.#waiters.set(id, set = new Set());
-      const done = (): void => {
-        clearTimeout(timer);
-        signal.removeEventListener("abort", done);
-        set.delete(done);
-        if (set.size === 0) this.#waiters.delete(id);
-        resolve();
-      };
-      const timer = setTimeout(done, Math.min(ms, MAX_WAIT_MS));
-      signal.addEventListener("abort", done, { once: true });
-      set.add(done);
-    });
-  }
 }
-
-/** The longest a waiter sleeps before reading the store again, ms. */
-const MAX_WAIT_MS = 250;
