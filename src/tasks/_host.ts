@@ -42,18 +42,8 @@ import {
   TaskStoreUnavailableError,
 } from "./errors.ts";
 import { RecordBook } from "./_book.ts";
-import {
-  ANY_RESULT,
-  type Asker,
-  askerOf,
-  connectionOf,
-  detached,
-  ownerOf,
-  PUSH_TIMEOUT_MS,
-  pushDelay,
-  type PushServer,
-  RELATED_TASK,
-} from "./_caller.ts";
+import { Questions } from "./_questions.ts";
+import { askerOf, connectionOf, detached, ownerOf } from "./_caller.ts";
 import {
   CANCELLED_TEXT,
   firstText,
@@ -80,10 +70,9 @@ import {
 } from "./_limits.ts";
 import {
   isStoreOutage,
+  recordOutcome,
   type TaskClock,
   taskClockOf,
-  UNRECORDED_TEXT,
-  untilRecorded,
 } from "./_outcome.ts";
 
 /** The settings of a host, resolved. */
@@ -106,12 +95,6 @@ export class TaskHost implements TaskRunner {
   readonly #running = new Map<string, AbortController>();
   /** The heartbeat of each task running here, by id. */
   readonly #beats = new Map<string, ReturnType<typeof setInterval>>();
-  /** Questions being asked by this process, by task id + key. */
-  readonly #asking = new Set<string>();
-  /** The server each task running here was created on, by task id. */
-  readonly #origins = new Map<string, object>();
-  /** Questions about to be pushed, by task id. */
-  readonly #pushTimers = new Map<string, ReturnType<typeof setTimeout>>();
   /**
    * The connection of each anonymous caller without a session that made a
    * task here (an SDK transport: a stdio or in-memory connection, one
@@ -125,6 +108,8 @@ export class TaskHost implements TaskRunner {
   readonly #clock: TaskClock;
   /** The records: compare-and-set updates, and waiting for a change. */
   readonly #book: RecordBook;
+  /** The 2025-11-25 questions tasks wait on: asked, pushed, answered. */
+  readonly #questions: Questions;
   #closed = false;
 
   constructor(store: Store, settings: HostSettings) {
@@ -132,6 +117,7 @@ export class TaskHost implements TaskRunner {
     this.settings = settings;
     this.#clock = taskClockOf(store);
     this.#book = new RecordBook(store);
+    this.#questions = new Questions(store, this.#book);
   }
 
   /** Starts `call` as a task; its record and lease are stored before the handle is returned. */
@@ -195,7 +181,7 @@ export class TaskHost implements TaskRunner {
       { ttlMs: this.settings.leaseMs },
     );
     await this.store.set(recordKey(id), record, { ttlMs: ttl });
-    if (call.era === "v1") this.#origins.set(id, call.server);
+    if (call.era === "v1") this.#questions.origins.set(id, call.server);
     this.#launch(record, (options) => call.run(options), undefined, ended);
     // The modern shape carries the 2025 one too: the SDK's server checks a
     // call that named `params.task` against it, and modern readers ignore it.
@@ -230,7 +216,7 @@ export class TaskHost implements TaskRunner {
         responses[input.key],
         `inputResponses ${JSON.stringify(input.key)}`,
       );
-      await this.answer(id, input.key, answer);
+      await this.#questions.answer(id, input.key, answer);
     }
   }
 
@@ -239,20 +225,7 @@ export class TaskHost implements TaskRunner {
     const record = await this.#read(id, extra, server);
     // The caller knows the task (it polls): a question it waits on may go
     // out on the task's own connection.
-    if (
-      record.status === "input_required" && record.input !== undefined &&
-      this.#origins.has(id) && !this.#pushTimers.has(id)
-    ) {
-      // After a grace period, left to a `tasks/result` caller first.
-      const { key, request } = record.input;
-      this.#pushTimers.set(
-        id,
-        setTimeout(() => {
-          this.#pushTimers.delete(id);
-          void this.#push(id, key, { ...request.params });
-        }, pushDelay(record.pollInterval)),
-      );
-    }
+    this.#questions.polled(record);
     return wireTask(record);
   }
 
@@ -273,77 +246,10 @@ export class TaskHost implements TaskRunner {
       // The store answered: the answer may stream from here on.
       read?.();
       if (isTerminal(record.status)) return resultOf(record);
-      if (record.status === "input_required" && record.input !== undefined) {
-        const ticket = `${id}\n${record.input.key}`;
-        if (!this.#asking.has(ticket)) {
-          this.#asking.add(ticket);
-          try {
-            const capable =
-              (server as PushServer).getClientCapabilities?.()?.elicitation !==
-                undefined;
-            const answer = capable
-              ? await this.#askWhileOpen(asker, record, extra.signal)
-              : { action: "cancel" } as InputResponse;
-            if (answer !== undefined) {
-              await this.#answerChecked(
-                server,
-                id,
-                record.input.key,
-                record.input.request.params.requestedSchema,
-                answer,
-              );
-            }
-          } finally {
-            this.#asking.delete(ticket);
-          }
-          continue;
-        }
-      }
+      if (
+        await this.#questions.askCaller(asker, record, server, extra.signal)
+      ) continue;
       await this.#book.changed(id, record.pollInterval, extra.signal);
-    }
-  }
-
-  /**
-   * Asks the task's question of a `tasks/result` caller; the request is
-   * withdrawn once the question is moot (answered another way, the task
-   * cancelled). `undefined`: no answer to record (the caller went away, or
-   * the question was settled elsewhere); a refusal answers cancel.
-   */
-  async #askWhileOpen(
-    asker: Asker,
-    record: TaskRecord,
-    signal: AbortSignal,
-  ): Promise<InputResponse | undefined> {
-    const id = record.taskId;
-    const key = record.input!.key;
-    const moot = new AbortController();
-    const asking = AbortSignal.any([signal, moot.signal]);
-    const watch = (async () => {
-      while (!asking.aborted) {
-        await this.#book.changed(id, record.pollInterval, asking);
-        const now = await this.store.get<TaskRecord>(recordKey(id))
-          .catch(() => undefined);
-        if (
-          now?.value.status !== "input_required" || now.value.input?.key !== key
-        ) {
-          moot.abort();
-        }
-      }
-    })();
-    try {
-      return await asker(
-        {
-          method: "elicitation/create",
-          params: { ...record.input!.request.params },
-        },
-        id,
-        asking,
-      );
-    } catch {
-      return asking.aborted ? undefined : { action: "cancel" };
-    } finally {
-      moot.abort();
-      await watch;
     }
   }
 
@@ -407,60 +313,6 @@ export class TaskHost implements TaskRunner {
   }
 
   /**
-   * Records a 2025-11-25 caller's `answer` to the question `input` of task
-   * `id`, checked first as a direct call's is (its action, its form
-   * against the schema asked): an answer that does not answer the form is
-   * recorded as refused, and the tool's `ask` rejects with the
-   * `InvalidAnswerError` saying why.
-   */
-  async #answerChecked(
-    server: object,
-    id: string,
-    key: string,
-    schema: Readonly<Record<string, unknown>> | undefined,
-    answer: unknown,
-  ): Promise<void> {
-    let checked: InputResponse;
-    try {
-      checked = checkAnswer(server, schema, answer, "elicitation result");
-    } catch (error) {
-      if (!(error instanceof InvalidAnswerError)) throw error;
-      await this.#book.update(id, (r) => {
-        if (r.status !== "input_required" || r.input?.key !== key) {
-          return undefined;
-        }
-        const { input: _, statusMessage: __, ...rest } = r;
-        return {
-          ...rest,
-          status: "working",
-          refused: { ...r.refused, [key]: error.reason },
-        };
-      });
-      return;
-    }
-    await this.answer(id, key, checked);
-  }
-
-  /** Records `response` to the question `key` of task `id`; the task goes on. */
-  async answer(
-    id: string,
-    key: string,
-    response: InputResponse,
-  ): Promise<void> {
-    await this.#book.update(id, (r) => {
-      if (r.status !== "input_required" || r.input?.key !== key) {
-        return undefined;
-      }
-      const { input: _, statusMessage: __, ...rest } = r;
-      return {
-        ...rest,
-        status: "working",
-        answers: { ...r.answers, [key]: response },
-      };
-    });
-  }
-
-  /**
    * Stops every task running here, as an instance shutting down does: the
    * tools' signals abort, heartbeats stop, and the leases are let go, so
    * the next instance asked about a task takes it over at once (a served
@@ -475,8 +327,7 @@ export class TaskHost implements TaskRunner {
       abort.abort(new Error("the task host closed"));
     }
     this.#beats.clear();
-    for (const timer of this.#pushTimers.values()) clearTimeout(timer);
-    this.#pushTimers.clear();
+    this.#questions.close();
     await Promise.all(ids.map(async (id) => {
       const lease = await this.store.get<TaskLease>(leaseKey(id))
         .catch(() => undefined);
@@ -530,7 +381,12 @@ export class TaskHost implements TaskRunner {
       .then(async (result) => {
         await progressing;
         if (abort.signal.aborted) return;
-        await this.#record(id, result, abort.signal);
+        // Tried again while the store is down; the heartbeat keeps the
+        // lease meanwhile.
+        await recordOutcome((r) => this.#finish(id, r), result, {
+          clock: this.#clock,
+          stop: AbortSignal.any([abort.signal, this.#closing.signal]),
+        });
       })
       .catch(() => {
         // #record fails the task itself when it can; past that the store
@@ -541,8 +397,7 @@ export class TaskHost implements TaskRunner {
         clearInterval(beat);
         this.#beats.delete(id);
         this.#running.delete(id);
-        this.#origins.delete(id);
-        this.#stopPush(id);
+        this.#questions.forget(id);
         this.#book.wake(id);
         // The lease is let go only while it is still this instance's.
         const lease = await this.store.get<TaskLease>(leaseKey(id))
@@ -551,36 +406,6 @@ export class TaskHost implements TaskRunner {
           await this.store.delete(leaseKey(id)).catch(() => {});
         }
       });
-  }
-
-  /**
-   * Records the outcome under the lease: tried again, with a growing
-   * pause, while the store is unreachable (the heartbeat keeps renewing
-   * the lease meanwhile) until written, the task is no longer this
-   * instance's, or the host closes; a write refused otherwise (a result
-   * the store will not keep) ends the task `failed`, saying so.
-   */
-  async #record(
-    id: string,
-    result: Record<string, unknown>,
-    lost: AbortSignal,
-  ): Promise<void> {
-    const stop = AbortSignal.any([lost, this.#closing.signal]);
-    try {
-      await untilRecorded(() => this.#finish(id, result), {
-        clock: this.#clock,
-        stop,
-      });
-    } catch {
-      await untilRecorded(
-        () =>
-          this.#finish(id, {
-            content: [{ type: "text", text: UNRECORDED_TEXT }],
-            isError: true,
-          }),
-        { clock: this.#clock, stop },
-      );
-    }
   }
 
   async #finish(id: string, result: Record<string, unknown>): Promise<void> {
@@ -666,57 +491,6 @@ export class TaskHost implements TaskRunner {
       }
       await this.#book.changed(id, entry.value.pollInterval, signal);
     }
-  }
-
-  /**
-   * Sends a 2025-11-25 task's question on the connection that created it
-   * (the session's own stream), as a request related to the task, once the
-   * caller polls it: for callers that poll `tasks/get` and never call
-   * `tasks/result` while `input_required`. A caller's `tasks/result` asks
-   * it otherwise.
-   */
-  async #push(
-    id: string,
-    key: string,
-    params: Readonly<Record<string, unknown>>,
-  ): Promise<void> {
-    const server = this.#origins.get(id) as PushServer | undefined;
-    if (
-      server?.request === undefined ||
-      server.getClientCapabilities?.()?.elicitation === undefined
-    ) return;
-    const ticket = `${id}\n${key}`;
-    if (this.#asking.has(ticket)) return;
-    this.#asking.add(ticket);
-    try {
-      const answer = await server.request(
-        {
-          method: "elicitation/create",
-          params: { ...params, _meta: { [RELATED_TASK]: { taskId: id } } },
-        },
-        ANY_RESULT,
-        { timeout: PUSH_TIMEOUT_MS },
-      );
-      await this.#answerChecked(
-        server,
-        id,
-        key,
-        params.requestedSchema as Record<string, unknown> | undefined,
-        answer,
-      );
-    } catch {
-      // No stream, no answer: a tasks/result caller asks instead.
-    } finally {
-      this.#asking.delete(ticket);
-      this.#book.wake(id);
-    }
-  }
-
-  #stopPush(id: string): void {
-    const timer = this.#pushTimers.get(id);
-    if (timer === undefined) return;
-    clearTimeout(timer);
-    this.#pushTimers.delete(id);
   }
 
   /** The record, checked against the caller; a task whose lease lapsed is taken over first. */

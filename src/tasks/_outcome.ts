@@ -91,3 +91,30 @@ export async function untilRecorded(
     pause = Math.min(pause * 2, MAX_RETRY_MS);
   }
 }
+
+/**
+ * Writes `result` with `finish` under the lease: tried again while the
+ * store is unreachable (`untilRecorded`) until written, the task is no
+ * longer this instance's, or the host closes (`stop`); a write refused
+ * otherwise (a result the store will not keep) writes the task `failed`
+ * with {@link UNRECORDED_TEXT} instead.
+ */
+export async function recordOutcome(
+  finish: (result: Record<string, unknown>) => Promise<void>,
+  result: Record<string, unknown>,
+  options: { readonly clock: TaskClock; readonly stop: AbortSignal },
+): Promise<void> {
+  try {
+    await untilRecorded(() => finish(result), options);
+  } catch {
+    // Not an outage: the store refused this result; say so instead.
+    await untilRecorded(
+      () =>
+        finish({
+          content: [{ type: "text", text: UNRECORDED_TEXT }],
+          isError: true,
+        }),
+      options,
+    );
+  }
+}
