@@ -140,7 +140,15 @@ let processStore: Store | undefined;
  * whose `taskSupport` is `"required"` is refused (-32601).
  *
  * Tasks made by an authenticated caller are seen only by that principal;
- * others by whoever holds the (random) task id, and listed per session.
+ * others by whoever holds the (random) task id, and listed per session —
+ * an anonymous caller without a session (a stateless endpoint) lists only
+ * what its own connection made, so never another caller's tasks. Each
+ * caller's share is bounded (`maxRunningPerCaller`, `maxTasksPerCaller`,
+ * `maxArgumentBytes`; a `TaskLimitError` refuses the call, nothing
+ * stored). A task request the store cannot serve is a
+ * `TaskStoreUnavailableError` (over `httpHandler`: 503 with
+ * `Retry-After`); a task finishing while the store is down writes its
+ * outcome again once the store answers.
  * When the instance running a task stops, its lease lapses: the next
  * instance asked about the task takes it over — a served agent resumes
  * from its last saved step, any other tool ends `failed` with a status
