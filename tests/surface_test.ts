@@ -85,9 +85,11 @@ const BUDGETS: Record<string, number> = {
   // AuthorizationError and its reason, the token stores and their options,
   // oauthCallback and its options).
   "auth.ts": 21,
-  // 5: serveTasks and its options, the task failures (TaskAccessError,
-  // TaskCancelledError) and TaskSupport, the option a tool opts in with.
-  "tasks.ts": 5,
+  // 8: serveTasks and its options, the task failures (TaskAccessError,
+  // TaskCancelledError) and TaskSupport, the option a tool opts in with;
+  // the refusals a caller's task may meet: TaskLimitError (and which
+  // limit, TaskLimit) and TaskStoreUnavailableError (the store is down).
+  "tasks.ts": 8,
 };
 
 const ROOT = new URL("../", import.meta.url);
