@@ -328,6 +328,7 @@ export class TaskHost implements TaskRunner {
     }
     this.#beats.clear();
     this.#questions.close();
+    // A lease the store cannot let go of now lapses by its TTL instead.
     await Promise.all(ids.map(async (id) => {
       const lease = await this.store.get<TaskLease>(leaseKey(id))
         .catch(() => undefined);
@@ -348,6 +349,8 @@ export class TaskHost implements TaskRunner {
     const abort = new AbortController();
     this.#running.set(id, abort);
     const beat = setInterval(
+      // A beat the store misses is tried at the next one; the lease lapses
+      // only if the store stays down past it.
       () => void this.#beat(id, abort).catch(() => {}),
       Math.max(10, Math.floor(this.settings.leaseMs / 3)),
     );
@@ -358,6 +361,7 @@ export class TaskHost implements TaskRunner {
       signal: abort.signal,
       progress: (update) => {
         progressing = progressing.then(() =>
+          // A status message lost to the store is replaced by the next one.
           this.#progress(id, update).catch(() => {})
         );
       },
@@ -399,7 +403,8 @@ export class TaskHost implements TaskRunner {
         this.#running.delete(id);
         this.#questions.forget(id);
         this.#book.wake(id);
-        // The lease is let go only while it is still this instance's.
+        // The lease is let go only while it is still this instance's (one
+        // the store cannot let go of now lapses by its TTL instead).
         const lease = await this.store.get<TaskLease>(leaseKey(id))
           .catch(() => undefined);
         if (lease?.value.instance === this.instance && !this.#closed) {
