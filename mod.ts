@@ -94,6 +94,10 @@ export type { InputHandler } from "./src/mcp/input.ts";
 export { RemoteToolError } from "./src/mcp/remote_error.ts";
 export { exportTools, setRequestStateKey } from "./src/mcp/export.ts";
 export { serveAgent } from "./src/mcp/serve.ts";
+export { exportResources } from "./src/mcp/resources.ts";
+export { resource, resourceTemplate } from "./src/mcp/resource_def.ts";
+export { exportPrompts } from "./src/mcp/prompts.ts";
+export { prompt } from "./src/mcp/prompt_def.ts";
 // Serving MCP tasks (serveTasks) is in "@weft/mcp/tasks".
 
 // Tracing: OpenTelemetry spans and metrics, recorded once the host registers a provider.
