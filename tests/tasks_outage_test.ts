@@ -36,6 +36,7 @@ import {
   UNRECORDED_TEXT,
 } from "../src/tasks/_outcome.ts";
 import { startRedis } from "./_helpers/store_servers.ts";
+import { META, MODERN_PROTOCOL_VERSION } from "../src/runtime/era.ts";
 
 const HEADERS = {
   "content-type": "application/json",
@@ -355,4 +356,87 @@ Deno.test("off HTTP (in-memory): a task request during an outage is -32000 with 
     await client.close();
     await server.close();
   }
+});
+
+Deno.test({
+  name:
+    "2026-07-28 callers: a task call and tasks/get during an outage answer the pinned 503 too (the direct route leaves task calls to the SDK's path)",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const store = failingRecords(() => new Error("unused"), 0);
+    let down = false;
+    const get = store.get.bind(store);
+    store.get = (key) =>
+      down
+        ? Promise.reject(
+          new StoreUnavailableError(
+            "redis",
+            "get",
+            new Error("connect ECONNREFUSED 10.1.2.3:6379"),
+          ),
+        )
+        : get(key);
+    const release = gate();
+    await using endpoint = serve(store, release.wait);
+    const meta = {
+      [META.protocolVersion]: MODERN_PROTOCOL_VERSION,
+      [META.clientCapabilities]: {
+        extensions: { "io.modelcontextprotocol/tasks": {} },
+      },
+      [META.clientInfo]: { name: "modern", version: "1" },
+    };
+    let id = 100;
+    const send = async (
+      method: string,
+      params: Record<string, unknown>,
+      name?: string,
+    ) => {
+      const response = await fetch(endpoint.url, {
+        method: "POST",
+        headers: {
+          ...HEADERS,
+          "mcp-protocol-version": MODERN_PROTOCOL_VERSION,
+          "mcp-method": method,
+          ...(name === undefined ? {} : { "mcp-name": name }),
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: ++id,
+          method,
+          params: { ...params, _meta: meta },
+        }),
+        signal: AbortSignal.timeout(10_000),
+      });
+      return {
+        id,
+        status: response.status,
+        retryAfter: response.headers.get("retry-after"),
+        text: await response.text(),
+      };
+    };
+    try {
+      const created = await send(
+        "tools/call",
+        { name: "hold", arguments: {} },
+        "hold",
+      );
+      const taskId = /"taskId":"([^"]+)"/.exec(created.text)?.[1];
+      assert.ok(taskId !== undefined, created.text);
+      down = true;
+      for (
+        const [method, params, name] of [
+          ["tasks/get", { taskId }, undefined],
+          ["tools/call", { name: "hold", arguments: {} }, "hold"],
+        ] as const
+      ) {
+        const answer = await send(method, params, name);
+        assert.equal(answer.status, 503, `${method}: ${answer.text}`);
+        assert.equal(answer.retryAfter, "5");
+        assert.equal(answer.text, unavailable(answer.id));
+      }
+    } finally {
+      release.open();
+    }
+  },
 });
