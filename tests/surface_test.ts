@@ -98,7 +98,9 @@ const BUDGETS: Record<string, number> = {
   // RemoteTaskError and its reason, and the options of its operations
   // (TaskRequestOptions, StartTaskOptions, TaskResultOptions,
   // ListTasksOptions).
-  "tasks.ts": 15,
+  // +3 (issue 34): the refusals a caller's task may meet: TaskLimitError
+  // (and which limit, TaskLimit) and TaskStoreUnavailableError.
+  "tasks.ts": 18,
 };
 
 const ROOT = new URL("../", import.meta.url);
