@@ -27,7 +27,7 @@ export type RunnerMessage =
   | { t: "call"; id: number; ns: string; fn: string; args: unknown[] }
   | { t: "ret"; id: number; ok: boolean; v?: unknown; e?: string }
   | { t: "log"; s: string }
-  | { t: "done"; ok: boolean; v?: unknown; e?: string };
+  | { t: "done"; ok: boolean; v?: unknown; e?: string; d?: number };
 
 /** The runner; its source text is what the child evaluates. */
 function runner(): void {
@@ -36,6 +36,8 @@ function runner(): void {
   const stdin = Deno.stdin.readable;
   const inspect = Deno.inspect;
   const send = (message: unknown): void => {
+    const m = message as { t?: string; d?: number };
+    if (m.t === "done") m.d = Math.max(0, logs - maxLogs);
     writer.write(encoder.encode(JSON.stringify(message) + "\n")).catch(
       () => {},
     );

@@ -230,6 +230,7 @@ export class SubprocessExecutor implements Executor, TypeChecker {
       child.listen((message) => {
         if (message.t === "log") logs.add(plain(String(message.s)));
         else if (message.t === "done") {
+          logs.drop(message.d ?? 0);
           end(
             message.ok
               ? { result: message.v }
@@ -272,7 +273,7 @@ export class SubprocessExecutor implements Executor, TypeChecker {
           code,
           ns,
           preludes: providers.flatMap((p) => p.prelude ?? []),
-          maxLogs: this.#maxLogLines + 1,
+          maxLogs: this.#maxLogLines,
         });
       });
     });
@@ -329,6 +330,11 @@ export class LogBuffer {
     const cut = line.length > room ? line.slice(0, room) : line;
     this.#kept.push(cut);
     this.#bytes += cut.length;
+  }
+
+  /** Counts `n` lines the child did not send. */
+  drop(n: number): void {
+    if (Number.isFinite(n) && n > 0) this.#dropped += n;
   }
 
   /** The kept lines, and a last line counting the dropped ones. */
