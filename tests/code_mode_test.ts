@@ -195,3 +195,8 @@ Deno.test("code mode: with typeCheck a misspelled argument calls no tool and the
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("examples/code_mode.ts: the program's sum is the tool's result", async () => {
+  const { codeModeDemo } = await import("../examples/code_mode.ts");
+  assert.equal(await codeModeDemo(), '{"total":12}');
+});
