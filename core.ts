@@ -234,3 +234,4 @@ export type {
   SandboxFn,
   TypeChecker,
 } from "./src/core/code_mode.ts";
+export { identifierOf } from "./src/core/code_mode.ts";

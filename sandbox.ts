@@ -48,3 +48,4 @@ export type {
   SandboxFn,
   TypeChecker,
 } from "./src/core/code_mode.ts";
+export { identifierOf } from "./src/core/code_mode.ts";

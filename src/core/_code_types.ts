@@ -9,26 +9,10 @@
  */
 
 import type { ToolDef } from "./tool.ts";
+import { identifierOf } from "./code_mode.ts";
 
 /** The namespace programs call tools through. */
 export const NAMESPACE = "codemode";
-
-const RESERVED = new Set(
-  ("break case catch class const continue debugger default delete do else " +
-    "enum export extends false finally for function if import in instanceof " +
-    "new null return super switch this throw true try typeof var void while " +
-    "with yield let static implements interface package private protected " +
-    "public await arguments eval").split(" "),
-);
-
-/** A tool name as a JavaScript identifier: `-`, `.` and spaces become `_`, others drop. */
-export function identifierOf(name: string): string {
-  let id = name.replace(/[-.\s]/g, "_").replace(/[^a-zA-Z0-9_$]/g, "");
-  if (id === "") id = "_";
-  if (/^[0-9]/.test(id)) id = "_" + id;
-  if (RESERVED.has(id)) id += "_";
-  return id;
-}
 
 /**
  * The identifiers of `tools`, by identifier → tool name; a second tool

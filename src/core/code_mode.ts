@@ -72,6 +72,12 @@ export interface ResolvedProvider {
 export interface ExecuteOptions {
   /** Stops the program: the sandbox ends and the result says so. */
   signal?: AbortSignal;
+  /**
+   * `@cloudflare/codemode`'s connector bindings, accepted for its
+   * `Executor` contract; weft's executors pass no bindings into a sandbox
+   * and refuse a run that is given any.
+   */
+  connectors?: readonly unknown[];
 }
 
 /**
@@ -172,4 +178,35 @@ export interface CodeModeOptions {
    * @default false
    */
   typeCheck?: boolean;
+}
+
+const RESERVED = new Set(
+  ("break case catch class const continue debugger default delete do else " +
+    "enum export extends false finally for function if import in instanceof " +
+    "new null return super switch this throw true try typeof var void while " +
+    "with yield let static implements interface package private protected " +
+    "public await arguments eval").split(" "),
+);
+
+/**
+ * A tool name as the JavaScript identifier a program calls it by: `-`, `.`
+ * and white space become `_`, other characters that cannot appear in an
+ * identifier drop, a leading digit gets `_` before it and a reserved word
+ * `_` after it (the rule `@cloudflare/codemode` sanitizes names with).
+ *
+ * @example
+ * ```ts
+ * import { identifierOf } from "@weft/mcp/core";
+ * import assert from "node:assert/strict";
+ * assert.equal(identifierOf("get-sum"), "get_sum");
+ * assert.equal(identifierOf("3d.render"), "_3d_render");
+ * assert.equal(identifierOf("delete"), "delete_");
+ * ```
+ */
+export function identifierOf(name: string): string {
+  let id = name.replace(/[-.\s]/g, "_").replace(/[^a-zA-Z0-9_$]/g, "");
+  if (id === "") id = "_";
+  if (/^[0-9]/.test(id)) id = "_" + id;
+  if (RESERVED.has(id)) id += "_";
+  return id;
 }

@@ -11,14 +11,15 @@
  * @module
  */
 
-import type {
-  CheckResult,
-  ExecuteOptions,
-  ExecuteResult,
-  Executor,
-  ResolvedProvider,
-  SandboxFn,
-  TypeChecker,
+import {
+  type CheckResult,
+  type ExecuteOptions,
+  type ExecuteResult,
+  type Executor,
+  identifierOf,
+  type ResolvedProvider,
+  type SandboxFn,
+  type TypeChecker,
 } from "../core/code_mode.ts";
 import { Child, type ChildOptions } from "./_child.ts";
 import { type Clock, SYSTEM_CLOCK } from "./clock.ts";
@@ -133,6 +134,13 @@ export class SubprocessExecutor implements Executor, TypeChecker {
     if (this.#closed) {
       return { result: undefined, error: "the executor is closed" };
     }
+    if ((options.connectors?.length ?? 0) > 0) {
+      return {
+        result: undefined,
+        error:
+          "connectors are not supported: tools reach the program only as functions",
+      };
+    }
     const providers = Array.isArray(providersOrFns)
       ? providersOrFns
       : [{ name: "codemode", fns: providersOrFns }];
@@ -203,10 +211,25 @@ export class SubprocessExecutor implements Executor, TypeChecker {
     const fns = new Map<string, SandboxFn>();
     const ns: Record<string, string[]> = {};
     for (const p of providers) {
-      ns[p.name] = Object.keys(p.fns);
-      for (const [fn, f] of Object.entries(p.fns)) {
-        fns.set(`${p.name}.${fn}`, f);
+      // Names as identifiers (get-sum → get_sum), as Cloudflare's executors do.
+      const names = new Map<string, string>();
+      for (const [name, f] of Object.entries(p.fns)) {
+        const id = identifierOf(name);
+        const taken = names.get(id);
+        if (taken !== undefined) {
+          return Promise.resolve({
+            result: undefined,
+            error: `tool names ${JSON.stringify(taken)} and ${
+              JSON.stringify(name)
+            } both become ${JSON.stringify(id)} in namespace ${
+              JSON.stringify(p.name)
+            }`,
+          });
+        }
+        names.set(id, name);
+        fns.set(`${p.name}.${id}`, f);
       }
+      ns[p.name] = [...names.keys()];
     }
     return new Promise<ExecuteResult>((resolve) => {
       let settled = false;
