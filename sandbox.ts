@@ -3,7 +3,9 @@
  * permissions, for `AgentOptions.codeMode`. The subprocess executor runs
  * each program in a `deno run` child without `--allow-*` flags, remote
  * imports or environment, under a deadline and a heap cap, and can
- * type-check a program before it runs.
+ * type-check a program before it runs. The worker executor runs programs in
+ * permissionless Web Workers of the host (faster to start, not memory safe;
+ * it needs a host started with `--unstable-worker-options`).
  *
  * @example An agent in code mode
  * ```ts
@@ -37,6 +39,13 @@ export {
   subprocessExecutor,
   type SubprocessExecutorOptions,
 } from "./src/sandbox/subprocess.ts";
+export {
+  hostHasWorkerOptions,
+  WorkerExecutor,
+  workerExecutor,
+  type WorkerExecutorOptions,
+  WorkerOptionsMissingError,
+} from "./src/sandbox/worker.ts";
 export type { Clock } from "./src/sandbox/clock.ts";
 export type {
   CheckResult,

@@ -29,15 +29,28 @@ export type RunnerMessage =
   | { t: "log"; s: string }
   | { t: "done"; ok: boolean; v?: unknown; e?: string; d?: number };
 
-/** The runner; its source text is what the child evaluates. */
-function runner(): void {
+/**
+ * The runner; its source text is what the child (`"stdio"`: messages as
+ * JSON lines on stdin/stdout) or the worker (`"worker"`: messages posted)
+ * evaluates.
+ */
+function runner(channel: "stdio" | "worker"): void {
   const encoder = new TextEncoder();
-  const writer = Deno.stdout.writable.getWriter();
-  const stdin = Deno.stdin.readable;
+  const scope = globalThis as unknown as {
+    postMessage(message: unknown): void;
+    onmessage: ((event: MessageEvent) => void) | null;
+  };
+  const writer = channel === "stdio"
+    ? Deno.stdout.writable.getWriter()
+    : undefined;
   const inspect = Deno.inspect;
   const send = (message: unknown): void => {
     const m = message as { t?: string; d?: number };
     if (m.t === "done") m.d = Math.max(0, logs - maxLogs);
+    if (writer === undefined) {
+      scope.postMessage(JSON.parse(JSON.stringify(message)));
+      return;
+    }
     writer.write(encoder.encode(JSON.stringify(message) + "\n")).catch(
       () => {},
     );
@@ -135,23 +148,40 @@ function runner(): void {
       },
     );
   };
+  const receive = (message: {
+    t: string;
+    id: number;
+    ok: boolean;
+    v?: unknown;
+    e?: string;
+    code: string;
+    ns: Record<string, string[]>;
+    preludes: string[];
+    maxLogs: number;
+  }): void => {
+    if (message.t === "run") start(message).catch(fail);
+    else if (message.t === "ret") {
+      const waiting = pending.get(message.id);
+      pending.delete(message.id);
+      if (message.ok) waiting?.resolve(message.v);
+      else waiting?.reject(new Error(message.e));
+    }
+  };
+  if (channel === "worker") {
+    scope.onmessage = (event) => receive(event.data);
+    send({ t: "ready" });
+    return;
+  }
   (async () => {
     const decoder = new TextDecoder();
     let buffered = "";
-    for await (const chunk of stdin) {
+    for await (const chunk of Deno.stdin.readable) {
       buffered += decoder.decode(chunk, { stream: true });
       let nl: number;
       while ((nl = buffered.indexOf("\n")) >= 0) {
         const line = buffered.slice(0, nl);
         buffered = buffered.slice(nl + 1);
-        const message = JSON.parse(line);
-        if (message.t === "run") start(message).catch(fail);
-        else if (message.t === "ret") {
-          const waiting = pending.get(message.id);
-          pending.delete(message.id);
-          if (message.ok) waiting?.resolve(message.v);
-          else waiting?.reject(new Error(message.e));
-        }
+        receive(JSON.parse(line));
       }
     }
   })().catch(fail);
@@ -160,4 +190,8 @@ function runner(): void {
 
 /** The runner as the `data:` URL a child runs. */
 export const RUNNER_URL: string = "data:text/javascript;base64," +
-  btoa(`(${runner.toString()})();\n`);
+  btoa(`(${runner.toString()})("stdio");\n`);
+
+/** The runner as the `data:` URL a worker runs. */
+export const WORKER_RUNNER_URL: string = "data:text/javascript;base64," +
+  btoa(`(${runner.toString()})("worker");\n`);

@@ -11,19 +11,19 @@
  * @module
  */
 
-import {
-  type CheckResult,
-  type ExecuteOptions,
-  type ExecuteResult,
-  type Executor,
-  identifierOf,
-  type ResolvedProvider,
-  type SandboxFn,
-  type TypeChecker,
+import type {
+  CheckResult,
+  ExecuteOptions,
+  ExecuteResult,
+  Executor,
+  ResolvedProvider,
+  SandboxFn,
+  TypeChecker,
 } from "../core/code_mode.ts";
 import { Child, type ChildOptions } from "./_child.ts";
 import { type Clock, SYSTEM_CLOCK } from "./clock.ts";
 import { checkProgram } from "./_check.ts";
+import { LogBuffer, plain, resolveProviders } from "./_shared.ts";
 
 /**
  * How the subprocess executor runs programs. Every field is optional.
@@ -208,29 +208,11 @@ export class SubprocessExecutor implements Executor, TypeChecker {
     signal: AbortSignal | undefined,
   ): Promise<ExecuteResult> {
     const logs = new LogBuffer(this.#maxLogLines, this.#maxLogBytes);
-    const fns = new Map<string, SandboxFn>();
-    const ns: Record<string, string[]> = {};
-    for (const p of providers) {
-      // Names as identifiers (get-sum → get_sum), as Cloudflare's executors do.
-      const names = new Map<string, string>();
-      for (const [name, f] of Object.entries(p.fns)) {
-        const id = identifierOf(name);
-        const taken = names.get(id);
-        if (taken !== undefined) {
-          return Promise.resolve({
-            result: undefined,
-            error: `tool names ${JSON.stringify(taken)} and ${
-              JSON.stringify(name)
-            } both become ${JSON.stringify(id)} in namespace ${
-              JSON.stringify(p.name)
-            }`,
-          });
-        }
-        names.set(id, name);
-        fns.set(`${p.name}.${id}`, f);
-      }
-      ns[p.name] = [...names.keys()];
+    const resolved = resolveProviders(providers);
+    if (typeof resolved === "string") {
+      return Promise.resolve({ result: undefined, error: resolved });
     }
+    const { fns, ns } = resolved;
     return new Promise<ExecuteResult>((resolve) => {
       let settled = false;
       let timer: unknown;
@@ -334,44 +316,6 @@ export function subprocessExecutor(
   options: SubprocessExecutorOptions = {},
 ): SubprocessExecutor {
   return new SubprocessExecutor(options);
-}
-
-/** Keeps logs within a line count and a byte budget, counting the rest. */
-export class LogBuffer {
-  readonly #kept: string[] = [];
-  #bytes = 0;
-  #dropped = 0;
-  constructor(readonly maxLines: number, readonly maxBytes: number) {}
-
-  /** Adds one line, or counts it as dropped. */
-  add(line: string): void {
-    const room = this.maxBytes - this.#bytes;
-    if (this.#kept.length >= this.maxLines || room <= 0) {
-      this.#dropped++;
-      return;
-    }
-    const cut = line.length > room ? line.slice(0, room) : line;
-    this.#kept.push(cut);
-    this.#bytes += cut.length;
-  }
-
-  /** Counts `n` lines the child did not send. */
-  drop(n: number): void {
-    if (Number.isFinite(n) && n > 0) this.#dropped += n;
-  }
-
-  /** The kept lines, and a last line counting the dropped ones. */
-  lines(): string[] {
-    return this.#dropped === 0
-      ? [...this.#kept]
-      : [...this.#kept, `(${this.#dropped} more log lines dropped)`];
-  }
-}
-
-/** `text` without terminal colour codes (Deno colours its error messages). */
-function plain(text: string): string {
-  // deno-lint-ignore no-control-regex
-  return text.replace(/\x1b\[[0-9;]*m/g, "");
 }
 
 function reasonText(reason: unknown): string {
