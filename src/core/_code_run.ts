@@ -96,6 +96,7 @@ export async function runProgram(
     | { index: number; tool: string; args: string; err: unknown }
     | undefined;
   let seq = 0;
+  let diverged = false;
 
   const call = async (tool: ToolDef, input: unknown): Promise<unknown> => {
     const index = seq++;
@@ -107,9 +108,13 @@ export async function runProgram(
       if (before.ok) return before.value;
       throw new Error(String(before.value));
     }
+    // A call the journal holds otherwise: the program went another way, and
+    // the approval, given for the program as it was, no longer holds.
+    if (before) diverged = true;
     const approved = journal.approved;
-    const isApproved = approved !== undefined && approved.index === index &&
-      approved.tool === tool.name && approved.args === args;
+    const isApproved = !diverged && approved !== undefined &&
+      approved.index === index && approved.tool === tool.name &&
+      approved.args === args;
     calls[index] = null;
     try {
       const value = await callTool(run, tool, args, {
