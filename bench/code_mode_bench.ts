@@ -18,7 +18,7 @@ import { Agent, tool } from "../mod.ts";
 import { callTools, say, script, type Turn } from "../testing.ts";
 import { subprocessExecutor } from "../sandbox.ts";
 import { z } from "zod";
-import { interleavedMedians } from "./_medians.ts";
+import { median } from "./_medians.ts";
 
 const N = 20;
 
@@ -101,20 +101,29 @@ const program = "async () => (await codemode.add({ a: 1 })) as number";
 const fns = {
   add: (input: unknown) => Promise.resolve((input as { a: number }).a + 1),
 };
-const [latency] = await interleavedMedians([{
-  label: "program latency (cold child vs warm pool)",
-  sdk: () => cold.execute(program, fns),
-  weft: async () => {
-    // Let the pool refill between rounds, as an agent's model turn would.
-    await new Promise((r) => setTimeout(r, 400));
-    const started = performance.now();
-    await warm.execute(program, fns);
-    return performance.now() - started;
-  },
-  n: 10,
-}]);
+const ROUNDS = 10;
+const coldMs: number[] = [];
+const warmMs: number[] = [];
+const time = async (run: () => Promise<unknown>): Promise<number> => {
+  const started = performance.now();
+  await run();
+  return performance.now() - started;
+};
+for (let i = 0; i < ROUNDS; i++) {
+  // Alternating which side goes first; the pool refills between rounds, as
+  // it would during a model turn.
+  const sides = i % 2 === 0 ? ["cold", "warm"] : ["warm", "cold"];
+  for (const side of sides) {
+    if (side === "cold") {
+      coldMs.push(await time(() => cold.execute(program, fns)));
+    } else {
+      await new Promise((r) => setTimeout(r, 500));
+      warmMs.push(await time(() => warm.execute(program, fns)));
+    }
+  }
+}
 console.log(
-  `${latency.label}: cold ${latency.sdk.toFixed(0)} ms, warm ${
-    (latency.weft - 400).toFixed(0)
-  } ms (median of 10 alternating rounds)`,
+  `program latency, median of ${ROUNDS} alternating rounds: cold child ${
+    median(coldMs).toFixed(0)
+  } ms, warm pool ${median(warmMs).toFixed(0)} ms`,
 );
