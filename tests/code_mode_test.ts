@@ -24,7 +24,7 @@ Deno.test("code mode: the model sees one tool whose description is the typed API
     description.endsWith(
       "declare const codemode: {\n" +
         "  /** Reads a file. */\n" +
-        "  read_file(input: { path: string }): Promise<unknown>;\n" +
+        "  read_file(input: { path: string; encoding?: string }): Promise<unknown>;\n" +
         "  /** A file's size. */\n" +
         "  stat(input: { path: string }): Promise<{ size: number }>;\n" +
         "  /** Writes a file. */\n" +
@@ -164,7 +164,7 @@ Deno.test("code mode: with typeCheck a misspelled argument calls no tool and the
   try {
     await using executor = subprocessExecutor();
     const code = `async () => {
-  const text = await codemode.read_file({ pth: "a.txt" });
+  const text = await codemode.read_file({ path: "a.txt", encodng: "utf8" });
   return text;
 }`;
     const agent = codeAgent(
@@ -179,9 +179,9 @@ Deno.test("code mode: with typeCheck a misspelled argument calls no tool and the
     assert.equal(part.isError, true);
     assert.match(
       part.content,
-      /^PROGRAM_FAILED: the program does not type-check; no tool was called:\nTS2561 \[ERROR\]: Object literal may only specify known properties, but 'pth' does not exist in type '\{ path: string; \}'/,
+      /^PROGRAM_FAILED: the program does not type-check; no tool was called:\nTS2561 \[ERROR\]: Object literal may only specify known properties, but 'encodng' does not exist in type '\{ path: string; encoding\?: string \| undefined; \}'\. Did you mean to write 'encoding'\?\n  const text = await codemode\.read_file\(\{ path: "a\.txt", encodng: "utf8" \}\);\n/,
     );
-    assert.match(part.content, /at program\.ts:2:43$/);
+    assert.match(part.content, /at program\.ts:2:58$/);
     // The model's next request carries the diagnostic.
     const request = (agent.model as ScriptModel).lastRequest();
     const last = request?.messages.at(-1);

@@ -29,7 +29,7 @@ export function codeAgent(
   const read = tool({
     name: "read_file",
     description: "Reads a file.",
-    input: z.object({ path: z.string() }),
+    input: z.object({ path: z.string(), encoding: z.string().optional() }),
     run: ({ path }) => {
       note("read_file");
       return `contents of ${path}`;
