@@ -53,9 +53,15 @@ Deno.test("code mode: a program's calls run through the chain; its result and lo
     return { total };
   }`;
   const model = script(callTools({ name: "code", args: { code } }), say("6"));
+  const progress: string[] = [];
   const agent = new Agent(model, {
     tools: [add],
     codeMode: { executor, direct: true },
+    onEvent: (event) => {
+      if (event.type === "tool_progress") {
+        progress.push(`${event.name} ${event.progress} ${event.message}`);
+      }
+    },
     wrapTools: [(next) => (call, ctx) => {
       seen.push(call.name);
       return next(call, ctx);
@@ -68,6 +74,12 @@ Deno.test("code mode: a program's calls run through the chain; its result and lo
   assert.equal(part.content, '{"total":6}\n--- logs ---\ntotal 6');
   // The agent's middleware saw the code call and each call the program made.
   assert.deepEqual(seen, ["code", "add", "add", "add"]);
+  // Observers see the program's calls as the code call's progress.
+  assert.deepEqual(progress, [
+    'code 1 calls tool "add"',
+    'code 2 calls tool "add"',
+    'code 3 calls tool "add"',
+  ]);
 });
 
 Deno.test("code mode: a failing program is a PROGRAM_FAILED error naming the cause", async () => {

@@ -116,6 +116,12 @@ export async function runProgram(
       approved.index === index && approved.tool === tool.name &&
       approved.args === args;
     calls[index] = null;
+    // The calls a program makes are no tool events of their own: observers
+    // see each one as the code call's progress.
+    ctx.progress?.({
+      progress: index + 1,
+      message: `calls tool ${quote(tool.name)}`,
+    });
     try {
       const value = await callTool(run, tool, args, {
         index,
