@@ -191,7 +191,7 @@ Deno.test("code mode: with typeCheck a misspelled argument calls no tool and the
     assert.equal(part.isError, true);
     assert.match(
       part.content,
-      /^PROGRAM_FAILED: the program does not type-check; no tool was called:\nTS2561 \[ERROR\]: Object literal may only specify known properties, but 'encodng' does not exist in type '\{ path: string; encoding\?: string \| undefined; \}'\. Did you mean to write 'encoding'\?\n  const text = await codemode\.read_file\(\{ path: "a\.txt", encodng: "utf8" \}\);\n/,
+      /^PROGRAM_FAILED: the program does not type-check; no tool was called:\nTS2561 \[ERROR\]: Object literal may only specify known properties, but 'encodng' does not exist in type '\{ path: string; encoding\?: string \| undefined; \}'\. Did you mean to write 'encoding'\?\n {2}const text = await codemode\.read_file\(\{ path: "a\.txt", encodng: "utf8" \}\);\n/,
     );
     assert.match(part.content, /at program\.ts:2:58$/);
     // The model's next request carries the diagnostic.
