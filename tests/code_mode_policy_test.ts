@@ -157,3 +157,35 @@ Deno.test("code mode: a program that diverges from its journal makes its calls a
   assert.equal(second.pending.length, 1);
   assert.deepEqual(runs, ["look 1", "look 2"]);
 });
+
+Deno.test("code mode: a call still running when the program ends is stopped, and the code call does not wait for it", async () => {
+  await using executor = subprocessExecutor({ timeout: 3_000 });
+  let aborted: unknown;
+  const hang = tool({
+    name: "hang",
+    description: "Never answers.",
+    input: z.object({}),
+    run: (_input, ctx) =>
+      new Promise<string>((_, reject) => {
+        ctx.signal.addEventListener("abort", () => {
+          aborted = ctx.signal.reason;
+          reject(ctx.signal.reason);
+        });
+      }),
+  });
+  const agent = new Agent(
+    script(
+      codeCall("async () => { codemode.hang({}); return 'left'; }"),
+      say("ok"),
+    ),
+    { tools: [hang], codeMode: { executor } },
+  );
+  const result = await agent.generate("go", {
+    signal: AbortSignal.timeout(20_000),
+  });
+  assert.equal(result.steps[0].results[0].content, "left");
+  assert.equal(
+    (aborted as Error).message,
+    "the program ended before the call did",
+  );
+});

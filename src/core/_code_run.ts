@@ -88,8 +88,11 @@ export async function runProgram(
 ): Promise<string> {
   const { ctx, journal } = run;
   // Stops the sandbox (a call parked, or the run ended); calls already
-  // running keep the run's own signal and finish.
+  // running keep their own signal, `live`, and finish.
   const stop = linkSignal(ctx.signal);
+  // Ends the calls still running once the program has ended without
+  // parking (its deadline passed, or it returned without awaiting them).
+  const live = linkSignal(ctx.signal);
   const calls: (Entry | null)[] = [];
   const inFlight = new Set<Promise<unknown>>();
   let parked:
@@ -126,7 +129,7 @@ export async function runProgram(
       const value = await callTool(run, tool, args, {
         index,
         approved: isApproved,
-        signal: ctx.signal,
+        signal: live.signal,
       });
       calls[index] = { tool: tool.name, args, ok: true, value };
       return value;
@@ -162,9 +165,14 @@ export async function runProgram(
       signal: stop.signal,
     });
   } finally {
-    // Calls already running finish, so the journal holds every call made.
+    // Parked: calls already running finish, so the journal holds every call
+    // made. Otherwise nothing waits for them any more.
+    if (parked === undefined) {
+      live.abort(new Error("the program ended before the call did"));
+    }
     await Promise.allSettled([...inFlight]);
     stop.unlink();
+    live.unlink();
   }
   if (parked !== undefined) {
     const request = approvalRequestOf(parked.err);
