@@ -132,6 +132,8 @@ const LAYERS: Record<
     bare: (s) => (sdkOrNode(s) && !isSdkClient(s)) || s === "zod",
   },
   "src/testing/": { folders: ["src/testing/", "src/core/"], bare: () => false },
+  // Code mode's executors: the core's executor contract and Deno's runtime.
+  "src/sandbox/": { folders: ["src/sandbox/", "src/core/"], bare: () => false },
   // The store contract and its adapters: web standards, the core's leaf
   // helpers and the two engine clients (loaded lazily), never MCP code.
   "src/store/": {

@@ -81,6 +81,13 @@ export async function applyDecisions(
       resumes.set(decision.id, decision.suspended.state);
     }
   }
+  // Approved calls that parked with a state (a program's journal) get it back.
+  const approvals = new Map<string, string>();
+  for (const decision of byId.values()) {
+    if (decision.type === "approve" && typeof decision.state === "string") {
+      approvals.set(decision.id, decision.state);
+    }
+  }
   const approved = opened.pending.filter((call) => {
     const type = byId.get(call.id)?.type;
     return type === "approve" || type === "answer" || type === "resume";
@@ -97,6 +104,7 @@ export async function applyDecisions(
       approved: true,
       answers,
       resumes,
+      approvals,
       signal,
       suspend: options.suspend,
       lineage: options.lineage,

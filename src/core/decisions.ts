@@ -22,6 +22,8 @@ export interface ApproveDecision {
   readonly type: "approve";
   /** The pending call's id. */
   readonly id: string;
+  /** The state the call parked with (`PendingCall.approval.state`), handed back to it. */
+  readonly state?: string;
 }
 
 /** Answer the parked call with `DENIED: <reason>` (an error result) without running it. */
@@ -84,7 +86,10 @@ export const NO_RESULT_RECORDED =
 /**
  * Approves the pending call `id`: it runs (through the agent's middleware,
  * timeout, result cap and events) before the first model call, with
- * `ctx.call.approved` true.
+ * `ctx.call.approved` true. Given the pending call itself, the state it
+ * parked with (`approval.state`: a code-mode program's journal of the calls
+ * it already made) travels with the decision, so the program does not make
+ * them again.
  *
  * @example Using `approve`
  * ```ts
@@ -112,8 +117,12 @@ export const NO_RESULT_RECORDED =
  * assert.equal(resumed.text, "Done.");
  * ```
  */
-export function approve(id: string): ApproveDecision {
-  return { type: "approve", id };
+export function approve(id: string | PendingCall): ApproveDecision {
+  if (typeof id === "string") return { type: "approve", id };
+  const state = id.approval?.state;
+  return state === undefined
+    ? { type: "approve", id: id.id }
+    : { type: "approve", id: id.id, state };
 }
 
 /**

@@ -94,6 +94,8 @@ export interface DispatchOptions {
   readonly suspend?: AbortSignal;
   /** The states suspended calls continue with, by call id (`CallInfo.suspended`). */
   readonly resumes?: ReadonlyMap<string, string>;
+  /** The states approved calls parked with, by call id (`CallInfo.approvalState`). */
+  readonly approvals?: ReadonlyMap<string, string>;
   /** The agents above each call, this agent last. */
   readonly lineage: readonly object[];
   /** The caller the run acts for (`ctx.auth`), when it was given one. */
@@ -185,6 +187,7 @@ async function runCall(
   }
   const answer = options.answers?.get(call.id);
   const suspended = options.resumes?.get(call.id);
+  const approvalState = options.approvals?.get(call.id);
   const info: CallInfo = {
     runId: options.runId,
     step: options.step,
@@ -194,6 +197,7 @@ async function runCall(
     ...(answer !== undefined ? { answer } : {}),
     ...(options.suspend !== undefined ? { suspend: options.suspend } : {}),
     ...(suspended !== undefined ? { suspended } : {}),
+    ...(approvalState !== undefined ? { approvalState } : {}),
   };
   const ctx: {
     signal: AbortSignal;

@@ -134,6 +134,12 @@ export interface ApprovalRequest {
   readonly message: string;
   /** A readable diff (old and new), when there is one. */
   readonly diff?: string;
+  /**
+   * Opaque: what the call continues with once approved (a code-mode
+   * program's journal of the calls it already made), handed back to it as
+   * `CallInfo.approvalState` when the decision is `approve(pending)`.
+   */
+  readonly state?: string;
 }
 
 /**

@@ -56,6 +56,8 @@ export interface CallInfo {
   readonly suspend?: AbortSignal;
   /** The state this call was suspended with, when a resume continues it (`resume`). */
   readonly suspended?: string;
+  /** The state this call parked with for approval (`ApprovalRequest.state`), when `approve(pending)` carried it back. */
+  readonly approvalState?: string;
 }
 
 /**
