@@ -31,7 +31,9 @@ const BUDGETS: Record<string, number> = {
   // +1: ToolSearchOptions, the Agent's toolSearch (many tools, found by search).
   // +5 (issue 36): resource, resourceTemplate, exportResources, prompt,
   // exportPrompts — a server's documents and prompt templates beside its tools.
-  "mod.ts": 65,
+  // +3 (issue 39): code mode — CodeModeOptions (the Agent's codeMode), and
+  // the Executor contract with its ExecuteResult.
+  "mod.ts": 68,
   // +4: the provider warning and response info of a step (ModelWarning,
   // ModelResponseInfo, WarningEvent, ModelWarningEvent).
   // +12 (issue 18, input asked mid-call): answer, AnswerDecision,
@@ -42,7 +44,10 @@ const BUDGETS: Record<string, number> = {
   // +2: ToolSearchOptions and SEARCH_TOOLS, the search tool's name.
   // +1: ApprovalRequest, the reason and diff an approval carries (pins).
   // +1: TaskSupport, a tool's taskSupport option.
-  "core.ts": 163,
+  // +9 (issue 39): code mode's executor contract (Executor, ExecuteResult,
+  // ExecuteOptions, ResolvedProvider, SandboxFn, TypeChecker, CheckResult,
+  // CodeModeOptions) and identifierOf, the name a tool has in a program.
+  "core.ts": 172,
   // +3 (issue 18): setRequestStateKey, InputHandler, InputContext.
   // +4: toolDigest and the pin types (PinReport, PinStore, ToolPins) of
   // importTools' pins.
@@ -97,10 +102,16 @@ const BUDGETS: Record<string, number> = {
   // returns, RemoteTask and its RemoteTaskStatus, the typed failure
   // RemoteTaskError and its reason, and the options of its operations
   // (TaskRequestOptions, StartTaskOptions, TaskResultOptions,
-  // ListTasksOptions).
+  // ListTasksOptions), and RemoteTaskResult, the result it waits for.
   // +3 (issue 34): the refusals a caller's task may meet: TaskLimitError
   // (and which limit, TaskLimit) and TaskStoreUnavailableError.
-  "tasks.ts": 18,
+  "tasks.ts": 19,
+  // 18 (issue 39): code mode's executors — the subprocess and worker
+  // executors (class, factory, options), the worker's refusal and its
+  // probe, their Clock, and the executor contract shared with the core
+  // (Executor, ExecuteResult, ExecuteOptions, ResolvedProvider, SandboxFn,
+  // TypeChecker, CheckResult, CodeModeOptions, identifierOf).
+  "sandbox.ts": 18,
 };
 
 const ROOT = new URL("../", import.meta.url);
