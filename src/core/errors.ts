@@ -134,6 +134,12 @@ export interface ApprovalRequest {
   readonly message: string;
   /** A readable diff (old and new), when there is one. */
   readonly diff?: string;
+  /**
+   * The digest of what is asked for (an imported tool's definition as
+   * listed when the call parked, `toolDigest`): `approve(pending)` carries
+   * it back, and the tool runs only if it is still what was shown.
+   */
+  readonly digest?: string;
 }
 
 /**
