@@ -5,9 +5,11 @@
  * list change (grouping the merged list by server, then `findShadowing`).
  * "before" is the check as it was (bench/_shadow_before.ts, and the
  * grouping that copied each server's list per tool); "after" is
- * src/servers/_shadow.ts, given fresh definitions for the big server every
- * round (it listed again: nothing of it is cached). Rounds alternate which
- * side goes first; the medians are printed.
+ * src/servers/_shadow.ts, given new definitions (the same texts) for the
+ * big server every round, as a server listing again gives them; the
+ * listings are built before the timing. Rounds alternate which side goes
+ * first; the medians are printed. Then the new check's worst case: every
+ * description of the big server new.
  *
  *   deno run -A bench/shadow_bench.ts [rounds=7] [tools=5000]
  *
@@ -18,7 +20,7 @@ import { rawTool, type ToolDef } from "../core.ts";
 import { findShadowing } from "../src/servers/_shadow.ts";
 import { findShadowing as findShadowingBefore } from "./_shadow_before.ts";
 import { toolCorpus } from "./_tool_corpus.ts";
-import { interleavedMedians } from "./_medians.ts";
+import { interleavedMedians, median } from "./_medians.ts";
 
 const rounds = Number(Deno.args[0] ?? 7);
 const size = Number(Deno.args[1] ?? 5000);
@@ -42,13 +44,15 @@ const corpus: Server[] = toolCorpus().map((s) => ({
 }));
 const texts = corpus.flatMap((s) => s.tools.map((t) => t.description));
 
-// The big server as one listing makes it: new definitions every time.
-function bigServer(): Server {
+// The big server as one listing makes it: new definitions every time;
+// with `edition`, every description is new too (the worst case).
+function bigServer(edition?: number): Server {
   const tools: ToolDef[] = [];
   for (let i = 0; i < size; i++) {
+    const text = texts[i % texts.length];
     tools.push(rawTool({
       name: `big_record_${i}_action`,
-      description: texts[i % texts.length],
+      description: edition === undefined ? text : `${text} (v${edition})`,
       run: () => "",
     }));
   }
@@ -92,6 +96,13 @@ function groupAfter(servers: Server[]): Server[] {
   return servers.map((s) => ({ ...s, tools: byServer.get(s) ?? [] }));
 }
 
+// Listings made ahead: the timed sides check them, they do not build them.
+const pool = Array.from(
+  { length: 2 * (rounds + Math.ceil(rounds / 10)) },
+  () => bigServer(),
+);
+const listed = (): Server => pool.pop()!;
+
 let findingsBefore = 0;
 let findingsAfter = 0;
 const [result] = await interleavedMedians([{
@@ -101,11 +112,11 @@ const [result] = await interleavedMedians([{
   n: rounds,
   sdk: () => {
     findingsBefore =
-      findShadowingBefore(groupBefore([...corpus, bigServer()])).length;
+      findShadowingBefore(groupBefore([...corpus, listed()])).length;
     return Promise.resolve();
   },
   weft: () => {
-    findingsAfter = findShadowing(groupAfter([...corpus, bigServer()])).length;
+    findingsAfter = findShadowing(groupAfter([...corpus, listed()])).length;
     return Promise.resolve();
   },
 }]);
@@ -117,3 +128,16 @@ console.log(
   `after:  ${result.weft.toFixed(1)} ms (${findingsAfter} findings)`,
 );
 console.log(`ratio:  ${(result.sdk / result.weft).toFixed(1)}×`);
+
+// The worst case for the new check: every description of the big server
+// changed (nothing derived before applies). Its own median.
+const fresh: number[] = [];
+for (let round = 0; round < rounds; round++) {
+  const big = bigServer(round);
+  const started = performance.now();
+  findShadowing(groupAfter([...corpus, big]));
+  fresh.push(performance.now() - started);
+}
+console.log(
+  `after, every description of the ${size} new: ${median(fresh).toFixed(1)} ms`,
+);

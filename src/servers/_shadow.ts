@@ -141,12 +141,35 @@ interface Entry {
 
 /** What one tool definition yields, computed once per definition. */
 interface Derived {
-  /** The skeletons of its prefixed and own names. */
+  /** The skeletons of its prefixed and own names (one when they fold alike). */
   readonly keys: readonly string[];
+  /** Its prefixed and own names, as looked for in descriptions (one when they fold alike). */
+  readonly names: readonly NameForm[];
   /** Its description's runs of name characters, word by word. */
   readonly runs: readonly Run[];
   /** How many words its longest name has. */
   readonly words: number;
+}
+
+/** A name as descriptions are searched for it. */
+interface NameForm {
+  readonly name: string;
+  readonly key: string;
+  /** The skeletons of its first word, first two words, …, all its words. */
+  readonly starts: readonly string[];
+  /** A one-word name, as written (it counts only so). */
+  readonly exact?: string;
+}
+
+function nameForm(name: string): NameForm {
+  const words = wordsOf(name);
+  const starts: string[] = [];
+  let start = "";
+  for (const word of words) starts.push(start += wordSkeleton(word));
+  const key = skeleton(name);
+  return words.length === 1
+    ? { name, key, starts, exact: words[0] }
+    : { name, key, starts };
 }
 
 // A definition's derived data, kept while the definition is listed: a
@@ -157,15 +180,42 @@ function derive(def: ToolDef, own: string): Derived {
   let byOwn = derivedOf.get(def);
   const cached = byOwn?.get(own);
   if (cached !== undefined) return cached;
-  const names = [def.name, own];
+  const prefixed = cachedIn(formsByName, def.name, nameForm);
+  const forms = own === def.name
+    ? [prefixed]
+    : [prefixed, cachedIn(formsByName, own, nameForm)];
+  const names = forms.filter((f, i) => i === 0 || f.key !== forms[0].key);
   const derived: Derived = {
-    keys: [...new Set(names.map(skeleton))],
-    runs: runsOf(def.description),
-    words: Math.max(...names.map((n) => wordsOf(n).length)),
+    keys: names.map((f) => f.key),
+    names,
+    runs: cachedIn(runsByText, def.description, runsOf),
+    words: Math.max(...forms.map((f) => f.starts.length)),
   };
   if (byOwn === undefined) derivedOf.set(def, byOwn = new Map());
   byOwn.set(own, derived);
   return derived;
+}
+
+// Names and descriptions as last derived, by text: a server listing again
+// (new definitions, mostly the same texts) re-derives only what changed.
+const formsByName = new Map<string, NameForm>();
+const runsByText = new Map<string, readonly Run[]>();
+
+// The most texts each cache keeps: past it, it starts again (a bound on
+// memory, not a loss: what is looked up again is derived again).
+const CACHE_MAX = 20_000;
+
+function cachedIn<T>(
+  cache: Map<string, T>,
+  text: string,
+  make: (text: string) => T,
+): T {
+  let value = cache.get(text);
+  if (value === undefined) {
+    if (cache.size >= CACHE_MAX) cache.clear();
+    cache.set(text, value = make(text));
+  }
+  return value;
 }
 
 function wordsOf(name: string): string[] {
@@ -193,12 +243,7 @@ function runsOf(text: string): Run[] {
 const folded = new Map<string, string>();
 
 function wordSkeleton(word: string): string {
-  let key = folded.get(word);
-  if (key === undefined) {
-    if (folded.size >= 100_000) folded.clear(); // a bound, not a loss: it refills
-    folded.set(word, key = skeleton(word));
-  }
-  return key;
+  return cachedIn(folded, word, skeleton);
 }
 
 const RUN = /[\p{L}\p{N}\p{M}_.:/-]+/gu;
@@ -270,6 +315,9 @@ export function findShadowing(
   // Every name long enough to mean something, by skeleton; and each
   // server's own skeletons (a name its own server has is not another's).
   const names = new Map<string, Named[]>();
+  // Every name's first words, folded: a description's words that start no
+  // name are passed over after one look-up.
+  const starts = new Set<string>();
   const ownKeys = new Map<string, Set<string>>();
   let longest = 1;
   for (const entry of all) {
@@ -277,16 +325,12 @@ export function findShadowing(
     if (keys === undefined) ownKeys.set(entry.server, keys = new Set());
     for (const key of entry.derived.keys) keys.add(key);
     longest = Math.max(longest, Math.min(MAX_WORDS, entry.derived.words));
-    const toolKey = entry.derived.keys[0]; // the prefixed name's
-    for (const key of entry.derived.keys) {
-      if ([...key].length < MIN_NAMED) continue;
-      const name = key === toolKey ? entry.tool : entry.own;
-      const words = wordsOf(name);
-      const named: Named = words.length === 1
-        ? { entry, name, exact: words[0] }
-        : { entry, name };
-      const list = names.get(key);
-      if (list === undefined) names.set(key, [named]);
+    for (const form of entry.derived.names) {
+      if (form.key.length < MIN_NAMED) continue;
+      for (const start of form.starts) starts.add(start);
+      const named: Named = { entry, name: form.name, exact: form.exact };
+      const list = names.get(form.key);
+      if (list === undefined) names.set(form.key, [named]);
       else list.push(named);
     }
   }
@@ -295,9 +339,12 @@ export function findShadowing(
     let best: Named | undefined;
     for (const { words, keys } of entry.derived.runs) {
       for (let i = 0; i < keys.length; i++) {
+        // Most words start no name: one look-up of a string already hashed.
+        if (!starts.has(keys[i])) continue;
         let key = "";
         for (let j = i; j < keys.length && j < i + longest; j++) {
-          key += keys[j];
+          key = j === i ? keys[i] : key + keys[j];
+          if (!starts.has(key)) break;
           const hits = names.get(key);
           if (hits === undefined || own.has(key)) continue;
           for (const hit of hits) {
