@@ -74,18 +74,18 @@ export async function applyDecisions(
       });
     }
   }
+  // What each approval was given for, when the decision carried it.
+  const approvals = new Map<string, ApprovalRequest>();
+  for (const decision of byId.values()) {
+    if (decision.type === "approve" && decision.approval !== undefined) {
+      approvals.set(decision.id, decision.approval);
+    }
+  }
   // Resumed calls run again too, with the state they were suspended with.
   const resumes = new Map<string, string>();
   for (const decision of byId.values()) {
     if (decision.type === "resume") {
       resumes.set(decision.id, decision.suspended.state);
-    }
-  }
-  // Approved calls that parked with a state (a program's journal) get it back.
-  const approvals = new Map<string, string>();
-  for (const decision of byId.values()) {
-    if (decision.type === "approve" && typeof decision.state === "string") {
-      approvals.set(decision.id, decision.state);
     }
   }
   const approved = opened.pending.filter((call) => {
@@ -103,8 +103,8 @@ export async function applyDecisions(
       step: 0,
       approved: true,
       answers,
-      resumes,
       approvals,
+      resumes,
       signal,
       suspend: options.suspend,
       lineage: options.lineage,

@@ -83,7 +83,7 @@ export function codeTool(
       const { snapshot, named, types } = api();
       let journal: Journal = { v: 1, calls: [] };
       if (ctx.call?.approved === true) {
-        const saved = readJournal(ctx.call.approvalState);
+        const saved = readJournal(ctx.call.approval?.state);
         if (saved === undefined) {
           throw new ToolError(CODE_PROGRAM_FAILED, NO_JOURNAL_TEXT);
         }

@@ -88,14 +88,14 @@ export interface DispatchOptions {
   readonly approved?: boolean;
   /** The answers resumed calls run with, by call id (`CallInfo.answer`, `ctx.ask`). */
   readonly answers?: ReadonlyMap<string, InputAnswer>;
+  /** What each approved call's approval was given for, by call id (`CallInfo.approval`). */
+  readonly approvals?: ReadonlyMap<string, ApprovalRequest>;
   /** The run's signal: the only thing that cancels calls. */
   readonly signal: AbortSignal;
   /** The run's suspend signal (`CallInfo.suspend`), when it has one. */
   readonly suspend?: AbortSignal;
   /** The states suspended calls continue with, by call id (`CallInfo.suspended`). */
   readonly resumes?: ReadonlyMap<string, string>;
-  /** The states approved calls parked with, by call id (`CallInfo.approvalState`). */
-  readonly approvals?: ReadonlyMap<string, string>;
   /** The agents above each call, this agent last. */
   readonly lineage: readonly object[];
   /** The caller the run acts for (`ctx.auth`), when it was given one. */
@@ -186,8 +186,8 @@ async function runCall(
     }, timeout);
   }
   const answer = options.answers?.get(call.id);
+  const approval = options.approvals?.get(call.id);
   const suspended = options.resumes?.get(call.id);
-  const approvalState = options.approvals?.get(call.id);
   const info: CallInfo = {
     runId: options.runId,
     step: options.step,
@@ -195,9 +195,9 @@ async function runCall(
     name: call.name,
     approved: options.approved === true,
     ...(answer !== undefined ? { answer } : {}),
+    ...(approval !== undefined ? { approval } : {}),
     ...(options.suspend !== undefined ? { suspend: options.suspend } : {}),
     ...(suspended !== undefined ? { suspended } : {}),
-    ...(approvalState !== undefined ? { approvalState } : {}),
   };
   const ctx: {
     signal: AbortSignal;
