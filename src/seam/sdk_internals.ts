@@ -18,122 +18,40 @@
  * @module
  */
 
-/** Each SDK or zod internal a lane uses, by the lane's name. */
-export type SeamInternal =
-  /** The client `Protocol`'s response handlers and timers: result delivery and one shared deadline timer. */
-  | "clientProtocol"
-  /** `StreamableHTTPClientTransport`'s SSE reading, replaced by one reader loop. */
-  | "sseReader"
-  /** The SDK reads an SSE body through its `pipeThrough` (the watched body, when `sseReader` is not installed). */
-  | "bodyPipe"
-  /** `StreamableHTTPClientTransport`'s session id, forgotten after a `404`. */
-  | "sessionId"
-  /** The `Client`'s handshake fields, for an `initialize` sent again. */
-  | "clientHandshake"
-  /** zod's `_zod.run` of `CallToolResultSchema`: a plain result passed as it is. */
-  | "callResultSchema"
-  /** The `Server` constructor's handler maps, assigned through accessors (registrations deferred). */
-  | "deferredMaps"
-  /** The `Server`'s request handler map: the bridge's own tools answered without the `Protocol`. */
-  | "handlerMap"
-  /** The `Server`'s private `getCapabilities()`. */
-  | "serverCapabilities"
-  /** The `Server`'s handshake fields: `initialize` answered without the `Protocol`. */
-  | "serverHandshake"
-  /** The `Server`'s JSON Schema validator, used to check an elicitation answer. */
-  | "jsonSchemaValidator";
-
-/** What each internal's fallback is, said once when it happens. */
-const FALLBACK: Readonly<Record<SeamInternal, string>> = {
-  clientProtocol:
-    "the client Protocol's response handlers and timers; responses take the SDK's path and each request keeps its own timer",
-  sseReader:
-    "StreamableHTTPClientTransport's SSE reading (_handleSseStream); the SDK reads SSE bodies itself, watched",
-  bodyPipe:
-    "the SDK's reading of an SSE body through pipeThrough; the body is read unwatched (big integers and a broken stream's calls are not seen)",
-  sessionId:
-    "StreamableHTTPClientTransport's session id field; the session id is kept after a 404",
-  clientHandshake:
-    "the Client's handshake fields; an initialize sent again uses default capabilities and does not record the server's",
-  callResultSchema:
-    "zod's internals of CallToolResultSchema; every tools/call result is parsed by the schema",
-  deferredMaps:
-    "the Server constructor's handler maps; registrations are made at once",
-  handlerMap:
-    "the Server's request handler map; tools/call and tools/list take the SDK's Protocol",
-  serverCapabilities:
-    "the Server's getCapabilities(); capabilities are declared again and fast routes step aside",
-  serverHandshake:
-    "the Server's handshake fields; initialize and tool calls take the SDK's Protocol",
-  jsonSchemaValidator:
-    "the Server's JSON Schema validator; answers are checked with the module's own Ajv",
-};
-
-/** Per internal: how often its lane was installed, and how often it fell back. */
-export type SeamReport = Readonly<
-  Record<
-    SeamInternal,
-    { readonly installed: number; readonly fellBack: number }
-  >
->;
-
-const counts = Object.fromEntries(
-  Object.keys(FALLBACK).map((k) => [k, { installed: 0, fellBack: 0 }]),
-) as Record<SeamInternal, { installed: number; fellBack: number }>;
-const warned = new Set<SeamInternal>();
-let warn: (message: string) => void = (message) => console.warn(message);
-
-/**
- * How often each lane was installed and fell back since the process began
- * (or since {@link resetSeamReport}): a copy.
- */
-export function seamReport(): SeamReport {
-  return Object.fromEntries(
-    Object.entries(counts).map(([k, v]) => [k, { ...v }]),
-  ) as SeamReport;
-}
-
-/** Sets every count to zero and forgets which fallbacks were said (tests). */
-export function resetSeamReport(): void {
-  for (const v of Object.values(counts)) v.installed = v.fellBack = 0;
-  warned.clear();
-}
-
-/**
- * Routes the once-per-internal fallback message to `sink` (the host's
- * notice, or a test's list) instead of `console.warn`; returns a function
- * restoring the previous sink.
- */
-export function setSeamWarn(sink: (message: string) => void): () => void {
-  const before = warn;
-  warn = sink;
-  return () => void (warn = before);
-}
-
-function installed(internal: SeamInternal): void {
-  counts[internal].installed++;
-}
-
-function fellBack(internal: SeamInternal): void {
-  counts[internal].fellBack++;
-  if (warned.has(internal)) return;
-  warned.add(internal);
-  warn(
-    `@weft/mcp: this copy of the MCP SDK (or zod) does not have the shape expected of ${
-      FALLBACK[internal]
-    } [${internal}]`,
-  );
-}
-
-/** `value` when installed, after counting it; `undefined` after falling back. */
-function outcome<T>(
-  internal: SeamInternal,
-  value: T | undefined,
-): T | undefined {
-  if (value === undefined) fellBack(internal);
-  else installed(internal);
-  return value;
-}
+export {
+  resetSeamReport,
+  type SeamInternal,
+  type SeamReport,
+  seamReport,
+  setSeamWarn,
+} from "./_report.ts";
+import { fellBack, installed, outcome, type SeamInternal } from "./_report.ts";
+import type {
+  ClientHandshakeSeam,
+  MapAccessor,
+  ProtocolTimers,
+  SdkCopy,
+  ServerHandshakeSeam,
+  SseRead,
+  SseReaderSeam,
+  SseReadOptions,
+  TimeoutInfo,
+  ValidatorProvider,
+  ZodRun,
+} from "./_types.ts";
+export type {
+  ClientHandshakeSeam,
+  MapAccessor,
+  ProtocolTimers,
+  SdkCopy,
+  ServerHandshakeSeam,
+  SseRead,
+  SseReaderSeam,
+  SseReadOptions,
+  TimeoutInfo,
+  ValidatorProvider,
+  ZodRun,
+} from "./_types.ts";
 
 type Fields = Record<string, unknown>;
 
@@ -142,29 +60,6 @@ const isObject = (value: unknown): value is Fields =>
 
 // ---------------------------------------------------------------------------
 // The client Protocol: response handlers and timers.
-
-/** A request's deadline entry, as the SDK's `Protocol` keeps it. */
-export interface TimeoutInfo {
-  timeoutId: unknown;
-  startTime: number;
-  timeout: number;
-  maxTotalTimeout?: number;
-  resetTimeoutOnProgress: boolean;
-  onTimeout: () => void;
-}
-
-/** The `Protocol`'s timer methods, as {@link ProtocolSeam.replaceTimers} takes them. */
-export interface ProtocolTimers {
-  setup(
-    messageId: number,
-    timeout: number,
-    maxTotalTimeout: number | undefined,
-    onTimeout: () => void,
-    resetTimeoutOnProgress?: boolean,
-  ): void;
-  reset(messageId: number): boolean;
-  cleanup(messageId: number): void;
-}
 
 interface ProtocolFields {
   _responseHandlers: Map<number, (response: unknown) => void>;
@@ -253,19 +148,6 @@ export function protocolSeam(
 // ---------------------------------------------------------------------------
 // StreamableHTTPClientTransport: SSE reading, the session id.
 
-/** What the SDK transport's SSE reading is given besides the body. */
-export interface SseReadOptions {
-  onresumptiontoken?: (token: string) => void;
-  replayMessageId?: string | number;
-}
-
-/** Reads an SSE body in the SDK transport's place (its three arguments). */
-export type SseRead = (
-  stream: ReadableStream<Uint8Array> | null,
-  options: SseReadOptions,
-  isReconnectable: boolean,
-) => void;
-
 interface SseFields {
   _handleSseStream: SseRead;
   _scheduleReconnection(
@@ -283,19 +165,6 @@ function sseFields(transport: object): SseFields | undefined {
       t._handleSseStream.length === 3
     ? t as SseFields
     : undefined;
-}
-
-/** What an SSE reader standing in for the SDK's uses of the transport. */
-export interface SseReaderSeam {
-  /** Sets the delay before a reconnection, as a `retry:` field sets it. */
-  setRetry(ms: number): void;
-  /** The transport's abort signal (aborted on close), if it has one now. */
-  signal(): AbortSignal | undefined;
-  /** Resumes a stream as the SDK does (a GET with `Last-Event-ID`). */
-  scheduleReconnection(
-    options: SseReadOptions & { resumptionToken?: string },
-    attemptCount?: number,
-  ): void;
 }
 
 /**
@@ -326,10 +195,15 @@ export function replaceSseReader(
  */
 export function forgetSessionId(transport: object): boolean {
   const t = transport as { _sessionId?: unknown; sessionId?: unknown };
-  const known = Object.hasOwn(t, "_sessionId") &&
-    t.sessionId === t._sessionId;
+  const known = sessionIdKnown(t);
   if (known) t._sessionId = undefined;
   return outcome("sessionId", known || undefined) ?? false;
+}
+
+function sessionIdKnown(
+  t: { _sessionId?: unknown; sessionId?: unknown },
+): boolean {
+  return Object.hasOwn(t, "_sessionId") && t.sessionId === t._sessionId;
 }
 
 /**
@@ -377,18 +251,6 @@ export function replacePipeThrough(
 // ---------------------------------------------------------------------------
 // The Client's handshake fields.
 
-/** What an `initialize` sent again reads of the `Client` and records on it. */
-export interface ClientHandshakeSeam {
-  readonly capabilities: unknown;
-  readonly clientInfo: unknown;
-  /** Records the server's answer as the SDK's `connect` does. */
-  record(result: {
-    capabilities: unknown;
-    serverInfo: unknown;
-    instructions?: unknown;
-  }): void;
-}
-
 interface ClientFields {
   _capabilities: unknown;
   _clientInfo: unknown;
@@ -400,6 +262,16 @@ interface ClientFields {
   getInstructions(): unknown;
 }
 
+function clientFieldsKnown(c: Partial<ClientFields>): boolean {
+  return isObject(c._capabilities) && isObject(c._clientInfo) &&
+    typeof c.getServerCapabilities === "function" &&
+    typeof c.getServerVersion === "function" &&
+    typeof c.getInstructions === "function" &&
+    c.getServerCapabilities() === c._serverCapabilities &&
+    c.getServerVersion() === c._serverVersion &&
+    c.getInstructions() === c._instructions;
+}
+
 /**
  * The handshake fields of `client` (an SDK `Client`), or `undefined` (said
  * once) when they are not as expected: its capabilities and info objects,
@@ -409,14 +281,7 @@ export function clientHandshake(
   client: object,
 ): ClientHandshakeSeam | undefined {
   const c = client as Partial<ClientFields>;
-  const known = isObject(c._capabilities) && isObject(c._clientInfo) &&
-    typeof c.getServerCapabilities === "function" &&
-    typeof c.getServerVersion === "function" &&
-    typeof c.getInstructions === "function" &&
-    c.getServerCapabilities() === c._serverCapabilities &&
-    c.getServerVersion() === c._serverVersion &&
-    c.getInstructions() === c._instructions;
-  if (!known) return outcome("clientHandshake", undefined);
+  if (!clientFieldsKnown(c)) return outcome("clientHandshake", undefined);
   return outcome("clientHandshake", {
     capabilities: c._capabilities,
     clientInfo: c._clientInfo,
@@ -430,12 +295,6 @@ export function clientHandshake(
 
 // ---------------------------------------------------------------------------
 // zod: a schema's `run`.
-
-/** A zod 4 schema's `run`, as its `safeParse` calls it. */
-export type ZodRun = (
-  payload: { value: unknown; issues: unknown[] },
-  ctx: unknown,
-) => unknown;
 
 function zodRunOf(schema: unknown): ZodRun | undefined {
   const internals = isObject(schema) ? schema._zod : undefined;
@@ -469,12 +328,6 @@ export function wrapZodRun<T extends object>(
 
 // ---------------------------------------------------------------------------
 // The Server: handler maps, capabilities, handshake fields, validator.
-
-/** The getter and setter of one handler map's accessor. */
-export interface MapAccessor {
-  get(this: object): unknown;
-  set(this: object, map: unknown): void;
-}
 
 /**
  * Puts accessors for the SDK `Protocol`'s two handler maps on `proto` (a
@@ -512,8 +365,12 @@ export function handlerMapsCaught(
 export function requestHandlers(
   server: object,
 ): Map<string, unknown> | undefined {
+  return outcome("handlerMap", handlerMapOf(server));
+}
+
+function handlerMapOf(server: object): Map<string, unknown> | undefined {
   const map = (server as { _requestHandlers?: unknown })._requestHandlers;
-  return outcome("handlerMap", map instanceof Map ? map : undefined);
+  return map instanceof Map ? map : undefined;
 }
 
 /**
@@ -523,21 +380,13 @@ export function requestHandlers(
 export function serverCapabilities(
   server: object,
 ): Record<string, unknown> | undefined {
-  const get = (server as { getCapabilities?: unknown }).getCapabilities;
-  const found = typeof get === "function" ? get.call(server) : undefined;
-  return outcome("serverCapabilities", isObject(found) ? found : undefined);
+  return outcome("serverCapabilities", capabilitiesOf(server));
 }
 
-/** What answering `initialize` without the `Protocol` reads of a `Server`. */
-export interface ServerHandshakeSeam {
-  /** Whether the server was built with a task store (tasks take the SDK's path). */
-  readonly hasTaskStore: boolean;
-  readonly serverInfo: unknown;
-  readonly instructions: unknown;
-  /** Its declared capabilities (its private `getCapabilities()`). */
-  capabilities(): unknown;
-  /** Records the client's capabilities and info as the SDK's `initialize` handler does. */
-  recordClient(capabilities: unknown, clientInfo: unknown): void;
+function capabilitiesOf(server: object): Record<string, unknown> | undefined {
+  const get = (server as { getCapabilities?: unknown }).getCapabilities;
+  const found = typeof get === "function" ? get.call(server) : undefined;
+  return isObject(found) ? found : undefined;
 }
 
 interface ServerFields {
@@ -561,16 +410,19 @@ export function serverHandshake(
   server: object,
 ): ServerHandshakeSeam | undefined {
   const s = server as Partial<ServerFields>;
-  const known = isObject(s._serverInfo) &&
+  return outcome(
+    "serverHandshake",
+    serverFieldsKnown(s) ? new ServerHandshake(s as ServerFields) : undefined,
+  );
+}
+
+function serverFieldsKnown(s: Partial<ServerFields>): boolean {
+  return isObject(s._serverInfo) &&
     typeof s.getCapabilities === "function" &&
     typeof s.getClientCapabilities === "function" &&
     typeof s.getClientVersion === "function" &&
     s.getClientCapabilities() === s._clientCapabilities &&
     s.getClientVersion() === s._clientVersion;
-  return outcome(
-    "serverHandshake",
-    known ? new ServerHandshake(s as ServerFields) : undefined,
-  );
 }
 
 class ServerHandshake implements ServerHandshakeSeam {
@@ -602,13 +454,6 @@ class ServerHandshake implements ServerHandshakeSeam {
   }
 }
 
-/** A JSON Schema validator provider (the SDK's `jsonSchemaValidator` shape). */
-export interface ValidatorProvider {
-  getValidator(
-    schema: Record<string, unknown>,
-  ): (input: unknown) => { valid: boolean; errorMessage?: string };
-}
-
 /**
  * The JSON Schema validator `server` (an SDK `Server`) was built with, or
  * `undefined` (said once) when it has none.
@@ -616,32 +461,19 @@ export interface ValidatorProvider {
 export function serverValidator(
   server: object,
 ): ValidatorProvider | undefined {
+  return outcome("jsonSchemaValidator", validatorOf(server));
+}
+
+function validatorOf(server: object): ValidatorProvider | undefined {
   const given = (server as { _jsonSchemaValidator?: unknown })
     ._jsonSchemaValidator;
-  return outcome(
-    "jsonSchemaValidator",
-    isObject(given) && typeof given.getValidator === "function"
-      ? given as unknown as ValidatorProvider
-      : undefined,
-  );
+  return isObject(given) && typeof given.getValidator === "function"
+    ? given as unknown as ValidatorProvider
+    : undefined;
 }
 
 // ---------------------------------------------------------------------------
 // Every check over one SDK copy.
-
-/** The classes of one copy of the SDK that {@link checkSdkInternals} builds. */
-export interface SdkCopy {
-  readonly Server: new (
-    info: { name: string; version: string },
-    options?: Record<string, unknown>,
-  ) => object;
-  readonly Client: new (
-    info: { name: string; version: string },
-    options?: Record<string, unknown>,
-  ) => object;
-  readonly StreamableHTTPClientTransport: new (url: URL) => object;
-  readonly CallToolResultSchema: unknown;
-}
 
 /**
  * Runs every shape check over fresh objects of `sdk` (nothing counted,
@@ -649,48 +481,12 @@ export interface SdkCopy {
  * what was looked for: `[]` when every lane can be installed.
  */
 export function checkSdkInternals(sdk: SdkCopy): string[] {
-  const missing: string[] = [];
   const info = { name: "seam-check", version: "0.0.0" };
   const client = new sdk.Client(info);
-  if (protocolFields(client) === undefined) {
-    missing.push(
-      "clientProtocol: Protocol _responseHandlers, _progressHandlers, _requestResolvers, _timeoutInfo (Maps), _setupTimeout, _resetTimeout, _cleanupTimeout (functions)",
-    );
-  }
-  const c = client as Partial<ClientFields>;
-  if (
-    !isObject(c._capabilities) || !isObject(c._clientInfo) ||
-    typeof c.getServerCapabilities !== "function" ||
-    typeof c.getServerVersion !== "function" ||
-    typeof c.getInstructions !== "function"
-  ) {
-    missing.push(
-      "clientHandshake: Client _capabilities, _clientInfo (objects), getServerCapabilities, getServerVersion, getInstructions (functions)",
-    );
-  }
   const transport = new sdk.StreamableHTTPClientTransport(
     new URL("http://127.0.0.1:9/mcp"),
-  );
-  if (sseFields(transport) === undefined) {
-    missing.push(
-      "sseReader: StreamableHTTPClientTransport _handleSseStream(stream, options, isReconnectable), _scheduleReconnection (functions)",
-    );
-  }
-  const handle = (transport as { _handleSseStream?: unknown })._handleSseStream;
-  if (typeof handle !== "function" || !/\.pipeThrough\(/.test(String(handle))) {
-    missing.push(
-      "bodyPipe: StreamableHTTPClientTransport reads an SSE body with body.pipeThrough",
-    );
-  }
-  const t = transport as { _sessionId?: unknown; sessionId?: unknown };
-  if (!Object.hasOwn(t, "_sessionId") || t.sessionId !== t._sessionId) {
-    missing.push(
-      "sessionId: StreamableHTTPClientTransport _sessionId (own field, read by sessionId)",
-    );
-  }
-  if (zodRunOf(sdk.CallToolResultSchema) === undefined) {
-    missing.push("callResultSchema: CallToolResultSchema._zod.run (function)");
-  }
+  ) as SseFields & { _sessionId?: unknown };
+  const server = new sdk.Server(info) as Partial<ServerFields>;
   const caught: unknown[] = [];
   const Probe = class extends sdk.Server {};
   interceptHandlerMaps(Probe.prototype, {
@@ -700,51 +496,72 @@ export function checkSdkInternals(sdk: SdkCopy): string[] {
     get: () => caught[1],
     set: (map) => void (caught[1] = map),
   });
-  try {
-    new Probe(info);
-  } catch {
-    // A constructor that reads a map back differently: counted as missing below.
-  }
-  if (!(caught[0] instanceof Map && caught[1] instanceof Map)) {
-    missing.push(
-      "deferredMaps: Server constructor assigns _requestHandlers and _notificationHandlers",
-    );
-  }
-  const server = new sdk.Server(info);
-  if (!((server as Fields)._requestHandlers instanceof Map)) {
-    missing.push("handlerMap: Server _requestHandlers (Map)");
-  }
-  const capabilities = (server as Partial<ServerFields>).getCapabilities;
-  if (
-    typeof capabilities !== "function" ||
-    !isObject(capabilities.call(server))
-  ) {
-    missing.push("serverCapabilities: Server getCapabilities() (an object)");
-  }
-  const s = server as Partial<ServerFields>;
-  if (
-    !isObject(s._serverInfo) || typeof s.getClientCapabilities !== "function" ||
-    typeof s.getClientVersion !== "function"
-  ) {
-    missing.push(
-      "serverHandshake: Server _serverInfo (object), getClientCapabilities, getClientVersion (functions)",
-    );
-  } else {
-    // The fields written are the ones the SDK's getters read.
-    const probe = { probe: true };
-    s._clientCapabilities = probe;
-    s._clientVersion = probe;
-    if (s.getClientCapabilities() !== probe || s.getClientVersion() !== probe) {
-      missing.push(
-        "serverHandshake: Server getClientCapabilities/getClientVersion read _clientCapabilities/_clientVersion",
-      );
-    }
-  }
-  const validator = (server as Fields)._jsonSchemaValidator;
-  if (!isObject(validator) || typeof validator.getValidator !== "function") {
-    missing.push(
-      "jsonSchemaValidator: Server _jsonSchemaValidator.getValidator (function)",
-    );
-  }
-  return missing;
+  new Probe(info);
+  const checks: [SeamInternal, string, () => boolean][] = [
+    [
+      "clientProtocol",
+      "Protocol _responseHandlers, _progressHandlers, _requestResolvers, _timeoutInfo (Maps), _setupTimeout, _resetTimeout, _cleanupTimeout (functions)",
+      () => protocolFields(client) !== undefined,
+    ],
+    [
+      "clientHandshake",
+      "Client _capabilities, _clientInfo (objects), getServerCapabilities, getServerVersion, getInstructions (reading their fields)",
+      () => clientFieldsKnown(client),
+    ],
+    [
+      "sseReader",
+      "StreamableHTTPClientTransport _handleSseStream(stream, options, isReconnectable), _scheduleReconnection (functions)",
+      () => sseFields(transport) !== undefined,
+    ],
+    [
+      "bodyPipe",
+      "StreamableHTTPClientTransport reads an SSE body with body.pipeThrough",
+      () => /\.pipeThrough\(/.test(String(transport._handleSseStream)),
+    ],
+    [
+      "sessionId",
+      "StreamableHTTPClientTransport _sessionId (own field, read by sessionId)",
+      () => sessionIdKnown(transport),
+    ],
+    [
+      "callResultSchema",
+      "CallToolResultSchema._zod.run (function)",
+      () => zodRunOf(sdk.CallToolResultSchema) !== undefined,
+    ],
+    [
+      "deferredMaps",
+      "Server constructor assigns _requestHandlers and _notificationHandlers",
+      () => caught[0] instanceof Map && caught[1] instanceof Map,
+    ],
+    [
+      "handlerMap",
+      "Server _requestHandlers (Map)",
+      () => handlerMapOf(server) !== undefined,
+    ],
+    [
+      "serverCapabilities",
+      "Server getCapabilities() (an object)",
+      () => capabilitiesOf(server) !== undefined,
+    ],
+    [
+      "serverHandshake",
+      "Server _serverInfo (object), getClientCapabilities, getClientVersion (reading _clientCapabilities, _clientVersion)",
+      () => {
+        if (!serverFieldsKnown(server)) return false;
+        // The fields written are the ones the SDK's getters read.
+        const probe = { probe: true };
+        new ServerHandshake(server as ServerFields).recordClient(probe, probe);
+        return server.getClientCapabilities!() === probe &&
+          server.getClientVersion!() === probe;
+      },
+    ],
+    [
+      "jsonSchemaValidator",
+      "Server _jsonSchemaValidator.getValidator (function)",
+      () => validatorOf(server) !== undefined,
+    ],
+  ];
+  return checks.filter(([, , found]) => !found()).map(([name, what]) =>
+    `${name}: ${what}`
+  );
 }
