@@ -45,6 +45,8 @@ import { LANE_CALL_RESULT } from "../src/runtime/client/_response_lane.ts";
 import { LosslessHttpTransport } from "../src/runtime/client/_http_transport.ts";
 import { ToolsLane } from "../src/runtime/fast_tools.ts";
 import { checkAnswer } from "../src/mcp/_answer.ts";
+import { connectHttp } from "../src/runtime/client/connect_http.ts";
+import { buildToolServer } from "./fixtures/tool_server.ts";
 import { META, MODERN_PROTOCOL_VERSION as MODERN } from "../src/runtime/era.ts";
 
 const DEADLINE = 5_000;
@@ -145,6 +147,49 @@ Deno.test("the client lanes are installed: protocol shortcuts, SSE reader, hands
   // The call result schema's lane was made when its module loaded.
   assert.notEqual(LANE_CALL_RESULT, CallToolResultSchema);
   assert.equal(Object.getPrototypeOf(LANE_CALL_RESULT), CallToolResultSchema);
+});
+
+Deno.test("over a real listener, a session renewed after a 404 goes through the seam: session id forgotten, handshake sent again, SSE read by the lane", async () => {
+  let handler = httpHandler(() => buildToolServer({}), { sessions: true });
+  const handlers = [handler];
+  const listener = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    (req, info) => handler(req, info),
+  );
+  const url = `http://127.0.0.1:${listener.addr.port}/mcp`;
+  const said = await watched(async () => {
+    const client = await connectHttp(url, {
+      protocol: "legacy",
+      signal: AbortSignal.timeout(DEADLINE),
+    });
+    try {
+      const first = client.transport?.sessionId;
+      // The server restarts: every session gone, the next call meets a 404.
+      await handler.close();
+      handler = httpHandler(() => buildToolServer({}), { sessions: true });
+      handlers.push(handler);
+      const after = await client.callTool({
+        name: "echo",
+        arguments: { a: 2 },
+      });
+      assert.match(JSON.stringify(after.content), /\\"a\\":2/);
+      assert.notEqual(client.transport?.sessionId, first);
+    } finally {
+      await client.close();
+    }
+  });
+  for (const h of handlers) await h.close();
+  await listener.shutdown();
+  assert.deepEqual(said, []);
+  assert.deepEqual(
+    notInstalled([
+      "clientProtocol",
+      "sseReader",
+      "sessionId",
+      "clientHandshake",
+    ]),
+    [],
+  );
 });
 
 Deno.test("the server lanes are installed: deferred maps, the direct route, the stdio lane, the validator", async () => {
