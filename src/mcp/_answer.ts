@@ -32,7 +32,6 @@ export class InvalidAnswerError extends Error {
   }
 }
 
-
 type Check = (input: unknown) => { valid: boolean; errorMessage?: string };
 
 // Compiled checks by schema text, per provider. Bounded: past the bound the

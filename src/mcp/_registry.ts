@@ -36,10 +36,7 @@ import { type AuthInfo, setScopeLookup } from "../core/auth.ts";
 import { type ServedTools, serveToolsFrom } from "../core/served_tools.ts";
 import { objectSlot } from "../core/object_slot.ts";
 import { deferredHandlers } from "../core/deferred_handlers.ts";
-import {
-  requestHandlers,
-  serverCapabilities,
-} from "../seam/sdk_internals.ts";
+import { requestHandlers, serverCapabilities } from "../seam/sdk_internals.ts";
 import { progressSink } from "./_progress.ts";
 import {
   type AskExtra,

@@ -13,10 +13,7 @@
 
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import {
-  protocolSeam,
-  type TimeoutInfo,
-} from "../../seam/sdk_internals.ts";
+import { protocolSeam, type TimeoutInfo } from "../../seam/sdk_internals.ts";
 import {
   type Deadline,
   DeadlineHeap,
