@@ -36,6 +36,7 @@ import { type AuthInfo, setScopeLookup } from "../core/auth.ts";
 import { type ServedTools, serveToolsFrom } from "../core/served_tools.ts";
 import { objectSlot } from "../core/object_slot.ts";
 import { deferredHandlers } from "../core/deferred_handlers.ts";
+import { requestHandlers, serverCapabilities } from "../seam/sdk_internals.ts";
 import { progressSink } from "./_progress.ts";
 import {
   type AskExtra,
@@ -155,12 +156,6 @@ interface RegistryTools extends ServedTools {
   ): Promise<CallToolResult>;
 }
 
-/** The SDK `Protocol`'s handler map (not in its public types). */
-function handlersOf(server: object): Map<string, unknown> | undefined {
-  const map = (server as { _requestHandlers?: unknown })._requestHandlers;
-  return map instanceof Map ? map : undefined;
-}
-
 /**
  * The bridge's tools of `server` when its `tools/list` and `tools/call`
  * are still the bridge's own (nobody replaced them after `exportTools`),
@@ -175,7 +170,7 @@ function registryToolsOf(
   }
   const installed = registry.installed;
   if (installed === undefined) return undefined;
-  const handlers = handlersOf(server);
+  const handlers = requestHandlers(server);
   if (
     handlers === undefined ||
     handlers.get("tools/call") !== installed.call ||
@@ -291,8 +286,7 @@ function installHandlers(
 ): void {
   // A fresh server without the tools capability (the common case, a server
   // made per request): declared first, with no refusal thrown and caught.
-  const declared = (server as { getCapabilities?: () => unknown })
-    .getCapabilities?.() as { tools?: unknown } | undefined;
+  const declared = serverCapabilities(server);
   const fresh = declared !== undefined && declared.tools === undefined &&
     server.transport === undefined;
   if (fresh) server.registerCapabilities({ tools: { listChanged: true } });
@@ -346,7 +340,7 @@ function setHandlers(server: Server, registry: Registry): void {
         extra as CallExtra,
       ),
   );
-  const handlers = handlersOf(server);
+  const handlers = requestHandlers(server);
   registry.installed = {
     list: handlers?.get("tools/list"),
     call: handlers?.get("tools/call"),
