@@ -77,6 +77,9 @@ export {
 } from "./src/core/decisions.ts";
 export { InputRequiredError } from "./src/core/input.ts";
 export type { InputResponse, PendingInput } from "./src/core/input.ts";
+export type { LogLevel } from "./src/core/logging.ts";
+export { SamplingUnavailableError } from "./src/core/sampling.ts";
+export type { SampleRequest, SampleResult } from "./src/core/sampling.ts";
 
 // Models: any AI SDK language model (OpenAI, Anthropic, Ollama, ...).
 export { aiSdkModel } from "./src/providers/ai_sdk.ts";

@@ -20,6 +20,7 @@ import type {
 import type { TaskRunOptions } from "./task_hook.ts";
 import {
   authOf,
+  type CallChannels,
   type CallExtra,
   type Exported,
   register,
@@ -265,17 +266,28 @@ function checkExportable(
 function invoking(tool: ToolDef): Exported {
   return exported(
     tool,
-    (args: unknown, extra: CallExtra, progress?: ProgressFn, ask?: AskFn) =>
+    (
+      args: unknown,
+      extra: CallExtra,
+      progress?: ProgressFn,
+      ask?: AskFn,
+      _task?: unknown,
+      channels?: CallChannels,
+    ) =>
       ask === undefined
         ? resultOf(tool, args, {
           signal: extra.signal,
           progress,
+          log: channels?.log,
+          sample: channels?.sample,
           ...authOf(extra),
         })
         : passingInput(tool, args, {
           signal: extra.signal,
           progress,
           ask,
+          log: channels?.log,
+          sample: channels?.sample,
           ...authOf(extra),
         }),
   );
@@ -355,6 +367,7 @@ export function exported(
     progress?: ProgressFn,
     ask?: AskFn,
     task?: Pick<TaskRunOptions, "checkpoint" | "saveCheckpoint">,
+    channels?: CallChannels,
   ) => Promise<ToolResult>,
   options?: { taskSupport?: TaskSupport; resumable?: boolean },
 ): Exported {
