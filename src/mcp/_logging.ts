@@ -10,9 +10,10 @@
  *   (`io.modelcontextprotocol/logLevel`); without it nothing is sent, as
  *   that revision asks.
  *
- * The bridge declares the `logging` capability on a server it declares the
- * tools capability on (or that is not yet connected), and answers
- * `logging/setLevel` itself.
+ * The bridge declares the `logging` capability on a server that is not yet
+ * connected, and answers `logging/setLevel` itself unless the SDK's own
+ * handler does (a server made with the capability); both keep the level in
+ * the SDK server's map, so `server.sendLoggingMessage` filters alike.
  *
  * @module
  */
@@ -34,15 +35,29 @@ import type { CallExtra } from "./_registry.ts";
 
 const LOG_LEVEL = "io.modelcontextprotocol/logLevel";
 
-/** The levels set with `logging/setLevel`, by server, then session (`undefined`: none). */
+/** The levels set with `logging/setLevel` on servers that are not the SDK's. */
 const levels = new WeakMap<object, Map<string | undefined, LogLevel>>();
+
+/**
+ * The levels set with `logging/setLevel` on `server`, by session
+ * (`undefined`: none): the SDK `Server`'s own map, so that its
+ * `sendLoggingMessage` and a tool's `ctx.log` filter alike whichever
+ * handler answered.
+ */
+function levelsOf(server: object): Map<string | undefined, LogLevel> {
+  const own = (server as { _loggingLevels?: unknown })._loggingLevels;
+  if (own instanceof Map) return own as Map<string | undefined, LogLevel>;
+  let made = levels.get(server);
+  if (made === undefined) levels.set(server, made = new Map());
+  return made;
+}
 
 /** The level `logging/setLevel` set for `sessionId` on `server`, if any. */
 export function levelOf(
   server: object,
   sessionId: string | undefined,
 ): LogLevel | undefined {
-  return levels.get(server)?.get(sessionId);
+  return levelsOf(server).get(sessionId);
 }
 
 /** Whether `server` declares the logging capability. */
@@ -77,12 +92,18 @@ export function declareLogging(server: Server): void {
  */
 export function installSetLevel(server: Server): void {
   if (!declaresLogging(server)) return;
+  try {
+    server.assertCanSetRequestHandler("logging/setLevel");
+  } catch {
+    // The SDK's own handler (a server made with the logging capability)
+    // keeps the levels where levelOf reads them: nothing to add.
+    return;
+  }
   server.setRequestHandler(SetLevelRequestSchema, (request, given) => {
     // The SDK checked the request against SetLevelRequestSchema: a known level.
     const level = request.params?.level as LogLevel;
     const extra = given as Pick<CallExtra, "sessionId" | "requestInfo">;
-    let bySession = levels.get(server);
-    if (bySession === undefined) levels.set(server, bySession = new Map());
+    const bySession = levelsOf(server);
     const header = extra.requestInfo?.headers?.["mcp-session-id"];
     bySession.set(
       extra.sessionId ?? (typeof header === "string" ? header : undefined),
