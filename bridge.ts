@@ -48,3 +48,22 @@ export type {
   ToolServer,
   Transport,
 } from "./src/mcp/peers.ts";
+// A connected server's resources and prompts, read from weft.
+export {
+  DEFAULT_LIST_LIMIT,
+  getPrompt,
+  ListLimitError,
+  listPrompts,
+  listResources,
+  ListResultError,
+  listResourceTemplates,
+  readResource,
+} from "./src/mcp/remote_resources.ts";
+export type {
+  GetPromptResult,
+  ListOptions,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+} from "./src/mcp/remote_resources.ts";

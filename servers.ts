@@ -21,13 +21,20 @@
  * @module
  */
 
-export { connectServers } from "./src/servers/connect_servers.ts";
+export {
+  connectServers,
+  ServerListError,
+} from "./src/servers/connect_servers.ts";
 export type {
   ConnectedServers,
   ConnectServersOptions,
+  FromServer,
   PeerInfo,
   ReconnectOptions,
   ServerPins,
+  ServerPrompt,
+  ServerResource,
+  ServerResourceTemplate,
   ServerState,
   ServerStatus,
   ShadowFinding,
