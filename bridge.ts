@@ -63,6 +63,8 @@ export type {
   GetPromptResult,
   ListOptions,
   Prompt,
+  PromptArgument,
+  PromptMessage,
   ReadResourceResult,
   Resource,
   ResourceTemplate,

@@ -9,11 +9,18 @@
 
 /** One content item of a sampling message: text, an image or audio (base64). */
 export type SampleContent =
-  | { readonly type: "text"; readonly text: string }
   | {
+    /** `"text"`. */
+    readonly type: "text";
+    /** The text. */
+    readonly text: string;
+  }
+  | {
+    /** `"image"` or `"audio"`. */
     readonly type: "image" | "audio";
     /** Base64 of the bytes. */
     readonly data: string;
+    /** The bytes' MIME type. */
     readonly mimeType: string;
   }
   /** Any other item a revision defines (`tool_use`, `tool_result`), passed as it is. */
@@ -21,7 +28,9 @@ export type SampleContent =
 
 /** One message of the conversation to sample from. */
 export interface SampleMessage {
+  /** Who says it. */
   readonly role: "user" | "assistant";
+  /** What is said: one item, or several. */
   readonly content: SampleContent | readonly SampleContent[];
 }
 
@@ -41,17 +50,28 @@ export interface SampleMessage {
  * ```
  */
 export interface SampleRequest {
+  /** The conversation, in order. */
   readonly messages: readonly SampleMessage[];
   /** The most tokens to sample. */
   readonly maxTokens: number;
+  /** A system prompt the client may use. */
   readonly systemPrompt?: string;
+  /** The sampling temperature the client may use. */
   readonly temperature?: number;
+  /** Where the client may stop sampling. */
   readonly stopSequences?: readonly string[];
   /** Hints for the client's choice of model (MCP's `modelPreferences`). */
   readonly modelPreferences?: {
-    readonly hints?: readonly { readonly name?: string }[];
+    /** Model names to prefer, most preferred first (substrings the client matches). */
+    readonly hints?: readonly {
+      /** A model name, or part of one. */
+      readonly name?: string;
+    }[];
+    /** How much cost matters, 0 to 1. */
     readonly costPriority?: number;
+    /** How much speed matters, 0 to 1. */
     readonly speedPriority?: number;
+    /** How much capability matters, 0 to 1. */
     readonly intelligencePriority?: number;
   };
   /** Provider-specific metadata, passed through. */
@@ -60,7 +80,9 @@ export interface SampleRequest {
 
 /** The client model's answer. */
 export interface SampleResult {
+  /** Who says it (`"assistant"` as a rule). */
   readonly role: "user" | "assistant";
+  /** What the model said: one item, or several. */
   readonly content: SampleContent | readonly SampleContent[];
   /** The model that answered, as the client names it. */
   readonly model: string;
@@ -111,6 +133,7 @@ export class SamplingUnavailableError extends Error {
   /** The tool that asked. */
   readonly tool: string;
 
+  /** The refusal of `tool`'s sample for `reason`; `detail` says why for `"unsupported"`. */
   constructor(
     tool: string,
     reason: SamplingUnavailableReason,

@@ -13,24 +13,95 @@ import {
   ReadResourceResultSchema,
   ResultSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-// @ts-types="@modelcontextprotocol/sdk/types"
-import type {
-  GetPromptResult,
-  Prompt,
-  ReadResourceResult,
-  Resource,
-  ResourceTemplate,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { ContentItem, ResourceContents } from "../core/content.ts";
 import { linkSignal } from "../core/abort.ts";
 import type { ToolClient as Client } from "./peers.ts";
 
-export type {
-  GetPromptResult,
-  Prompt,
-  ReadResourceResult,
-  Resource,
-  ResourceTemplate,
-};
+/** A resource as a server lists it (`resources/list`). */
+export interface Resource {
+  /** Any other field the server sent (icons, `_meta`, …), as sent. */
+  readonly [key: string]: unknown;
+  /** Its URI: what `readResource` takes. */
+  readonly uri: string;
+  /** Its name. */
+  readonly name: string;
+  /** A display name, when given. */
+  readonly title?: string;
+  /** What it holds, when given. */
+  readonly description?: string;
+  /** Its MIME type, when known. */
+  readonly mimeType?: string;
+  /** Its size in bytes, when known. */
+  readonly size?: number;
+}
+
+/** A resource template as a server lists it (`resources/templates/list`): an RFC 6570 URI template. */
+export interface ResourceTemplate {
+  /** Any other field the server sent (icons, `_meta`, …), as sent. */
+  readonly [key: string]: unknown;
+  /** The URI template (`file:///{path}`). */
+  readonly uriTemplate: string;
+  /** Its name. */
+  readonly name: string;
+  /** A display name, when given. */
+  readonly title?: string;
+  /** What its resources hold, when given. */
+  readonly description?: string;
+  /** The MIME type of its resources, when they share one. */
+  readonly mimeType?: string;
+}
+
+/** One argument of a prompt. */
+export interface PromptArgument {
+  /** Any other field the server sent (icons, `_meta`, …), as sent. */
+  readonly [key: string]: unknown;
+  /** Its name: a key of `getPrompt`'s `arguments`. */
+  readonly name: string;
+  /** What it is for, when given. */
+  readonly description?: string;
+  /** Whether the prompt needs it. */
+  readonly required?: boolean;
+}
+
+/** A prompt as a server lists it (`prompts/list`). */
+export interface Prompt {
+  /** Any other field the server sent (icons, `_meta`, …), as sent. */
+  readonly [key: string]: unknown;
+  /** Its name: what `getPrompt` takes. */
+  readonly name: string;
+  /** A display name, when given. */
+  readonly title?: string;
+  /** What it is for, when given. */
+  readonly description?: string;
+  /** Its arguments, when it takes any. */
+  readonly arguments?: readonly PromptArgument[];
+}
+
+/** A resource's contents (`resources/read`). */
+export interface ReadResourceResult {
+  /** Any other field the server sent (icons, `_meta`, …), as sent. */
+  readonly [key: string]: unknown;
+  /** Text items (`text`) or binary ones (`blob`, base64), as the server sent them. */
+  readonly contents: readonly ResourceContents[];
+}
+
+/** One message of a prompt. */
+export interface PromptMessage {
+  /** Who says it. */
+  readonly role: "user" | "assistant";
+  /** What is said: text, an image, audio, an embedded resource or a link. */
+  readonly content: ContentItem;
+}
+
+/** A prompt with its arguments filled in (`prompts/get`). */
+export interface GetPromptResult {
+  /** Any other field the server sent (icons, `_meta`, …), as sent. */
+  readonly [key: string]: unknown;
+  /** What the prompt is for, when the server says. */
+  readonly description?: string;
+  /** Its messages, in order. */
+  readonly messages: readonly PromptMessage[];
+}
 
 /** The default of `ListOptions.limit`: at most 1000 items per listing. */
 export const DEFAULT_LIST_LIMIT = 1000;
@@ -72,6 +143,7 @@ export class ListLimitError extends Error {
   /** The limit that was reached. */
   readonly limit: number;
 
+  /** The refusal of `method`'s listing at `limit` items. */
   constructor(method: string, limit: number) {
     super(
       `${method}: the server listed more than ${limit} items; pass a higher limit to read more`,
@@ -90,6 +162,7 @@ export class ListResultError extends Error {
   /** The list method. */
   readonly method: string;
 
+  /** The refusal of `method`'s page `page` (from 0) for `reason`. */
   constructor(method: string, page: number, reason: string) {
     super(`${method}: page ${page + 1}: ${reason}`);
     this.name = "ListResultError";

@@ -67,6 +67,7 @@ export class ServerListError extends Error {
   /** The server (config key). */
   readonly server: string;
 
+  /** The failure of `method` on `server`, `cause` the server's own. */
   constructor(server: string, method: string, cause: unknown) {
     super(
       `server ${JSON.stringify(server)}: ${method} failed: ${
