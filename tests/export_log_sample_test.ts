@@ -326,3 +326,119 @@ Deno.test("a task: sampling is refused with the typed failure, the task failed w
   assert.ok(failures[0] instanceof SamplingUnavailableError);
   assert.equal(failures[0].reason, "unsupported");
 });
+
+/** A raw JSON-RPC peer of `server`, answering `sampling/createMessage` with `reply`. */
+async function rawPeer(server: Server, reply: (params: unknown) => unknown) {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const waiting = new Map<number, (message: unknown) => void>();
+  clientSide.onmessage = (message) => {
+    const m = message as { id?: number; method?: string; params?: unknown };
+    if (m.method === "sampling/createMessage" && m.id !== undefined) {
+      void clientSide.send(
+        { jsonrpc: "2.0", id: m.id, result: reply(m.params) } as never,
+      );
+      return;
+    }
+    if (m.id !== undefined && m.method === undefined) {
+      waiting.get(m.id)?.(message);
+    }
+  };
+  await clientSide.start();
+  let next = 0;
+  const request = async (method: string, params: Record<string, unknown>) => {
+    const id = ++next;
+    const answer = new Promise<unknown>((resolve) => waiting.set(id, resolve));
+    await clientSide.send({ jsonrpc: "2.0", id, method, params } as never);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`no answer to ${method}`)),
+        10_000,
+      );
+    });
+    try {
+      return await Promise.race([answer, late]) as {
+        result?: Record<string, unknown>;
+        error?: unknown;
+      };
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  return { request, [Symbol.asyncDispose]: () => server.close() };
+}
+
+const MODERN_SAMPLING = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": { sampling: {} },
+};
+
+Deno.test("2026-07-28: sampling is an input_required round; an answer that is no sampling result is refused with -32602", async () => {
+  const server = new Server({ name: "s", version: "1" });
+  exportTools(server, askModel);
+  await using peer = await rawPeer(server, () => {
+    throw new Error("a modern call never sends a request");
+  });
+  const base = { name: "ask_model", arguments: {}, _meta: MODERN_SAMPLING };
+  const first = (await peer.request("tools/call", base)).result!;
+  assert.equal(first.resultType, "input_required");
+  assert.deepEqual(first.inputRequests, {
+    ask_0: {
+      method: "sampling/createMessage",
+      params: {
+        messages: [{ role: "user", content: { type: "text", text: "hi" } }],
+        maxTokens: 5,
+      },
+    },
+  });
+  const requestState = first.requestState;
+  const refused = await peer.request("tools/call", {
+    ...base,
+    requestState,
+    inputResponses: { ask_0: { role: "model", content: [], model: "m" } },
+  });
+  assert.deepEqual(refused.error, {
+    code: -32602,
+    message:
+      `invalid inputResponses "ask_0": role must be "user" or "assistant"`,
+  });
+  const done = await peer.request("tools/call", {
+    ...base,
+    requestState,
+    inputResponses: {
+      ask_0: {
+        role: "assistant",
+        content: { type: "text", text: "yo" },
+        model: "m",
+      },
+    },
+  });
+  assert.deepEqual(done.result?.content, [{
+    type: "text",
+    text: 'model said {"type":"text","text":"yo"}',
+  }]);
+});
+
+Deno.test("2025: a client's answer that is no sampling result fails the tool with the pinned text", async () => {
+  const server = new Server({ name: "s", version: "1" });
+  exportTools(server, askModel);
+  await using peer = await rawPeer(server, () => ({
+    role: "assistant",
+    content: { type: "text", text: "x" },
+  }));
+  await peer.request("initialize", {
+    protocolVersion: "2025-11-25",
+    capabilities: { sampling: {} },
+    clientInfo: { name: "raw", version: "0" },
+  });
+  const reply = await peer.request("tools/call", {
+    name: "ask_model",
+    arguments: {},
+  });
+  assert.equal(reply.result?.isError, true);
+  assert.deepEqual(reply.result?.content, [{
+    type: "text",
+    text: "invalid sampling result: model must be a string",
+  }]);
+});
