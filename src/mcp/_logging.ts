@@ -116,8 +116,11 @@ export function installSetLevel(server: Server): void {
 /** The log channel of one `tools/call`. */
 export interface LogSink {
   readonly send: LogFn;
-  /** Stops sending and settles once every message sent so far is written (or failed). */
-  close(): Promise<void>;
+  /**
+   * Stops sending; settles once every message sent so far is written (or
+   * failed), or is `undefined` when none was sent.
+   */
+  close(): Promise<void> | undefined;
 }
 
 /**
@@ -140,7 +143,7 @@ export function logSink(
   else if (isModernCall(params)) return undefined;
   else floor = levelOf(server, extra.sessionId);
   let closed = false;
-  let queue: Promise<void> = Promise.resolve();
+  let queue: Promise<void> | undefined;
   const signal = extra.signal;
   return {
     send(level, data, options): void {
@@ -153,12 +156,14 @@ export function logSink(
           ? { level, logger, data }
           : { level, data },
       } as ServerNotification;
-      queue = queue.then(() => extra.sendNotification(notification)).catch(
+      queue = (queue ?? Promise.resolve()).then(() =>
+        extra.sendNotification(notification)
+      ).catch(
         // A message that cannot be written (closed stream, data that is not JSON) is dropped by design.
         () => {},
       );
     },
-    close(): Promise<void> {
+    close(): Promise<void> | undefined {
       closed = true;
       return queue;
     },

@@ -599,13 +599,13 @@ function answer(
     asking,
     undefined,
     log?.send,
-  )
-    .then(
-      async (result) => {
-        await Promise.all([sink?.close(), log?.close()]);
-        return result;
-      },
-    );
+  ).then((result) => {
+    // A call that logged nothing (the common case) waits for nothing more.
+    const progressDone = sink?.close();
+    const logDone = log?.close();
+    if (progressDone === undefined && logDone === undefined) return result;
+    return Promise.all([progressDone, logDone]).then(() => result);
+  });
 }
 
 async function answerWith(
