@@ -41,6 +41,29 @@ export type { RenderOptions, ResultRendering } from "./src/mcp/render.ts";
 export { exportTools, setRequestStateKey } from "./src/mcp/export.ts";
 export { serveAgent } from "./src/mcp/serve.ts";
 export type { ServeAgentOptions } from "./src/mcp/serve.ts";
+export { exportResources } from "./src/mcp/resources.ts";
+export type { ExportResourcesOptions } from "./src/mcp/resources.ts";
+export { resource, resourceTemplate } from "./src/mcp/resource_def.ts";
+export type {
+  Completer,
+  Icon,
+  ResourceBody,
+  ResourceDef,
+  ResourceOptions,
+  ResourceReadRequest,
+  ResourceTemplateDef,
+  ResourceTemplateOptions,
+} from "./src/mcp/resource_def.ts";
+export { exportPrompts } from "./src/mcp/prompts.ts";
+export { prompt } from "./src/mcp/prompt_def.ts";
+export type { ExportPromptsOptions } from "./src/mcp/prompts.ts";
+export type {
+  PromptBody,
+  PromptDef,
+  PromptMessage,
+  PromptOptions,
+  PromptRequest,
+} from "./src/mcp/prompt_def.ts";
 export type {
   ToolClient,
   ToolRequest,
@@ -50,13 +73,12 @@ export type {
 } from "./src/mcp/peers.ts";
 // A connected server's resources and prompts, read from weft.
 export {
-  DEFAULT_LIST_LIMIT,
   getPrompt,
   ListLimitError,
   listPrompts,
   listResources,
-  ListResultError,
   listResourceTemplates,
+  ListResultError,
   readResource,
 } from "./src/mcp/remote_resources.ts";
 export type {
@@ -64,7 +86,6 @@ export type {
   ListOptions,
   Prompt,
   PromptArgument,
-  PromptMessage,
   ReadResourceResult,
   Resource,
   ResourceTemplate,

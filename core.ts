@@ -82,14 +82,7 @@ export type {
   TypedToolDef,
 } from "./src/core/tool.ts";
 // Logging and sampling from inside a tool (ctx.log, ctx.sample).
-export {
-  isLogLevel,
-  LOG_LEVELS,
-  type LogFn,
-  type LogLevel,
-  logLevelPasses,
-  type LogOptions,
-} from "./src/core/logging.ts";
+export type { LogFn, LogLevel, LogOptions } from "./src/core/logging.ts";
 export {
   type SampleContent,
   type SampleFn,

@@ -77,9 +77,7 @@ export {
 } from "./src/core/decisions.ts";
 export { InputRequiredError } from "./src/core/input.ts";
 export type { InputResponse, PendingInput } from "./src/core/input.ts";
-export type { LogLevel } from "./src/core/logging.ts";
 export { SamplingUnavailableError } from "./src/core/sampling.ts";
-export type { SampleRequest, SampleResult } from "./src/core/sampling.ts";
 
 // Models: any AI SDK language model (OpenAI, Anthropic, Ollama, ...).
 export { aiSdkModel } from "./src/providers/ai_sdk.ts";
@@ -97,6 +95,10 @@ export type { InputHandler } from "./src/mcp/input.ts";
 export { RemoteToolError } from "./src/mcp/remote_error.ts";
 export { exportTools, setRequestStateKey } from "./src/mcp/export.ts";
 export { serveAgent } from "./src/mcp/serve.ts";
+export { exportResources } from "./src/mcp/resources.ts";
+export { resource, resourceTemplate } from "./src/mcp/resource_def.ts";
+export { exportPrompts } from "./src/mcp/prompts.ts";
+export { prompt } from "./src/mcp/prompt_def.ts";
 // Serving MCP tasks (serveTasks) is in "@weft/mcp/tasks".
 
 // Tracing: OpenTelemetry spans and metrics, recorded once the host registers a provider.

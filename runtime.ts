@@ -88,6 +88,7 @@ export {
   UnreadLimitError,
 } from "./src/runtime/errors.ts";
 export type { ConnectPhase } from "./src/runtime/errors.ts";
+export { SessionNotFoundError } from "./src/runtime/client/session_error.ts";
 export type { ConnectableServer } from "./src/runtime/connectable.ts";
 export type {
   AnySchema,

@@ -28,7 +28,6 @@ export {
 export type {
   ConnectedServers,
   ConnectServersOptions,
-  FromServer,
   PeerInfo,
   ReconnectOptions,
   ServerPins,

@@ -6,7 +6,10 @@
  * server; task records live in a store from `@weft/mcp/store`, so every
  * instance sharing it answers for every task, and a task whose instance
  * died is taken over. Calling a remote server's task tools needs nothing
- * from here: `importTools` does it when the server lists them.
+ * from here: `importTools` does it when the server lists them; a client
+ * holding only a task id (a restarted caller, another process) gets its
+ * status and result, cancels it and lists its tasks with
+ * {@link taskClient}, in both task shapes.
  *
  * @example A tool that runs as a task when asked
  * ```ts
@@ -36,6 +39,19 @@ export {
   serveTasks,
   TaskAccessError,
   TaskCancelledError,
+  TaskLimitError,
+  TaskStoreUnavailableError,
 } from "./src/tasks/tasks.ts";
-export type { ServeTasksOptions } from "./src/tasks/tasks.ts";
+export type { ServeTasksOptions, TaskLimit } from "./src/tasks/tasks.ts";
 export type { TaskSupport } from "./src/core/tool.ts";
+export { RemoteTaskError, taskClient } from "./src/mcp/remote_tasks.ts";
+export type {
+  ListTasksOptions,
+  RemoteTask,
+  RemoteTaskErrorReason,
+  RemoteTaskStatus,
+  StartTaskOptions,
+  TaskClient,
+  TaskRequestOptions,
+  TaskResultOptions,
+} from "./src/mcp/remote_tasks.ts";

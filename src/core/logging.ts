@@ -28,17 +28,7 @@ export type LogLevel =
   | "alert"
   | "emergency";
 
-/**
- * The levels, lowest first.
- *
- * @example Every level
- * ```ts
- * import { LOG_LEVELS } from "@weft/mcp/core";
- * import assert from "node:assert/strict";
- * assert.equal(LOG_LEVELS[0], "debug");
- * assert.equal(LOG_LEVELS.length, 8);
- * ```
- */
+/** The levels, lowest first. */
 export const LOG_LEVELS: readonly LogLevel[] = Object.freeze([
   "debug",
   "info",
@@ -54,15 +44,7 @@ const SEVERITY: ReadonlyMap<string, number> = new Map(
   LOG_LEVELS.map((level, index) => [level, index]),
 );
 
-/**
- * Whether `value` is one of the eight levels.
- *
- * @example
- * ```ts
- * import { isLogLevel } from "@weft/mcp/core";
- * console.log(isLogLevel("info"), isLogLevel("verbose")); // true false
- * ```
- */
+/** Whether `value` is one of the eight levels. */
 export function isLogLevel(value: unknown): value is LogLevel {
   return typeof value === "string" && SEVERITY.has(value);
 }
@@ -70,13 +52,6 @@ export function isLogLevel(value: unknown): value is LogLevel {
 /**
  * Whether a message at `level` passes a floor of `floor` (its severity is
  * the floor's or above).
- *
- * @example
- * ```ts
- * import { logLevelPasses } from "@weft/mcp/core";
- * console.log(logLevelPasses("error", "warning")); // true
- * console.log(logLevelPasses("debug", "info")); // false
- * ```
  */
 export function logLevelPasses(level: LogLevel, floor: LogLevel): boolean {
   return (SEVERITY.get(level) ?? -1) >= (SEVERITY.get(floor) ?? 0);

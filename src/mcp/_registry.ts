@@ -539,7 +539,9 @@ function call(
         era,
         tool: name,
         args,
-        task: era === "v1" && task !== undefined ? task : {},
+        // The `ttl` asked counts in both shapes (a 2026-07-28 caller
+        // names it in `params.task` too).
+        task: typeof task === "object" && task !== null ? task : {},
         extra,
         server,
         run: (options) => runDetached(entry, args, extra, options),

@@ -13,7 +13,8 @@ import {
   ReadResourceResultSchema,
   ResultSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { ContentItem, ResourceContents } from "../core/content.ts";
+import type { ResourceContents } from "../core/content.ts";
+import type { PromptMessage } from "./prompt_def.ts";
 import { linkSignal } from "../core/abort.ts";
 import type { ToolClient as Client } from "./peers.ts";
 
@@ -85,14 +86,6 @@ export interface ReadResourceResult {
   readonly contents: readonly ResourceContents[];
 }
 
-/** One message of a prompt. */
-export interface PromptMessage {
-  /** Who says it. */
-  readonly role: "user" | "assistant";
-  /** What is said: text, an image, audio, an embedded resource or a link. */
-  readonly content: ContentItem;
-}
-
 /** A prompt with its arguments filled in (`prompts/get`). */
 export interface GetPromptResult {
   /** Any other field the server sent (icons, `_meta`, …), as sent. */
@@ -104,7 +97,7 @@ export interface GetPromptResult {
 }
 
 /** The default of `ListOptions.limit`: at most 1000 items per listing. */
-export const DEFAULT_LIST_LIMIT = 1000;
+const DEFAULT_LIST_LIMIT = 1000;
 
 /**
  * Options of the list helpers.

@@ -24,14 +24,23 @@ import {
 import type { ManagedServer } from "./_server.ts";
 
 /** A listed item and the name of the server (the config key) that listed it. */
-export type FromServer<T> = T & { readonly server: string };
+type FromServer<T> = T & { readonly server: string };
 
-/** A server's resource, tagged with the server. */
-export type ServerResource = FromServer<Resource>;
-/** A server's resource template, tagged with the server. */
-export type ServerResourceTemplate = FromServer<ResourceTemplate>;
-/** A server's prompt, tagged with the server. */
-export type ServerPrompt = FromServer<Prompt>;
+/** A server's resource, tagged with the server (the config key) that listed it. */
+export type ServerResource = Resource & {
+  /** The server (config key) that listed it. */
+  readonly server: string;
+};
+/** A server's resource template, tagged with the server that listed it. */
+export type ServerResourceTemplate = ResourceTemplate & {
+  /** The server (config key) that listed it. */
+  readonly server: string;
+};
+/** A server's prompt, tagged with the server that listed it. */
+export type ServerPrompt = Prompt & {
+  /** The server (config key) that listed it. */
+  readonly server: string;
+};
 
 /** The servers a listing asks: up, lost (reconnected on the request) or cached, and not known to lack `capability`. */
 function askable(

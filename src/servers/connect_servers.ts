@@ -54,7 +54,6 @@ import type {
 
 export type { ReconnectOptions, ServerState } from "./_server.ts";
 export type {
-  FromServer,
   ServerPrompt,
   ServerResource,
   ServerResourceTemplate,
@@ -309,7 +308,9 @@ export interface ConnectedServers extends AsyncDisposable {
  * wants authorization (the failure's cause an `AuthorizationError`) is not
  * retried: it is `failed` at once, and a retry that meets one stops there. A
  * configuration that is wrong is refused before anything starts, with a
- * `ServerConfigError` naming the server and the field.
+ * `ServerConfigError` naming the server and the field; one found only at
+ * the start (`permissions` on an entry that cannot enforce them) is the
+ * failure's cause, and that server is `failed` at once, never retried.
  *
  * The tools stay current: a server's `notifications/tools/list_changed`
  * lists it again (a call during which the list changed returns once the

@@ -17,7 +17,10 @@
  */
 
 // @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type {
   FetchLike,
   Transport,
@@ -126,6 +129,11 @@ export interface LosslessHttpOptions {
   readonly runtimeBodies?: boolean;
 }
 
+/** Whether `error` is the SDK transport's `404` (the server does not know the session). */
+export function isSessionNotFound(error: unknown): boolean {
+  return error instanceof StreamableHTTPError && error.code === 404;
+}
+
 /** The text of the error a call gets when its response stream ends without its answer. */
 export const STREAM_LOST_MESSAGE =
   "the HTTP response stream ended before the response";
@@ -222,6 +230,14 @@ export class LosslessHttpTransport implements Transport {
    */
   dropCall(id: RequestId): void {
     this.#dropCall(id);
+  }
+
+  /**
+   * Forgets the session id, so that the next `initialize` begins a new
+   * session (after the server answered `404 Session not found`).
+   */
+  forgetSession(): void {
+    (this.#inner as unknown as { _sessionId?: string })._sessionId = undefined;
   }
 
   /** Ends the session with a DELETE (when there is one); a 405 or a failure is ignored. */

@@ -16,6 +16,7 @@ import {
 } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { FetchLike } from "../sdk_types.ts";
 import { AuthorizationError, OAuthClient } from "./oauth_client.ts";
+import { ensureDiscovery, withKeptDiscovery } from "./_oauth_discovery.ts";
 import {
   type BearerChallenge,
   bearerChallenge,
@@ -41,6 +42,9 @@ export function oauthFetch(
   const client = provider instanceof OAuthClient
     ? provider.forServer(serverUrl)
     : undefined;
+  const flowProvider = client === undefined
+    ? withKeptDiscovery(provider)
+    : provider;
   let scope: string | undefined;
   let resourceMetadataUrl: URL | undefined;
   let flow: Promise<void> | undefined;
@@ -79,7 +83,14 @@ export function oauthFetch(
       });
       return;
     }
-    const result = await auth(provider, {
+    // Discovery first (see `ensureDiscovery`: a server without an
+    // authorization endpoint), kept for this connection when the provider
+    // keeps none.
+    await ensureDiscovery(flowProvider, serverUrl, {
+      ...(resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl }),
+      fetchFn: base,
+    });
+    const result = await auth(flowProvider, {
       serverUrl,
       ...(scope === undefined ? {} : { scope }),
       ...(resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl }),

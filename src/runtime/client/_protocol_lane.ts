@@ -13,6 +13,12 @@
 
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type Deadline,
+  DeadlineHeap,
+  type LaneClock,
+  SYSTEM_CLOCK,
+} from "./_deadlines.ts";
 
 /** A request's deadline entry, as the SDK keeps it in `_timeoutInfo`. */
 interface TimeoutInfo {
@@ -22,8 +28,10 @@ interface TimeoutInfo {
   maxTotalTimeout?: number;
   resetTimeoutOnProgress: boolean;
   onTimeout: () => void;
-  /** When it fires, on `performance.now()`'s clock (the lane's own field). */
+  /** When it fires, on the lane's clock (the lane's own field). */
   due?: number;
+  /** Its entry in the lane's deadline heap (the lane's own field). */
+  deadline?: Deadline<number>;
 }
 
 /** The internals of the SDK's `Protocol` these shortcuts use. */
@@ -86,44 +94,65 @@ export function resultDelivery(
  * Replaces the `Protocol`'s timer per request with one timer, armed for
  * the earliest deadline: a request's entry in `_timeoutInfo` keeps the
  * SDK's fields (progress resets and `maxTotalTimeout` read them), its
- * `timeoutId` is the shared timer's. The entry fires when its deadline has
- * passed, as the SDK's own timer would; the timer is cleared whenever no
- * request waits, so an idle client keeps nothing alive. Nothing happens
- * when the SDK's internals are not as expected.
+ * `timeoutId` is the shared timer's. Deadlines are kept in a heap by when
+ * they fall due, so entries found overdue together (after a blocked loop)
+ * fire earliest first, as the SDK's separate timers would. The timer is
+ * cleared whenever no request waits, so an idle client keeps nothing
+ * alive. Nothing happens when the SDK's internals are not as expected.
+ * `clock` supplies the time and the timer (tests pass a fake one).
  */
-export function shareDeadlines(protocol: object): void {
+export function shareDeadlines(
+  protocol: object,
+  clock: LaneClock = SYSTEM_CLOCK,
+): void {
   const p = internals(protocol);
   if (p === undefined) return;
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  const heap = new DeadlineHeap<number>();
+  let timer: unknown;
   let armedFor = Infinity;
-  const arm = (due: number): void => {
-    if (timer !== undefined) {
-      if (due >= armedFor) return;
-      clearTimeout(timer);
-    }
-    armedFor = due;
-    timer = setTimeout(fire, Math.max(0, due - performance.now()));
-  };
+  /** Whether `entry` is the deadline its request holds now. */
+  const current = (entry: Deadline<number>): boolean =>
+    p._timeoutInfo.get(entry.key)?.deadline === entry;
   const disarm = (): void => {
-    if (timer !== undefined) clearTimeout(timer);
+    if (timer !== undefined) clock.clearTimeout(timer);
     timer = undefined;
     armedFor = Infinity;
+  };
+  const arm = (): void => {
+    // Stale entries (reset, cleaned up) at the top are dropped here; a heap
+    // grown well past the live requests is swept in one go.
+    while (heap.size > 0 && !current(heap.peek()!)) heap.pop();
+    if (heap.size > 2 * p._timeoutInfo.size + 64) heap.retain(current);
+    const due = heap.peek()?.due ?? Infinity;
+    if (due === armedFor) return;
+    disarm();
+    if (due === Infinity) return;
+    armedFor = due;
+    timer = clock.setTimeout(fire, Math.max(0, due - clock.now()));
   };
   const fire = (): void => {
     timer = undefined;
     armedFor = Infinity;
-    const now = performance.now();
-    const expired: TimeoutInfo[] = [];
-    for (const info of p._timeoutInfo.values()) {
-      if ((info.due ?? Infinity) <= now) expired.push(info);
+    const now = clock.now();
+    // Earliest deadline first; each fires as its own timer would have (the
+    // SDK's handler cleans up, which makes its entry stale).
+    for (let top = heap.peek(); top !== undefined; top = heap.peek()) {
+      if (!current(top)) {
+        heap.pop();
+        continue;
+      }
+      if (top.due > now) break;
+      heap.pop();
+      const info = p._timeoutInfo.get(top.key)!;
+      info.deadline = undefined;
+      info.onTimeout();
     }
-    // Each fires as its own timer would have (the SDK's handler cleans up).
-    for (const info of expired) info.onTimeout();
-    let next = Infinity;
-    for (const info of p._timeoutInfo.values()) {
-      if ((info.due ?? Infinity) < next) next = info.due!;
-    }
-    if (next !== Infinity) arm(next);
+    arm();
+  };
+  const schedule = (messageId: number, info: TimeoutInfo): void => {
+    info.due = clock.now() + info.timeout;
+    info.deadline = heap.push(messageId, info.due);
+    arm();
   };
   p._setupTimeout = (
     messageId,
@@ -132,37 +161,38 @@ export function shareDeadlines(protocol: object): void {
     onTimeout,
     resetTimeoutOnProgress = false,
   ) => {
-    const due = performance.now() + timeout;
-    p._timeoutInfo.set(messageId, {
+    const info: TimeoutInfo = {
       timeoutId: undefined,
-      startTime: Date.now(),
+      startTime: clock.now(),
       timeout,
       maxTotalTimeout,
       resetTimeoutOnProgress,
       onTimeout,
-      due,
-    });
-    arm(due);
+    };
+    p._timeoutInfo.set(messageId, info);
+    schedule(messageId, info);
   };
   p._resetTimeout = (messageId) => {
     const info = p._timeoutInfo.get(messageId);
     if (!info) return false;
-    const totalElapsed = Date.now() - info.startTime;
+    // Whole milliseconds, as the SDK's `Date.now()` difference reports it.
+    const totalElapsed = Math.floor(clock.now() - info.startTime);
     if (info.maxTotalTimeout && totalElapsed >= info.maxTotalTimeout) {
       p._timeoutInfo.delete(messageId);
-      if (p._timeoutInfo.size === 0) disarm();
+      arm();
       throw McpError.fromError(
         ErrorCode.RequestTimeout,
         "Maximum total timeout exceeded",
         { maxTotalTimeout: info.maxTotalTimeout, totalElapsed },
       );
     }
-    info.due = performance.now() + info.timeout;
-    arm(info.due);
+    schedule(messageId, info);
     return true;
   };
   p._cleanupTimeout = (messageId) => {
-    if (p._timeoutInfo.delete(messageId) && p._timeoutInfo.size === 0) {
+    if (!p._timeoutInfo.delete(messageId)) return;
+    if (p._timeoutInfo.size === 0) {
+      heap.clear();
       disarm();
     }
   };
@@ -172,6 +202,7 @@ export function shareDeadlines(protocol: object): void {
   const clear = map.clear.bind(map);
   map.clear = () => {
     clear();
+    heap.clear();
     disarm();
   };
 }

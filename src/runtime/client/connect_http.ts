@@ -13,11 +13,13 @@ import {
   type ClientLink,
   closeClientOnAbort,
   DEFAULT_CLIENT_INFO,
+  DEFAULT_INITIALIZE_TIMEOUT,
   handshake,
   McpClient,
 } from "./disposable_client.ts";
 import type { ConnectionLostError } from "../errors.ts";
-import { LosslessHttpTransport } from "./_http_transport.ts";
+import { isSessionNotFound, LosslessHttpTransport } from "./_http_transport.ts";
+import { setSessionRenewal } from "./_session_renewal.ts";
 import { oauthFetch } from "./_oauth_fetch.ts";
 import { authorizationErrorIn, refusingFetch } from "./_auth_refusal.ts";
 import type { OAuthClientProvider } from "./oauth_client.ts";
@@ -140,6 +142,17 @@ export interface ConnectHttpOptions {
  *   with `Last-Event-ID`; if that resumption fails, the call fails the same
  *   way at once.
  *
+ * A server that answers `404 Session not found` (it restarted, or its
+ * session store lost the session) gets a new session, as the protocol asks
+ * of a client: the request that met the 404 begins one — an `initialize`
+ * and `notifications/initialized` on the same connection, shared by every
+ * request that met the same 404 — and is sent once more. If the server
+ * does not know the new session either, that request rejects with a
+ * `SessionNotFoundError` (it is not sent a third time); a new session that
+ * cannot be begun rejects it with a `ServerConnectError` in phase
+ * `initialize`, and the next request tries again. A 2026-07-28 connection
+ * holds no session.
+ *
  * A handshake that fails rejects with the signal's reason when the signal
  * ended it; with an `AuthorizationError` (`status`, `scope`, `challenge`,
  * `server`) when the server wants authorization the connection could not
@@ -189,7 +202,11 @@ export async function connectHttp(
         fetch: fetcher,
       }),
   });
-  const link = new HttpLink(http, transport);
+  const link = new HttpLink(http, transport, {
+    initializeTimeout: options.initializeTimeout ?? DEFAULT_INITIALIZE_TIMEOUT,
+    server: naming.server,
+    target: endpoint.href,
+  });
   const client = new McpClient(
     options.clientInfo ?? DEFAULT_CLIENT_INFO,
     { capabilities: options.capabilities ?? { elicitation: {} } },
@@ -219,9 +236,21 @@ class HttpLink implements ClientLink {
   #closing?: Promise<void>;
   #unwatch: () => void = () => {};
 
-  constructor(transport: LosslessHttpTransport, era: EraClientTransport) {
+  constructor(
+    transport: LosslessHttpTransport,
+    era: EraClientTransport,
+    naming: { initializeTimeout: number; server: string; target: string },
+  ) {
     this.#transport = transport;
     this.#era = era;
+    // Sessions are the `initialize` era's: a 2026-07-28 connection has none.
+    setSessionRenewal(this, {
+      ...naming,
+      current: () =>
+        era.era?.era === "legacy" ? transport.sessionId : undefined,
+      isGone: isSessionNotFound,
+      forget: () => transport.forgetSession(),
+    });
   }
 
   protocolEra(): EraInfo | undefined {

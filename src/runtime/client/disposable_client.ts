@@ -18,7 +18,13 @@ import type {
   Transport,
 } from "../sdk_types.ts";
 // @ts-types="@modelcontextprotocol/sdk/types"
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ErrorCode,
+  InitializeResultSchema,
+  LATEST_PROTOCOL_VERSION,
+  McpError,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from "@modelcontextprotocol/sdk/types.js";
 import {
   ConnectionLostError,
   InitializeTimeoutError,
@@ -28,6 +34,20 @@ import { linkSignal } from "../../core/abort.ts";
 import type { EraInfo } from "../era_client.ts";
 import { isPlainResultResponse, laneSchema } from "./_response_lane.ts";
 import { resultDelivery, shareDeadlines } from "./_protocol_lane.ts";
+import {
+  SessionKeeper,
+  type SessionRenewal,
+  sessionRenewalOf,
+} from "./_session_renewal.ts";
+
+/** The `Client` fields a new session's `initialize` reads and sets (the SDK version is pinned). */
+interface ClientSessionInternals {
+  _capabilities?: unknown;
+  _clientInfo?: unknown;
+  _serverCapabilities?: unknown;
+  _serverVersion?: unknown;
+  _instructions?: unknown;
+}
 
 /** A result response `isPlainResultResponse` accepted. */
 type PlainResult = { id: string | number; result: Record<string, unknown> };
@@ -180,10 +200,68 @@ export class McpClient extends Client implements AsyncDisposable {
     this.#link = link;
     // One timer for every request's deadline, not one per request.
     shareDeadlines(this);
+    const session = sessionRenewalOf(link);
+    if (session !== undefined) {
+      this.#keeper = new SessionKeeper(
+        session,
+        () => this.#initializeAgain(session),
+      );
+    }
   }
 
-  /** Sends a request like the SDK's `request`, with the failure rewrites described on the class. */
-  override async request<T extends AnySchema>(
+  /** Renews the HTTP session after a 404, on a connection that holds one. */
+  readonly #keeper?: SessionKeeper;
+
+  /**
+   * Sends a request like the SDK's `request`, with the failure rewrites
+   * described on the class. On a connection with sessions, a request the
+   * server answers `404 Session not found` begins a new session (one
+   * `initialize`, shared by every request that met the same 404) and is
+   * sent once more; a second 404 rejects with a `SessionNotFoundError`.
+   */
+  override request<T extends AnySchema>(
+    request: ClientRequest | McpRequest,
+    resultSchema: T,
+    options?: RequestOptions,
+  ): Promise<SchemaOutput<T>> {
+    const keeper = this.#keeper;
+    if (keeper === undefined || request.method === "initialize") {
+      return this.#send(request, resultSchema, options);
+    }
+    return keeper.run(
+      () => this.#send(request, resultSchema, options),
+      options?.signal,
+    );
+  }
+
+  /** The SDK `Client`'s handshake again, on the same transport, without a session id. */
+  async #initializeAgain(session: SessionRenewal): Promise<void> {
+    const fields = this as unknown as ClientSessionInternals;
+    const result = await super.request(
+      {
+        method: "initialize",
+        params: {
+          protocolVersion: LATEST_PROTOCOL_VERSION,
+          capabilities: fields._capabilities ?? {},
+          clientInfo: fields._clientInfo ?? DEFAULT_CLIENT_INFO,
+        },
+      } as ClientRequest,
+      InitializeResultSchema,
+      { timeout: session.initializeTimeout },
+    );
+    if (!SUPPORTED_PROTOCOL_VERSIONS.includes(result.protocolVersion)) {
+      throw new Error(
+        `the server's protocol version is not supported: ${result.protocolVersion}`,
+      );
+    }
+    fields._serverCapabilities = result.capabilities;
+    fields._serverVersion = result.serverInfo;
+    fields._instructions = result.instructions;
+    this.transport?.setProtocolVersion?.(result.protocolVersion);
+    await this.notification({ method: "notifications/initialized" });
+  }
+
+  async #send<T extends AnySchema>(
     request: ClientRequest | McpRequest,
     resultSchema: T,
     options?: RequestOptions,

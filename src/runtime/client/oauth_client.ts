@@ -30,6 +30,10 @@ import type { FetchLike } from "../sdk_types.ts";
 import type { OAuthStore } from "./oauth_store.ts";
 import { oauthStoreOf } from "./oauth_store_view.ts";
 import type { Store } from "../../store/contract.ts";
+import {
+  ensureDiscovery,
+  noAuthorizationEndpoint,
+} from "./_oauth_discovery.ts";
 
 /** RFC 8693 token exchange, RFC 7523 JWT bearer and the SEP-990 ID-JAG type. */
 const TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange";
@@ -77,7 +81,13 @@ export type AuthorizationErrorReason =
   /** The server answered 403 `insufficient_scope` and no step-up (left) gets the scope. */
   | "insufficient-scope"
   /** The authorization server refused the scope asked for (`invalid_scope`). */
-  | "scope-refused";
+  | "scope-refused"
+  /**
+   * The authorization server's metadata does not parse, or lacks what the
+   * flow needs (an `authorization_endpoint` for the authorization code
+   * grant; a client-credentials-only server may publish none).
+   */
+  | "metadata-unusable";
 
 /**
  * The server wants authorization the connection could not give, or an
@@ -687,6 +697,14 @@ export class OAuthClient implements OAuthClientProvider {
     options: { scope?: string; resourceMetadataUrl?: URL; fetchFn: FetchLike },
   ): Promise<void> {
     const serverUrl = this.#server();
+    // Discovery first, with RFC 8414's rule for `authorization_endpoint`
+    // (the SDK's own parse requires it of every server).
+    const found = await ensureDiscovery(this, serverUrl, options);
+    const metadata = found?.authorizationServerMetadata;
+    if (
+      this.#options.redirectUrl !== undefined && metadata !== undefined &&
+      typeof metadata.authorization_endpoint !== "string"
+    ) throw noAuthorizationEndpoint(found!.authorizationServerUrl);
     this.#hidden = true;
     this.#callback = undefined;
     this.#redirect = undefined;
