@@ -60,6 +60,11 @@ export { content, image } from "./src/core/content.ts";
 export { Agent } from "./src/core/agent.ts";
 export type { AgentOptions } from "./src/core/agent.ts";
 export type { ToolSearchOptions } from "./src/core/tool_search.ts";
+export type {
+  CodeModeOptions,
+  ExecuteResult,
+  Executor,
+} from "./src/core/code_mode.ts";
 export { RunError } from "./src/core/run.ts";
 // What a run and a server set hold, for reading them (the steps' calls and
 // results, each server's state).

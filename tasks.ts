@@ -49,6 +49,7 @@ export type {
   ListTasksOptions,
   RemoteTask,
   RemoteTaskErrorReason,
+  RemoteTaskResult,
   RemoteTaskStatus,
   StartTaskOptions,
   TaskClient,

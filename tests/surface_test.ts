@@ -31,9 +31,11 @@ const BUDGETS: Record<string, number> = {
   // +1: ToolSearchOptions, the Agent's toolSearch (many tools, found by search).
   // +5 (issue 36): resource, resourceTemplate, exportResources, prompt,
   // exportPrompts — a server's documents and prompt templates beside its tools.
+  // +3 (issue 39): code mode — CodeModeOptions (the Agent's codeMode), and
+  // the Executor contract with its ExecuteResult.
   // +1 (issue 36): SamplingUnavailableError, what ctx.sample rejects with
   // when the client cannot be asked (instanceof, reason).
-  "mod.ts": 66,
+  "mod.ts": 69,
   // +4: the provider warning and response info of a step (ModelWarning,
   // ModelResponseInfo, WarningEvent, ModelWarningEvent).
   // +12 (issue 18, input asked mid-call): answer, AnswerDecision,
@@ -44,11 +46,14 @@ const BUDGETS: Record<string, number> = {
   // +2: ToolSearchOptions and SEARCH_TOOLS, the search tool's name.
   // +1: ApprovalRequest, the reason and diff an approval carries (pins).
   // +1: TaskSupport, a tool's taskSupport option.
+  // +9 (issue 39): code mode's executor contract (Executor, ExecuteResult,
+  // ExecuteOptions, ResolvedProvider, SandboxFn, TypeChecker, CheckResult,
+  // CodeModeOptions) and identifierOf, the name a tool has in a program.
   // +11 (issue 36): ctx.log and ctx.sample's types — LogFn, LogLevel,
   // LogOptions, SampleFn, SampleRequest, SampleMessage, SampleContent,
   // SampleOptions, SampleResult — and SamplingUnavailableError with its
   // reason type.
-  "core.ts": 174,
+  "core.ts": 183,
   // +3 (issue 18): setRequestStateKey, InputHandler, InputContext.
   // +4: toolDigest and the pin types (PinReport, PinStore, ToolPins) of
   // importTools' pins.
@@ -111,10 +116,16 @@ const BUDGETS: Record<string, number> = {
   // returns, RemoteTask and its RemoteTaskStatus, the typed failure
   // RemoteTaskError and its reason, and the options of its operations
   // (TaskRequestOptions, StartTaskOptions, TaskResultOptions,
-  // ListTasksOptions).
+  // ListTasksOptions), and RemoteTaskResult, the result it waits for.
   // +3 (issue 34): the refusals a caller's task may meet: TaskLimitError
   // (and which limit, TaskLimit) and TaskStoreUnavailableError.
-  "tasks.ts": 18,
+  "tasks.ts": 19,
+  // 18 (issue 39): code mode's executors — the subprocess and worker
+  // executors (class, factory, options), the worker's refusal and its
+  // probe, their Clock, and the executor contract shared with the core
+  // (Executor, ExecuteResult, ExecuteOptions, ResolvedProvider, SandboxFn,
+  // TypeChecker, CheckResult, CodeModeOptions, identifierOf).
+  "sandbox.ts": 18,
 };
 
 const ROOT = new URL("../", import.meta.url);

@@ -467,7 +467,9 @@ class ServerSet implements ConnectedServers {
     const byServer = new Map<ManagedServer, ToolDef[]>();
     for (const tool of merged) {
       const owner = this.#owners.get(tool)!;
-      byServer.set(owner, [...(byServer.get(owner) ?? []), tool]);
+      const list = byServer.get(owner);
+      if (list === undefined) byServer.set(owner, [tool]);
+      else list.push(tool);
     }
     const findings = findShadowing(this.#members.map((server) => ({
       server: server.spec.name,
@@ -484,9 +486,15 @@ class ServerSet implements ConnectedServers {
       }
     }
     if (!this.#quarantine || findings.length === 0) return merged;
+    const byTool = new Map<string, ShadowFinding[]>();
+    for (const finding of findings) {
+      const list = byTool.get(finding.tool);
+      if (list === undefined) byTool.set(finding.tool, [finding]);
+      else list.push(finding);
+    }
     return merged.map((tool) => {
-      const own = findings.filter((f) => f.tool === tool.name);
-      if (own.length === 0) return tool;
+      const own = byTool.get(tool.name);
+      if (own === undefined) return tool;
       const message = own.map((f) => f.message).join("\n");
       let gated = this.#gated.get(tool);
       if (gated === undefined || gated.message !== message) {
