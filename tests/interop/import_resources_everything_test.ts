@@ -79,7 +79,8 @@ Deno.test("server-everything over connectStdio: resources, templates, prompts an
   });
   assert.ok(
     prompt.messages.some((m) =>
-      m.content.type === "text" && m.content.text.includes("Lisbon")
+      typeof m.content === "object" && m.content.type === "text" &&
+      m.content.text.includes("Lisbon")
     ),
     JSON.stringify(prompt.messages),
   );
