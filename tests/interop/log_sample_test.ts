@@ -58,9 +58,10 @@ function newServer(): Server {
 
 async function serving(
   body: (url: URL) => Promise<void>,
+  sessions = true,
 ): Promise<void> {
   const stop = new AbortController();
-  const handler = httpHandler(newServer, { sessions: true });
+  const handler = httpHandler(newServer, { sessions });
   const listening = Deno.serve({
     hostname: "127.0.0.1",
     port: 0,
@@ -181,3 +182,40 @@ for (const mode of ["auto", "legacy"] as const) {
     });
   });
 }
+
+Deno.test("v2 client (2026-07-28, stateless: the direct route): logs by the request's level, sampling as input_required rounds", async () => {
+  await serving(async (url) => {
+    const client = newClient("auto", true);
+    const seen: string[] = [];
+    client.setNotificationHandler("notifications/message", (note) => {
+      seen.push(String(note.params.level));
+    });
+    client.setRequestHandler("sampling/createMessage", () =>
+      Promise.resolve({
+        role: "assistant" as const,
+        content: { type: "text" as const, text: "ok" },
+        model: "m",
+      }));
+    try {
+      await client.connect(new StreamableHTTPClientTransport(url));
+      assert.equal(client.getNegotiatedProtocolVersion(), "2026-07-28");
+      const signal = AbortSignal.timeout(10_000);
+      await client.callTool({
+        name: "chatty",
+        arguments: {},
+        _meta: { [LOG_LEVEL]: "error" },
+      }, { signal });
+      assert.deepEqual(seen, ["error"]);
+      const result = await client.callTool(
+        { name: "ask_model", arguments: {} },
+        { signal },
+      );
+      assert.deepEqual(result.content, [{
+        type: "text",
+        text: "m:ok m:ok",
+      }]);
+    } finally {
+      await client.close();
+    }
+  }, false);
+});
