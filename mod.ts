@@ -82,6 +82,7 @@ export {
 } from "./src/core/decisions.ts";
 export { InputRequiredError } from "./src/core/input.ts";
 export type { InputResponse, PendingInput } from "./src/core/input.ts";
+export { SamplingUnavailableError } from "./src/core/sampling.ts";
 
 // Models: any AI SDK language model (OpenAI, Anthropic, Ollama, ...).
 export { aiSdkModel } from "./src/providers/ai_sdk.ts";

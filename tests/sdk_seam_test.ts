@@ -27,6 +27,7 @@ import {
   clientHandshake,
   forgetSessionId,
   handlerMapsCaught,
+  loggingLevels,
   protocolSeam,
   replacePipeThrough,
   replaceSseReader,
@@ -337,6 +338,7 @@ Deno.test("objects lacking a shape: every seam steps aside, counted, each fallba
       assert.equal(serverCapabilities(fake), undefined);
       assert.equal(serverHandshake(fake), undefined);
       assert.equal(serverValidator(fake), undefined);
+      assert.equal(loggingLevels(fake), undefined);
       // A body read without its pipeThrough (the SDK's reading changed).
       const body = ReadableStream.from([new Uint8Array([1])]);
       replacePipeThrough(body, (t) => body.pipeThrough(t));

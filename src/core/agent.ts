@@ -6,6 +6,8 @@
  */
 
 import type { AskFn } from "./input.ts";
+import type { LogFn } from "./logging.ts";
+import type { SampleFn } from "./sampling.ts";
 import type { AuthInfo } from "./auth.ts";
 import type { Decision } from "./decisions.ts";
 import { quote } from "./errors.ts";
@@ -176,6 +178,10 @@ export interface CallToolOptions {
   progress?: ProgressFn;
   /** Answers the handler's requests for input (its context's `ask`); absent: none can be asked. */
   ask?: AskFn;
+  /** Receives the handler's log messages (its context's `log`); absent: none sent. */
+  log?: LogFn;
+  /** Answers the handler's sampling requests (its context's `sample`); absent: none can be asked. */
+  sample?: SampleFn;
   /** The verified caller (`serveAgent` over authenticated HTTP), passed to the handler's context. */
   auth?: AuthInfo;
   /**
@@ -402,6 +408,8 @@ export class Agent {
       lineage: options.lineage ?? [],
       progress: options.progress,
       ask: options.ask,
+      log: options.log,
+      sample: options.sample,
       auth: options.auth,
     });
     const text = typeof args === "string" ? args : argumentText(args);

@@ -20,6 +20,7 @@ import type {
 import type { TaskRunOptions } from "./task_hook.ts";
 import {
   authOf,
+  type CallChannels,
   type CallExtra,
   type Exported,
   register,
@@ -264,17 +265,28 @@ function checkExportable(
 function invoking(tool: ToolDef): Exported {
   return exported(
     tool,
-    (args: unknown, extra: CallExtra, progress?: ProgressFn, ask?: AskFn) =>
+    (
+      args: unknown,
+      extra: CallExtra,
+      progress?: ProgressFn,
+      ask?: AskFn,
+      _task?: unknown,
+      channels?: CallChannels,
+    ) =>
       ask === undefined
         ? resultOf(tool, args, {
           signal: extra.signal,
           progress,
+          log: channels?.log,
+          sample: channels?.sample,
           ...authOf(extra),
         })
         : passingInput(tool, args, {
           signal: extra.signal,
           progress,
           ask,
+          log: channels?.log,
+          sample: channels?.sample,
           ...authOf(extra),
         }),
   );
@@ -354,6 +366,7 @@ export function exported(
     progress?: ProgressFn,
     ask?: AskFn,
     task?: Pick<TaskRunOptions, "checkpoint" | "saveCheckpoint">,
+    channels?: CallChannels,
   ) => Promise<ToolResult>,
   options?: { taskSupport?: TaskSupport; resumable?: boolean },
 ): Exported {

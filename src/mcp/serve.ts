@@ -24,6 +24,7 @@ import { runReporter } from "./_progress.ts";
 import {
   argumentText,
   authOf,
+  type CallChannels,
   type CallExtra,
   type Exported,
   register,
@@ -160,6 +161,8 @@ export function serveAgent(
           extra: CallExtra,
           progress?: ProgressFn,
           ask?: AskFn,
+          _task?: unknown,
+          channels?: CallChannels,
         ) => {
           let whole: ToolResult | undefined;
           const text = await agent.callTool(tool.name, argumentText(args), {
@@ -167,6 +170,8 @@ export function serveAgent(
             id: nextId(),
             progress,
             ask,
+            log: channels?.log,
+            sample: channels?.sample,
             ...authOf(extra),
             onResult: (result) => whole = result,
           });

@@ -30,7 +30,9 @@ export type SeamInternal =
   /** The `Server`'s handshake fields: `initialize` answered without the `Protocol`. */
   | "serverHandshake"
   /** The `Server`'s JSON Schema validator, used to check an elicitation answer. */
-  | "jsonSchemaValidator";
+  | "jsonSchemaValidator"
+  /** The `Server`'s per-session logging levels (`_loggingLevels`), shared with its `sendLoggingMessage`. */
+  | "loggingLevels";
 
 /** What each internal's fallback is, said once when it happens. */
 const FALLBACK: Readonly<Record<SeamInternal, string>> = {
@@ -56,6 +58,8 @@ const FALLBACK: Readonly<Record<SeamInternal, string>> = {
     "the Server's handshake fields; initialize and tool calls take the SDK's Protocol",
   jsonSchemaValidator:
     "the Server's JSON Schema validator; answers are checked with the module's own Ajv",
+  loggingLevels:
+    "the Server's logging levels map; ctx.log keeps levels of its own, and the SDK's sendLoggingMessage does not see what logging/setLevel set through weft",
 };
 
 /** Per internal: how often its lane was installed, and how often it fell back. */

@@ -374,6 +374,25 @@ function handlerMapOf(server: object): Map<string, unknown> | undefined {
 }
 
 /**
+ * The levels `logging/setLevel` set on `server` (an SDK `Server`), by
+ * session id (`undefined`: no session): its private `_loggingLevels`, so
+ * that the SDK's `sendLoggingMessage` and a tool's `ctx.log` filter alike;
+ * `undefined` (said once) when it has none.
+ */
+export function loggingLevels(
+  server: object,
+): Map<string | undefined, unknown> | undefined {
+  return outcome("loggingLevels", loggingLevelsOf(server));
+}
+
+function loggingLevelsOf(
+  server: object,
+): Map<string | undefined, unknown> | undefined {
+  const map = (server as { _loggingLevels?: unknown })._loggingLevels;
+  return map instanceof Map ? map : undefined;
+}
+
+/**
  * The capabilities `server` (an SDK `Server`) declares, from its private
  * `getCapabilities()`, or `undefined` (said once) when it has none.
  */
@@ -554,6 +573,11 @@ export function checkSdkInternals(sdk: SdkCopy): string[] {
         return server.getClientCapabilities!() === probe &&
           server.getClientVersion!() === probe;
       },
+    ],
+    [
+      "loggingLevels",
+      "Server _loggingLevels (Map)",
+      () => loggingLevelsOf(server) !== undefined,
     ],
     [
       "jsonSchemaValidator",

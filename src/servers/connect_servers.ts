@@ -36,7 +36,29 @@ import {
   type ServerState,
 } from "./_server.ts";
 
+import {
+  promptFrom,
+  promptsOf,
+  readFrom,
+  resourcesOf,
+  type ServerPrompt,
+  type ServerResource,
+  type ServerResourceTemplate,
+  templatesOf,
+} from "./_resources.ts";
+import type {
+  GetPromptResult,
+  ListOptions,
+  ReadResourceResult,
+} from "../mcp/remote_resources.ts";
+
 export type { ReconnectOptions, ServerState } from "./_server.ts";
+export type {
+  ServerPrompt,
+  ServerResource,
+  ServerResourceTemplate,
+} from "./_resources.ts";
+export { ServerListError } from "./_resources.ts";
 export type { ServerPins } from "./_pins.ts";
 export type { ShadowFinding } from "./_shadow.ts";
 
@@ -239,6 +261,32 @@ export interface ConnectedServers extends AsyncDisposable {
    * `undefined` for any other tool: `toolSearch`'s `serverOf`.
    */
   serverOf(tool: ToolDef): string | undefined;
+  /**
+   * Every resource of the servers that are up (or cached: connected now)
+   * and do not lack the resources capability, in config order, each tagged
+   * with its `server`; each server's list every page, up to `limit`
+   * (default 1000). A server's failure rejects with a `ServerListError`
+   * naming it.
+   */
+  listResources(options?: ListOptions): Promise<ServerResource[]>;
+  /** Every resource template, as `listResources` lists resources. */
+  listResourceTemplates(
+    options?: ListOptions,
+  ): Promise<ServerResourceTemplate[]>;
+  /** Every prompt of the servers that do not lack the prompts capability, as `listResources`. */
+  listPrompts(options?: ListOptions): Promise<ServerPrompt[]>;
+  /** One resource of the server named (the config key); an unknown name rejects with a `TypeError`. */
+  readResource(
+    server: string,
+    uri: string,
+    options?: { signal?: AbortSignal },
+  ): Promise<ReadResourceResult>;
+  /** One prompt of the server named, its arguments filled in. */
+  getPrompt(
+    server: string,
+    name: string,
+    options?: { arguments?: Record<string, string>; signal?: AbortSignal },
+  ): Promise<GetPromptResult>;
   /** Ends every connection and process. Idempotent. */
   close(): Promise<void>;
 }
@@ -554,6 +602,36 @@ class ServerSet implements ConnectedServers {
 
   readonly serverOf = (tool: ToolDef): string | undefined =>
     this.#members.find((s) => s.tools.includes(tool))?.spec.name;
+
+  listResources(options?: ListOptions): Promise<ServerResource[]> {
+    return resourcesOf(this.#members, options);
+  }
+
+  listResourceTemplates(
+    options?: ListOptions,
+  ): Promise<ServerResourceTemplate[]> {
+    return templatesOf(this.#members, options);
+  }
+
+  listPrompts(options?: ListOptions): Promise<ServerPrompt[]> {
+    return promptsOf(this.#members, options);
+  }
+
+  readResource(
+    server: string,
+    uri: string,
+    options?: { signal?: AbortSignal },
+  ): Promise<ReadResourceResult> {
+    return readFrom(this.#members, server, uri, options);
+  }
+
+  getPrompt(
+    server: string,
+    name: string,
+    options?: { arguments?: Record<string, string>; signal?: AbortSignal },
+  ): Promise<GetPromptResult> {
+    return promptFrom(this.#members, server, name, options);
+  }
 
   close(): Promise<void> {
     this.#closing ??= Promise.all(this.#members.map((s) => s.close())).then(

@@ -81,9 +81,11 @@ const RANGE: Range[] = [
     missing: [
       "clientProtocol: Protocol _responseHandlers, _progressHandlers, _requestResolvers, _timeoutInfo (Maps), _setupTimeout, _resetTimeout, _cleanupTimeout (functions)",
       "callResultSchema: CallToolResultSchema._zod.run (function)",
+      "loggingLevels: Server _loggingLevels (Map)",
       "jsonSchemaValidator: Server _jsonSchemaValidator.getValidator (function)",
     ],
-    fallsBack: ["jsonSchemaValidator"],
+    // 1.17 keeps no per-session logging levels: ctx.log keeps its own.
+    fallsBack: ["loggingLevels", "jsonSchemaValidator"],
   },
   {
     label: "a second copy of SDK 1.32 (1.32.0)",
