@@ -186,8 +186,10 @@ export type {
   TextPart,
   ToolCallPart,
   ToolResultPart,
+  ToolView,
 } from "./src/core/messages.ts";
 export type {
+  AppEvent,
   EventHandler,
   ModelWarningEvent,
   ReasoningDeltaEvent,

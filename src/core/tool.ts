@@ -12,6 +12,7 @@
 import type { ContentItem, ToolContent } from "./content.ts";
 import type { AskFn, InputAnswer } from "./input.ts";
 import type { AuthInfo } from "./auth.ts";
+import type { ToolView } from "./messages.ts";
 import { quote } from "./errors.ts";
 import {
   ACCEPTED_SCHEMAS,
@@ -283,6 +284,8 @@ export interface ToolResult {
    * result, or an imported tool's `structuredContent`. Absent otherwise.
    */
   readonly structured?: unknown;
+  /** The view the call produced (an imported MCP App tool); the run records it and emits an `app` event. */
+  readonly view?: ToolView;
 }
 
 /**
