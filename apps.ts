@@ -35,3 +35,4 @@ export type {
   ToolUi,
 } from "./src/mcp/app_meta.ts";
 export { withAppsCapability } from "./src/runtime/app_capability.ts";
+export type { ToolAppOptions } from "./src/core/app_view.ts";
