@@ -36,3 +36,11 @@ export type {
 } from "./src/mcp/app_meta.ts";
 export { withAppsCapability } from "./src/runtime/app_capability.ts";
 export type { ToolAppOptions } from "./src/core/app_view.ts";
+export { appHost } from "./src/apps/app_host.ts";
+export type {
+  AppHostHandler,
+  AppHostOptions,
+  AppServers,
+} from "./src/apps/app_host.ts";
+export { AppGateError } from "./src/apps/errors.ts";
+export type { AppGate } from "./src/apps/errors.ts";
