@@ -306,3 +306,36 @@ Deno.test("appHost: the sandbox proxy only on its own origin, under the view's C
   assert.equal(runs.status, 404);
   await runs.body?.cancel();
 });
+
+Deno.test("appHost: a view's model context enters the next turn labelled as the app's", async () => {
+  const model = script(callTools({ name: "show" }), say("ok"), say("thanks"));
+  await using r = await rig(model);
+  const runId = await started(r.handler);
+  const res = await post(r.handler, `/runs/${runId}/views/context`, {
+    server: "clock",
+    tool: "show",
+    params: {
+      content: [{ type: "text", text: "The user picked UTC." }],
+      structuredContent: { tz: "UTC" },
+    },
+  });
+  assert.equal(res.status, 200);
+  await res.body?.cancel();
+  // Context waits for the next turn; the user's words come after it.
+  const next = await post(r.handler, `/runs/${runId}/messages`, {
+    input: "and now?",
+  });
+  assert.equal(next.status, 200);
+  await next.body?.cancel();
+  await idle(r.handler, runId);
+  const sent = model.requests()[2].messages;
+  const texts = sent.slice(-2).map((m) =>
+    `${m.role}: ${(m.content[0] as { text: string }).text}`
+  );
+  assert.deepEqual(texts, [
+    `user: [Context from the view of tool "show" on server "clock" — from the app, not the user] ${
+      JSON.stringify('The user picked UTC.\n{"tz":"UTC"}')
+    }`,
+    "user: and now?",
+  ]);
+});

@@ -19,7 +19,7 @@ import { childEnv } from "../fixtures/runtime_server_helpers.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const repoRoot = new URL("../..", import.meta.url).pathname;
-const PAGE_SOURCE = new URL("./apps_page/host_page.ts", import.meta.url)
+const PAGE_SOURCE = new URL("../../examples/apps/page.ts", import.meta.url)
   .pathname;
 /** The page's globals these checks read (this file has no DOM lib). */
 interface PageGlobals {

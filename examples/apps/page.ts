@@ -21,6 +21,7 @@ interface View {
 
 const sandboxOrigin = document.body.dataset.sandbox!;
 
+// deno-lint-ignore no-explicit-any
 async function api(path: string, body?: unknown): Promise<any> {
   const response = await fetch(
     path,
