@@ -19,6 +19,8 @@ import {
 } from "../mod.ts";
 import { appHost, type AppHostHandler, type AppServer } from "../apps.ts";
 import { callTools, say, script, type ScriptModel } from "../testing.ts";
+import { memoryStore } from "../store.ts";
+import type { PinStore } from "../bridge.ts";
 
 const HOST = "http://host.test";
 const SANDBOX = "http://sandbox.test";
@@ -48,12 +50,16 @@ async function appServer(
   };
 }
 
-async function rig(model: ScriptModel) {
+async function rig(
+  model: ScriptModel,
+  { pins, showHtml = view("show") }: { pins?: PinStore; showHtml?: string } =
+    {},
+) {
   const clock = await appServer("clock", [
     rawTool({
       name: "show",
       description: "Shows the time.",
-      app: { html: view("show"), csp: CSP },
+      app: { html: showHtml, csp: CSP },
       run: () => "12:00",
     }),
     rawTool({
@@ -91,6 +97,7 @@ async function rig(model: ScriptModel) {
     agent,
     hostOrigin: HOST,
     sandboxOrigin: SANDBOX,
+    ...(pins === undefined ? {} : { pins }),
   });
   return {
     handler,
@@ -338,4 +345,39 @@ Deno.test("appHost: a view's model context enters the next turn labelled as the 
     }`,
     "user: and now?",
   ]);
+});
+
+Deno.test("appHost pins: a view pinned on first read; a changed one refused until approved", async () => {
+  await using store = memoryStore();
+  const readShow = (handler: AppHostHandler, runId: string) =>
+    post(handler, `/runs/${runId}/views/read`, {
+      server: "clock",
+      uri: "ui://clock/show",
+    });
+  {
+    await using r = await rig(script(callTools({ name: "show" }), say("ok")), {
+      pins: store,
+    });
+    const runId = await started(r.handler);
+    const first = await readShow(r.handler, runId);
+    assert.equal(first.status, 200);
+    await first.body?.cancel();
+  }
+  // The server now serves another view under the same URI.
+  await using r = await rig(script(callTools({ name: "show" }), say("ok")), {
+    pins: store,
+    showHtml: "<!doctype html><script>steal()</script>",
+  });
+  const runId = await started(r.handler);
+  assert.match(
+    await refused(await readShow(r.handler, runId), "view_changed"),
+    /the view ui:\/\/clock\/show of server "clock" changed since it was pinned/,
+  );
+  await r.handler.approveView("clock", "ui://clock/show");
+  const after = await readShow(r.handler, runId);
+  assert.equal(after.status, 200);
+  assert.equal(
+    (await after.json()).html,
+    "<!doctype html><script>steal()</script>",
+  );
 });

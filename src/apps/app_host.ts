@@ -14,6 +14,8 @@ import { HostRun, type RunRecord } from "./_runs.ts";
 import { callFromView, readView } from "./_views.ts";
 import { viewCsp } from "./_csp.ts";
 import { sandboxPage } from "./_sandbox_page.ts";
+import { approveViewPin, checkViewPin } from "./_view_pins.ts";
+import type { PinStore } from "../mcp/pins.ts";
 
 /** Options of {@linkcode appHost}. */
 export interface AppHostOptions {
@@ -31,6 +33,13 @@ export interface AppHostOptions {
   readonly maxRuns?: number;
   /** The largest request body in bytes; larger is refused with 413. Default 1 MiB. */
   readonly maxBodyBytes?: number;
+  /**
+   * Pin each view (its HTML, CSP, permissions and domain, as a SHA-256
+   * digest) in this store — the one `connectServers`' `pins` uses, so a
+   * view is pinned beside its tool: the first read pins it, a changed one
+   * is refused (`view_changed`) until `approveView` pins it again.
+   */
+  readonly pins?: PinStore;
 }
 
 /** What {@linkcode appHost} returns: the handler, and `close` to stop its runs. */
@@ -40,6 +49,8 @@ export interface AppHostHandler {
   close(): void;
   /** A run's log (its events, then what its views did), for a test or a server-side reader. */
   log(runId: string): readonly RunRecord[] | undefined;
+  /** With `pins`: pins the view `uri` of `server` as it is now (the host approved its change). */
+  approveView(server: string, uri: string): Promise<void>;
 }
 
 /** The servers as `appHost` reads them. */
@@ -190,6 +201,9 @@ export function appHost(
     const server = serverNamed(body.server);
     if (what === "views/read") {
       const view = await readView(server, body.uri as string, stop.signal);
+      if (options.pins !== undefined) {
+        await checkViewPin(options.pins, server.name, view);
+      }
       return json(200, { ...view, csp: viewCsp(view.meta.csp) });
     }
     if (what === "views/call") {
@@ -292,6 +306,13 @@ export function appHost(
   return Object.assign(handler, {
     close: () => stop.abort(new Error("appHost closed")),
     log: (runId: string) => runs.get(runId)?.log,
+    approveView: async (server: string, uri: string) => {
+      if (options.pins === undefined) {
+        throw new TypeError("appHost: approveView needs the pins option");
+      }
+      const view = await readView(serverNamed(server), uri, stop.signal);
+      await approveViewPin(options.pins, server, view);
+    },
   });
 }
 

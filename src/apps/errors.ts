@@ -12,6 +12,7 @@
  * - `foreign_tool`: a view called a tool its server does not have (another server's);
  * - `not_app_visible`: a view called a tool whose visibility lacks `"app"`;
  * - `approval_required`: a view called a tool that waits for approval;
+ * - `view_changed`: with `pins`, the view changed since it was pinned;
  * - `not_app_message`: a view's message that is not text from the app;
  * - `unknown_server`, `unknown_run`: the page named neither.
  */
@@ -22,6 +23,7 @@ export type AppGate =
   | "foreign_tool"
   | "not_app_visible"
   | "approval_required"
+  | "view_changed"
   | "not_app_message"
   | "unknown_server"
   | "unknown_run";
