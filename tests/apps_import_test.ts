@@ -6,7 +6,17 @@
  */
 
 import assert from "node:assert/strict";
-import { Agent, importTools, type RunEvent } from "../mod.ts";
+import {
+  Agent,
+  connectHttp,
+  exportTools,
+  httpHandler,
+  importTools,
+  rawTool,
+  type RunEvent,
+  Server,
+} from "../mod.ts";
+import { connectServers } from "../servers.ts";
 import { appToolInfo, withAppsCapability } from "../apps.ts";
 import { callTools, say, script } from "../testing.ts";
 import { listedServer } from "./_helpers/mcp_servers.ts";
@@ -154,4 +164,60 @@ Deno.test("apps: the client declares the extension with the app MIME type", asyn
       },
     },
   );
+});
+
+Deno.test("apps on one connectServers entry: that server's views and app tools, the other plain", async () => {
+  const clock = new URL("../examples/apps/clock_server.ts", import.meta.url)
+    .pathname;
+  const entry = { command: Deno.execPath(), args: ["run", "-A", clock] };
+  await using servers = await connectServers({
+    mcpServers: { views: { ...entry, apps: true }, plain: entry },
+  }, { signal: AbortSignal.timeout(30_000) });
+  assert.equal(servers.error, undefined, servers.error?.message);
+  const apps = servers.appServers();
+  assert.deepEqual(apps.map((s) => s.name), ["views"]);
+  assert.deepEqual(apps[0].tools.map((t) => t.name), ["views_get_time"]);
+  assert.deepEqual(appToolInfo(apps[0].tools[0]), {
+    server: "views",
+    tool: "get_time",
+    resourceUri: "ui://clock/get_time",
+    visibility: ["model", "app"],
+  });
+  const plain = servers.tools.find((t) => t.name === "plain_get_time")!;
+  assert.equal(appToolInfo(plain), undefined);
+});
+
+Deno.test("connectHttp apps: the server sees the extension declared in initialize", async () => {
+  const seen: unknown[] = [];
+  const handler = httpHandler(() => {
+    const server = new Server({ name: "probe", version: "1" });
+    exportTools(server, rawTool({ name: "t", description: "", run: () => "" }));
+    server.oninitialized = () => seen.push(server.getClientCapabilities());
+    return server;
+  }, { sessions: true });
+  const listener = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    handler,
+  );
+  try {
+    const url = `http://127.0.0.1:${listener.addr.port}/mcp`;
+    for (const apps of [true, false]) {
+      await using client = await connectHttp(url, { apps, protocol: "legacy" });
+      await client.listTools();
+    }
+    assert.deepEqual(seen, [
+      {
+        elicitation: { form: {} },
+        extensions: {
+          "io.modelcontextprotocol/ui": {
+            mimeTypes: ["text/html;profile=mcp-app"],
+          },
+        },
+      },
+      { elicitation: { form: {} } },
+    ]);
+  } finally {
+    await handler.close();
+    await listener.shutdown();
+  }
 });
