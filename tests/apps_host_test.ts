@@ -20,6 +20,7 @@ import {
 import { appHost, type AppHostHandler, type AppServer } from "../apps.ts";
 import { callTools, say, script, type ScriptModel } from "../testing.ts";
 import { memoryStore } from "../store.ts";
+import { rawPeer } from "./_helpers/mcp_servers.ts";
 import type { PinStore } from "../bridge.ts";
 
 const HOST = "http://host.test";
@@ -380,4 +381,91 @@ Deno.test("appHost pins: a view pinned on first read; a changed one refused unti
     (await after.json()).html,
     "<!doctype html><script>steal()</script>",
   );
+});
+
+Deno.test("appHost: _meta.ui merged from the listing and the read item (the item wins); a wrong MIME type refused", async () => {
+  const uri = "ui://raw/view";
+  await using peer = await rawPeer((method, params) => {
+    if (method === "tools/list") {
+      return {
+        tools: [
+          {
+            name: "draw",
+            inputSchema: { type: "object" },
+            _meta: { ui: { resourceUri: uri } },
+          },
+          {
+            name: "plain",
+            inputSchema: { type: "object" },
+            _meta: { ui: { resourceUri: "ui://raw/plain" } },
+          },
+        ],
+      };
+    }
+    if (method === "resources/list") {
+      return {
+        resources: [{
+          uri,
+          name: "view",
+          _meta: {
+            ui: {
+              csp: { connectDomains: ["https://a.example"] },
+              prefersBorder: true,
+            },
+          },
+        }],
+      };
+    }
+    if (method === "resources/read") {
+      return params?.uri === uri
+        ? {
+          contents: [{
+            uri,
+            mimeType: "text/html;profile=mcp-app",
+            text: "<p>v</p>",
+            _meta: { ui: { csp: { connectDomains: ["https://b.example"] } } },
+          }],
+        }
+        : {
+          contents: [{
+            uri: params?.uri,
+            mimeType: "text/html",
+            text: "<p>x</p>",
+          }],
+        };
+    }
+    throw new Error(`unexpected ${method}`);
+  });
+  const { tools } = await importTools(peer.client, { apps: { server: "raw" } });
+  const handler = appHost([{ name: "raw", client: peer.client, tools }], {
+    agent: new Agent(script(callTools({ name: "draw" }), say("ok")), { tools }),
+    hostOrigin: HOST,
+    sandboxOrigin: SANDBOX,
+  });
+  try {
+    const runId = await started(handler);
+    const res = await post(handler, `/runs/${runId}/views/read`, {
+      server: "raw",
+      uri,
+    });
+    assert.equal(res.status, 200);
+    const read = await res.json();
+    assert.deepEqual(read.meta, {
+      csp: { connectDomains: ["https://b.example"] },
+      prefersBorder: true,
+    });
+    assert.match(read.csp, /connect-src https:\/\/b\.example;/);
+    assert.match(
+      await refused(
+        await post(handler, `/runs/${runId}/views/read`, {
+          server: "raw",
+          uri: "ui://raw/plain",
+        }),
+        "wrong_mime_type",
+      ),
+      /its MIME type is "text\/html", not text\/html;profile=mcp-app/,
+    );
+  } finally {
+    handler.close();
+  }
 });
