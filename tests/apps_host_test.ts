@@ -469,3 +469,26 @@ Deno.test("appHost: _meta.ui merged from the listing and the read item (the item
     handler.close();
   }
 });
+
+Deno.test("appHost maxRuns: a new run drops the oldest finished one", async () => {
+  const model = script(say("one"), say("two"));
+  const handler = appHost([], {
+    agent: new Agent(model),
+    hostOrigin: HOST,
+    sandboxOrigin: SANDBOX,
+    maxRuns: 1,
+  });
+  try {
+    const first = await started(handler);
+    const second = await started(handler);
+    assert.notEqual(first, second);
+    await refused(
+      await handler(new Request(`${HOST}/runs/${first}`)),
+      "unknown_run",
+      404,
+    );
+    assert.equal((await idle(handler, second)).text, "two");
+  } finally {
+    handler.close();
+  }
+});

@@ -29,7 +29,11 @@ export interface AppHostOptions {
    * proxy page is never served on the host's origin.
    */
   readonly sandboxOrigin: string;
-  /** The most runs kept at once; a new one beyond is refused with 503. Default 100. */
+  /**
+   * The most runs kept at once (in this process's memory). At the limit a
+   * new run drops the oldest one that is not running; when every one is
+   * running, it is refused with 503. Default 100.
+   */
   readonly maxRuns?: number;
   /** The largest request body in bytes; larger is refused with 413. Default 1 MiB. */
   readonly maxBodyBytes?: number;
@@ -169,7 +173,14 @@ export function appHost(
     if (parts.length === 1 && request.method === "POST") {
       const body = await bodyOf(request, maxBody);
       if (runs.size >= maxRuns) {
-        return text(503, `appHost: ${maxRuns} runs already (maxRuns)`);
+        const done = [...runs.values()].find((r) => r.status !== "running");
+        if (done === undefined) {
+          return text(
+            503,
+            `appHost: ${maxRuns} runs are running (maxRuns); try again when one ends`,
+          );
+        }
+        runs.delete(done.id);
       }
       const run = new HostRun(crypto.randomUUID());
       runs.set(run.id, run);
