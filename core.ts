@@ -198,8 +198,10 @@ export type {
   TextPart,
   ToolCallPart,
   ToolResultPart,
+  ToolView,
 } from "./src/core/messages.ts";
 export type {
+  AppEvent,
   EventHandler,
   ModelWarningEvent,
   ReasoningDeltaEvent,

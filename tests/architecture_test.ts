@@ -132,6 +132,17 @@ const LAYERS: Record<
     ],
     bare: sdkOrNode,
   },
+  // MCP Apps' host backend: above the servers (it reads their app servers).
+  "src/apps/": {
+    folders: [
+      "src/apps/",
+      "src/servers/",
+      "src/runtime/",
+      "src/mcp/",
+      "src/core/",
+    ],
+    bare: sdkOrNode,
+  },
   "src/cli/": {
     folders: [
       "src/cli/",

@@ -221,7 +221,7 @@ async function runStep(
   run.emit({ type: "step_start", runId: run.id, index: step });
   const request: ModelRequest = {
     system: config.instructions,
-    messages: [...run.messages],
+    messages: withoutViews(run.messages),
     tools: [...tools.values()].map((t) => ({
       name: t.name,
       description: t.description,
@@ -343,4 +343,22 @@ function runCalls(
     maxResultBytes: config.maxResultBytes,
     events: run.toolEvents(),
   });
+}
+
+// The transcript as a model reads it: a tool result's `view` (an MCP App's
+// input and whole result, for the page) stays with the run. Only a message
+// holding one is copied.
+function withoutViews(messages: readonly Message[]): Message[] {
+  return messages.map((m) =>
+    m.role === "tool" && m.content.some((p) => "view" in p)
+      ? {
+        ...m,
+        content: m.content.map((p) => {
+          if (!("view" in p)) return p;
+          const { view: _view, ...rest } = p;
+          return rest;
+        }),
+      }
+      : m
+  );
 }

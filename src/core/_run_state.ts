@@ -99,6 +99,15 @@ export class RunState {
           content,
           isError,
         }),
+      app: (call, view) =>
+        this.emit({
+          type: "app",
+          runId: this.id,
+          seq: this.nextSeq(),
+          callId: call.id,
+          name: call.name,
+          view,
+        }),
       progress: this.listening
         ? (call, update) =>
           this.emit({

@@ -11,6 +11,7 @@ import type { AskFn } from "./input.ts";
 import type { LogFn } from "./logging.ts";
 import type { SampleFn } from "./sampling.ts";
 import type { AuthInfo } from "./auth.ts";
+import type { ToolAppOptions } from "./app_view.ts";
 import type { StandardResult, StandardSchemaV1 } from "./standard_schema.ts";
 import { isToolContent, renderContentItems } from "./content.ts";
 import {
@@ -441,5 +442,38 @@ export function build(
   ) {
     def.taskSupport = options.taskSupport;
   }
+  if (options.app !== undefined) def.app = appOf(options.app, shape.name);
   return Object.freeze(def);
+}
+
+// A tool's view, checked and frozen (a deep copy: the caller's object may change).
+function appOf(app: ToolAppOptions, name: string): ToolAppOptions {
+  if (typeof app !== "object" || app === null || typeof app.html !== "string") {
+    throw new TypeError(
+      `tool ${
+        JSON.stringify(name)
+      }: app.html must be the view's HTML document (a string)`,
+    );
+  }
+  const visibility = app.visibility;
+  if (
+    visibility !== undefined &&
+    (!Array.isArray(visibility) || visibility.length === 0 ||
+      !visibility.every((v) => v === "model" || v === "app"))
+  ) {
+    throw new TypeError(
+      `tool ${
+        JSON.stringify(name)
+      }: app.visibility must list "model", "app" or both`,
+    );
+  }
+  return deepFreeze(structuredClone(app));
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
 }

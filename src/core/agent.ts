@@ -22,7 +22,13 @@ import type { RunResult } from "./run.ts";
 import { snapshotTools, toolChain } from "./_chain.ts";
 import { RunStream } from "./stream.ts";
 import { argumentText, context } from "./_tool_build.ts";
-import type { ProgressFn, ToolArguments, ToolDef, ToolResult } from "./tool.ts";
+import type {
+  CallInfo,
+  ProgressFn,
+  ToolArguments,
+  ToolDef,
+  ToolResult,
+} from "./tool.ts";
 import type { SchemaInput } from "./schema_input.ts";
 import {
   SEARCH_TOOLS,
@@ -190,6 +196,16 @@ export interface CallToolOptions {
    * for. Middleware may still rewrite what `callTool` resolves to.
    */
   onResult?: (result: ToolResult) => void;
+  /**
+   * The call's identity, passed to the handler's context (`ctx.call`):
+   * with `approved: true`, an approval-gated tool runs (the caller decided).
+   */
+  call?: CallInfo;
+  /**
+   * Tools this call may reach beyond the agent's own (an app host's
+   * app-only tools, which no model sees); the agent's own win a name clash.
+   */
+  extraTools?: readonly ToolDef[];
 }
 
 /**
@@ -393,10 +409,17 @@ export class Agent {
     args: ToolArguments,
     options: CallToolOptions = {},
   ): Promise<string> {
-    const all = snapshotTools(
+    let all = snapshotTools(
       this.#config.tools,
       this.#config.toolSource?.(),
     );
+    if (options.extraTools !== undefined) {
+      const more = new Map(all);
+      for (const t of options.extraTools) {
+        if (!more.has(t.name)) more.set(t.name, t);
+      }
+      all = more;
+    }
     const tools = this.#config.search?.withSearch(all) ?? all;
     const caller = toolChain(tools, {
       middleware: this.#config.middleware,
@@ -411,6 +434,7 @@ export class Agent {
       log: options.log,
       sample: options.sample,
       auth: options.auth,
+      call: options.call,
     });
     const text = typeof args === "string" ? args : argumentText(args);
     return await caller({ id: options.id ?? "", name, args: text }, ctx);

@@ -16,7 +16,7 @@ import {
   ToolTimeoutError,
 } from "./errors.ts";
 import type { AudioContent, ImageContent } from "./content.ts";
-import type { ToolCallPart, ToolResultPart } from "./messages.ts";
+import type { ToolCallPart, ToolResultPart, ToolView } from "./messages.ts";
 import type { ToolCaller } from "./middleware.ts";
 import { failureText, formatDuration, truncateResult } from "./policy.ts";
 import {
@@ -76,6 +76,8 @@ export interface ToolEvents {
    * `ctx.progress` at all.
    */
   progress?(call: ToolCallPart, update: ToolProgress): void;
+  /** A call's tool shipped a view (after its finish); absent: views are only recorded. */
+  app?(call: ToolCallPart, view: ToolView): void;
 }
 
 /** Everything one step's dispatch needs. */
@@ -226,6 +228,7 @@ async function runCall(
   let content: string;
   let isError = true;
   let media: ToolResultPart["media"];
+  let view: ToolView | undefined;
   try {
     const hooks = telemetry();
     const work = () =>
@@ -241,7 +244,9 @@ async function runCall(
       )
       : await work();
     isError = false;
-    media = mediaOf(options.reported?.get(call.id), content);
+    const whole = options.reported?.get(call.id);
+    media = mediaOf(whole, content);
+    view = whole?.view;
   } catch (err) {
     if (run.aborted) content = errorText(run.reason);
     else if (timedOut !== undefined) content = timedOut.message;
@@ -264,7 +269,8 @@ async function runCall(
   }
   content = cap(content, tool, options);
   options.events.finish(call, content, isError);
-  return result(call, content, isError, media);
+  if (view !== undefined) options.events.app?.(call, view);
+  return result(call, content, isError, media, view);
 }
 
 /** What the tracing wrapper is told of a call. */
@@ -356,6 +362,7 @@ function result(
   content: string,
   isError: boolean,
   media?: ToolResultPart["media"],
+  view?: ToolView,
 ): CallOutcome {
   return {
     kind: "result",
@@ -366,6 +373,7 @@ function result(
       content,
       isError,
       ...(media !== undefined ? { media } : {}),
+      ...(view !== undefined ? { view } : {}),
     },
   };
 }

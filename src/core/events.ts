@@ -15,6 +15,7 @@ import type {
   Usage,
 } from "./model.ts";
 import type { PendingCall } from "./run.ts";
+import type { ToolView } from "./messages.ts";
 
 /** The run began. */
 export interface RunStartEvent {
@@ -156,6 +157,26 @@ export interface ToolFinishEvent {
   readonly isError: boolean;
 }
 
+/**
+ * A call's tool shipped a view (an MCP App tool imported with `apps`), right
+ * after its `tool_finish`: what a page needs to render it. The call's
+ * `ToolResultPart.view` keeps the same, so a saved run renders it again.
+ */
+export interface AppEvent {
+  /** Discriminator. */
+  readonly type: "app";
+  /** The run id. */
+  readonly runId: string;
+  /** The per-run event sequence number. */
+  readonly seq: number;
+  /** The call id. */
+  readonly callId: string;
+  /** The tool name as called. */
+  readonly name: string;
+  /** The view: server, tool, `ui://` resource, input and whole result. */
+  readonly view: ToolView;
+}
+
 /** A step finished. */
 export interface StepFinishEvent {
   /** Discriminator. */
@@ -215,6 +236,7 @@ export type RunEvent =
   | ToolStartEvent
   | ToolProgressEvent
   | ToolFinishEvent
+  | AppEvent
   | StepFinishEvent
   | RunFinishEvent;
 

@@ -65,6 +65,45 @@ export interface ToolResultPart {
    * each one is a `[image <mimeType>, <N> bytes]` line. Never on an error.
    */
   readonly media?: readonly (ImageContent | AudioContent)[];
+  /**
+   * The view the call's tool ships (an MCP App tool imported with `apps`):
+   * the server, the tool, the `ui://` resource and the call's input and
+   * whole result, so a page can render the view again from the saved run.
+   * Never read by a provider. Absent for any other call and on an error.
+   */
+  readonly view?: ToolView;
+}
+
+/**
+ * An interactive view a tool call produced (an MCP App): what a host needs to
+ * render it — the `ui://` resource to load and the input and result to hand it.
+ *
+ * @example A view as a run records it
+ * ```ts
+ * import type { ToolView } from "@weft/mcp/core";
+ * import assert from "node:assert/strict";
+ *
+ * const view: ToolView = {
+ *   server: "clock",
+ *   tool: "get-time",
+ *   resourceUri: "ui://get-time/mcp-app.html",
+ *   input: {},
+ *   result: { content: [{ type: "text", text: "12:00" }] },
+ * };
+ * assert.equal(view.resourceUri.startsWith("ui://"), true);
+ * ```
+ */
+export interface ToolView {
+  /** The server the tool came from (its `connectServers` name, or the name it reports). */
+  readonly server: string;
+  /** The tool's name on that server (before any prefix). */
+  readonly tool: string;
+  /** The view's `ui://` resource URI. */
+  readonly resourceUri: string;
+  /** The call's arguments, as sent. */
+  readonly input: unknown;
+  /** The server's whole result (`content`, `structuredContent`, `_meta`, …), as received. */
+  readonly result: unknown;
 }
 
 /** Any part of a message. */

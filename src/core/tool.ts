@@ -14,6 +14,8 @@ import type { AskFn, InputAnswer } from "./input.ts";
 import type { AuthInfo } from "./auth.ts";
 import type { LogFn } from "./logging.ts";
 import type { SampleFn } from "./sampling.ts";
+import type { ToolView } from "./messages.ts";
+import type { ToolAppOptions } from "./app_view.ts";
 import { type ApprovalRequest, quote } from "./errors.ts";
 import {
   ACCEPTED_SCHEMAS,
@@ -245,6 +247,12 @@ export interface ToolOptions {
    * that serve tasks (`serveTasks`). Absent: never a task.
    */
   taskSupport?: TaskSupport;
+  /**
+   * An interactive view (MCP Apps) shipped with the tool: exported, it is
+   * served as the resource `ui://<server>/<tool>` and named on the tool's
+   * `_meta.ui`; results keep their text for hosts without views.
+   */
+  app?: ToolAppOptions;
 }
 
 /**
@@ -315,6 +323,8 @@ export interface ToolResult {
    * result, or an imported tool's `structuredContent`. Absent otherwise.
    */
   readonly structured?: unknown;
+  /** The view the call produced (an imported MCP App tool); the run records it and emits an `app` event. */
+  readonly view?: ToolView;
 }
 
 /**
@@ -374,6 +384,8 @@ export interface ToolDef {
   readonly scopes?: readonly string[];
   /** Whether MCP callers may (`"optional"`) or must (`"required"`) run it as a task; absent: never. */
   readonly taskSupport?: TaskSupport;
+  /** The tool's interactive view (MCP Apps), when it ships one. */
+  readonly app?: ToolAppOptions;
   /**
    * Runs the handler on the arguments — the model's JSON text, or an
    * object ({@link ToolArguments}: both give the same result). Resolves to

@@ -46,6 +46,8 @@ export interface RemoteOptions extends RenderOptions {
   readonly taskSupport?: TaskSupport;
   /** Which tools are called as tasks (default `"required"`: those the server requires). */
   readonly taskCalls?: TaskCalls;
+  /** The tool's MCP App view: each successful result carries it (`ToolResult.view`). */
+  readonly view?: { readonly server: string; readonly resourceUri: string };
 }
 
 /**
@@ -87,6 +89,7 @@ export function remoteInvoke(
     server: legacy?.server ?? serverNameOf(client),
   };
   const render: RenderOptions = { render: options.render };
+  const view = options.view;
   const asTask = callsAsTask(
     client,
     options.taskSupport,
@@ -132,7 +135,19 @@ export function remoteInvoke(
     const text = renderContent(result, render);
     if (result.isError === true) throw new RemoteToolError(text);
     if (typeof options.onResult === "function") {
-      options.onResult(wholeResult(result, text));
+      const whole = wholeResult(result, text);
+      options.onResult(
+        view === undefined ? whole : {
+          ...whole,
+          view: {
+            server: view.server,
+            tool: serverName,
+            resourceUri: view.resourceUri,
+            input: params.arguments,
+            result,
+          },
+        },
+      );
     }
     return text;
   };

@@ -33,6 +33,13 @@ import {
 } from "../core/input.ts";
 import { setStateKey } from "./_ask.ts";
 import { refuseNonTools } from "./_tool_args.ts";
+import {
+  appResource,
+  appResourceUri,
+  appToolMeta,
+  exportedServerName,
+} from "./_app_export.ts";
+import { exportResources } from "./resources.ts";
 
 const DEFAULT_INPUT_SCHEMA: Readonly<Record<string, unknown>> = Object.freeze({
   type: "object",
@@ -126,6 +133,8 @@ export function exportTools(server: Server, ...tools: ToolDef[]): void {
   for (const tool of tools) {
     checkExportable(tool, seen);
   }
+  const views = tools.filter((t) => t.app !== undefined);
+  if (views.length > 0) return exportViews(server, tools, views);
   const built = tools.map(entryOf);
   if (tools.length === 0 || !tools.every(Object.isFrozen)) {
     return register(server, built, "exportTools");
@@ -136,6 +145,34 @@ export function exportTools(server: Server, ...tools: ToolDef[]): void {
   };
   sets.set(tools[0], set);
   register(server, set.shared, "exportTools");
+}
+
+// Tools some of which ship a view: each view's `ui://<server>/<tool>` on
+// its tool's listing, the views served through the resources registry.
+// Their listings name the server, so they are built per server.
+function exportViews(
+  server: Server,
+  tools: readonly ToolDef[],
+  views: readonly ToolDef[],
+): void {
+  const name = exportedServerName(server);
+  const built = tools.map((tool) => {
+    const entry = entryOf(tool);
+    if (tool.app === undefined) return entry;
+    const uri = appResourceUri(name, tool.name);
+    return {
+      ...entry,
+      listing: {
+        ...entry.listing,
+        _meta: { ...entry.listing._meta, ...appToolMeta(uri, tool.app) },
+      },
+    };
+  });
+  register(server, built, "exportTools");
+  exportResources(
+    server,
+    views.map((tool) => appResource(appResourceUri(name, tool.name), tool)),
+  );
 }
 
 /**

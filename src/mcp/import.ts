@@ -27,6 +27,8 @@ import { remoteInvoke, type RemoteOptions } from "./_remote_call.ts";
 import { listedTaskSupport } from "./_remote_task.ts";
 import type { ResultRendering } from "./render.ts";
 import type { InputHandler } from "./input.ts";
+import { appToolInfo, tagAppTool, toolUi } from "./app_meta.ts";
+import { serverNameOf } from "./_elicit.ts";
 import {
   definitionOf,
   type ListedDefinition,
@@ -128,6 +130,19 @@ export interface ImportOptions {
    * `read_resource` itself is refused with a `TypeError`.
    */
   readResource?: boolean | { limit?: number };
+  /**
+   * MCP Apps (off unless asked): read each tool's view
+   * (`_meta.ui.resourceUri`, or the deprecated flat `_meta["ui/resourceUri"]`)
+   * and visibility (`_meta.ui.visibility`). A tool with a view records it on
+   * each successful call (`ToolResult.view`: the run's `app` event and
+   * `ToolResultPart.view`, with the call's input and the whole MCP result);
+   * a tool whose visibility lacks `"model"` is left out of `tools` (no model
+   * ever sees it) and put on `ImportResult.appTools`, for views to call.
+   * `server` names the server in the views (default: the name it reports).
+   * The client should declare the extension (`withAppsCapability`, or the
+   * `apps` option of `connectHttp`/`connectStdio`/`connectServers`).
+   */
+  apps?: boolean | { readonly server?: string };
 }
 
 /**
@@ -293,6 +308,11 @@ export interface ImportResult {
   skipped?: ImportError;
   /** How the listing compared with the pins; present only with the `pins` option. */
   pins?: PinReport;
+  /**
+   * With `apps`: the tools only views may call (visibility without
+   * `"model"`), never in `tools`; absent otherwise or when none.
+   */
+  appTools?: ToolDef[];
 }
 
 /**
@@ -407,6 +427,7 @@ export async function importTools(
     entries.push(made.entry);
     local = new Map([[READ_RESOURCE, made.invoke]]);
   }
+  const apps = appsServer(client, options.apps);
   const tools: ToolDef[] = [];
   const skipped: SkippedTool[] = [];
   const imported = new Set<string>();
@@ -414,7 +435,7 @@ export async function importTools(
     const outcome = importEntry(
       client,
       entries[index],
-      { prefix, policy, gated, render, local },
+      { prefix, policy, gated, render, local, apps },
       imported,
     );
     if (outcome instanceof Error) {
@@ -431,14 +452,47 @@ export async function importTools(
   const result: ImportResult = skipped.length === 0
     ? { tools }
     : { tools, skipped: new ImportError(skipped) };
-  if (options.pins === undefined) return result;
-  return await pinned(client, entries, result, options.pins, {
-    prefix,
-    policy,
-    gated,
-    render,
-    local,
-  });
+  if (options.pins === undefined) return splitAppTools(result, apps);
+  return splitAppTools(
+    await pinned(client, entries, result, options.pins, {
+      prefix,
+      policy,
+      gated,
+      render,
+      local,
+      apps,
+    }),
+    apps,
+  );
+}
+
+// The server name views are labelled with, when apps are on.
+function appsServer(
+  client: Client,
+  apps: ImportOptions["apps"],
+): string | undefined {
+  if (apps === undefined || apps === false) return undefined;
+  const named = typeof apps === "object" ? apps.server : undefined;
+  return named ?? serverNameOf(client);
+}
+
+// The app-only tools moved from `tools` to `appTools`.
+function splitAppTools(
+  result: ImportResult,
+  apps: string | undefined,
+): ImportResult {
+  if (apps === undefined) return result;
+  const tools: ToolDef[] = [];
+  const appTools: ToolDef[] = [];
+  for (const tool of result.tools) {
+    const info = appToolInfo(tool);
+    if (info !== undefined && !info.visibility.includes("model")) {
+      appTools.push(tool);
+    } else tools.push(tool);
+  }
+  return appTools.length === 0
+    ? { ...result, tools }
+    : { ...result, tools, appTools };
 }
 
 // The imported tools again, each under its pin: a tool pinned as listed
@@ -494,6 +548,8 @@ interface EntryRules {
   readonly render: RemoteOptions;
   /** Invoke bodies of tools the import made itself (`read_resource`), by server-side name. */
   readonly local?: ReadonlyMap<string, InvokeBody>;
+  /** With `apps`: the server name views are labelled with. */
+  readonly apps?: string;
   /** Wraps each tool's invoke body (the pin guard). */
   readonly wrap?: (
     invoke: (args: ToolArguments, options: InvokeOptions) => Promise<string>,
@@ -504,7 +560,7 @@ interface EntryRules {
 function importEntry(
   client: Client,
   entry: unknown,
-  { prefix, policy, gated, render, wrap, local }: EntryRules,
+  { prefix, policy, gated, render, wrap, local, apps }: EntryRules,
   imported: ReadonlySet<string>,
 ): ToolDef | Error {
   if (!isRecord(entry)) return new NonObjectEntryError();
@@ -535,16 +591,20 @@ function importEntry(
   const description = typeof entry.description === "string"
     ? entry.description
     : "";
+  const ui = apps === undefined ? undefined : toolUi(entry);
   const invoke = local?.get(serverName) ??
     remoteInvoke(client, serverName, name, {
       ...render,
       taskSupport: listedTaskSupport(entry),
+      ...(ui?.resourceUri === undefined
+        ? {}
+        : { view: { server: apps!, resourceUri: ui.resourceUri } }),
     });
   // What rawTool builds, minus what a remote call does not use: the
   // handler's context (only the signal and progress matter, and only when
   // given) and the check that the handler resolved a string (renderContent
   // always does), with the promise hop it costs every call.
-  return build(
+  const tool = build(
     {
       description,
       origin: policy.origin !== undefined ? policy.origin : "mcp",
@@ -570,6 +630,10 @@ function importEntry(
     },
     wrap === undefined ? invoke : wrap(invoke),
   );
+  if (ui !== undefined) {
+    tagAppTool(tool, { server: apps!, tool: serverName, ...ui });
+  }
+  return tool;
 }
 
 // The approval rule as one test of the server's name, checked before any

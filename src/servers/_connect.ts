@@ -43,6 +43,8 @@ export interface ConnectSpecOptions {
   readonly launch?: Launch;
   /** Sees each stderr line of a stdio server too (a denied permission is read from it). */
   readonly tapStderr?: (line: string) => void;
+  /** MCP Apps: declare the `io.modelcontextprotocol/ui` extension. */
+  readonly apps?: boolean;
   /** Told of each request `allowedHosts` refused (a refusal a library swallowed still names the host). */
   readonly onEgressRefused?: (error: EgressRefusedError) => void;
 }
@@ -83,6 +85,7 @@ export function connectSpec(
       protocol: c.protocol,
       eraStore: options.eraStore,
       capabilities: CAPABILITIES,
+      apps: options.apps,
     });
   }
   const auth = options.auth?.(spec.name);
@@ -112,6 +115,7 @@ export function connectSpec(
       options.onEgressRefused,
     ),
     capabilities: CAPABILITIES,
+    apps: options.apps,
   };
   return spec.kind === "sse"
     ? connectSse(spec.config.url, {

@@ -75,6 +75,8 @@ export interface ServerContext {
   readonly fetch?: typeof globalThis.fetch;
   readonly forwardSignals?: boolean;
   readonly render?: ResultRendering;
+  /** MCP Apps for every server (an entry's own `apps` wins). */
+  readonly apps?: boolean;
   readonly eraStore?: EraStore;
   /** The OAuth client of an HTTP server, by its name. */
   readonly auth?: (server: string) => OAuthClientProvider | undefined;
@@ -116,6 +118,7 @@ export class ManagedServer {
   #client?: McpClient;
   #lostCause?: Error;
   #tools: readonly ToolDef[] = [];
+  #appTools: readonly ToolDef[] = [];
   #skipped?: ImportError;
   #pinReport?: PinReport;
   #launch?: Launch;
@@ -157,6 +160,21 @@ export class ManagedServer {
   /** The server's imported tools (last good list). */
   get tools(): readonly ToolDef[] {
     return this.#tools;
+  }
+
+  /** Whether MCP Apps are on for this server (its entry, else the set's option). */
+  get apps(): boolean {
+    return (this.spec.config.apps ?? this.#ctx.apps) === true;
+  }
+
+  /** Its app-only tools (with `apps`): for views, never in `tools`. */
+  get appTools(): readonly ToolDef[] {
+    return this.#appTools;
+  }
+
+  /** The client its tools use: every request goes to the current connection. */
+  get client(): RoutedClient {
+    return this.#routed;
   }
 
   /** How a stdio server is started (its permissions applied), once known. */
@@ -498,6 +516,7 @@ export class ManagedServer {
         clientInfo: ctx.clientInfo,
         stderr: ctx.stderr,
         fetch: ctx.fetch,
+        apps: this.apps,
         forwardSignals: ctx.forwardSignals,
         eraStore: ctx.eraStore,
         auth: ctx.auth,
@@ -529,11 +548,13 @@ export class ManagedServer {
         render: this.spec.config.render ?? this.#ctx.render,
         onInput: this.#ctx.onInput,
         signal,
+        ...(this.apps ? { apps: { server: this.spec.name } } : {}),
         ...(this.#ctx.pins === undefined ? {} : {
           pins: pinsFor(this.spec, this.#ctx.pins, () => void this.refresh()),
         }),
       });
       this.#tools = result.tools;
+      this.#appTools = result.appTools ?? [];
       this.#skipped = result.skipped;
       if (this.#serving === undefined) {
         this.#listed = this.#listing;

@@ -38,6 +38,12 @@ export interface ServerEntryOptions {
    * `connectHttp`'s and `connectStdio`'s `protocol`). Ignored for `type: "sse"`.
    */
   protocol?: "auto" | "modern" | "legacy";
+  /**
+   * MCP Apps for this server (see `importTools`' `apps`): the client
+   * declares the extension, tools carry their views, app-only tools are
+   * kept from the model. Default: the `connectServers` option, else false.
+   */
+  apps?: boolean;
 }
 
 /**
@@ -196,6 +202,7 @@ const STDIO_FIELDS = new Set([
   "initializeTimeout",
   "render",
   "protocol",
+  "apps",
   "permissions",
   "inheritEnv",
   // Host-specific fields other hosts ignore, accepted and not used.
@@ -217,6 +224,7 @@ const HTTP_FIELDS = new Set([
   "initializeTimeout",
   "render",
   "protocol",
+  "apps",
   "autoApprove",
   "alwaysAllow",
   "timeout",

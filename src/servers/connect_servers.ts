@@ -12,6 +12,7 @@ import type { ToolDef } from "../core/tool.ts";
 import type { ResultRendering } from "../mcp/render.ts";
 import type { InputHandler } from "../mcp/input.ts";
 import type { PinReport } from "../mcp/pins.ts";
+import type { AppServer } from "../mcp/app_meta.ts";
 import type { ServerPins } from "./_pins.ts";
 import { findShadowing, quarantined, type ShadowFinding } from "./_shadow.ts";
 import type { ServerConnectError } from "../runtime/errors.ts";
@@ -192,6 +193,12 @@ export interface ConnectServersOptions {
    * @default "report"
    */
   shadowing?: "report" | "quarantine";
+  /**
+   * MCP Apps for every server (an entry's own `apps` wins): see
+   * `importTools`' `apps`. `appServers()` hands them to `appHost`.
+   * @default false
+   */
+  apps?: boolean;
 }
 
 /** One server of a {@link ConnectedServers} set, as it stands now. */
@@ -287,6 +294,12 @@ export interface ConnectedServers extends AsyncDisposable {
     name: string,
     options?: { arguments?: Record<string, string>; signal?: AbortSignal },
   ): Promise<GetPromptResult>;
+  /**
+   * The servers with MCP Apps on, as `appHost` reads them: each one's name,
+   * client (requests go to its current connection) and tools as they are
+   * now, its app-only tools (never in `tools`) included.
+   */
+  appServers(): AppServer[];
   /** Ends every connection and process. Idempotent. */
   close(): Promise<void>;
 }
@@ -396,6 +409,7 @@ class ServerSet implements ConnectedServers {
       fetch: options.fetch,
       forwardSignals: options.forwardSignals,
       render: options.render,
+      apps: options.apps,
       eraStore: options.eraStore,
       onInput: options.onInput,
       ...(options.catalog === undefined
@@ -598,6 +612,21 @@ class ServerSet implements ConnectedServers {
       }
       return status;
     });
+  }
+
+  appServers(): AppServer[] {
+    return this.#members.flatMap((s) =>
+      s.apps
+        ? [{
+          name: s.spec.name,
+          client: s.client,
+          tools: [
+            ...this.#tools.filter((t) => this.#owners.get(t) === s),
+            ...s.appTools,
+          ],
+        }]
+        : []
+    );
   }
 
   readonly serverOf = (tool: ToolDef): string | undefined =>

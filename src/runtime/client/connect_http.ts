@@ -4,6 +4,7 @@
  * @module
  */
 
+import { withAppsCapability } from "../app_capability.ts";
 import type {
   ClientCapabilities,
   FetchLike,
@@ -83,6 +84,12 @@ export interface ConnectHttpOptions {
    * (its `onInput`) or parks in the agent run for `answer`.
    */
   capabilities?: ClientCapabilities;
+  /**
+   * MCP Apps: declare the `io.modelcontextprotocol/ui` extension
+   * (`mimeTypes: ["text/html;profile=mcp-app"]`) on top of `capabilities`.
+   * Pair with `importTools`' `apps`. Default false.
+   */
+  apps?: boolean;
   /** The fetch to use; `globalThis.fetch` when absent. */
   fetch?: FetchLike;
   /**
@@ -209,7 +216,7 @@ export async function connectHttp(
   });
   const client = new McpClient(
     options.clientInfo ?? DEFAULT_CLIENT_INFO,
-    { capabilities: options.capabilities ?? { elicitation: {} } },
+    { capabilities: capabilitiesOf(options) },
     link,
   );
   if (options.onerror !== undefined) client.onerror = options.onerror;
@@ -279,4 +286,13 @@ class HttpLink implements ClientLink {
     await this.#transport.terminateSession();
     await closeProtocol().catch(() => {});
   }
+}
+
+// The declared capabilities: the given ones (default elicitation), with the
+// MCP Apps extension when asked.
+function capabilitiesOf(
+  options: { capabilities?: ClientCapabilities; apps?: boolean },
+): ClientCapabilities {
+  const base = options.capabilities ?? { elicitation: {} };
+  return options.apps === true ? withAppsCapability(base) : base;
 }

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { withAppsCapability } from "../app_capability.ts";
 import type { ClientCapabilities, Implementation } from "../sdk_types.ts";
 import {
   closeClientOnAbort,
@@ -130,6 +131,12 @@ export interface ConnectStdioOptions {
    * (its `onInput`) or parks in the agent run for `answer`.
    */
   capabilities?: ClientCapabilities;
+  /**
+   * MCP Apps: declare the `io.modelcontextprotocol/ui` extension
+   * (`mimeTypes: ["text/html;profile=mcp-app"]`) on top of `capabilities`.
+   * Pair with `importTools`' `apps`. Default false.
+   */
+  apps?: boolean;
   /**
    * Installed as the client's `onerror` before the handshake, so nothing
    * the transport reports (a malformed line, an over-long line) is missed.
@@ -309,7 +316,7 @@ export async function connectStdio(
   connection.era = era;
   const client = new McpClient(
     options.clientInfo ?? DEFAULT_CLIENT_INFO,
-    { capabilities: options.capabilities ?? { elicitation: {} } },
+    { capabilities: capabilitiesOf(options) },
     connection,
   );
   if (options.onerror !== undefined) client.onerror = options.onerror;
@@ -520,4 +527,13 @@ async function forwardLines(
 
 function prefixedStderr(name: string): (line: string) => void {
   return (line) => console.error(`[${name}] ${line}`);
+}
+
+// The declared capabilities: the given ones (default elicitation), with the
+// MCP Apps extension when asked.
+function capabilitiesOf(
+  options: { capabilities?: ClientCapabilities; apps?: boolean },
+): ClientCapabilities {
+  const base = options.capabilities ?? { elicitation: {} };
+  return options.apps === true ? withAppsCapability(base) : base;
 }

@@ -1,0 +1,62 @@
+/**
+ * What `appHost` refuses a page or a view, as a value: the gate and why.
+ *
+ * @module
+ */
+
+/**
+ * Which gate refused:
+ * - `not_ui_uri`: a view read of a URI that is not `ui://`;
+ * - `foreign_resource`: a `ui://` URI no tool of the view's server names;
+ * - `wrong_mime_type`: the server answered a view read with another MIME type;
+ * - `foreign_tool`: a view called a tool its server does not have (another server's);
+ * - `not_app_visible`: a view called a tool whose visibility lacks `"app"`;
+ * - `approval_required`: a view called a tool that waits for approval;
+ * - `view_changed`: with `pins`, the view changed since it was pinned;
+ * - `not_app_message`: a view's message that is not text from the app;
+ * - `unknown_server`, `unknown_run`: the page named neither.
+ */
+export type AppGate =
+  | "not_ui_uri"
+  | "foreign_resource"
+  | "wrong_mime_type"
+  | "foreign_tool"
+  | "not_app_visible"
+  | "approval_required"
+  | "view_changed"
+  | "not_app_message"
+  | "unknown_server"
+  | "unknown_run";
+
+/**
+ * A request `appHost` refused: `gate` says which check, the message what
+ * was asked and of which server. Answered as HTTP 403 (404 for an unknown
+ * run or server) with `{ error: { gate, message } }`.
+ *
+ * @example Tell a refusal by its gate
+ * ```ts
+ * import { AppGateError } from "@weft/mcp/apps";
+ * import assert from "node:assert/strict";
+ *
+ * const error = new AppGateError("not_ui_uri", 'view read of "https://x": only ui:// URIs are views');
+ * assert.equal(error.gate, "not_ui_uri");
+ * ```
+ */
+export class AppGateError extends Error {
+  /** The gate that refused. */
+  readonly gate: AppGate;
+
+  /** Builds the refusal. */
+  constructor(gate: AppGate, message: string, options?: ErrorOptions) {
+    super(`appHost: ${message}`, options);
+    this.name = "AppGateError";
+    this.gate = gate;
+  }
+
+  /** The HTTP status it is answered with. */
+  get status(): number {
+    return this.gate === "unknown_run" || this.gate === "unknown_server"
+      ? 404
+      : 403;
+  }
+}
