@@ -10,11 +10,14 @@
  */
 
 import { StoreUnavailableError } from "../store/contract.ts";
+import type { LeaseClock } from "./_lease.ts";
 
 /** Time for the host's waits: the real timers, or a test's. */
 export interface TaskClock {
   /** Resolves after `ms`, or at once when `signal` aborts. */
   sleep(ms: number, signal: AbortSignal): Promise<void>;
+  /** The leases' clock (their heartbeat). Default: the real timers. */
+  readonly lease?: LeaseClock;
 }
 
 /** The real timers. */
