@@ -22,9 +22,11 @@ export class FakeClock implements LeaseClock, Disposable {
   #elapsed = 0;
   #next = 1;
   #timers: Timer[] = [];
+  #waiting: (() => void)[] = [];
 
-  constructor() {
-    Date.now = () => this.now();
+  /** `dates: false` leaves `Date.now` alone (the lease's timers only). */
+  constructor(options: { dates?: boolean } = {}) {
+    if (options.dates !== false) Date.now = () => this.now();
   }
 
   now(): number {
@@ -34,7 +36,13 @@ export class FakeClock implements LeaseClock, Disposable {
   setTimeout(run: () => void, ms: number): unknown {
     const timer = { id: this.#next++, at: this.#elapsed + ms, run };
     this.#timers.push(timer);
+    for (const wake of this.#waiting.splice(0)) wake();
     return timer.id;
+  }
+
+  /** Resolves when the next timer is scheduled (a heartbeat's beat ended). */
+  scheduled(): Promise<void> {
+    return new Promise((resolve) => this.#waiting.push(resolve));
   }
 
   clearTimeout(handle: unknown): void {
