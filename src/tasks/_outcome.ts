@@ -9,7 +9,7 @@
  * @module
  */
 
-import { StoreUnavailableError } from "../store/contract.ts";
+import { storeOutageOf } from "../store/outage.ts";
 import type { LeaseClock } from "./_lease.ts";
 
 /** Time for the host's waits: the real timers, or a test's. */
@@ -56,13 +56,9 @@ export const MAX_RETRY_MS = 5_000;
 export const UNRECORDED_TEXT =
   "the task ended, but the store refused to keep its outcome; call it again only if running it twice is safe";
 
-/** Whether `error` is (or was caused by) a store that cannot be reached. */
+/** Whether `error` is (or was caused by) a store that cannot be reached (the store's one classifier). */
 export function isStoreOutage(error: unknown): boolean {
-  for (let depth = 0; depth < 8 && error instanceof Error; depth++) {
-    if (error instanceof StoreUnavailableError) return true;
-    error = error.cause;
-  }
-  return false;
+  return storeOutageOf(error) !== undefined;
 }
 
 /**
