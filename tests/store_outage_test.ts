@@ -69,6 +69,13 @@ const TABLE: [StoreEngine, string, unknown, StoreFailureKind][] = [
     pg("FATAL", "53300"),
     "outage",
   ],
+  // Not FATAL: only its SQLSTATE says it (a pool at max_connections).
+  [
+    "postgres",
+    "ERROR 53300 too many connections",
+    pg("ERROR", "53300"),
+    "outage",
+  ],
   [
     "postgres",
     "ERROR 08006 connection failure",
