@@ -9,6 +9,7 @@
 
 import assert from "node:assert/strict";
 import {
+  denoKvStore,
   memoryStore,
   postgresStore,
   redisStore,
@@ -262,5 +263,19 @@ Deno.test("lease: two hosts racing one lapsed lease on a real Postgres: exactly 
     await a.close();
     await b.close();
     await server.stop();
+  }
+});
+
+Deno.test("lease: two hosts racing one lapsed lease on Deno KV (two handles on one file): exactly one wins", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "weft-lease-kv-" });
+  const kvs = [
+    await Deno.openKv(`${dir}/kv.sqlite3`),
+    await Deno.openKv(`${dir}/kv.sqlite3`),
+  ];
+  try {
+    await raceLapsed(kvs.map((kv) => denoKvStore(kv, { prefix: ["lease"] })));
+  } finally {
+    for (const kv of kvs) kv.close();
+    await Deno.remove(dir, { recursive: true });
   }
 });
