@@ -295,14 +295,23 @@ async function killMidStream(
   const before: Event[] = [];
   while (before.length < 2) before.push((await live.next())!);
   const lastId = live.lastId!;
-  // A goes on counting and storing; the client reads no more, then A dies.
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  // A goes on counting and storing; the client reads no more, then A dies
+  // once the shared store holds events the client has not read (without a
+  // shared store there is nothing to wait for: the resume fails anyway).
+  const [streamId, seq] = lastId.split("/");
+  const unread = async () =>
+    (await stored(session["mcp-session-id"]).catch(() => undefined))
+      ?.filter((e) => e.streamId === streamId && e.seq > seq).length ?? 2;
+  const deadline = Date.now() + 10_000;
+  while (await unread() < 2) {
+    assert.ok(Date.now() < deadline, "A stored no event past the client's");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
   await rig.instances[0].kill();
   await live.cancel();
   const res = await resume(rig, session, lastId);
   assert.equal(res.status, 200, "resumed after the kill");
   assert.notEqual(res.headers.get("x-served-by"), "0");
-  const [streamId, seq] = lastId.split("/");
   const kept = (await stored(session["mcp-session-id"]))
     .filter((e) => e.streamId === streamId && e.seq > seq)
     .sort((a, b) => a.seq < b.seq ? -1 : 1);

@@ -208,10 +208,19 @@ Deno.test("weft to weft: cancelling the run cancels the task and reaches the too
   }
   stop.abort(new Error("the user stopped the run"));
   await assert.rejects(run);
-  while (seen.signal.aborted !== true) {
-    if (Date.now() > deadline) throw new Error("the task was not cancelled");
-    await new Promise((r) => setTimeout(r, 5));
-  }
+  // A latch on the tool's signal, failing fast past the deadline.
+  const signal = seen.signal;
+  await new Promise<void>((resolve, reject) => {
+    if (signal.aborted) return resolve();
+    const late = setTimeout(
+      () => reject(new Error("the task was not cancelled")),
+      Math.max(0, deadline - Date.now()),
+    );
+    signal.addEventListener("abort", () => {
+      clearTimeout(late);
+      resolve();
+    }, { once: true });
+  });
   assert.equal(seen.signal.reason?.name, "TaskCancelledError");
   await weft.store.close();
 });

@@ -6,15 +6,15 @@
  * @module
  */
 
-import {
-  type Store,
-  type StoreEntry,
-  type StoreLogEntry,
-  type StoreSubscribeOptions,
-  type StoreSubscription,
-  StoreUnavailableError,
+import type {
+  Store,
+  StoreEntry,
+  StoreLogEntry,
+  StoreSubscribeOptions,
+  StoreSubscription,
 } from "./contract.ts";
 import { checkTtl, rejecting, subscription } from "./_subscription.ts";
+import { storeFailure } from "./outage.ts";
 
 /** A Deno KV key part, as this adapter writes them. */
 type KeyPart = string | number;
@@ -170,15 +170,12 @@ export function denoKvStore(
   const expireIn = (ttl: number | undefined) =>
     ttl === undefined ? {} : { expireIn: ttl };
 
-  // An operation against KV: its failure is a StoreUnavailableError.
+  // An operation against KV: its failure read by the one classifier.
   async function run<T>(operation: string, body: () => Promise<T>): Promise<T> {
     try {
       return await body();
     } catch (error) {
-      if (error instanceof RangeError || error instanceof TypeError) {
-        throw error;
-      }
-      throw new StoreUnavailableError("deno-kv", operation, error);
+      throw storeFailure("deno-kv", operation, error);
     }
   }
 

@@ -15,6 +15,7 @@ import {
   StoreUnavailableError,
 } from "./contract.ts";
 import { ChannelSet, checkTtl, rejecting } from "./_subscription.ts";
+import { storeFailure } from "./outage.ts";
 
 /**
  * A Postgres client, structurally: a `postgres` client (`postgres(url)`)
@@ -176,18 +177,9 @@ export function postgresStore(
       }
       return result;
     } catch (error) {
-      if (error instanceof RangeError) throw error;
-      if (
-        typeof (error as { severity?: unknown }).severity === "string" &&
-        !serverGoingAway(error)
-      ) {
-        // The server answered: not an outage (a payload too long, say).
-        throw new Error(
-          `postgres store: ${operation} failed: ${(error as Error).message}`,
-          { cause: error },
-        );
-      }
-      throw new StoreUnavailableError("postgres", operation, error);
+      // The server answered a refusal (a payload too long, say): a plain
+      // error; not reached, or going away: an outage.
+      throw storeFailure("postgres", operation, error);
     }
   }
 
@@ -382,18 +374,4 @@ export function postgresStore(
     },
   };
   return rejecting(store);
-}
-
-/**
- * Whether an error the server sent says it cannot serve at all: a fatal
- * one (the connection ends), a connection exception (class 08), or the
- * server shutting down, crashed or starting up (57P01–57P03), out of
- * connections (53300) — an outage, not a refusal of this statement.
- */
-function serverGoingAway(error: unknown): boolean {
-  const { severity, code } = error as { severity?: unknown; code?: unknown };
-  if (severity === "FATAL" || severity === "PANIC") return true;
-  if (typeof code !== "string") return false;
-  return code.startsWith("08") || code === "57P01" || code === "57P02" ||
-    code === "57P03" || code === "53300";
 }

@@ -14,6 +14,7 @@ import {
   StoreUnavailableError,
 } from "./contract.ts";
 import { ChannelSet, checkTtl, rejecting } from "./_subscription.ts";
+import { storeFailure } from "./outage.ts";
 
 /**
  * The subscriber connection of a Redis client, structurally (an `ioredis`
@@ -170,16 +171,7 @@ export function redisStore(
     try {
       return await body(redis);
     } catch (error) {
-      if (error instanceof RangeError) throw error;
-      if (
-        error instanceof Error &&
-        /^(ERR|WRONGTYPE|NOSCRIPT)/.test(error.message)
-      ) {
-        throw new Error(`redis store: ${operation} failed: ${error.message}`, {
-          cause: error,
-        });
-      }
-      throw new StoreUnavailableError("redis", operation, error);
+      throw storeFailure("redis", operation, error);
     }
   }
 

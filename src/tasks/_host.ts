@@ -31,7 +31,6 @@ import {
   isTerminal,
   leaseKey,
   recordKey,
-  type TaskLease,
   type TaskRecord,
   type WireTask,
   wireTask,
@@ -42,6 +41,7 @@ import {
   TaskStoreUnavailableError,
 } from "./errors.ts";
 import { RecordBook } from "./_book.ts";
+import { Lease, leaseHeld } from "./_lease.ts";
 import { Questions } from "./_questions.ts";
 import { askerOf, connectionOf, detached, ownerOf } from "./_caller.ts";
 import {
@@ -93,8 +93,8 @@ export class TaskHost implements TaskRunner {
   readonly settings: HostSettings;
   /** Tasks running in this process, by id. */
   readonly #running = new Map<string, AbortController>();
-  /** The heartbeat of each task running here, by id. */
-  readonly #beats = new Map<string, ReturnType<typeof setInterval>>();
+  /** The lease of each task running here, by id (its heartbeat renews it). */
+  readonly #leases = new Map<string, Lease>();
   /**
    * The connection of each anonymous caller without a session that made a
    * task here (an SDK transport: a stdio or in-memory connection, one
@@ -175,14 +175,17 @@ export class TaskHost implements TaskRunner {
       max: this.settings.maxTasksPerCaller,
       ttlMs: this.settings.maxTtlMs,
     });
-    await this.store.set(
-      leaseKey(id),
-      { instance: this.instance } satisfies TaskLease,
-      { ttlMs: this.settings.leaseMs },
-    );
+    // A new id: its lease is free, and nobody else can race for it.
+    const lease = this.#lease(id);
+    if (!await lease.acquire()) {
+      throw new Error(`task ${id}: its new lease was held by another instance`);
+    }
     await this.store.set(recordKey(id), record, { ttlMs: ttl });
     if (call.era === "v1") this.#questions.origins.set(id, call.server);
-    this.#launch(record, (options) => call.run(options), undefined, ended);
+    this.#launch(record, lease, (options) => call.run(options), {
+      checkpoint: undefined,
+      ended,
+    });
     // The modern shape carries the 2025 one too: the SDK's server checks a
     // call that named `params.task` against it, and modern readers ignore it.
     return call.era === "v2"
@@ -321,40 +324,48 @@ export class TaskHost implements TaskRunner {
   async close(): Promise<void> {
     this.#closed = true;
     this.#closing.abort();
-    const ids = [...this.#running.keys()];
-    for (const [id, abort] of this.#running) {
-      clearInterval(this.#beats.get(id));
+    const leases = [...this.#leases.values()];
+    for (const lease of leases) lease.stop();
+    for (const abort of this.#running.values()) {
       abort.abort(new Error("the task host closed"));
     }
-    this.#beats.clear();
     this.#questions.close();
-    // A lease the store cannot let go of now lapses by its TTL instead.
-    await Promise.all(ids.map(async (id) => {
-      const lease = await this.store.get<TaskLease>(leaseKey(id))
-        .catch(() => undefined);
-      if (lease?.value.instance === this.instance) {
-        await this.store.delete(leaseKey(id)).catch(() => {});
-      }
-    }));
+    await Promise.all(
+      leases.map((lease) =>
+        // A lease the store cannot let go of now lapses by its TTL instead.
+        lease.release().catch(() => {})
+      ),
+    );
+  }
+
+  /** This host's lease on task `id`, on the host's clock. */
+  #lease(id: string): Lease {
+    return new Lease(this.store, leaseKey(id), {
+      instance: this.instance,
+      ttlMs: this.settings.leaseMs,
+      clock: this.#clock.lease,
+    });
   }
 
   /** Runs `record`'s task here under the lease, writing its outcome. */
   #launch(
     record: TaskRecord,
+    lease: Lease,
     run: (options: TaskRunOptions) => Promise<Record<string, unknown>>,
-    checkpoint: unknown,
-    ended: () => void,
+    { checkpoint, ended }: { checkpoint: unknown; ended: () => void },
   ): void {
     const id = record.taskId;
     const abort = new AbortController();
     this.#running.set(id, abort);
-    const beat = setInterval(
+    this.#leases.set(id, lease);
+    lease.heartbeat({
+      onLost: () =>
+        abort.abort(new Error("another instance took the task over")),
       // A beat the store misses is tried at the next one; the lease lapses
       // only if the store stays down past it.
-      () => void this.#beat(id, abort).catch(() => {}),
-      Math.max(10, Math.floor(this.settings.leaseMs / 3)),
-    );
-    this.#beats.set(id, beat);
+      onError: () => {},
+      afterBeat: () => this.#stillWanted(id, abort),
+    });
     let asks = 0;
     let progressing: Promise<unknown> = Promise.resolve();
     const options: TaskRunOptions = {
@@ -398,18 +409,15 @@ export class TaskHost implements TaskRunner {
       })
       .finally(async () => {
         ended();
-        clearInterval(beat);
-        this.#beats.delete(id);
+        lease.stop();
+        this.#leases.delete(id);
         this.#running.delete(id);
         this.#questions.forget(id);
         this.#book.wake(id);
-        // The lease is let go only while it is still this instance's (one
-        // the store cannot let go of now lapses by its TTL instead).
-        const lease = await this.store.get<TaskLease>(leaseKey(id))
-          .catch(() => undefined);
-        if (lease?.value.instance === this.instance && !this.#closed) {
-          await this.store.delete(leaseKey(id)).catch(() => {});
-        }
+        // Let go only while it is still this instance's (`close()` lets go
+        // of it itself); one the store cannot let go of now lapses by its
+        // TTL instead.
+        if (!this.#closed) await lease.release().catch(() => {});
       });
   }
 
@@ -427,20 +435,9 @@ export class TaskHost implements TaskRunner {
     });
   }
 
-  /** Renews the lease; aborts the run when the task was cancelled elsewhere or the lease was lost. */
-  async #beat(id: string, abort: AbortController): Promise<void> {
+  /** After each renewal: aborts the run when the task was cancelled or dropped elsewhere. */
+  async #stillWanted(id: string, abort: AbortController): Promise<void> {
     if (abort.signal.aborted) return;
-    const lease = await this.store.get<TaskLease>(leaseKey(id));
-    if (lease !== undefined && lease.value.instance !== this.instance) {
-      abort.abort(new Error("another instance took the task over"));
-      return;
-    }
-    await this.store.swap(
-      leaseKey(id),
-      lease?.version,
-      { instance: this.instance } satisfies TaskLease,
-      { ttlMs: this.settings.leaseMs },
-    );
     const record = await this.store.get<TaskRecord>(recordKey(id));
     if (record === undefined || isTerminal(record.value.status)) {
       abort.abort(new TaskCancelledError(id));
@@ -514,8 +511,7 @@ export class TaskHost implements TaskRunner {
       throw TaskAccessError.notFound(id);
     }
     if (isTerminal(record.status) || this.#running.has(id)) return record;
-    const lease = await this.store.get<TaskLease>(leaseKey(id));
-    if (lease !== undefined) return record;
+    if (await leaseHeld(this.store, leaseKey(id))) return record;
     return await this.#takeOver(record, extra, server) ?? record;
   }
 
@@ -530,16 +526,11 @@ export class TaskHost implements TaskRunner {
     server: object,
   ): Promise<TaskRecord | undefined> {
     const id = record.taskId;
-    const won = await this.store.swap(
-      leaseKey(id),
-      undefined,
-      { instance: this.instance } satisfies TaskLease,
-      { ttlMs: this.settings.leaseMs },
-    );
-    if (!won) return undefined;
+    const lease = this.#lease(id);
+    if (!await lease.acquire()) return undefined;
     const tool: TaskTool | undefined = taskToolOf(server, record.tool);
     if (tool === undefined || !tool.resumable) {
-      await this.store.delete(leaseKey(id));
+      await lease.release();
       return await this.#book.update(id, (r) => {
         if (isTerminal(r.status)) return undefined;
         const { input: _, ...rest } = r;
@@ -565,12 +556,18 @@ export class TaskHost implements TaskRunner {
             : r.statusMessage,
         },
     );
-    if (resumed === undefined || isTerminal(resumed.status)) return resumed;
+    if (resumed === undefined || isTerminal(resumed.status)) {
+      await lease.release();
+      return resumed;
+    }
     this.#launch(
       resumed,
+      lease,
       (options) => tool.run(resumed.args, detached(extra, resumed), options),
-      resumed.checkpoint,
-      this.#counts.add(resumed.owner),
+      {
+        checkpoint: resumed.checkpoint,
+        ended: this.#counts.add(resumed.owner),
+      },
     );
     return resumed;
   }

@@ -9,12 +9,15 @@
  * @module
  */
 
-import { StoreUnavailableError } from "../store/contract.ts";
+import { storeOutageOf } from "../store/outage.ts";
+import type { LeaseClock } from "./_lease.ts";
 
 /** Time for the host's waits: the real timers, or a test's. */
 export interface TaskClock {
   /** Resolves after `ms`, or at once when `signal` aborts. */
   sleep(ms: number, signal: AbortSignal): Promise<void>;
+  /** The leases' clock (their heartbeat). Default: the real timers. */
+  readonly lease?: LeaseClock;
 }
 
 /** The real timers. */
@@ -53,13 +56,9 @@ export const MAX_RETRY_MS = 5_000;
 export const UNRECORDED_TEXT =
   "the task ended, but the store refused to keep its outcome; call it again only if running it twice is safe";
 
-/** Whether `error` is (or was caused by) a store that cannot be reached. */
+/** Whether `error` is (or was caused by) a store that cannot be reached (the store's one classifier). */
 export function isStoreOutage(error: unknown): boolean {
-  for (let depth = 0; depth < 8 && error instanceof Error; depth++) {
-    if (error instanceof StoreUnavailableError) return true;
-    error = error.cause;
-  }
-  return false;
+  return storeOutageOf(error) !== undefined;
 }
 
 /**

@@ -52,11 +52,6 @@ export interface TaskRecord {
   readonly checkpoint?: unknown;
 }
 
-/** The lease: the instance running the task, renewed by its heartbeat. */
-export interface TaskLease {
-  readonly instance: string;
-}
-
 /** The spec's `Task`: what `tasks/get`, `tasks/list`, `tasks/cancel` and `CreateTaskResult` carry. */
 export interface WireTask {
   readonly taskId: string;

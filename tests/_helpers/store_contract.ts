@@ -184,12 +184,28 @@ export async function contractSuite(
         assert.equal(await store.swap(key, seen!.version, "r2"), true);
         assert.equal(await other.swap(key, seen!.version, "r2'"), false);
         assert.equal((await other.get(key))?.value, "r2");
-        // An expired value counts as absent.
-        await store.set(`${key}-old`, "x", { ttlMs: 100 });
+        // An expired value counts as absent: a swap at its last version
+        // loses, one on an absent key wins. Its expiry is read on a probe
+        // written after it with the same TTL, never on the key itself (a
+        // read may drop an expired key and hide a swap that would not).
+        const old = `${key}-old`, probe = `${key}-probe`;
+        const stale = await store.set(old, "x", { ttlMs: 100 });
+        await store.set(probe, "p", { ttlMs: 100 });
         await until(
-          () => other.swap(`${key}-old`, undefined, "fresh"),
+          async () => (await other.get(probe)) === undefined,
+          "the probe written after it expires",
+        );
+        assert.equal(
+          await other.swap(old, stale, "resurrected"),
+          false,
+          "a swap at an expired value's version loses",
+        );
+        assert.equal(
+          await other.swap(old, undefined, "fresh"),
+          true,
           "a swap on an expired value as on an absent one",
         );
+        assert.equal((await store.get(old))?.value, "fresh");
       },
     );
 

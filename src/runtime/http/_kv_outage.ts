@@ -9,18 +9,12 @@
  * @module
  */
 
-import { StoreUnavailableError } from "../../store/contract.ts";
+import { storeFailure } from "../../store/outage.ts";
 import type { KvAtomicLike, KvKeyLike, KvLike } from "./kv_store.ts";
 
 /** `error` as the failure of `operation`: an outage unless it is a bug. */
 function failed(operation: string, error: unknown): never {
-  if (
-    error instanceof RangeError || error instanceof TypeError ||
-    error instanceof StoreUnavailableError
-  ) {
-    throw error;
-  }
-  throw new StoreUnavailableError("deno-kv", operation, error);
+  throw storeFailure("deno-kv", operation, error);
 }
 
 /** `kv`, its operations' failures read as outages. */

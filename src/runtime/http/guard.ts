@@ -6,8 +6,6 @@
  * @module
  */
 
-import { StoreUnavailableError } from "../../store/contract.ts";
-
 /** The remote side of a request, as `Deno.serve` passes it (`info.remoteAddr`). */
 export interface RemoteAddress {
   /** `"tcp"`, `"udp"`, `"unix"`, … */
@@ -96,14 +94,8 @@ export function storeUnavailable(
   );
 }
 
-/** The `StoreUnavailableError` that `error` is or was caused by, if any. */
-export function storeDown(error: unknown): StoreUnavailableError | undefined {
-  for (let depth = 0; depth < 8 && error instanceof Error; depth++) {
-    if (error instanceof StoreUnavailableError) return error;
-    error = error.cause;
-  }
-  return undefined;
-}
+/** The `StoreUnavailableError` that `error` is or was caused by, if any (the store's one classifier). */
+export { storeOutageOf as storeDown } from "../../store/outage.ts";
 
 /** The answer to anything that went wrong inside: 500, -32603, `Internal error`. */
 export function internalError(): Response {
