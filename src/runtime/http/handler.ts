@@ -31,7 +31,7 @@ import { StatelessRoute } from "./_stateless.ts";
 import { capOption, ListenCap } from "./_listen_cap.ts";
 import { SignalHook } from "./_host.ts";
 import type { AuthInfo } from "../../core/auth.ts";
-import type { ResourceAuthOptions } from "./auth.ts";
+import type { ResourceAuthOptions } from "../../auth/server/resource.ts";
 import { AuthGate, authOf } from "./_auth.ts";
 import {
   type CacheHints,

@@ -29,7 +29,8 @@ import {
 import { fetchWithinOrigin } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
-import type { FetchLike } from "../sdk_types.ts";
+// @ts-types="@modelcontextprotocol/sdk/shared/transport"
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { AuthorizationError } from "./oauth_client.ts";
 
 /** RFC 8414 metadata, `authorization_endpoint` optional. */

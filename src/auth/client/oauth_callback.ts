@@ -7,7 +7,8 @@
  * @module
  */
 
-import type { FetchLike } from "../sdk_types.ts";
+// @ts-types="@modelcontextprotocol/sdk/shared/transport"
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   AuthorizationError,
   OAuthClient,

@@ -14,9 +14,10 @@ import {
   auth,
   type OAuthClientProvider,
 } from "@modelcontextprotocol/sdk/client/auth.js";
-import type { FetchLike } from "../sdk_types.ts";
+// @ts-types="@modelcontextprotocol/sdk/shared/transport"
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { AuthorizationError, OAuthClient } from "./oauth_client.ts";
-import { ensureDiscovery, withKeptDiscovery } from "./_oauth_discovery.ts";
+import { ensureDiscovery, withKeptDiscovery } from "./_discovery.ts";
 import {
   type BearerChallenge,
   bearerChallenge,
@@ -24,7 +25,7 @@ import {
   refusalOf,
   scopeRefusalOf,
   type ServerNaming,
-} from "./_auth_refusal.ts";
+} from "./refusal.ts";
 
 /**
  * Wraps `base` for requests to the MCP endpoint `naming.url`. A refusal

@@ -26,14 +26,12 @@ import type {
   OAuthClientMetadata,
   OAuthTokens,
 } from "@modelcontextprotocol/sdk/shared/auth.js";
-import type { FetchLike } from "../sdk_types.ts";
+// @ts-types="@modelcontextprotocol/sdk/shared/transport"
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { OAuthStore } from "./oauth_store.ts";
 import { oauthStoreOf } from "./oauth_store_view.ts";
 import type { Store } from "../../store/contract.ts";
-import {
-  ensureDiscovery,
-  noAuthorizationEndpoint,
-} from "./_oauth_discovery.ts";
+import { ensureDiscovery, noAuthorizationEndpoint } from "./_discovery.ts";
 
 /** RFC 8693 token exchange, RFC 7523 JWT bearer and the SEP-990 ID-JAG type. */
 const TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange";
