@@ -72,15 +72,13 @@ export type {
 } from "./src/auth/server/jwt.ts";
 
 // Calling: the OAuth client, its token stores and its redirect endpoint.
-export {
-  AuthorizationError,
-  oauthClient,
-} from "./src/auth/client/oauth_client.ts";
+export { oauthClient } from "./src/auth/client/oauth_client.ts";
 export type {
-  AuthorizationErrorReason,
   OAuthClientOptions,
   OAuthClientProvider,
-} from "./src/auth/client/oauth_client.ts";
+} from "./src/auth/client/options.ts";
+export { AuthorizationError } from "./src/auth/client/authorization_error.ts";
+export type { AuthorizationErrorReason } from "./src/auth/client/authorization_error.ts";
 export {
   kvOAuthStore,
   memoryOAuthStore,

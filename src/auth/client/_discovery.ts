@@ -31,7 +31,7 @@ import { fetchWithinOrigin } from "@modelcontextprotocol/sdk/shared/transport.js
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 // @ts-types="@modelcontextprotocol/sdk/shared/transport"
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { AuthorizationError } from "./oauth_client.ts";
+import { AuthorizationError } from "./authorization_error.ts";
 
 /** RFC 8414 metadata, `authorization_endpoint` optional. */
 const OAUTH_METADATA = OAuthMetadataSchema.partial({

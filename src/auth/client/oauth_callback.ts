@@ -9,11 +9,9 @@
 
 // @ts-types="@modelcontextprotocol/sdk/shared/transport"
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
-import {
-  AuthorizationError,
-  OAuthClient,
-  type OAuthClientProvider,
-} from "./oauth_client.ts";
+import { AuthorizationError } from "./authorization_error.ts";
+import { OAuthClient } from "./oauth_client.ts";
+import type { OAuthClientProvider } from "./options.ts";
 
 /** Options of {@link oauthCallback}. */
 export interface OAuthCallbackOptions {

@@ -8,13 +8,19 @@
  * (RFC 9207), the `authorize` hook that completes the flow in one call,
  * and client credentials for headless agents.
  *
+ * The class here is the adapter: it holds a flow's state between the
+ * SDK's callbacks and does the store's reads and writes; what to decide is
+ * judged by pure functions over a clock reading (`_grant.ts`: which grant
+ * and what is registered; `_callback.ts`: state, `iss`, code;
+ * `_tokens.ts`: expiry and the refresh steps; `_enterprise.ts`: the
+ * SEP-990 exchange) and the guarded refresh is `_refresh.ts`.
+ *
  * @module
  */
 
 // @ts-types="@modelcontextprotocol/sdk/client/auth"
 import {
   auth,
-  type OAuthClientProvider as SdkOAuthClientProvider,
   type OAuthDiscoveryState,
   refreshAuthorization,
 } from "@modelcontextprotocol/sdk/client/auth.js";
@@ -30,237 +36,55 @@ import type {
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { OAuthStore } from "./oauth_store.ts";
 import { oauthStoreOf } from "./oauth_store_view.ts";
-import type { Store } from "../../store/contract.ts";
+import { AuthorizationError } from "./authorization_error.ts";
+import type { OAuthClientOptions, OAuthClientProvider } from "./options.ts";
 import { ensureDiscovery, noAuthorizationEndpoint } from "./_discovery.ts";
+import {
+  type Clock,
+  recordOf,
+  refreshDue,
+  scopesOf,
+  systemClock,
+  type TokenRecord,
+  withAskedScope,
+} from "./_tokens.ts";
+import { refreshGuarded } from "./_refresh.ts";
+import {
+  callbackDenial,
+  callbackVerdict,
+  discoveredIssuerRefusal,
+  livePending,
+  noVerifier,
+  PENDING_TTL,
+  type PendingRecord,
+  pendingRecordOf,
+  randomToken,
+  stateMismatch,
+} from "./_callback.ts";
+import {
+  clientCredentialsParams,
+  clientKeyOf,
+  clientMetadataOf,
+  grantOf,
+  ownScope,
+  preRegisteredClient,
+  supportedScope,
+  tokensKeyOf,
+} from "./_grant.ts";
+import { jwtBearerGrant } from "./_enterprise.ts";
 
-/** RFC 8693 token exchange, RFC 7523 JWT bearer and the SEP-990 ID-JAG type. */
-const TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange";
-const JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer";
-const ID_TOKEN = "urn:ietf:params:oauth:token-type:id_token";
-const ID_JAG = "urn:ietf:params:oauth:token-type:id-jag";
-/** How long a pending authorization (state and PKCE verifier) is kept. */
-const PENDING_TTL = 10 * 60_000;
-/** How long a refresh may hold its lease before another process may try. */
-const REFRESH_LEASE = 30_000;
-/** Tokens this close to expiry are refreshed before use. */
-const EXPIRY_MARGIN = 30_000;
+export { AuthorizationError } from "./authorization_error.ts";
+export type { AuthorizationErrorReason } from "./authorization_error.ts";
+export type { OAuthClientOptions, OAuthClientProvider } from "./options.ts";
 
-/**
- * The MCP SDK's `OAuthClientProvider` (the copy this module depends on):
- * what `connectHttp`'s and `connectServers`' `auth` take. `oauthClient`
- * makes one; any other implementation works too (the SDK's
- * `ClientCredentialsProvider`, say), with the SDK's `auth()` run on a 401.
- *
- * @example
- * ```ts
- * import { oauthClient, type OAuthClientProvider } from "@weft/mcp/auth";
- * const auth: OAuthClientProvider = oauthClient({ clientId: "agent", clientSecret: "s3cret" });
- * console.log(auth.redirectUrl); // undefined: client credentials
- * ```
- */
-export type OAuthClientProvider = SdkOAuthClientProvider;
-
-/** Why an OAuth flow stopped; see {@link AuthorizationError}. */
-export type AuthorizationErrorReason =
-  /** The user must visit `authorizationUrl`; no `authorize` was given. */
-  | "redirect-required"
-  /** The authorization server answered the redirect with an `error`. */
-  | "denied"
-  /** The callback's `state` matches no pending authorization (expired, replayed, forged). */
-  | "state-mismatch"
-  /** The callback's `iss` is not the issuer the flow started with (RFC 9207). */
-  | "issuer-mismatch"
-  /** The server answered 401 to a token obtained just now, or the authorization server refused the client. */
-  | "refused"
-  /** The enterprise identity provider refused the token exchange (SEP-990). */
-  | "idp-refused"
-  /** The server answered 401 and the connection has no OAuth client to get a token with. */
-  | "authorization-required"
-  /** The server answered 403 `insufficient_scope` and no step-up (left) gets the scope. */
-  | "insufficient-scope"
-  /** The authorization server refused the scope asked for (`invalid_scope`). */
-  | "scope-refused"
-  /**
-   * The authorization server's metadata does not parse, or lacks what the
-   * flow needs (an `authorization_endpoint` for the authorization code
-   * grant; a client-credentials-only server may publish none).
-   */
-  | "metadata-unusable";
-
-/**
- * The server wants authorization the connection could not give, or an
- * OAuth flow could not complete. `reason` says why; `status` (401 or 403),
- * `scope` (what the server's challenge requires) and `challenge` (its
- * `WWW-Authenticate` header) say what the server answered, `server` and
- * `url` which server. `authorizationUrl` is where to send the user when
- * the reason is `"redirect-required"`. A connect rejects with it; a call
- * rejects with it too (through `importTools`, the model reads
- * `mcp: <message>` and the tool error's `cause` is this error).
- *
- * @example Tell an unauthorized server from any other failure
- * ```ts
- * import assert from "node:assert/strict";
- * import { connectHttp } from "@weft/mcp";
- * import { AuthorizationError } from "@weft/mcp/auth";
- *
- * const http = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () =>
- *   new Response(null, {
- *     status: 401,
- *     headers: { "www-authenticate": 'Bearer scope="mcp"' },
- *   }));
- * const url = `http://127.0.0.1:${http.addr.port}/mcp`;
- * try {
- *   await connectHttp(url, { name: "orders", protocol: "legacy" });
- *   assert.fail("connected");
- * } catch (e) {
- *   assert.ok(e instanceof AuthorizationError);
- *   assert.equal(e.reason, "authorization-required");
- *   assert.equal(e.status, 401);
- *   assert.equal(e.scope, "mcp");
- *   assert.equal(e.server, "orders");
- * }
- * await http.shutdown();
- * ```
- */
-export class AuthorizationError extends Error {
-  /** Why the flow stopped. */
-  readonly reason: AuthorizationErrorReason;
-  /** Where the user authorizes, for `"redirect-required"`. */
-  readonly authorizationUrl: URL | undefined;
-  /** The HTTP status the MCP server answered (401, 403), when it answered one. */
-  readonly status: number | undefined;
-  /** The scope the server's challenge requires; for `"scope-refused"`, the scope refused. */
-  readonly scope: string | undefined;
-  /** The server's `WWW-Authenticate` header, as it came. */
-  readonly challenge: string | undefined;
-  /** The server's name, when known. */
-  readonly server: string | undefined;
-  /** The MCP endpoint's URL, when known. */
-  readonly url: string | undefined;
-  /** Builds the error. */
-  constructor(
-    reason: AuthorizationErrorReason,
-    message: string,
-    options: {
-      /** Where the user authorizes, for `"redirect-required"`. */
-      authorizationUrl?: URL;
-      /** The HTTP status the MCP server answered: 401 or 403. */
-      status?: number;
-      /** The scope the server's challenge requires (or the one refused, for `"scope-refused"`). */
-      scope?: string;
-      /** The server's `WWW-Authenticate` header, as it came. */
-      challenge?: string;
-      /** The server's name (a config key, or `connectHttp`'s `name`: by default the URL's host). */
-      server?: string;
-      /** The MCP endpoint's URL. */
-      url?: string;
-      /** What failed underneath. */
-      cause?: unknown;
-    } = {},
-  ) {
-    super(message, { cause: options.cause });
-    this.name = "AuthorizationError";
-    this.reason = reason;
-    this.authorizationUrl = options.authorizationUrl;
-    this.status = options.status;
-    this.scope = options.scope;
-    this.challenge = options.challenge;
-    this.server = options.server;
-    this.url = options.url;
-  }
-}
-
-/** Options of {@link oauthClient}. */
-export interface OAuthClientOptions {
-  /**
-   * Where the authorization server sends the browser back (authorization
-   * code flow). Absent with `clientId`: the client credentials grant.
-   */
-  redirectUrl?: string | URL;
-  /**
-   * Sends the user to `url` and resolves with the URL the browser came
-   * back to (the `redirectUrl` with `code`, `state`, maybe `iss`); the
-   * client finishes the exchange and the call that needed it goes on.
-   * Absent: the call fails with an `AuthorizationError`
-   * (`"redirect-required"`) and `oauthCallback` finishes the flow.
-   */
-  authorize?: (url: URL) => Promise<URL>;
-  /** The name shown to the user when registering. Default `"weft-mcp"`. */
-  clientName?: string;
-  /**
-   * An HTTPS URL serving this client's metadata document (CIMD), used as
-   * the client id where the authorization server supports it.
-   */
-  clientMetadataUrl?: string;
-  /** A pre-registered client id. */
-  clientId?: string;
-  /** The pre-registered client's secret (`client_secret_basic` / `_post`). */
-  clientSecret?: string;
-  /** A private key (PEM or JWK) for `private_key_jwt` client authentication. */
-  privateKey?: string | Record<string, unknown>;
-  /** The private key's algorithm. Default `"RS256"`. */
-  algorithm?: string;
-  /**
-   * Scopes asked for when the server's challenge names none; without it,
-   * the protected resource metadata's `scopes_supported`. The same for
-   * every grant.
-   */
-  scope?: string;
-  /**
-   * Where tokens are kept: an `OAuthStore`, or a shared contract store
-   * (`redisStore(url)`, `postgresStore(url)`, `denoKvStore(kv)` from
-   * `@weft/mcp/store`; entries under `oauth/`). Default: this process's
-   * memory.
-   */
-  store?: OAuthStore | Store;
-  /** Who the tokens belong to (a user id in a multi-user app). Default `"default"`. */
-  principal?: string;
-  /**
-   * Scope step-ups per request on `403 insufficient_scope`, each asking
-   * the union of the scopes held and the ones named. Default 2.
-   */
-  maxStepUps?: number;
-  /**
-   * Enterprise-managed authorization (SEP-990, cross-app access): the
-   * user's ID token from the enterprise identity provider is exchanged
-   * there (RFC 8693) for an identity assertion grant (ID-JAG) naming the
-   * MCP server's authorization server and resource, which is then
-   * presented to that authorization server as a JWT bearer grant
-   * (RFC 7523) with this client's `clientId` and `clientSecret` (or
-   * `privateKey`). No browser; no `redirectUrl`.
-   */
-  enterprise?: {
-    /** The identity provider's token endpoint. */
-    idpTokenEndpoint: string | URL;
-    /**
-     * The user's ID token at the identity provider, or a function
-     * answering a current one (called for every exchange).
-     */
-    idToken: string | (() => string | Promise<string>);
-    /** This client's id at the identity provider, sent with the exchange. */
-    idpClientId?: string;
-    /** This client's secret at the identity provider (`client_secret_basic`). */
-    idpClientSecret?: string;
-  };
-}
-
-/** What is stored for a token set. */
-interface TokenRecord {
-  tokens: OAuthTokens & { issuer?: string };
-  /** Epoch milliseconds from which the access token is refreshed before use, when its lifetime is known. */
-  refreshAt?: number;
-  /** Epoch milliseconds until which a refresh is in progress elsewhere. */
-  lease?: number;
-}
-
-/** What is stored for an authorization in progress, by its `state`. */
-interface PendingRecord {
-  serverUrl: string;
-  principal: string;
-  verifier: string;
-  scope?: string;
-  resourceMetadataUrl?: string;
-  expires: number;
+/** Where an {@link OAuthClient} view is bound, and the clock it reads. */
+export interface OAuthClientBinding {
+  /** The MCP server the view is for. */
+  readonly serverUrl?: string;
+  /** Who the tokens belong to; default the `principal` option, else `"default"`. */
+  readonly principal?: string;
+  /** Where expiry, leases and pending authorizations read the time; default the system's. */
+  readonly clock?: Clock;
 }
 
 /**
@@ -293,6 +117,8 @@ export function oauthClient(
 }
 
 /**
+
+/**
  * The client `oauthClient` returns: an SDK `OAuthClientProvider`. Used
  * unbound it keys its state by the last server it was bound to; a
  * connection binds its own view with `forServer`.
@@ -302,6 +128,7 @@ export class OAuthClient implements OAuthClientProvider {
   readonly #store: OAuthStore;
   readonly #serverUrl: string | undefined;
   readonly #principal: string;
+  readonly #clock: Clock;
   #state: string | undefined;
   #verifier: string | undefined;
   #pendingScope: string | undefined;
@@ -317,23 +144,22 @@ export class OAuthClient implements OAuthClientProvider {
   constructor(
     options: OAuthClientOptions,
     store: OAuthStore,
-    serverUrl?: string,
-    principal?: string,
+    binding: OAuthClientBinding = {},
   ) {
     this.#options = options;
     this.#store = store;
-    this.#serverUrl = serverUrl;
-    this.#principal = principal ?? options.principal ?? "default";
+    this.#serverUrl = binding.serverUrl;
+    this.#principal = binding.principal ?? options.principal ?? "default";
+    this.#clock = binding.clock ?? systemClock;
   }
 
   /** This client's view for the server at `url` (and `principal`). */
   forServer(url: string | URL, principal?: string): OAuthClient {
-    return new OAuthClient(
-      this.#options,
-      this.#store,
-      new URL(url).href,
-      principal ?? this.#principal,
-    );
+    return new OAuthClient(this.#options, this.#store, {
+      serverUrl: new URL(url).href,
+      principal: principal ?? this.#principal,
+      clock: this.#clock,
+    });
   }
 
   /** The store this client keeps its state in. */
@@ -355,42 +181,7 @@ export class OAuthClient implements OAuthClientProvider {
   }
 
   get clientMetadata(): OAuthClientMetadata {
-    const redirect = this.#options.redirectUrl;
-    const name = this.#options.clientName ?? "weft-mcp";
-    if (redirect === undefined) {
-      return {
-        client_name: name,
-        redirect_uris: [],
-        grant_types: [
-          this.#options.enterprise === undefined
-            ? "client_credentials"
-            : JWT_BEARER,
-        ],
-        token_endpoint_auth_method: this.#options.privateKey !== undefined
-          ? "private_key_jwt"
-          : "client_secret_basic",
-        ...(this.#options.scope === undefined
-          ? {}
-          : { scope: this.#options.scope }),
-      };
-    }
-    const href = new URL(redirect).href;
-    const host = new URL(redirect).hostname;
-    const native = host === "127.0.0.1" || host === "localhost" ||
-      host === "[::1]" || !href.startsWith("https:");
-    return {
-      client_name: name,
-      redirect_uris: [href],
-      grant_types: ["authorization_code", "refresh_token"],
-      response_types: ["code"],
-      token_endpoint_auth_method: this.#options.clientSecret !== undefined
-        ? "client_secret_basic"
-        : "none",
-      application_type: native ? "native" : "web",
-      ...(this.#options.scope === undefined
-        ? {}
-        : { scope: this.#options.scope }),
-    } as OAuthClientMetadata;
+    return clientMetadataOf(this.#options);
   }
 
   get addClientAuthentication(): OAuthClientProvider[
@@ -412,45 +203,42 @@ export class OAuthClient implements OAuthClientProvider {
    * enterprise JWT bearer grant); `undefined` for the authorization code
    * flow. The SDK passes `clientMetadata.scope` (the `scope` option),
    * never the scope its own flow chose: the scope asked is this client's
-   * choice, as for the browser flow (see `#scopeToAsk`).
+   * choice, as for the browser flow (see `scopeFor`).
    */
   async prepareTokenRequest(
     _scope?: string,
   ): Promise<URLSearchParams | undefined> {
-    if (this.#options.redirectUrl !== undefined) return undefined;
-    const wanted = await this.#scopeToAsk();
-    if (this.#options.enterprise !== undefined) {
-      return await this.#jwtBearerGrant(this.#options.enterprise, wanted);
+    const grant = grantOf(this.#options);
+    if (grant === "authorization_code") return undefined;
+    const wanted = await this.scopeFor(this.#pendingScope);
+    if (grant === "client_credentials") return clientCredentialsParams(wanted);
+    const discovery = await this.discoveryState();
+    const audience = discovery?.authorizationServerMetadata?.issuer ??
+      discovery?.authorizationServerUrl;
+    if (audience === undefined) {
+      throw new TypeError(
+        "oauthClient: enterprise authorization ran before the authorization server was discovered",
+      );
     }
-    const params = new URLSearchParams({ grant_type: "client_credentials" });
-    if (wanted !== undefined) params.set("scope", wanted);
-    return params;
-  }
-
-  /**
-   * The scope a flow asks for, the same for every grant: the one the
-   * connection wants (the challenge's, or a step-up's union), else the
-   * `scope` option, else the protected resource metadata's
-   * `scopes_supported` (the SDK's `auth()` chooses the same for the
-   * browser flow, given the first two as its `scope`).
-   */
-  #scopeToAsk(): Promise<string | undefined> {
-    return this.scopeFor(this.#pendingScope);
+    return await jwtBearerGrant(this.#options.enterprise!, {
+      audience,
+      resource: discovery?.resourceMetadata?.resource ?? this.#server(),
+      scope: wanted,
+    }, this.#flowFetch ?? fetch);
   }
 
   /**
    * The scope a flow for `wanted` (a challenge's scope, a step-up's union)
-   * asks: `wanted`, else the `scope` option, else the protected resource
-   * metadata's `scopes_supported` (once discovered).
+   * asks, the same for every grant: `wanted`, else the `scope` option,
+   * else the protected resource metadata's `scopes_supported` (once
+   * discovered; the SDK's `auth()` chooses the same for the browser flow,
+   * given the first two as its `scope`).
    */
   async scopeFor(wanted: string | undefined): Promise<string | undefined> {
-    if (wanted !== undefined && wanted !== "") return wanted;
-    if (this.#options.scope !== undefined) return this.#options.scope;
-    const supported = (await this.discoveryState())?.resourceMetadata
-      ?.scopes_supported;
-    return supported !== undefined && supported.length > 0
-      ? supported.join(" ")
-      : undefined;
+    return ownScope(wanted, this.#options.scope) ??
+      supportedScope(
+        (await this.discoveryState())?.resourceMetadata?.scopes_supported,
+      );
   }
 
   state(): string {
@@ -461,30 +249,20 @@ export class OAuthClient implements OAuthClientProvider {
   async saveCodeVerifier(codeVerifier: string): Promise<void> {
     this.#verifier = codeVerifier;
     const state = this.#state ?? this.state();
-    const record: PendingRecord = {
+    const record = pendingRecordOf({
       serverUrl: this.#server(),
       principal: this.#principal,
       verifier: codeVerifier,
-      expires: Date.now() + PENDING_TTL,
-      ...(this.#pendingScope === undefined
-        ? {}
-        : { scope: this.#pendingScope }),
-      ...(this.#pendingResourceMetadataUrl === undefined
-        ? {}
-        : { resourceMetadataUrl: this.#pendingResourceMetadataUrl }),
-    };
+      scope: this.#pendingScope,
+      resourceMetadataUrl: this.#pendingResourceMetadataUrl,
+    }, this.#clock.now());
     await this.#store.set(["pending", state], record, {
       expireIn: PENDING_TTL,
     });
   }
 
   codeVerifier(): string {
-    if (this.#verifier === undefined) {
-      throw new AuthorizationError(
-        "state-mismatch",
-        "OAuth: no PKCE verifier for this authorization (it expired or was used); start the authorization again",
-      );
-    }
+    if (this.#verifier === undefined) throw noVerifier();
     return this.#verifier;
   }
 
@@ -496,22 +274,8 @@ export class OAuthClient implements OAuthClientProvider {
   }
 
   async saveDiscoveryState(state: OAuthDiscoveryState): Promise<void> {
-    // RFC 8414 3.3: the metadata's issuer is the URL it was found under;
-    // a document naming another issuer is not this server's to trust. (Not
-    // on the 2025-03-26 fallback, where no resource metadata named the
-    // authorization server and the MCP server's origin stood in for it.)
-    const issuer = state.authorizationServerMetadata?.issuer;
-    if (
-      issuer !== undefined && state.resourceMetadata !== undefined &&
-      withoutSlash(issuer) !== withoutSlash(state.authorizationServerUrl)
-    ) {
-      throw new AuthorizationError(
-        "issuer-mismatch",
-        `OAuth: the authorization server metadata found for ${state.authorizationServerUrl} names issuer ${
-          JSON.stringify(issuer)
-        } (RFC 8414 requires the same); refusing it`,
-      );
-    }
+    const refusal = discoveredIssuerRefusal(state);
+    if (refusal !== undefined) throw refusal;
     await this.#store.set(["discovery", this.#server()], state);
   }
 
@@ -528,11 +292,7 @@ export class OAuthClient implements OAuthClientProvider {
         return entry.value as OAuthClientInformationMixed;
       }
     }
-    const id = this.#options.clientId;
-    if (id === undefined) return undefined;
-    return this.#options.clientSecret === undefined
-      ? { client_id: id }
-      : { client_id: id, client_secret: this.#options.clientSecret };
+    return preRegisteredClient(this.#options);
   }
 
   async saveClientInformation(
@@ -546,21 +306,16 @@ export class OAuthClient implements OAuthClientProvider {
 
   async tokens(): Promise<OAuthTokens | undefined> {
     if (this.#hidden) return undefined;
-    return (await this.#tokenEntry())?.record.tokens;
+    return (await this.#tokenRecord())?.tokens;
   }
 
   async saveTokens(tokens: OAuthTokens): Promise<void> {
     const key = await this.#tokensKey();
     if (key === undefined) return;
-    // A token answer without `scope` grants what was asked (RFC 6749 5.1).
-    const asked = await this.#scopeToAsk();
+    const asked = await this.scopeFor(this.#pendingScope);
     await this.#store.set(
       key,
-      recordOf(
-        tokens.scope === undefined && asked !== undefined
-          ? { ...tokens, scope: asked }
-          : tokens,
-      ),
+      recordOf(withAskedScope(tokens, asked), this.#clock.now()),
     );
   }
 
@@ -586,25 +341,20 @@ export class OAuthClient implements OAuthClientProvider {
    * about to expire and a refresh token is at hand.
    */
   async accessToken(fetchFn: FetchLike): Promise<string | undefined> {
-    const current = await this.#tokenEntry();
-    if (current === undefined) return undefined;
-    const { record } = current;
-    if (
-      record.refreshAt !== undefined && record.refreshAt <= Date.now() &&
-      record.tokens.refresh_token !== undefined
-    ) {
-      if (await this.refresh(fetchFn, record.tokens.access_token)) {
-        return (await this.#tokenEntry())?.record.tokens.access_token;
-      }
-      return undefined;
+    const record = await this.#tokenRecord();
+    if (record === undefined) return undefined;
+    if (!refreshDue(record, this.#clock.now())) {
+      return record.tokens.access_token;
     }
-    return record.tokens.access_token;
+    if (await this.refresh(fetchFn, record.tokens.access_token)) {
+      return (await this.#tokenRecord())?.tokens.access_token;
+    }
+    return undefined;
   }
 
   /** The scopes of the stored token, as granted (or as asked). */
   async grantedScopes(): Promise<string[]> {
-    const scope = (await this.#tokenEntry())?.record.tokens.scope;
-    return scope === undefined ? [] : scope.split(" ").filter(Boolean);
+    return scopesOf((await this.#tokenRecord())?.tokens);
   }
 
   /**
@@ -619,71 +369,25 @@ export class OAuthClient implements OAuthClientProvider {
   async refresh(fetchFn: FetchLike, seen?: string): Promise<boolean> {
     const key = await this.#tokensKey();
     if (key === undefined) return false;
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const entry = await this.#store.get(key);
-      const record = entry?.value as TokenRecord | undefined;
-      const refreshToken = record?.tokens.refresh_token;
-      if (entry === undefined || record === undefined || !refreshToken) {
-        return false;
-      }
-      if (seen !== undefined && record.tokens.access_token !== seen) {
-        return true;
-      }
-      if (record.lease !== undefined && record.lease > Date.now()) {
-        if (await this.#awaitChange(key, entry.version, record.lease)) {
-          return true;
-        }
-        continue;
-      }
-      const leased: TokenRecord = {
-        ...record,
-        lease: Date.now() + REFRESH_LEASE,
-      };
-      if (!(await this.#store.swap(key, entry.version, leased))) continue;
-      const discovery = await this.discoveryState();
-      const client = await this.clientInformation();
-      if (discovery === undefined || client === undefined) {
-        await this.#store.set(key, record);
-        return false;
-      }
-      try {
-        const fresh = await refreshAuthorization(
-          discovery.authorizationServerUrl,
-          {
+    return await refreshGuarded(this.#store, key, {
+      ...(seen === undefined ? {} : { seen }),
+      clock: this.#clock,
+      exchanger: async () => {
+        const discovery = await this.discoveryState();
+        const client = await this.clientInformation();
+        if (discovery === undefined || client === undefined) return undefined;
+        const resource = discovery.resourceMetadata?.resource;
+        return (refreshToken) =>
+          refreshAuthorization(discovery.authorizationServerUrl, {
             metadata: discovery.authorizationServerMetadata,
             clientInformation: client,
             refreshToken,
-            ...(discovery.resourceMetadata?.resource === undefined
-              ? {}
-              : { resource: new URL(discovery.resourceMetadata.resource) }),
+            ...(resource === undefined ? {} : { resource: new URL(resource) }),
             addClientAuthentication: this.addClientAuthentication,
             fetchFn,
-          },
-        );
-        await this.#store.set(
-          key,
-          recordOf({
-            ...fresh,
-            refresh_token: fresh.refresh_token ?? refreshToken,
-            // An answer without `scope` keeps the grant's (RFC 6749 6).
-            ...(fresh.scope === undefined && record.tokens.scope !== undefined
-              ? { scope: record.tokens.scope }
-              : {}),
-            issuer: record.tokens.issuer,
-          } as OAuthTokens),
-        );
-        return true;
-      } catch (error) {
-        if (refusedGrant(error)) {
-          // The refresh token is spent or revoked: authorize again.
-          await this.#store.delete(key);
-          return false;
-        }
-        await this.#store.set(key, record);
-        throw error;
-      }
-    }
-    return false;
+          });
+      },
+    });
   }
 
   /**
@@ -700,7 +404,8 @@ export class OAuthClient implements OAuthClientProvider {
     const found = await ensureDiscovery(this, serverUrl, options);
     const metadata = found?.authorizationServerMetadata;
     if (
-      this.#options.redirectUrl !== undefined && metadata !== undefined &&
+      grantOf(this.#options) === "authorization_code" &&
+      metadata !== undefined &&
       typeof metadata.authorization_endpoint !== "string"
     ) throw noAuthorizationEndpoint(found!.authorizationServerUrl);
     this.#hidden = true;
@@ -744,31 +449,17 @@ export class OAuthClient implements OAuthClientProvider {
    */
   async finish(callback: URL, fetchFn: FetchLike): Promise<void> {
     const params = callback.searchParams;
-    const error = params.get("error");
-    if (error !== null) {
-      const description = params.get("error_description");
-      throw new AuthorizationError(
-        "denied",
-        `OAuth: the authorization server refused: ${error}${
-          description === null ? "" : ` (${description})`
-        }`,
-      );
-    }
+    const denial = callbackDenial(params);
+    if (denial !== undefined) throw denial;
     const state = params.get("state") ?? "";
     const entry = await this.#store.get(["pending", state]);
-    const pending = entry?.value as PendingRecord | null | undefined;
+    const pending = livePending(entry?.value, this.#clock.now());
     if (
-      entry === undefined || typeof pending?.verifier !== "string" ||
-      pending.expires <= Date.now() ||
+      entry === undefined || pending === undefined ||
       !(await this.#store.swap(["pending", state], entry.version, null, {
         expireIn: 1,
       }))
-    ) {
-      throw new AuthorizationError(
-        "state-mismatch",
-        "OAuth: the callback's state matches no pending authorization (expired, used, or not ours); start the authorization again",
-      );
-    }
+    ) throw stateMismatch();
     const bound = this.#serverUrl === pending.serverUrl &&
         this.#principal === pending.principal
       ? this
@@ -781,36 +472,13 @@ export class OAuthClient implements OAuthClientProvider {
     params: URLSearchParams,
     fetchFn: FetchLike,
   ): Promise<void> {
-    const discovery = await this.discoveryState();
-    const issuer = discovery?.authorizationServerMetadata?.issuer;
-    const iss = params.get("iss");
-    const metadata = discovery?.authorizationServerMetadata as
-      | Record<string, unknown>
-      | undefined;
-    const required =
-      metadata?.["authorization_response_iss_parameter_supported"] === true;
-    if ((iss !== null || required) && iss !== issuer) {
-      throw new AuthorizationError(
-        "issuer-mismatch",
-        `OAuth: the callback names issuer ${
-          JSON.stringify(iss)
-        }, the flow started with ${
-          JSON.stringify(issuer)
-        } (RFC 9207: a mix-up); start the authorization again`,
-      );
-    }
-    const code = params.get("code");
-    if (code === null) {
-      throw new AuthorizationError(
-        "denied",
-        "OAuth: the callback carries no code",
-      );
-    }
+    const verdict = callbackVerdict(params, await this.discoveryState());
+    if (verdict.kind === "refused") throw verdict.error;
     this.#verifier = pending.verifier;
     this.#pendingScope = pending.scope;
     const result = await auth(this, {
       serverUrl: pending.serverUrl,
-      authorizationCode: code,
+      authorizationCode: verdict.code,
       ...(pending.scope === undefined ? {} : { scope: pending.scope }),
       ...(pending.resourceMetadataUrl === undefined
         ? {}
@@ -826,95 +494,6 @@ export class OAuthClient implements OAuthClientProvider {
     }
   }
 
-  /**
-   * SEP-990: exchanges the user's ID token at the identity provider for an
-   * ID-JAG whose audience is this server's authorization server and whose
-   * resource is this server, and answers the JWT bearer grant presenting
-   * it (the SDK adds the `resource` and this client's authentication).
-   */
-  async #jwtBearerGrant(
-    enterprise: NonNullable<OAuthClientOptions["enterprise"]>,
-    wanted: string | undefined,
-  ): Promise<URLSearchParams> {
-    const discovery = await this.discoveryState();
-    const audience = discovery?.authorizationServerMetadata?.issuer ??
-      discovery?.authorizationServerUrl;
-    if (audience === undefined) {
-      throw new TypeError(
-        "oauthClient: enterprise authorization ran before the authorization server was discovered",
-      );
-    }
-    const resource = discovery?.resourceMetadata?.resource ?? this.#server();
-    const idToken = typeof enterprise.idToken === "string"
-      ? enterprise.idToken
-      : await enterprise.idToken();
-    const body = new URLSearchParams({
-      grant_type: TOKEN_EXCHANGE,
-      requested_token_type: ID_JAG,
-      audience,
-      resource,
-      subject_token: idToken,
-      subject_token_type: ID_TOKEN,
-    });
-    if (wanted !== undefined && wanted !== "") body.set("scope", wanted);
-    const headers = new Headers({
-      "content-type": "application/x-www-form-urlencoded",
-      accept: "application/json",
-    });
-    if (enterprise.idpClientSecret !== undefined) {
-      const id = encodeURIComponent(enterprise.idpClientId ?? "");
-      const secret = encodeURIComponent(enterprise.idpClientSecret);
-      headers.set("authorization", `Basic ${btoa(`${id}:${secret}`)}`);
-    } else if (enterprise.idpClientId !== undefined) {
-      body.set("client_id", enterprise.idpClientId);
-    }
-    const endpoint = new URL(enterprise.idpTokenEndpoint);
-    const fetchFn = this.#flowFetch ?? fetch;
-    const response = await fetchFn(endpoint, {
-      method: "POST",
-      headers,
-      body,
-    });
-    const answer = await response.json().catch(() => undefined) as
-      | Record<string, unknown>
-      | undefined;
-    const assertion = answer?.["access_token"];
-    if (
-      !response.ok || typeof assertion !== "string" ||
-      answer?.["issued_token_type"] !== ID_JAG
-    ) {
-      const error = typeof answer?.["error"] === "string"
-        ? `${answer["error"]}${
-          typeof answer["error_description"] === "string"
-            ? ` (${answer["error_description"]})`
-            : ""
-        }`
-        : `HTTP ${response.status} without an ID-JAG`;
-      throw new AuthorizationError(
-        "idp-refused",
-        `OAuth: the identity provider at ${endpoint.href} refused to exchange the ID token for an ID-JAG for ${audience}: ${error}; check the ID token (expired?) and that the IdP trusts this client for that authorization server`,
-      );
-    }
-    const grant = new URLSearchParams({ grant_type: JWT_BEARER, assertion });
-    if (wanted !== undefined && wanted !== "") grant.set("scope", wanted);
-    return grant;
-  }
-
-  async #awaitChange(
-    key: readonly string[],
-    version: string,
-    until: number,
-  ): Promise<boolean> {
-    while (Date.now() < until) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-      const entry = await this.#store.get(key);
-      if (entry === undefined) return false;
-      const record = entry.value as TokenRecord;
-      if (entry.version !== version && record.lease === undefined) return true;
-    }
-    return false;
-  }
-
   #server(): string {
     if (this.#serverUrl === undefined) {
       throw new TypeError(
@@ -928,64 +507,28 @@ export class OAuthClient implements OAuthClientProvider {
     return (await this.discoveryState())?.authorizationServerUrl;
   }
 
-  /** The key of this client's registration with `issuer`. */
+  /** The key of this client's registration with `issuer` (default: the discovered one). */
   async #clientKey(issuer?: string): Promise<string[] | undefined> {
     const at = issuer ?? await this.#issuer();
-    if (at === undefined) return undefined;
-    const who = this.#options.clientId ?? this.#options.clientMetadataUrl ??
-      `dcr:${this.#options.redirectUrl ?? ""}`;
-    return ["client", at, who];
+    return at === undefined ? undefined : clientKeyOf(this.#options, at);
   }
 
   async #tokensKey(): Promise<string[] | undefined> {
     const issuer = await this.#issuer();
     if (issuer === undefined) return undefined;
-    const clientKey = await this.#clientKey(issuer);
-    const stored = clientKey === undefined
-      ? undefined
-      : await this.#store.get(clientKey);
-    const clientId =
-      (stored?.value as OAuthClientInformationMixed | undefined)?.client_id ??
-        this.#options.clientId ?? this.#options.clientMetadataUrl ?? "";
-    return ["tokens", issuer, clientId, this.#principal, this.#server()];
+    const stored = await this.#store.get(clientKeyOf(this.#options, issuer));
+    return tokensKeyOf(this.#options, {
+      issuer,
+      registered: stored?.value as OAuthClientInformationMixed | undefined,
+      principal: this.#principal,
+      serverUrl: this.#server(),
+    });
   }
 
-  async #tokenEntry(): Promise<{ record: TokenRecord } | undefined> {
+  async #tokenRecord(): Promise<TokenRecord | undefined> {
     const key = await this.#tokensKey();
     if (key === undefined) return undefined;
-    const entry = await this.#store.get(key);
-    if (entry === undefined) return undefined;
-    return { record: entry.value as TokenRecord };
+    const value = (await this.#store.get(key))?.value as TokenRecord | null;
+    return value ?? undefined;
   }
-}
-
-function recordOf(tokens: OAuthTokens): TokenRecord {
-  if (tokens.expires_in === undefined) return { tokens };
-  const lifetime = tokens.expires_in * 1000;
-  // A tenth of a short lifetime, at most EXPIRY_MARGIN of a long one.
-  const margin = Math.min(EXPIRY_MARGIN, lifetime / 10);
-  return { tokens, refreshAt: Date.now() + lifetime - margin };
-}
-
-function randomToken(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(32));
-  return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-")
-    .replaceAll("/", "_").replaceAll("=", "");
-}
-
-/**
- * Whether a failed refresh was the authorization server refusing the
- * refresh token (an OAuth error answer other than a server-side one): the
- * SDK's `OAuthError` carries its `errorCode`. Its class is not imported:
- * it lives in the SDK's server half, which the HTTP clients never load.
- */
-function refusedGrant(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const code = (error as { errorCode?: unknown }).errorCode;
-  return typeof code === "string" && code !== "server_error" &&
-    code !== "temporarily_unavailable";
-}
-
-function withoutSlash(url: string): string {
-  return url.endsWith("/") ? url.slice(0, -1) : url;
 }

@@ -16,7 +16,8 @@ import {
 } from "@modelcontextprotocol/sdk/client/auth.js";
 // @ts-types="@modelcontextprotocol/sdk/shared/transport"
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { AuthorizationError, OAuthClient } from "./oauth_client.ts";
+import { AuthorizationError } from "./authorization_error.ts";
+import { OAuthClient } from "./oauth_client.ts";
 import { ensureDiscovery, withKeptDiscovery } from "./_discovery.ts";
 import {
   type BearerChallenge,

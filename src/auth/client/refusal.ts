@@ -12,7 +12,7 @@ import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   AuthorizationError,
   type AuthorizationErrorReason,
-} from "./oauth_client.ts";
+} from "./authorization_error.ts";
 
 /** Which server a connection talks to, for the error. */
 export interface ServerNaming {
