@@ -202,41 +202,43 @@ const STALE: TokenRecord = {
   refreshAt: T0,
 };
 
-Deno.test("guarded refresh: a second caller waits for the lease holder's result and posts nothing", async () => {
-  const store = memoryOAuthStore();
-  await store.set(KEY, STALE);
-  const clock = fakeClock(T0);
-  const posted: string[] = [];
-  let release!: () => void;
-  const held = new Promise<void>((resolve) => release = resolve);
-  const exchanger = () =>
-    Promise.resolve(async (refreshToken: string) => {
-      posted.push(refreshToken);
-      await held;
-      return { access_token: "a2", token_type: "bearer", expires_in: 100 };
+for (const seen of ["a1", undefined]) {
+  Deno.test(`guarded refresh: a second caller waits for the lease holder's result and posts nothing (seen: ${seen})`, async () => {
+    const store = memoryOAuthStore();
+    await store.set(KEY, STALE);
+    const clock = fakeClock(T0);
+    const posted: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => release = resolve);
+    const exchanger = () =>
+      Promise.resolve(async (refreshToken: string) => {
+        posted.push(refreshToken);
+        await held;
+        return { access_token: "a2", token_type: "bearer", expires_in: 100 };
+      });
+    const first = refreshGuarded(store, KEY, { seen, clock, exchanger });
+    // The second caller's pause is where the first finishes: no timer, no sleep.
+    let pauses = 0;
+    const second = refreshGuarded(store, KEY, {
+      seen,
+      clock,
+      exchanger,
+      pause: async () => {
+        pauses++;
+        release();
+        await first;
+      },
     });
-  const first = refreshGuarded(store, KEY, { seen: "a1", clock, exchanger });
-  // The second caller's pause is where the first finishes: no timer, no sleep.
-  let pauses = 0;
-  const second = refreshGuarded(store, KEY, {
-    seen: "a1",
-    clock,
-    exchanger,
-    pause: async () => {
-      pauses++;
-      release();
-      await first;
-    },
+    assert.deepEqual(await Promise.all([first, second]), [true, true]);
+    assert.deepEqual(posted, ["r1"]);
+    assert.equal(pauses, 1);
+    const stored = (await store.get(KEY))?.value as TokenRecord;
+    assert.equal(stored.tokens.access_token, "a2");
+    assert.equal(stored.tokens.refresh_token, "r1");
+    assert.equal(stored.lease, undefined);
+    assert.equal(stored.refreshAt, T0 + 90_000);
   });
-  assert.deepEqual(await Promise.all([first, second]), [true, true]);
-  assert.deepEqual(posted, ["r1"]);
-  assert.equal(pauses, 1);
-  const stored = (await store.get(KEY))?.value as TokenRecord;
-  assert.equal(stored.tokens.access_token, "a2");
-  assert.equal(stored.tokens.refresh_token, "r1");
-  assert.equal(stored.lease, undefined);
-  assert.equal(stored.refreshAt, T0 + 90_000);
-});
+}
 
 Deno.test("guarded refresh: a refused refresh token deletes the entry; another failure restores it and is thrown", async () => {
   const store = memoryOAuthStore();
