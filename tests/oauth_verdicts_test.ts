@@ -443,7 +443,7 @@ Deno.test("grant: the scope asked is the wanted one, else the option, else scope
   );
 });
 
-Deno.test("enterprise: the exchange authenticates to the IdP as told; an answer without an ID-JAG is refused with the IdP's words", async () => {
+Deno.test("enterprise: the exchange authenticates to the IdP as told; an answer without an ID-JAG is refused with the IdP's words", () => {
   const enterprise = {
     idpTokenEndpoint: "https://idp/token",
     idToken: "id",

@@ -18,7 +18,7 @@ export interface OAuthCallbackOptions {
   /** Where to send the browser once tokens are stored (a 303); default a short page. */
   readonly redirectTo?: string | URL;
   /** The fetch the code exchange uses; `globalThis.fetch` when absent. */
-  readonly fetch?: FetchLike;
+  readonly fetch?: (url: string | URL, init?: RequestInit) => Promise<Response>;
 }
 
 /**
