@@ -46,6 +46,13 @@ import {
   jwtBearerParams,
 } from "../src/auth/client/_enterprise.ts";
 import { OAuthClient } from "../src/auth/client/oauth_client.ts";
+import {
+  endFlow,
+  flowOutcome,
+  idleFlow,
+  startFlow,
+} from "../src/auth/client/_flow.ts";
+import { ClientRecords } from "../src/auth/client/_records.ts";
 import { AuthorizationError } from "../src/auth/client/authorization_error.ts";
 import { memoryOAuthStore } from "../src/auth/client/oauth_store.ts";
 
@@ -551,4 +558,64 @@ Deno.test("OAuthClient on a fake clock: the token is refreshed exactly when the 
   assert.equal(await client.accessToken(fetchFn), "a2");
   assert.equal(posts.length, 1);
   assert.deepEqual(await client.grantedScopes(), []);
+});
+
+Deno.test("flow: auth() authorized ends the flow; a redirect the authorize hook answered is finished; one nobody answered is redirect-required", () => {
+  const started = idleFlow();
+  startFlow(started, {
+    scope: "mcp",
+    resourceMetadataUrl: new URL(
+      "https://mcp/.well-known/oauth-protected-resource",
+    ),
+    fetchFn: fetch,
+  });
+  assert.equal(started.hidden, true);
+  assert.equal(started.scope, "mcp");
+  endFlow(started);
+  assert.equal(started.hidden, false);
+  assert.equal(started.fetch, undefined);
+
+  assert.deepEqual(flowOutcome("AUTHORIZED", {}, "https://mcp/"), {
+    kind: "authorized",
+  });
+  const back = new URL("http://127.0.0.1/cb?code=c&state=s");
+  assert.deepEqual(
+    flowOutcome("REDIRECT", { callback: back }, "https://mcp/"),
+    {
+      kind: "finish",
+      callback: back,
+    },
+  );
+  const page = new URL("https://as/authorize?x=1");
+  const outcome = flowOutcome("REDIRECT", { redirect: page }, "https://mcp/");
+  assert.equal(outcome.kind, "refused");
+  if (outcome.kind !== "refused") return;
+  assert.equal(outcome.error.reason, "redirect-required");
+  assert.equal(outcome.error.authorizationUrl, page);
+  assert.equal(
+    outcome.error.message,
+    "OAuth: https://mcp/ needs the user to authorize at the authorization URL; send them there and finish with oauthCallback, or give oauthClient an authorize function",
+  );
+});
+
+Deno.test("records: a pending authorization is taken once; a replay, a second taker and an expired one find none", async () => {
+  const store = memoryOAuthStore();
+  const records = new ClientRecords({}, store, {
+    serverUrl: "https://mcp/",
+    principal: "p",
+  });
+  const pending = pendingRecordOf(
+    { serverUrl: "https://mcp/", principal: "p", verifier: "v" },
+    T0,
+  );
+  await records.savePending("s1", pending);
+  const [a, b] = await Promise.all([
+    records.takePending("s1", T0 + 1),
+    records.takePending("s1", T0 + 1),
+  ]);
+  assert.deepEqual([a, b].filter((x) => x !== undefined), [pending]);
+  assert.equal(await records.takePending("s1", T0 + 2), undefined);
+  await records.savePending("s2", pending);
+  assert.equal(await records.takePending("s2", T0 + PENDING_TTL), undefined);
+  assert.equal(await records.takePending("forged", T0), undefined);
 });

@@ -45,7 +45,6 @@ import {
   refreshDue,
   scopesOf,
   systemClock,
-  type TokenRecord,
   withAskedScope,
 } from "./_tokens.ts";
 import { refreshGuarded } from "./_refresh.ts";
@@ -53,9 +52,7 @@ import {
   callbackDenial,
   callbackVerdict,
   discoveredIssuerRefusal,
-  livePending,
   noVerifier,
-  PENDING_TTL,
   type PendingRecord,
   pendingRecordOf,
   randomToken,
@@ -63,15 +60,21 @@ import {
 } from "./_callback.ts";
 import {
   clientCredentialsParams,
-  clientKeyOf,
   clientMetadataOf,
   grantOf,
   ownScope,
   preRegisteredClient,
   supportedScope,
-  tokensKeyOf,
 } from "./_grant.ts";
 import { jwtBearerGrant } from "./_enterprise.ts";
+import { ClientRecords } from "./_records.ts";
+import {
+  endFlow,
+  type Flow,
+  flowOutcome,
+  idleFlow,
+  startFlow,
+} from "./_flow.ts";
 
 export { AuthorizationError } from "./authorization_error.ts";
 export type { AuthorizationErrorReason } from "./authorization_error.ts";
@@ -129,16 +132,9 @@ export class OAuthClient implements OAuthClientProvider {
   readonly #serverUrl: string | undefined;
   readonly #principal: string;
   readonly #clock: Clock;
-  #state: string | undefined;
-  #verifier: string | undefined;
-  #pendingScope: string | undefined;
-  #pendingResourceMetadataUrl: string | undefined;
-  #callback: URL | undefined;
-  #redirect: URL | undefined;
-  /** While a flow runs, `tokens()` answers nothing, so the SDK neither refreshes nor reuses. */
-  #hidden = false;
-  /** The fetch of the flow running now (for the identity provider's exchange). */
-  #flowFetch: FetchLike | undefined;
+  readonly #records: ClientRecords;
+  /** The authorization running on this view, between the SDK's callbacks. */
+  readonly #flow: Flow = idleFlow();
 
   /** Use {@link oauthClient}. */
   constructor(
@@ -151,6 +147,10 @@ export class OAuthClient implements OAuthClientProvider {
     this.#serverUrl = binding.serverUrl;
     this.#principal = binding.principal ?? options.principal ?? "default";
     this.#clock = binding.clock ?? systemClock;
+    this.#records = new ClientRecords(options, store, {
+      serverUrl: this.#serverUrl,
+      principal: this.#principal,
+    });
   }
 
   /** This client's view for the server at `url` (and `principal`). */
@@ -210,7 +210,7 @@ export class OAuthClient implements OAuthClientProvider {
   ): Promise<URLSearchParams | undefined> {
     const grant = grantOf(this.#options);
     if (grant === "authorization_code") return undefined;
-    const wanted = await this.scopeFor(this.#pendingScope);
+    const wanted = await this.scopeFor(this.#flow.scope);
     if (grant === "client_credentials") return clientCredentialsParams(wanted);
     const discovery = await this.discoveryState();
     const audience = discovery?.authorizationServerMetadata?.issuer ??
@@ -222,9 +222,9 @@ export class OAuthClient implements OAuthClientProvider {
     }
     return await jwtBearerGrant(this.#options.enterprise!, {
       audience,
-      resource: discovery?.resourceMetadata?.resource ?? this.#server(),
+      resource: discovery?.resourceMetadata?.resource ?? this.#records.server(),
       scope: wanted,
-    }, this.#flowFetch ?? fetch);
+    }, this.#flow.fetch ?? fetch);
   }
 
   /**
@@ -242,79 +242,66 @@ export class OAuthClient implements OAuthClientProvider {
   }
 
   state(): string {
-    this.#state = randomToken();
-    return this.#state;
+    this.#flow.state = randomToken();
+    return this.#flow.state;
   }
 
   async saveCodeVerifier(codeVerifier: string): Promise<void> {
-    this.#verifier = codeVerifier;
-    const state = this.#state ?? this.state();
+    this.#flow.verifier = codeVerifier;
+    const state = this.#flow.state ?? this.state();
     const record = pendingRecordOf({
-      serverUrl: this.#server(),
+      serverUrl: this.#records.server(),
       principal: this.#principal,
       verifier: codeVerifier,
-      scope: this.#pendingScope,
-      resourceMetadataUrl: this.#pendingResourceMetadataUrl,
+      scope: this.#flow.scope,
+      resourceMetadataUrl: this.#flow.resourceMetadataUrl,
     }, this.#clock.now());
-    await this.#store.set(["pending", state], record, {
-      expireIn: PENDING_TTL,
-    });
+    await this.#records.savePending(state, record);
   }
 
   codeVerifier(): string {
-    if (this.#verifier === undefined) throw noVerifier();
-    return this.#verifier;
+    if (this.#flow.verifier === undefined) throw noVerifier();
+    return this.#flow.verifier;
   }
 
   async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
-    this.#redirect = authorizationUrl;
+    this.#flow.redirect = authorizationUrl;
     if (this.#options.authorize !== undefined) {
-      this.#callback = await this.#options.authorize(authorizationUrl);
+      this.#flow.callback = await this.#options.authorize(authorizationUrl);
     }
   }
 
   async saveDiscoveryState(state: OAuthDiscoveryState): Promise<void> {
     const refusal = discoveredIssuerRefusal(state);
     if (refusal !== undefined) throw refusal;
-    await this.#store.set(["discovery", this.#server()], state);
+    await this.#records.saveDiscovery(state);
   }
 
-  async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
-    const entry = await this.#store.get(["discovery", this.#server()]);
-    return entry?.value as OAuthDiscoveryState | undefined;
+  discoveryState(): Promise<OAuthDiscoveryState | undefined> {
+    return this.#records.discovery();
   }
 
   async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
-    const key = await this.#clientKey();
-    if (key !== undefined) {
-      const entry = await this.#store.get(key);
-      if (entry !== undefined) {
-        return entry.value as OAuthClientInformationMixed;
-      }
-    }
-    return preRegisteredClient(this.#options);
+    return (await this.#records.registration()) ??
+      preRegisteredClient(this.#options);
   }
 
   async saveClientInformation(
     clientInformation: OAuthClientInformationMixed,
   ): Promise<void> {
-    const key = await this.#clientKey(
-      (clientInformation as { issuer?: string }).issuer,
-    );
-    if (key !== undefined) await this.#store.set(key, clientInformation);
+    const issuer = (clientInformation as { issuer?: string }).issuer;
+    await this.#records.saveRegistration(clientInformation, issuer);
   }
 
   async tokens(): Promise<OAuthTokens | undefined> {
-    if (this.#hidden) return undefined;
-    return (await this.#tokenRecord())?.tokens;
+    if (this.#flow.hidden) return undefined;
+    return (await this.#records.tokens())?.tokens;
   }
 
   async saveTokens(tokens: OAuthTokens): Promise<void> {
-    const key = await this.#tokensKey();
-    if (key === undefined) return;
-    const asked = await this.scopeFor(this.#pendingScope);
-    await this.#store.set(
-      key,
+    if ((await this.#records.tokensKey()) === undefined) return;
+    const asked = await this.scopeFor(this.#flow.scope);
+    await this.#records.saveTokens(
       recordOf(withAskedScope(tokens, asked), this.#clock.now()),
     );
   }
@@ -322,18 +309,12 @@ export class OAuthClient implements OAuthClientProvider {
   async invalidateCredentials(
     scope: "all" | "client" | "tokens" | "verifier" | "discovery",
   ): Promise<void> {
-    if (scope === "all" || scope === "tokens") {
-      const key = await this.#tokensKey();
-      if (key !== undefined) await this.#store.delete(key);
+    for (const what of ["tokens", "client", "discovery"] as const) {
+      if (scope === "all" || scope === what) await this.#records.forget(what);
     }
-    if (scope === "all" || scope === "client") {
-      const key = await this.#clientKey();
-      if (key !== undefined) await this.#store.delete(key);
+    if (scope === "all" || scope === "verifier") {
+      this.#flow.verifier = undefined;
     }
-    if (scope === "all" || scope === "discovery") {
-      await this.#store.delete(["discovery", this.#server()]);
-    }
-    if (scope === "all" || scope === "verifier") this.#verifier = undefined;
   }
 
   /**
@@ -341,20 +322,20 @@ export class OAuthClient implements OAuthClientProvider {
    * about to expire and a refresh token is at hand.
    */
   async accessToken(fetchFn: FetchLike): Promise<string | undefined> {
-    const record = await this.#tokenRecord();
+    const record = await this.#records.tokens();
     if (record === undefined) return undefined;
     if (!refreshDue(record, this.#clock.now())) {
       return record.tokens.access_token;
     }
     if (await this.refresh(fetchFn, record.tokens.access_token)) {
-      return (await this.#tokenRecord())?.tokens.access_token;
+      return (await this.#records.tokens())?.tokens.access_token;
     }
     return undefined;
   }
 
   /** The scopes of the stored token, as granted (or as asked). */
   async grantedScopes(): Promise<string[]> {
-    return scopesOf((await this.#tokenRecord())?.tokens);
+    return scopesOf((await this.#records.tokens())?.tokens);
   }
 
   /**
@@ -367,7 +348,7 @@ export class OAuthClient implements OAuthClientProvider {
    * is spent here.
    */
   async refresh(fetchFn: FetchLike, seen?: string): Promise<boolean> {
-    const key = await this.#tokensKey();
+    const key = await this.#records.tokensKey();
     if (key === undefined) return false;
     return await refreshGuarded(this.#store, key, {
       ...(seen === undefined ? {} : { seen }),
@@ -398,7 +379,7 @@ export class OAuthClient implements OAuthClientProvider {
   async authorizeAgain(
     options: { scope?: string; resourceMetadataUrl?: URL; fetchFn: FetchLike },
   ): Promise<void> {
-    const serverUrl = this.#server();
+    const serverUrl = this.#records.server();
     // Discovery first, with RFC 8414's rule for `authorization_endpoint`
     // (the SDK's own parse requires it of every server).
     const found = await ensureDiscovery(this, serverUrl, options);
@@ -408,38 +389,30 @@ export class OAuthClient implements OAuthClientProvider {
       metadata !== undefined &&
       typeof metadata.authorization_endpoint !== "string"
     ) throw noAuthorizationEndpoint(found!.authorizationServerUrl);
-    this.#hidden = true;
-    this.#callback = undefined;
-    this.#redirect = undefined;
-    this.#pendingScope = options.scope ?? this.#options.scope;
-    this.#pendingResourceMetadataUrl = options.resourceMetadataUrl?.href;
-    this.#flowFetch = options.fetchFn;
+    const flow = this.#flow;
+    startFlow(flow, {
+      scope: options.scope ?? this.#options.scope,
+      resourceMetadataUrl: options.resourceMetadataUrl,
+      fetchFn: options.fetchFn,
+    });
     let result: "AUTHORIZED" | "REDIRECT";
     try {
       result = await auth(this, {
         serverUrl,
-        ...(this.#pendingScope === undefined
-          ? {}
-          : { scope: this.#pendingScope }),
+        ...(flow.scope === undefined ? {} : { scope: flow.scope }),
         ...(options.resourceMetadataUrl === undefined
           ? {}
           : { resourceMetadataUrl: options.resourceMetadataUrl }),
         fetchFn: options.fetchFn,
       });
     } finally {
-      this.#hidden = false;
-      this.#flowFetch = undefined;
+      endFlow(flow);
     }
-    if (result === "AUTHORIZED") return;
-    const callback = this.#callback;
-    if (callback === undefined) {
-      throw new AuthorizationError(
-        "redirect-required",
-        `OAuth: ${serverUrl} needs the user to authorize at the authorization URL; send them there and finish with oauthCallback, or give oauthClient an authorize function`,
-        { authorizationUrl: this.#redirect },
-      );
+    const outcome = flowOutcome(result, flow, serverUrl);
+    if (outcome.kind === "refused") throw outcome.error;
+    if (outcome.kind === "finish") {
+      await this.finish(outcome.callback, options.fetchFn);
     }
-    await this.finish(callback, options.fetchFn);
   }
 
   /**
@@ -451,15 +424,11 @@ export class OAuthClient implements OAuthClientProvider {
     const params = callback.searchParams;
     const denial = callbackDenial(params);
     if (denial !== undefined) throw denial;
-    const state = params.get("state") ?? "";
-    const entry = await this.#store.get(["pending", state]);
-    const pending = livePending(entry?.value, this.#clock.now());
-    if (
-      entry === undefined || pending === undefined ||
-      !(await this.#store.swap(["pending", state], entry.version, null, {
-        expireIn: 1,
-      }))
-    ) throw stateMismatch();
+    const pending = await this.#records.takePending(
+      params.get("state") ?? "",
+      this.#clock.now(),
+    );
+    if (pending === undefined) throw stateMismatch();
     const bound = this.#serverUrl === pending.serverUrl &&
         this.#principal === pending.principal
       ? this
@@ -474,8 +443,8 @@ export class OAuthClient implements OAuthClientProvider {
   ): Promise<void> {
     const verdict = callbackVerdict(params, await this.discoveryState());
     if (verdict.kind === "refused") throw verdict.error;
-    this.#verifier = pending.verifier;
-    this.#pendingScope = pending.scope;
+    this.#flow.verifier = pending.verifier;
+    this.#flow.scope = pending.scope;
     const result = await auth(this, {
       serverUrl: pending.serverUrl,
       authorizationCode: verdict.code,
@@ -485,50 +454,12 @@ export class OAuthClient implements OAuthClientProvider {
         : { resourceMetadataUrl: new URL(pending.resourceMetadataUrl) }),
       fetchFn,
     });
-    this.#verifier = undefined;
+    this.#flow.verifier = undefined;
     if (result !== "AUTHORIZED") {
       throw new AuthorizationError(
         "refused",
         "OAuth: the code exchange did not authorize",
       );
     }
-  }
-
-  #server(): string {
-    if (this.#serverUrl === undefined) {
-      throw new TypeError(
-        "oauthClient: this client is not bound to a server; pass it as connectHttp's auth option",
-      );
-    }
-    return this.#serverUrl;
-  }
-
-  async #issuer(): Promise<string | undefined> {
-    return (await this.discoveryState())?.authorizationServerUrl;
-  }
-
-  /** The key of this client's registration with `issuer` (default: the discovered one). */
-  async #clientKey(issuer?: string): Promise<string[] | undefined> {
-    const at = issuer ?? await this.#issuer();
-    return at === undefined ? undefined : clientKeyOf(this.#options, at);
-  }
-
-  async #tokensKey(): Promise<string[] | undefined> {
-    const issuer = await this.#issuer();
-    if (issuer === undefined) return undefined;
-    const stored = await this.#store.get(clientKeyOf(this.#options, issuer));
-    return tokensKeyOf(this.#options, {
-      issuer,
-      registered: stored?.value as OAuthClientInformationMixed | undefined,
-      principal: this.#principal,
-      serverUrl: this.#server(),
-    });
-  }
-
-  async #tokenRecord(): Promise<TokenRecord | undefined> {
-    const key = await this.#tokensKey();
-    if (key === undefined) return undefined;
-    const value = (await this.#store.get(key))?.value as TokenRecord | null;
-    return value ?? undefined;
   }
 }
