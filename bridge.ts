@@ -41,6 +41,29 @@ export type { RenderOptions, ResultRendering } from "./src/mcp/render.ts";
 export { exportTools, setRequestStateKey } from "./src/mcp/export.ts";
 export { serveAgent } from "./src/mcp/serve.ts";
 export type { ServeAgentOptions } from "./src/mcp/serve.ts";
+export { exportResources } from "./src/mcp/resources.ts";
+export type { ExportResourcesOptions } from "./src/mcp/resources.ts";
+export { resource, resourceTemplate } from "./src/mcp/resource_def.ts";
+export type {
+  Completer,
+  Icon,
+  ResourceBody,
+  ResourceDef,
+  ResourceOptions,
+  ResourceReadRequest,
+  ResourceTemplateDef,
+  ResourceTemplateOptions,
+} from "./src/mcp/resource_def.ts";
+export { exportPrompts } from "./src/mcp/prompts.ts";
+export { prompt } from "./src/mcp/prompt_def.ts";
+export type { ExportPromptsOptions } from "./src/mcp/prompts.ts";
+export type {
+  PromptBody,
+  PromptDef,
+  PromptMessage,
+  PromptOptions,
+  PromptRequest,
+} from "./src/mcp/prompt_def.ts";
 export type {
   ToolClient,
   ToolRequest,

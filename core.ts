@@ -224,3 +224,14 @@ export type {
   SchemaInput,
   SchemaWithConverter,
 } from "./src/core/schema_input.ts";
+export type {
+  CheckResult,
+  CodeModeOptions,
+  ExecuteOptions,
+  ExecuteResult,
+  Executor,
+  ResolvedProvider,
+  SandboxFn,
+  TypeChecker,
+} from "./src/core/code_mode.ts";
+export { identifierOf } from "./src/core/code_mode.ts";

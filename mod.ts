@@ -60,6 +60,11 @@ export { content, image } from "./src/core/content.ts";
 export { Agent } from "./src/core/agent.ts";
 export type { AgentOptions } from "./src/core/agent.ts";
 export type { ToolSearchOptions } from "./src/core/tool_search.ts";
+export type {
+  CodeModeOptions,
+  ExecuteResult,
+  Executor,
+} from "./src/core/code_mode.ts";
 export { RunError } from "./src/core/run.ts";
 // What a run and a server set hold, for reading them (the steps' calls and
 // results, each server's state).
@@ -94,6 +99,10 @@ export type { InputHandler } from "./src/mcp/input.ts";
 export { RemoteToolError } from "./src/mcp/remote_error.ts";
 export { exportTools, setRequestStateKey } from "./src/mcp/export.ts";
 export { serveAgent } from "./src/mcp/serve.ts";
+export { exportResources } from "./src/mcp/resources.ts";
+export { resource, resourceTemplate } from "./src/mcp/resource_def.ts";
+export { exportPrompts } from "./src/mcp/prompts.ts";
+export { prompt } from "./src/mcp/prompt_def.ts";
 // Serving MCP tasks (serveTasks) is in "@weft/mcp/tasks".
 
 // Tracing: OpenTelemetry spans and metrics, recorded once the host registers a provider.

@@ -4,8 +4,9 @@
  * wish.
  *
  * - `src/core` imports only `src/core` (relative paths that stay inside it);
- *   the one exception is the type-only import of `@standard-schema/spec`
- *   (erased at runtime; ADR 0002).
+ *   the exceptions are the type-only import of `@standard-schema/spec`
+ *   (erased at runtime; ADR 0002) and `re2js` (linear-time regular
+ *   expressions for the tool search), imported by `src/core/_regex.ts` only.
  * - `src/core` touches `Deno` only in `src/core/env.ts`.
  * - `src/mcp` never imports `src/runtime`.
  * - `src/trace` (OpenTelemetry) imports the core and `@opentelemetry/api`
@@ -47,6 +48,8 @@ import assert from "node:assert/strict";
 
 const ROOT = new URL("../", import.meta.url);
 const CORE_TYPE_ONLY = new Set(["@standard-schema/spec"]);
+/** The npm packages the core may import for values, each from one file. */
+const CORE_VALUE_IMPORTS = new Map([["re2js", "src/core/_regex.ts"]]);
 
 /** The SDK and Node's built-ins: what the layers above the core may import by name. */
 const sdkOrNode = (specifier: string): boolean =>
@@ -167,6 +170,8 @@ const LAYERS: Record<
     bare: (s) => (sdkOrNode(s) && !isSdkClient(s)) || s === "zod",
   },
   "src/testing/": { folders: ["src/testing/", "src/core/"], bare: () => false },
+  // Code mode's executors: the core's executor contract and Deno's runtime.
+  "src/sandbox/": { folders: ["src/sandbox/", "src/core/"], bare: () => false },
   // The store contract and its adapters: web standards, the core's leaf
   // helpers and the two engine clients (loaded lazily), never MCP code.
   "src/store/": {
@@ -264,7 +269,8 @@ function violations(file: string, source: string): string[] {
     if (inCore) {
       const allowed = target !== undefined
         ? target.startsWith("src/core/")
-        : typeOnly && CORE_TYPE_ONLY.has(specifier);
+        : (typeOnly && CORE_TYPE_ONLY.has(specifier)) ||
+          CORE_VALUE_IMPORTS.get(specifier) === file;
       if (!allowed) found.push(`${file}: src/core imports ${specifier}`);
     }
     const layer = Object.entries(LAYERS).find(([dir]) => file.startsWith(dir));

@@ -12,7 +12,7 @@
 import type { ContentItem, ToolContent } from "./content.ts";
 import type { AskFn, InputAnswer } from "./input.ts";
 import type { AuthInfo } from "./auth.ts";
-import { quote } from "./errors.ts";
+import { type ApprovalRequest, quote } from "./errors.ts";
 import {
   ACCEPTED_SCHEMAS,
   missingJsonSchema,
@@ -46,6 +46,12 @@ export interface CallInfo {
   readonly approved: boolean;
   /** The answer to the input this call asked for, when a resume answered it (`answer`). */
   readonly answer?: InputAnswer;
+  /**
+   * What the approval was given for, when the resume's decision carried it
+   * (`approve(pending)` of a call whose tool said why it asked): a tool
+   * that shows a definition to approve checks it is still the one shown.
+   */
+  readonly approval?: ApprovalRequest;
   /**
    * Fires when the host suspends the run (`GenerateOptions.suspend`): a
    * call whose work goes on elsewhere (an imported tool's server task) may

@@ -21,10 +21,13 @@ import type { InputResponse } from "../core/input.ts";
  */
 export class InvalidAnswerError extends Error {
   readonly code: number = -32602;
+  /** What was wrong with the answer (the message without where it was). */
+  readonly reason: string;
 
   constructor(where: string, reason: string) {
     super(`invalid ${where}: ${reason}`);
     this.name = "InvalidAnswerError";
+    this.reason = reason;
   }
 }
 

@@ -16,8 +16,10 @@
  *
  * Every answer is checked (`_answer.ts`) before the tool sees it, in both
  * eras. The key: the server's (`setRequestStateKey`), else a random one of
- * the exported tool definition, made when it first signs — so endpoints in
- * one process that export their own tools never accept each other's states.
+ * the HTTP handler that made the server (`server_scope.ts`: every server
+ * its factory makes, tools built inside the factory or not), else of the
+ * exported tool definition — made when it first signs, so two endpoints
+ * in one process never accept each other's states.
  *
  * @module
  */
@@ -30,6 +32,7 @@ import {
   type InputResponse,
 } from "../core/input.ts";
 import { principalOf } from "../core/auth.ts";
+import { scopeOfServer } from "../core/server_scope.ts";
 import { quote } from "../core/errors.ts";
 import {
   digest,
@@ -118,7 +121,8 @@ interface StateConfig {
 }
 
 const configs = new WeakMap<object, StateConfig>();
-// The random key of each exported tool definition, for servers without one.
+// The random key of each endpoint (or, outside one, of each exported tool
+// definition), for servers without a key of their own.
 const ownKeys = new WeakMap<object, Promise<CryptoKey>>();
 let processClaims: ClaimStore | undefined;
 
@@ -147,12 +151,17 @@ export function setStateKey(
   configs.set(server, store === undefined ? { key } : { key, store });
 }
 
-/** The key `server` signs `owner`'s states with: the server's own, or `owner`'s random one. */
+/**
+ * The key `server` signs `owner`'s states with: the server's own; else the
+ * random one of the endpoint (an HTTP handler) that made the server, shared
+ * by every server its factory makes; else `owner`'s random one.
+ */
 function keyOf(server: object, owner: object): Promise<CryptoKey> {
   const set = configs.get(server)?.key;
   if (set !== undefined) return set;
-  let own = ownKeys.get(owner);
-  if (own === undefined) ownKeys.set(owner, own = randomStateKey());
+  const holder = scopeOfServer(server) ?? owner;
+  let own = ownKeys.get(holder);
+  if (own === undefined) ownKeys.set(holder, own = randomStateKey());
   return own;
 }
 

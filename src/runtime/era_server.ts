@@ -6,7 +6,9 @@
  * `initialize`: before the server sees it, an internal `initialize`
  * carrying the request's client capabilities and info is handed to the
  * server (its answer is kept, never sent). `server/discover` and
- * `subscriptions/listen` are answered here; modern results are stamped
+ * `subscriptions/listen` are answered here (a listen's `resourceSubscriptions`
+ * subscribed on the server by internal `resources/subscribe` requests, its
+ * updates delivered to the listens that named the URI); modern results are stamped
  * (`resultType`, the server's info in `_meta`, cache hints on cacheable
  * results); a server-to-client request the caller did not declare the
  * capability for answers the modern request with `-32021`. Every other
@@ -178,6 +180,8 @@ interface Subscription {
   /** The id the client gave the request: the notifications' `subscriptionId`. */
   readonly clientId: RequestId;
   readonly honored: Json;
+  /** The resource URIs it delivers `notifications/resources/updated` of. */
+  readonly uris?: ReadonlySet<string>;
 }
 
 /** The list-change notifications a subscription delivers, by filter key. */
@@ -186,6 +190,9 @@ const LIST_CHANGED: Readonly<Record<string, string>> = {
   "notifications/prompts/list_changed": "promptsListChanged",
   "notifications/resources/list_changed": "resourcesListChanged",
 };
+
+/** The notification of a changed resource, delivered to the listens subscribed to its URI. */
+const RESOURCE_UPDATED = "notifications/resources/updated";
 
 /** Whether `method` is a list-change notification (what a modern request's stream never carries). */
 export function isListChanged(method: string): boolean {
@@ -428,6 +435,9 @@ export class EraTransport implements Transport {
       if (LIST_CHANGED[message.method] !== undefined) {
         await this.notify(message.method);
         if (!this.#legacyClient) return;
+      } else if (message.method === RESOURCE_UPDATED) {
+        await this.#notifyUpdated(message.params?.uri);
+        if (!this.#legacyClient) return;
       }
       return this.#inner.send(message, options);
     }
@@ -639,6 +649,52 @@ export class EraTransport implements Transport {
     this.#reply(id, { result });
   }
 
+  /**
+   * The URIs of a listen's `resourceSubscriptions` the server subscribed
+   * to (an internal `resources/subscribe` each, answered by the server as
+   * a legacy client's would be): none when the server does not declare
+   * `resources.subscribe`, and not one it refused (an unknown URI).
+   */
+  async #subscribeResources(
+    wanted: unknown,
+    facts: ServerFacts,
+  ): Promise<Set<string>> {
+    const uris = new Set<string>();
+    const cap = facts.capabilities.resources;
+    if (!Array.isArray(wanted) || !isObject(cap) || cap.subscribe !== true) {
+      return uris;
+    }
+    const asked = [...new Set(wanted)].filter((u) => typeof u === "string");
+    await Promise.all(asked.map(async (uri) => {
+      const answer = await this.#internal("resources/subscribe", { uri });
+      if ("result" in answer) uris.add(uri);
+    }));
+    return uris;
+  }
+
+  /** Hands the server a request of its own; resolves to its answer (never sent). */
+  #internal(method: string, params: Json): Promise<JSONRPCMessage> {
+    const id = `weft-era-internal-${++internalIds}`;
+    const answer = new Promise<JSONRPCMessage>((resolve) =>
+      this.#initAnswers.set(id, resolve)
+    );
+    this.onmessage?.({ jsonrpc: "2.0", id, method, params } as JSONRPCMessage);
+    return answer;
+  }
+
+  /** Delivers `notifications/resources/updated` to the listens subscribed to `uri`. */
+  async #notifyUpdated(uri: unknown): Promise<void> {
+    if (typeof uri !== "string") return;
+    for (const [id, sub] of this.#subscriptions) {
+      if (sub.uris?.has(uri) !== true) continue;
+      await this.#inner.send({
+        jsonrpc: "2.0",
+        method: RESOURCE_UPDATED,
+        params: { uri, _meta: { [META.subscriptionId]: sub.clientId } },
+      }, { relatedRequestId: id });
+    }
+  }
+
   async #listen(
     request: JSONRPCMessage & { id: RequestId },
     meta: Json,
@@ -664,11 +720,16 @@ export class EraTransport implements Transport {
         honored[key] = true;
       }
     }
+    const uris = await this.#subscribeResources(
+      filter.resourceSubscriptions,
+      facts,
+    );
+    if (uris.size > 0) honored.resourceSubscriptions = [...uris];
     const clientId = this.#options.clientId?.(id) ?? id;
     const delivers = Object.keys(honored).length > 0;
     // Subscribed before the ack leaves: a change the client causes once it
     // has the ack is delivered.
-    if (delivers) this.#subscriptions.set(id, { clientId, honored });
+    if (delivers) this.#subscriptions.set(id, { clientId, honored, uris });
     await this.#inner.send({
       jsonrpc: "2.0",
       method: "notifications/subscriptions/acknowledged",

@@ -48,6 +48,8 @@ const INVALID_PARAMS = -32602;
 /** The `-32603` code of `InternalError`. */
 const INTERNAL_ERROR = -32603;
 const RELATED_TASK = "io.modelcontextprotocol/related-task";
+const CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
+const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 
 function isObject(value: unknown): value is Json {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -80,6 +82,13 @@ function plainParams(params: unknown): params is Json {
   const meta = params._meta;
   if (meta === undefined) return true;
   if (!isObject(meta) || meta[RELATED_TASK] !== undefined) return false;
+  // A modern caller declaring tasks may be answered with one: the SDK's
+  // path, where a task store that is down is answered 503.
+  const declared = meta[CLIENT_CAPABILITIES];
+  if (
+    isObject(declared) && isObject(declared.extensions) &&
+    declared.extensions[TASKS_EXTENSION] !== undefined
+  ) return false;
   const token = meta.progressToken;
   return token === undefined || typeof token === "string" ||
     Number.isInteger(token);

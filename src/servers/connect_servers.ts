@@ -260,7 +260,9 @@ export interface ConnectedServers extends AsyncDisposable {
  * wants authorization (the failure's cause an `AuthorizationError`) is not
  * retried: it is `failed` at once, and a retry that meets one stops there. A
  * configuration that is wrong is refused before anything starts, with a
- * `ServerConfigError` naming the server and the field.
+ * `ServerConfigError` naming the server and the field; one found only at
+ * the start (`permissions` on an entry that cannot enforce them) is the
+ * failure's cause, and that server is `failed` at once, never retried.
  *
  * The tools stay current: a server's `notifications/tools/list_changed`
  * lists it again (a call during which the list changed returns once the
@@ -417,7 +419,9 @@ class ServerSet implements ConnectedServers {
     const byServer = new Map<ManagedServer, ToolDef[]>();
     for (const tool of merged) {
       const owner = this.#owners.get(tool)!;
-      byServer.set(owner, [...(byServer.get(owner) ?? []), tool]);
+      const list = byServer.get(owner);
+      if (list === undefined) byServer.set(owner, [tool]);
+      else list.push(tool);
     }
     const findings = findShadowing(this.#members.map((server) => ({
       server: server.spec.name,
@@ -434,9 +438,15 @@ class ServerSet implements ConnectedServers {
       }
     }
     if (!this.#quarantine || findings.length === 0) return merged;
+    const byTool = new Map<string, ShadowFinding[]>();
+    for (const finding of findings) {
+      const list = byTool.get(finding.tool);
+      if (list === undefined) byTool.set(finding.tool, [finding]);
+      else list.push(finding);
+    }
     return merged.map((tool) => {
-      const own = findings.filter((f) => f.tool === tool.name);
-      if (own.length === 0) return tool;
+      const own = byTool.get(tool.name);
+      if (own === undefined) return tool;
       const message = own.map((f) => f.message).join("\n");
       let gated = this.#gated.get(tool);
       if (gated === undefined || gated.message !== message) {

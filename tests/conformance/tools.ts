@@ -23,6 +23,7 @@ import {
 } from "../../mod.ts";
 import { type AskRequest, audio, type InputResponse } from "../../core.ts";
 import { callTools, say, script } from "../../testing.ts";
+import { exportConformanceSurface } from "./resources.ts";
 
 /** `tools-call-simple-text`: no arguments, one fixed text. */
 export const simpleText: ToolDef = tool({
@@ -376,5 +377,6 @@ export function conformanceServer(): Server {
     conformanceAgent(),
     "Runs the conformance agent on a prompt.",
   );
+  exportConformanceSurface(server);
   return server;
 }
