@@ -53,6 +53,11 @@ import {
   startFlow,
 } from "../src/auth/client/_flow.ts";
 import { ClientRecords } from "../src/auth/client/_records.ts";
+import {
+  refusedBefore,
+  stepUpVerdict,
+  union,
+} from "../src/auth/client/_scopes.ts";
 import { AuthorizationError } from "../src/auth/client/authorization_error.ts";
 import { memoryOAuthStore } from "../src/auth/client/oauth_store.ts";
 
@@ -618,4 +623,35 @@ Deno.test("records: a pending authorization is taken once; a replay, a second ta
   await records.savePending("s2", pending);
   assert.equal(await records.takePending("s2", T0 + PENDING_TTL), undefined);
   assert.equal(await records.takePending("forged", T0), undefined);
+});
+
+Deno.test("scopes: a 403 steps up to the union of held, wanted and named, until nothing is new or the limit is reached", () => {
+  assert.deepEqual(
+    stepUpVerdict(["a"], "a", "b c", { taken: 0, limit: 2 }),
+    { kind: "step-up", scope: "a b c" },
+  );
+  assert.deepEqual(
+    stepUpVerdict(["a", "b"], "a", "b", { taken: 0, limit: 2 }),
+    { kind: "stands" },
+  );
+  assert.deepEqual(
+    stepUpVerdict(["a"], undefined, "b", { taken: 2, limit: 2 }),
+    { kind: "stands" },
+  );
+  assert.deepEqual(
+    stepUpVerdict([], undefined, "b", { taken: 1, limit: 2 }),
+    { kind: "step-up", scope: "b" },
+  );
+  assert.deepEqual(union(["x"], "y  x", undefined, "z"), ["x", "y", "z"]);
+});
+
+Deno.test("scopes: a set the authorization server refused is refused again for it or more, not for less", () => {
+  const refused = [{ scopes: ["admin", "read"], cause: "invalid_scope" }];
+  assert.equal(refusedBefore(refused, "read admin")?.cause, "invalid_scope");
+  assert.equal(
+    refusedBefore(refused, "read admin write")?.cause,
+    "invalid_scope",
+  );
+  assert.equal(refusedBefore(refused, "read"), undefined);
+  assert.equal(refusedBefore([{ scopes: [], cause: 1 }], "read"), undefined);
 });

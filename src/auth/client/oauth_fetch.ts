@@ -27,6 +27,12 @@ import {
   scopeRefusalOf,
   type ServerNaming,
 } from "./refusal.ts";
+import {
+  refusedBefore,
+  type RefusedScopes,
+  stepUpVerdict,
+  words,
+} from "./_scopes.ts";
 
 /**
  * Wraps `base` for requests to the MCP endpoint `naming.url`. A refusal
@@ -40,42 +46,139 @@ export function oauthFetch(
   naming: ServerNaming,
   base: FetchLike,
 ): FetchLike {
-  const serverUrl = naming.url;
-  const client = provider instanceof OAuthClient
-    ? provider.forServer(serverUrl)
-    : undefined;
-  const flowProvider = client === undefined
-    ? withKeptDiscovery(provider)
-    : provider;
-  let scope: string | undefined;
-  let resourceMetadataUrl: URL | undefined;
-  let flow: Promise<void> | undefined;
+  const connection = new OAuthConnection(provider, naming, base);
+  return (input, init) => connection.send(input, init);
+}
+
+/** One connection's authorization: what it wants, the flow it runs, what was refused. */
+class OAuthConnection {
+  readonly #provider: OAuthClientProvider;
+  readonly #naming: ServerNaming;
+  readonly #base: FetchLike;
+  /** The client's view for this server, when the provider is an `oauthClient`. */
+  readonly #client: OAuthClient | undefined;
+  /** The provider as the flow sees it (discovery kept for the connection). */
+  readonly #flowProvider: OAuthClientProvider;
+  /** The scope the connection wants: the challenge's, or a step-up's union. */
+  #scope: string | undefined;
+  #resourceMetadataUrl: URL | undefined;
+  /** The flow running now: one at a time per connection; a second request waits for it. */
+  #flow: Promise<void> | undefined;
   /**
    * Scope sets the authorization server refused (`invalid_scope`): a
    * request wanting one of them (or more) fails at once, without asking
    * again.
    */
-  const refused: { scopes: readonly string[]; cause: unknown }[] = [];
+  readonly #refused: RefusedScopes[] = [];
+
+  constructor(
+    provider: OAuthClientProvider,
+    naming: ServerNaming,
+    base: FetchLike,
+  ) {
+    this.#provider = provider;
+    this.#naming = naming;
+    this.#base = base;
+    this.#client = provider instanceof OAuthClient
+      ? provider.forServer(naming.url)
+      : undefined;
+    this.#flowProvider = this.#client === undefined
+      ? withKeptDiscovery(provider)
+      : provider;
+  }
+
+  /** Sends one request, authorizing (or stepping up) and sending again as the server asks. */
+  async send(
+    input: string | URL,
+    init: RequestInit | undefined,
+  ): Promise<Response> {
+    let authorized = false;
+    let stepUps = 0;
+    for (;;) {
+      // Waits for a flow another request started.
+      if (this.#flow !== undefined) await this.#flow.catch(() => {});
+      const token = await this.#bearer();
+      const headers = new Headers(init?.headers);
+      if (token !== undefined) headers.set("authorization", `Bearer ${token}`);
+      const response = await this.#base(input, { ...init, headers });
+      if (response.status === 401 && !authorized) {
+        const challenge = bearerChallenge(response);
+        await response.body?.cancel().catch(() => {});
+        this.#learn(challenge);
+        if (challenge?.scope !== undefined) this.#scope = challenge.scope;
+        authorized = true;
+        this.#refuseKnown(401, challenge);
+        await this.#flowFor(401, challenge, false, token);
+        continue;
+      }
+      const challenge = response.status === 403
+        ? bearerChallenge(response)
+        : undefined;
+      if (challenge?.error === "insufficient_scope") {
+        const holding = await this.#held();
+        const verdict = stepUpVerdict(holding, this.#scope, challenge.scope, {
+          taken: stepUps,
+          limit: this.#client?.maxStepUps ?? 2,
+        });
+        await response.body?.cancel().catch(() => {});
+        if (verdict.kind === "step-up") {
+          this.#learn(challenge);
+          this.#scope = verdict.scope;
+          stepUps++;
+          this.#refuseKnown(403, challenge);
+          await this.#flowFor(403, challenge, true);
+          continue;
+        }
+        throw refusalOf(response, {
+          ...this.#naming,
+          oauth: true,
+          held: await this.#held(),
+          stepUps,
+        })!;
+      }
+      const refusal = refusalOf(response, { ...this.#naming, oauth: true });
+      if (refusal !== undefined) {
+        await response.body?.cancel().catch(() => {});
+        throw refusal;
+      }
+      return response;
+    }
+  }
+
+  /** Keeps the protected resource metadata URL a challenge names. */
+  #learn(challenge: BearerChallenge | undefined): void {
+    if (challenge?.resourceMetadata !== undefined) {
+      this.#resourceMetadataUrl = new URL(challenge.resourceMetadata);
+    }
+  }
+
+  async #bearer(): Promise<string | undefined> {
+    return this.#client !== undefined
+      ? await this.#client.accessToken(this.#base)
+      : (await this.#provider.tokens())?.access_token;
+  }
+
+  async #held(): Promise<string[]> {
+    return this.#client !== undefined
+      ? await this.#client.grantedScopes()
+      : words((await this.#provider.tokens())?.scope);
+  }
 
   /** One flow at a time per connection; a second request waits for it. */
-  const once = (run: () => Promise<void>): Promise<void> => {
-    if (flow === undefined) {
-      flow = run().finally(() => {
-        flow = undefined;
+  #once(run: () => Promise<void>): Promise<void> {
+    if (this.#flow === undefined) {
+      this.#flow = run().finally(() => {
+        this.#flow = undefined;
       });
     }
-    return flow;
-  };
+    return this.#flow;
+  }
 
-  const bearer = async (): Promise<string | undefined> =>
-    client !== undefined
-      ? await client.accessToken(base)
-      : (await provider.tokens())?.access_token;
-
-  const authorize = async (
-    stepUp: boolean,
-    refusedToken?: string,
-  ): Promise<void> => {
+  async #authorize(stepUp: boolean, refusedToken?: string): Promise<void> {
+    const scope = this.#scope;
+    const resourceMetadataUrl = this.#resourceMetadataUrl;
+    const base = this.#base;
+    const client = this.#client;
     if (client !== undefined) {
       if (!stepUp && (await client.refresh(base, refusedToken))) return;
       await client.authorizeAgain({
@@ -88,11 +191,12 @@ export function oauthFetch(
     // Discovery first (see `ensureDiscovery`: a server without an
     // authorization endpoint), kept for this connection when the provider
     // keeps none.
-    await ensureDiscovery(flowProvider, serverUrl, {
+    const serverUrl = this.#naming.url;
+    await ensureDiscovery(this.#flowProvider, serverUrl, {
       ...(resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl }),
       fetchFn: base,
     });
-    const result = await auth(flowProvider, {
+    const result = await auth(this.#flowProvider, {
       serverUrl,
       ...(scope === undefined ? {} : { scope }),
       ...(resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl }),
@@ -104,123 +208,50 @@ export function oauthFetch(
         `OAuth: ${serverUrl.href} needs the user to authorize; the provider redirected`,
       );
     }
-  };
+  }
 
   /** Runs a flow; an `invalid_scope` is remembered and thrown as an `AuthorizationError`. */
-  const flowFor = async (
+  async #flowFor(
     status: number,
     challenge: BearerChallenge | undefined,
     stepUp: boolean,
     refusedToken?: string,
-  ): Promise<void> => {
-    const wanted = scope;
+  ): Promise<void> {
+    const wanted = this.#scope;
     try {
-      await once(() => authorize(stepUp, refusedToken));
+      await this.#once(() => this.#authorize(stepUp, refusedToken));
     } catch (error) {
       // What the flow asked: the scope wanted, else the client's fallback.
-      const asked = client === undefined
+      const asked = this.#client === undefined
         ? wanted
-        : await client.scopeFor(wanted);
-      const refusal = scopeRefusalOf(error, asked, status, challenge, naming);
+        : await this.#client.scopeFor(wanted);
+      const refusal = scopeRefusalOf(
+        error,
+        asked,
+        status,
+        challenge,
+        this.#naming,
+      );
       if (refusal !== undefined) {
         if (asked !== undefined) {
-          refused.push({ scopes: words(asked), cause: error });
+          this.#refused.push({ scopes: words(asked), cause: error });
         }
         throw refusal;
       }
-      throw named(error, status, challenge, naming);
+      throw named(error, status, challenge, this.#naming);
     }
-  };
-
-  const held = async (): Promise<string[]> =>
-    client !== undefined
-      ? await client.grantedScopes()
-      : words((await provider.tokens())?.scope);
-
-  return async (input, init) => {
-    let authorized = false;
-    let stepUps = 0;
-    for (;;) {
-      // Waits for a flow another request started.
-      if (flow !== undefined) await flow.catch(() => {});
-      const token = await bearer();
-      const headers = new Headers(init?.headers);
-      if (token !== undefined) headers.set("authorization", `Bearer ${token}`);
-      const response = await base(input, { ...init, headers });
-      if (response.status === 401 && !authorized) {
-        const challenge = bearerChallenge(response);
-        await response.body?.cancel().catch(() => {});
-        if (challenge?.resourceMetadata !== undefined) {
-          resourceMetadataUrl = new URL(challenge.resourceMetadata);
-        }
-        if (challenge?.scope !== undefined) scope = challenge.scope;
-        authorized = true;
-        refuseKnown(scope, 401, challenge);
-        await flowFor(401, challenge, false, token);
-        continue;
-      }
-      if (response.status === 403) {
-        const challenge = bearerChallenge(response);
-        if (challenge?.error === "insufficient_scope") {
-          const limit = client?.maxStepUps ?? 2;
-          const holding = await held();
-          const wanted = union(holding, scope, challenge.scope);
-          // Nothing new to ask for, or asked enough: the refusal stands.
-          if (
-            stepUps < limit && !wanted.every((s) => holding.includes(s))
-          ) {
-            await response.body?.cancel().catch(() => {});
-            if (challenge.resourceMetadata !== undefined) {
-              resourceMetadataUrl = new URL(challenge.resourceMetadata);
-            }
-            scope = wanted.join(" ");
-            stepUps++;
-            refuseKnown(scope, 403, challenge);
-            await flowFor(403, challenge, true);
-            continue;
-          }
-          await response.body?.cancel().catch(() => {});
-          throw refusalOf(response, {
-            ...naming,
-            oauth: true,
-            held: await held(),
-            stepUps,
-          })!;
-        }
-      }
-      const refusal = refusalOf(response, { ...naming, oauth: true });
-      if (refusal !== undefined) {
-        await response.body?.cancel().catch(() => {});
-        throw refusal;
-      }
-      return response;
-    }
-  };
+  }
 
   /** Throws at once when the authorization server refused these scopes (or fewer) already. */
-  function refuseKnown(
-    wanted: string | undefined,
-    status: number,
-    challenge: BearerChallenge | undefined,
-  ): void {
-    const asked = words(wanted);
-    const before = refused.find((r) =>
-      r.scopes.length > 0 && r.scopes.every((s) => asked.includes(s))
-    );
+  #refuseKnown(status: number, challenge: BearerChallenge | undefined): void {
+    const before = refusedBefore(this.#refused, this.#scope);
     if (before === undefined) return;
-    throw scopeRefusalOf(before.cause, wanted, status, challenge, naming)!;
+    throw scopeRefusalOf(
+      before.cause,
+      this.#scope,
+      status,
+      challenge,
+      this.#naming,
+    )!;
   }
-}
-
-function words(scope: string | undefined): string[] {
-  return scope?.split(" ").filter((s) => s !== "") ?? [];
-}
-
-function union(
-  held: readonly string[],
-  ...more: (string | undefined)[]
-): string[] {
-  const all = new Set(held);
-  for (const list of more) for (const s of words(list)) all.add(s);
-  return [...all];
 }
