@@ -59,37 +59,35 @@
 
 // Serving: the caller, the verify option, JWT access tokens.
 export type { AuthInfo } from "./src/core/auth.ts";
-export { InvalidTokenError } from "./src/runtime/http/auth.ts";
+export { InvalidTokenError } from "./src/auth/server/resource.ts";
 export type {
   ResourceAuthOptions,
   TokenVerifier,
-} from "./src/runtime/http/auth.ts";
-export { jwtVerifier } from "./src/runtime/http/jwt.ts";
+} from "./src/auth/server/resource.ts";
+export { jwtVerifier } from "./src/auth/server/jwt.ts";
 export type {
   JsonWebKeySet,
   JwtAlgorithm,
   JwtVerifierOptions,
-} from "./src/runtime/http/jwt.ts";
+} from "./src/auth/server/jwt.ts";
 
 // Calling: the OAuth client, its token stores and its redirect endpoint.
-export {
-  AuthorizationError,
-  oauthClient,
-} from "./src/runtime/client/oauth_client.ts";
+export { oauthClient } from "./src/auth/client/oauth_client.ts";
 export type {
-  AuthorizationErrorReason,
   OAuthClientOptions,
   OAuthClientProvider,
-} from "./src/runtime/client/oauth_client.ts";
+} from "./src/auth/client/options.ts";
+export { AuthorizationError } from "./src/auth/client/authorization_error.ts";
+export type { AuthorizationErrorReason } from "./src/auth/client/authorization_error.ts";
 export {
   kvOAuthStore,
   memoryOAuthStore,
-} from "./src/runtime/client/oauth_store.ts";
+} from "./src/auth/client/oauth_store.ts";
 export type {
   KvOAuthStoreOptions,
   OAuthStore,
   OAuthStoreEntry,
   OAuthStoreSetOptions,
-} from "./src/runtime/client/oauth_store.ts";
-export { oauthCallback } from "./src/runtime/client/oauth_callback.ts";
-export type { OAuthCallbackOptions } from "./src/runtime/client/oauth_callback.ts";
+} from "./src/auth/client/oauth_store.ts";
+export { oauthCallback } from "./src/auth/client/oauth_callback.ts";
+export type { OAuthCallbackOptions } from "./src/auth/client/oauth_callback.ts";

@@ -29,6 +29,16 @@
  *   `?.`): never `Deno.x` or `typeof Deno`, which are Deno-only.
  * - What the HTTP clients load (from `src/runtime/client`) does not
  *   import the SDK's server.
+ * - `src/auth` is OAuth on both sides, each a layer of its own:
+ *   `src/auth/server` (the resource server's checks: the `verify` option,
+ *   JWT, JWKS) imports only the core, on web standards (no bare specifier
+ *   at all); `src/auth/client` (the client's flows, its token stores as
+ *   views over the store contract) imports the store contract, the core
+ *   and the SDK's auth modules (`client/auth`, `client/auth-extensions`,
+ *   `shared/auth`, `shared/transport`, `types`), never the SDK's server or
+ *   `node:`. Neither imports `src/runtime`: the HTTP server imports
+ *   `src/auth/server` (never `src/auth/client`), the HTTP clients,
+ *   `src/servers` and `src/cli` import `src/auth/client`.
  * - A file whose name starts with `_` is internal to its folder: no file in
  *   another folder (nor an entry point) imports it.
  * - Nothing under `src/` imports `tests/`, `examples/` or `bench/`.
@@ -61,6 +71,11 @@ const isSdkClient = (specifier: string): boolean =>
 const isSdkServer = (specifier: string): boolean =>
   /^@modelcontextprotocol\/sdk\/server(\/|$)/.test(specifier);
 
+/** The SDK's auth modules: what the OAuth client may import by name. */
+const isSdkAuth = (specifier: string): boolean =>
+  /^@modelcontextprotocol\/sdk\/(client\/auth|client\/auth-extensions|shared\/auth|shared\/transport|types)(\.js)?$/
+    .test(specifier);
+
 /** Per folder above the core: the folders it may import, and the bare specifiers. */
 const LAYERS: Record<
   string,
@@ -85,12 +100,24 @@ const LAYERS: Record<
     folders: ["src/trace/", "src/core/"],
     bare: (s) => s === "@opentelemetry/api",
   },
+  // OAuth on both sides (issue 35): the resource server's checks on web
+  // standards; the client's flows over the store contract and the SDK's
+  // auth modules. Neither reaches into the runtime.
+  "src/auth/server/": {
+    folders: ["src/auth/server/", "src/core/"],
+    bare: () => false,
+  },
+  "src/auth/client/": {
+    folders: ["src/auth/client/", "src/store/", "src/core/"],
+    bare: isSdkAuth,
+  },
   // The runtime's subfolders before its root: the first prefix that
   // matches a file names its layer. `src/runtime/*` is the root files only.
   "src/runtime/http/": {
     folders: [
       "src/runtime/http/",
       "src/runtime/*",
+      "src/auth/server/",
       "src/store/",
       "src/core/",
       SEAM,
@@ -101,6 +128,7 @@ const LAYERS: Record<
     folders: [
       "src/runtime/client/",
       "src/runtime/*",
+      "src/auth/client/",
       "src/store/",
       "src/core/",
       SEAM,
@@ -125,6 +153,7 @@ const LAYERS: Record<
     folders: [
       "src/servers/",
       "src/runtime/",
+      "src/auth/client/",
       "src/mcp/",
       "src/trace/",
       "src/store/",
@@ -148,6 +177,7 @@ const LAYERS: Record<
       "src/cli/",
       "src/servers/",
       "src/runtime/",
+      "src/auth/client/",
       "src/mcp/",
       "src/trace/",
       "src/core/",
@@ -387,7 +417,7 @@ function httpServerPathViolations(
   const { files, bare } = valueClosure(sources, starts);
   const found: string[] = [];
   for (const file of files) {
-    if (/^src\/runtime\/(client|process)\//.test(file)) {
+    if (/^src\/(runtime\/(client|process)|auth\/client)\//.test(file)) {
       found.push(`the HTTP server loads ${file}`);
     }
     found.push(...denoViolations(file, sources.get(file)!));
@@ -405,7 +435,7 @@ function httpClientPathViolations(
   sources: ReadonlyMap<string, string>,
 ): string[] {
   const starts = [...sources.keys()].filter((f) =>
-    f.startsWith("src/runtime/client/")
+    f.startsWith("src/runtime/client/") || f.startsWith("src/auth/client/")
   );
   const { bare } = valueClosure(sources, starts);
   return [...bare]
@@ -700,6 +730,129 @@ Deno.test("the checker refuses Deno in core outside env.ts", () => {
     [],
   );
   assert.deepEqual(violations("src/runtime/r.ts", "Deno.stdin;"), []);
+});
+
+Deno.test("the checker keeps src/auth off the runtime: the server side on web standards, the client side on the store, the core and the SDK's auth", () => {
+  const cases: [string, string, boolean][] = [
+    ["src/auth/server/s.ts", 'import { a } from "../../core/auth.ts";', true],
+    ["src/auth/server/s.ts", 'import { k } from "./_jwks.ts";', true],
+    [
+      "src/auth/server/s.ts",
+      'import { e } from "../../runtime/errors.ts";',
+      false,
+    ],
+    [
+      "src/auth/server/s.ts",
+      'import { g } from "../../runtime/http/_auth.ts";',
+      false,
+    ],
+    [
+      "src/auth/server/s.ts",
+      'import { c } from "../client/oauth_client.ts";',
+      false,
+    ],
+    ["src/auth/server/s.ts", 'import { B } from "node:buffer";', false],
+    [
+      "src/auth/server/s.ts",
+      'import { a } from "@modelcontextprotocol/sdk/shared/auth.js";',
+      false,
+    ],
+    [
+      "src/auth/client/c.ts",
+      'import { s } from "../../store/contract.ts";',
+      true,
+    ],
+    [
+      "src/auth/client/c.ts",
+      'import { a } from "@modelcontextprotocol/sdk/client/auth.js";',
+      true,
+    ],
+    [
+      "src/auth/client/c.ts",
+      'import { x } from "@modelcontextprotocol/sdk/client/auth-extensions.js";',
+      true,
+    ],
+    [
+      "src/auth/client/c.ts",
+      'import type { F } from "@modelcontextprotocol/sdk/shared/transport.js";',
+      true,
+    ],
+    [
+      "src/auth/client/c.ts",
+      'import { t } from "../../runtime/sdk_types.ts";',
+      false,
+    ],
+    [
+      "src/auth/client/c.ts",
+      'import { h } from "../../runtime/client/connect_http.ts";',
+      false,
+    ],
+    ["src/auth/client/c.ts", 'import { v } from "../server/jwt.ts";', false],
+    [
+      "src/auth/client/c.ts",
+      'import { S } from "@modelcontextprotocol/sdk/server/index.js";',
+      false,
+    ],
+    [
+      "src/auth/client/c.ts",
+      'import { C } from "@modelcontextprotocol/sdk/client/index.js";',
+      false,
+    ],
+    ["src/auth/client/c.ts", 'import { B } from "node:buffer";', false],
+    [
+      "src/runtime/http/h.ts",
+      'import { j } from "../../auth/server/jwt.ts";',
+      true,
+    ],
+    [
+      "src/runtime/http/h.ts",
+      'import { o } from "../../auth/client/oauth_client.ts";',
+      false,
+    ],
+    [
+      "src/runtime/http/h.ts",
+      'import { k } from "../../auth/server/_jwks.ts";',
+      false,
+    ],
+    [
+      "src/runtime/client/c.ts",
+      'import { f } from "../../auth/client/oauth_fetch.ts";',
+      true,
+    ],
+    [
+      "src/runtime/client/c.ts",
+      'import { d } from "../../auth/client/_discovery.ts";',
+      false,
+    ],
+    [
+      "src/runtime/client/c.ts",
+      'import { j } from "../../auth/server/jwt.ts";',
+      false,
+    ],
+    [
+      "src/servers/s.ts",
+      'import { o } from "../auth/client/oauth_client.ts";',
+      true,
+    ],
+    [
+      "src/cli/c.ts",
+      'import { o } from "../auth/client/oauth_store.ts";',
+      true,
+    ],
+    [
+      "src/mcp/m.ts",
+      'import { o } from "../auth/client/oauth_client.ts";',
+      false,
+    ],
+    ["src/core/c.ts", 'import { j } from "../auth/server/jwt.ts";', false],
+  ];
+  for (const [file, source, ok] of cases) {
+    assert.equal(
+      violations(file, source).length === 0,
+      ok,
+      `${file}: ${source}`,
+    );
+  }
 });
 
 Deno.test("the checker keeps src/runtime/{http,client,process} apart over the root files", () => {

@@ -13,7 +13,7 @@ import { connectHttp, exportTools, httpHandler, Server } from "../mod.ts";
 import {
   AuthorizationError,
   oauthClient,
-} from "../src/runtime/client/oauth_client.ts";
+} from "../src/auth/client/oauth_client.ts";
 // @ts-types="@modelcontextprotocol/sdk/client/auth-extensions"
 import { ClientCredentialsProvider } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
 

@@ -18,14 +18,14 @@ import {
 import {
   AuthorizationError,
   oauthClient,
-} from "../src/runtime/client/oauth_client.ts";
+} from "../src/auth/client/oauth_client.ts";
 import {
   kvOAuthStore,
   memoryOAuthStore,
   type OAuthStore,
-} from "../src/runtime/client/oauth_store.ts";
+} from "../src/auth/client/oauth_store.ts";
 import { denoKvStore, memoryStore } from "../store.ts";
-import { oauthStoreOf } from "../src/runtime/client/oauth_store_view.ts";
+import { oauthStoreOf } from "../src/auth/client/oauth_store_view.ts";
 import {
   parseServersConfig,
   ServerConfigError,

@@ -30,7 +30,7 @@ import {
   type OAuthClient,
   oauthClient,
   type OAuthClientOptions,
-} from "../src/runtime/client/oauth_client.ts";
+} from "../src/auth/client/oauth_client.ts";
 import { mint, signer } from "./_helpers/jwt_mint.ts";
 
 // The token types are real: a type that became `any` again fails `deno check`.

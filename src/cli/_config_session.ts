@@ -22,8 +22,8 @@ import {
 import type { ServersError } from "../servers/errors.ts";
 import { formatTool } from "./format.ts";
 import { ExitCode } from "./usage.ts";
-import { oauthClient } from "../runtime/client/oauth_client.ts";
-import { kvOAuthStore } from "../runtime/client/oauth_store.ts";
+import { oauthClient } from "../auth/client/oauth_client.ts";
+import { kvOAuthStore } from "../auth/client/oauth_store.ts";
 
 /** What a config session needs from `runCli`. */
 export interface ConfigSessionOptions {

@@ -8,8 +8,8 @@
  */
 
 import { connectHttp } from "../runtime/client/connect_http.ts";
-import { oauthClient } from "../runtime/client/oauth_client.ts";
-import { kvOAuthStore } from "../runtime/client/oauth_store.ts";
+import { oauthClient } from "../auth/client/oauth_client.ts";
+import { kvOAuthStore } from "../auth/client/oauth_store.ts";
 import { parseServersConfig } from "../servers/config.ts";
 import type { CliCommand } from "./args.ts";
 import type { CliOutput } from "./run.ts";

@@ -13,7 +13,7 @@ import {
 } from "../runtime/process/connect_stdio.ts";
 import { ServerConfigError, type ServerSpec } from "./config.ts";
 import type { EraStore } from "../runtime/era_store.ts";
-import type { OAuthClientProvider } from "../runtime/client/oauth_client.ts";
+import type { OAuthClientProvider } from "../auth/client/oauth_client.ts";
 import type { Launch } from "./_permissions.ts";
 import { egressFetch } from "./_egress.ts";
 import type { EgressRefusedError } from "./errors.ts";

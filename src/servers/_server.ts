@@ -40,7 +40,7 @@ import { connectSpec } from "./_connect.ts";
 import {
   AuthorizationError,
   type OAuthClientProvider,
-} from "../runtime/client/oauth_client.ts";
+} from "../auth/client/oauth_client.ts";
 import { RoutedClient } from "./_routed_client.ts";
 import { ServerConfigError, type ServerSpec } from "./config.ts";
 import {

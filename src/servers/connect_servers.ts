@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { OAuthClientProvider } from "../runtime/client/oauth_client.ts";
+import type { OAuthClientProvider } from "../auth/client/oauth_client.ts";
 import type { EraStore } from "../runtime/era_store.ts";
 import type { ProtocolEra } from "../runtime/era.ts";
 import type { ToolDef } from "../core/tool.ts";

@@ -23,7 +23,7 @@ import { connectHttp, importTools, type InputHandler } from "../../mod.ts";
 import {
   oauthClient,
   type OAuthClientOptions,
-} from "../../src/runtime/client/oauth_client.ts";
+} from "../../src/auth/client/oauth_client.ts";
 
 /** The client id metadata document URL the suite's CIMD scenario expects. */
 const CIMD_URL = "https://conformance-test.local/client-metadata.json";

@@ -36,8 +36,8 @@ import {
   OAuthClient,
   oauthClient,
   type OAuthClientProvider,
-} from "../../src/runtime/client/oauth_client.ts";
-import { kvOAuthStore } from "../../src/runtime/client/oauth_store.ts";
+} from "../../src/auth/client/oauth_client.ts";
+import { kvOAuthStore } from "../../src/auth/client/oauth_store.ts";
 import { browser } from "./_oidc_browser.ts";
 
 const REDIRECT = "http://127.0.0.1:8977/callback";

@@ -25,9 +25,9 @@ import {
   AuthorizationError,
   OAuthClient,
   oauthClient,
-} from "../../src/runtime/client/oauth_client.ts";
-import { kvOAuthStore } from "../../src/runtime/client/oauth_store.ts";
-import { oauthCallback } from "../../src/runtime/client/oauth_callback.ts";
+} from "../../src/auth/client/oauth_client.ts";
+import { kvOAuthStore } from "../../src/auth/client/oauth_store.ts";
+import { oauthCallback } from "../../src/auth/client/oauth_callback.ts";
 import { runCli } from "../../cli.ts";
 import { browser as oidcBrowser } from "./_oidc_browser.ts";
 import { movableClock } from "../_helpers/clock.ts";

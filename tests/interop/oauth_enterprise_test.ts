@@ -31,7 +31,7 @@ import { jwtVerifier } from "../../auth.ts";
 import {
   AuthorizationError,
   oauthClient,
-} from "../../src/runtime/client/oauth_client.ts";
+} from "../../src/auth/client/oauth_client.ts";
 
 const CLIENT = { id: "crm-agent", secret: "crm-agent-secret" };
 const IDP_CLIENT = "crm-agent-at-idp";

@@ -21,9 +21,12 @@ import {
 import type { ConnectionLostError } from "../errors.ts";
 import { isSessionNotFound, LosslessHttpTransport } from "./_http_transport.ts";
 import { setSessionRenewal } from "./_session_renewal.ts";
-import { oauthFetch } from "./_oauth_fetch.ts";
-import { authorizationErrorIn, refusingFetch } from "./_auth_refusal.ts";
-import type { OAuthClientProvider } from "./oauth_client.ts";
+import { oauthFetch } from "../../auth/client/oauth_fetch.ts";
+import {
+  authorizationErrorIn,
+  refusingFetch,
+} from "../../auth/client/refusal.ts";
+import type { OAuthClientProvider } from "../../auth/client/oauth_client.ts";
 import {
   EraClientTransport,
   type EraInfo,

@@ -17,9 +17,12 @@ import {
 import type { ConnectionLostError } from "../errors.ts";
 import type { ConnectHttpOptions } from "./connect_http.ts";
 import type { FetchLike } from "../sdk_types.ts";
-import { authorizationErrorIn, refusingFetch } from "./_auth_refusal.ts";
-import { oauthFetch } from "./_oauth_fetch.ts";
-import { AuthorizationError } from "./oauth_client.ts";
+import {
+  authorizationErrorIn,
+  refusingFetch,
+} from "../../auth/client/refusal.ts";
+import { oauthFetch } from "../../auth/client/oauth_fetch.ts";
+import { AuthorizationError } from "../../auth/client/oauth_client.ts";
 
 /**
  * Connects to a legacy HTTP+SSE MCP endpoint over the SDK's (deprecated)

@@ -18,7 +18,11 @@ import {
   requiredScopes,
 } from "../../core/auth.ts";
 import { HttpRefusalError } from "../errors.ts";
-import { InvalidTokenError, type ResourceAuthOptions } from "./auth.ts";
+import {
+  InvalidTokenError,
+  type ResourceAuthOptions,
+} from "../../auth/server/resource.ts";
+import { clockToleranceOf } from "../../auth/server/tolerance.ts";
 
 const WELL_KNOWN = "/.well-known/oauth-protected-resource";
 
@@ -27,23 +31,6 @@ const verified = new WeakMap<Request, AuthInfo>();
 /** The caller the gate verified for `req`; absent without `auth`. */
 export function authOf(req: Request): AuthInfo | undefined {
   return verified.get(req);
-}
-
-/**
- * The clock difference, in seconds, that a `verify` function allows on
- * `exp` when it judges expiry itself (`jwtVerifier`'s `clockTolerance`).
- */
-const tolerances = new WeakMap<object, number>();
-
-/**
- * Records that `verify` checks expiry itself, allowing `seconds` of clock
- * difference: the gate's own check of the result's `expiresAt` then allows
- * as much, so a token the verifier accepts is not refused by the gate. A
- * `verify` not recorded (one of your own, or one wrapping `jwtVerifier`)
- * gets none.
- */
-export function setClockTolerance(verify: object, seconds: number): void {
-  tolerances.set(verify, seconds);
 }
 
 /** Checks made before a request reaches a server: built once per handler. */
@@ -93,7 +80,7 @@ export class AuthGate {
     this.#scopes = options.scopes ?? [];
     this.#supported = new Set(this.#scopes);
     this.#report = report;
-    this.#tolerance = tolerances.get(options.verify) ?? 0;
+    this.#tolerance = clockToleranceOf(options.verify);
   }
 
   /**

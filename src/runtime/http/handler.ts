@@ -33,7 +33,7 @@ import { SignalHook } from "./_host.ts";
 import type { AuthInfo } from "../../core/auth.ts";
 import { setServerScope } from "../../core/server_scope.ts";
 import { listenUrl } from "./_listen_url.ts";
-import type { ResourceAuthOptions } from "./auth.ts";
+import type { ResourceAuthOptions } from "../../auth/server/resource.ts";
 import { AuthGate, authOf } from "./_auth.ts";
 import {
   type CacheHints,

@@ -7,7 +7,6 @@
  */
 
 import { isStore, type Store, STORE_NAMESPACES } from "../../store/contract.ts";
-import { storeKey } from "../store_views.ts";
 import { memoryOAuthStore, type OAuthStore } from "./oauth_store.ts";
 
 /**
@@ -20,8 +19,10 @@ export function oauthStoreOf(
   if (option === undefined) return memoryOAuthStore();
   if (!isStore(option)) return option;
   const store = option;
+  // The runtime's key format for array keys (its `storeKey`): the
+  // namespace, then each part URI-encoded, joined by "/".
   const key = (parts: readonly string[]) =>
-    storeKey(STORE_NAMESPACES.oauth, parts);
+    STORE_NAMESPACES.oauth + parts.map(encodeURIComponent).join("/");
   const ttl = (options?: { expireIn?: number }) =>
     options?.expireIn === undefined ? {} : { ttlMs: options.expireIn };
   return {

@@ -8,7 +8,7 @@
  */
 
 import type { JsonWebKeySet, JwtAlgorithm, JwtVerifierOptions } from "./jwt.ts";
-import { InvalidTokenError } from "./auth.ts";
+import { InvalidTokenError } from "./resource.ts";
 
 /** How WebCrypto imports and checks a key of one algorithm. */
 export type VerifyParams = {

@@ -7,11 +7,12 @@
  * @module
  */
 
-import type { FetchLike } from "../sdk_types.ts";
+// @ts-types="@modelcontextprotocol/sdk/shared/transport"
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   AuthorizationError,
   type AuthorizationErrorReason,
-} from "./oauth_client.ts";
+} from "./authorization_error.ts";
 
 /** Which server a connection talks to, for the error. */
 export interface ServerNaming {

@@ -7,9 +7,9 @@
  */
 
 import type { AuthInfo } from "../../core/auth.ts";
-import { InvalidTokenError } from "./auth.ts";
+import { InvalidTokenError } from "./resource.ts";
 import { KeySet, PARAMS, shown } from "./_jwks.ts";
-import { setClockTolerance } from "./_auth.ts";
+import { setClockTolerance } from "./tolerance.ts";
 
 /** The signature algorithms `jwtVerifier` accepts (asymmetric only: never `none`, never HMAC). */
 export type JwtAlgorithm =

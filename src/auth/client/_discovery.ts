@@ -29,8 +29,9 @@ import {
 import { fetchWithinOrigin } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
-import type { FetchLike } from "../sdk_types.ts";
-import { AuthorizationError } from "./oauth_client.ts";
+// @ts-types="@modelcontextprotocol/sdk/shared/transport"
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { AuthorizationError } from "./authorization_error.ts";
 
 /** RFC 8414 metadata, `authorization_endpoint` optional. */
 const OAUTH_METADATA = OAuthMetadataSchema.partial({

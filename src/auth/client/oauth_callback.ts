@@ -7,19 +7,18 @@
  * @module
  */
 
-import type { FetchLike } from "../sdk_types.ts";
-import {
-  AuthorizationError,
-  OAuthClient,
-  type OAuthClientProvider,
-} from "./oauth_client.ts";
+// @ts-types="@modelcontextprotocol/sdk/shared/transport"
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { AuthorizationError } from "./authorization_error.ts";
+import { OAuthClient } from "./oauth_client.ts";
+import type { OAuthClientProvider } from "./options.ts";
 
 /** Options of {@link oauthCallback}. */
 export interface OAuthCallbackOptions {
   /** Where to send the browser once tokens are stored (a 303); default a short page. */
   readonly redirectTo?: string | URL;
   /** The fetch the code exchange uses; `globalThis.fetch` when absent. */
-  readonly fetch?: FetchLike;
+  readonly fetch?: (url: string | URL, init?: RequestInit) => Promise<Response>;
 }
 
 /**
