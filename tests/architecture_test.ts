@@ -131,6 +131,11 @@ const LAYERS: Record<
     folders: ["src/tasks/", "src/mcp/", "src/store/", "src/core/"],
     bare: (s) => (sdkOrNode(s) && !isSdkClient(s)) || s === "zod",
   },
+  // Skills over MCP: served through the bridge's resource registry.
+  "src/skills/": {
+    folders: ["src/skills/", "src/mcp/", "src/store/", "src/core/"],
+    bare: (s) => (sdkOrNode(s) && !isSdkClient(s)) || s === "zod",
+  },
   "src/testing/": { folders: ["src/testing/", "src/core/"], bare: () => false },
   // The store contract and its adapters: web standards, the core's leaf
   // helpers and the two engine clients (loaded lazily), never MCP code.

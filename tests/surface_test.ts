@@ -99,6 +99,12 @@ const BUDGETS: Record<string, number> = {
   // (TaskRequestOptions, StartTaskOptions, TaskResultOptions,
   // ListTasksOptions).
   "tasks.ts": 15,
+  // 16 (issue 38): serving skills — serveSkills and loadSkills with their
+  // options, the catalog and what it holds (SkillCatalog, ServedSkillFile,
+  // SkillDirectoryChild, SkillSource, SkillFilesMap), the manifest shapes
+  // (SkillEntry, SkillFileEntry, SkillFrontmatter), the extension's id and
+  // limits, and the failures SkillLoadError and SkillChangedError.
+  "skills.ts": 16,
 };
 
 const ROOT = new URL("../", import.meta.url);
