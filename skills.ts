@@ -37,3 +37,16 @@ export {
   SKILLS_EXTENSION,
 } from "./src/skills/manifest.ts";
 export type { SkillFilesMap } from "./src/skills/manifest.ts";
+export {
+  type ImportedSkill,
+  type ImportedSkills,
+  importSkills,
+  type ImportSkillsOptions,
+  type SkillCollision,
+} from "./src/skills/import.ts";
+export {
+  NoSuchSkillError,
+  SkillNotLoadedError,
+  SkillVerificationError,
+  type SkillVerificationReason,
+} from "./src/skills/import_errors.ts";
