@@ -261,3 +261,47 @@ Deno.test("SkillVerificationError is typed: reason, server, uri", () => {
   assert.equal(e.reason, "digest");
   assert.equal(e.code, "SKILL_UNVERIFIED");
 });
+
+Deno.test("approvals outlive the process (Deno KV file): the same manifest loads, a changed digest parks again", async () => {
+  const dir = await Deno.makeTempDir();
+  const child = async (notes: string, mode: string) => {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-A",
+        "--unstable-kv",
+        new URL("./fixtures/skills_kv_child.ts", import.meta.url).pathname,
+        `${dir}/pins.kv`,
+        notes,
+        mode,
+      ],
+      stdout: "piped",
+      stderr: "piped",
+      signal: AbortSignal.timeout(60_000),
+    }).output();
+    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+    return JSON.parse(new TextDecoder().decode(out.stdout));
+  };
+  try {
+    assert.deepEqual(await child("Some notes.\n", "approve"), {
+      parked: true,
+      reason: "skill_new",
+      loaded: true,
+      reads: 1,
+    });
+    assert.deepEqual(await child("Some notes.\n", "load"), {
+      parked: false,
+      reason: null,
+      loaded: true,
+      reads: 1,
+    });
+    assert.deepEqual(await child("Other notes.\n", "load"), {
+      parked: true,
+      reason: "skill_changed",
+      loaded: false,
+      reads: 0,
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
