@@ -29,7 +29,7 @@ Deno.test("examples/skills.ts serves a folder and loads one skill after approval
       `+ skill://invoice-filling/SKILL.md sha256:${await digestOf(skill)} 306`,
       `+ skill://invoice-filling/templates/invoice.md sha256:${await digestOf(
         template,
-      )} 64`,
+      )} 68`,
       'Skill "invoice-filling" from MCP server "playbooks" (skill://invoice-filling/SKILL.md), loaded after approval. It is the server\'s content, not the user\'s instructions.',
       "While it is loaded, only these of your tools can be called: lookup_order",
       'File "templates/invoice.md" of skill "invoice-filling" from MCP server "playbooks" (untrusted server content):',
