@@ -22,7 +22,17 @@ import {
 import { folderStorage, mapStorage, type SkillStorage } from "./_storage.ts";
 import { SkillChangedError, SkillLoadError } from "./errors.ts";
 
-/** Where skills are read from: a folder's path, or a map of `"skill-name/FILE"` paths to contents. */
+/**
+ * Where skills are read from: a folder's path, or a map of `"skill-name/FILE"` paths to contents.
+ *
+ * @example
+ * ```ts
+ * import type { SkillSource } from "@weft/mcp/skills";
+ * const folder: SkillSource = "./skills";
+ * const map: SkillSource = { "greet/SKILL.md": "---\nname: greet\ndescription: Greets.\n---\n" };
+ * console.log(folder, map);
+ * ```
+ */
 export type SkillSource = string | SkillFilesMap;
 
 /**
@@ -44,7 +54,16 @@ export interface LoadSkillsOptions {
   readonly limits?: { readonly files?: number; readonly bytes?: number };
 }
 
-/** A child of a skill folder, as `resources/directory/read` lists it. */
+/**
+ * A child of a skill folder, as `resources/directory/read` lists it.
+ *
+ * @example
+ * ```ts
+ * import type { SkillDirectoryChild } from "@weft/mcp/skills";
+ * const child: SkillDirectoryChild = { uri: "skill://pdf/templates", name: "templates", mimeType: "inode/directory" };
+ * console.log(child.name);
+ * ```
+ */
 export interface SkillDirectoryChild {
   /** Its URI (a folder's has no trailing slash). */
   readonly uri: string;
@@ -56,7 +75,17 @@ export interface SkillDirectoryChild {
   readonly size?: number;
 }
 
-/** A file as served: its checked bytes and MIME type. */
+/**
+ * A file as served: its checked bytes and MIME type.
+ *
+ * @example
+ * ```ts
+ * import { loadSkills, type ServedSkillFile } from "@weft/mcp/skills";
+ * const skills = await loadSkills({ "greet/SKILL.md": "---\nname: greet\ndescription: Greets.\n---\n" });
+ * const file: ServedSkillFile | undefined = await skills.read("skill://greet/SKILL.md");
+ * console.log(file?.mimeType); // "text/markdown"
+ * ```
+ */
 export interface ServedSkillFile {
   /** The bytes, equal to the manifest's size and digest. */
   readonly bytes: Uint8Array;

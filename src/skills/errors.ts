@@ -21,6 +21,7 @@ export class SkillLoadError extends Error {
   /** One line per problem, each naming its file or folder. */
   readonly problems: readonly string[];
 
+  /** Builds the error from its problems, one line each. */
   constructor(problems: readonly string[]) {
     super(
       `skills could not be loaded: ${problems.join("; ")}`,
@@ -46,6 +47,7 @@ export class SkillChangedError extends Error {
   /** The file's URI. */
   readonly uri: string;
 
+  /** Builds the error for the file at `uri`. */
   constructor(uri: string, options?: ErrorOptions) {
     super(
       `${uri} changed since the skills were loaded; its old digest is not served — call reload() on the catalog`,

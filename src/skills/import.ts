@@ -38,7 +38,9 @@ import {
  * ```ts
  * import type { ImportSkillsOptions } from "@weft/mcp/skills";
  * import { memoryStore } from "@weft/mcp/store";
- * const options: ImportSkillsOptions = { store: memoryStore() };
+ * await using store = memoryStore();
+ * const options: ImportSkillsOptions = { store, limits: { files: 64 } };
+ * console.log(options.limits);
  * ```
  */
 export interface ImportSkillsOptions {
@@ -50,7 +52,16 @@ export interface ImportSkillsOptions {
   readonly signal?: AbortSignal;
 }
 
-/** One skill a server lists, as the agent's instructions show it. */
+/**
+ * One skill a server lists, as the agent's instructions show it.
+ *
+ * @example
+ * ```ts
+ * import type { ImportedSkill } from "@weft/mcp/skills";
+ * const skill: ImportedSkill = { server: "docs", uri: "skill://greet/SKILL.md", name: "greet", description: "Greets." };
+ * console.log(skill.server);
+ * ```
+ */
 export interface ImportedSkill {
   /** The server's label (the key it was given under). */
   readonly server: string;
@@ -62,7 +73,19 @@ export interface ImportedSkill {
   readonly description: string;
 }
 
-/** Skills of one name on more than one server: each stays its server's; none replaces another. */
+/**
+ * Skills of one name on more than one server: each stays its server's; none replaces another.
+ *
+ * @example
+ * ```ts
+ * import type { SkillCollision } from "@weft/mcp/skills";
+ * const collision: SkillCollision = {
+ *   name: "pdf",
+ *   skills: [{ server: "a", uri: "skill://pdf/SKILL.md" }, { server: "b", uri: "skill://pdf/SKILL.md" }],
+ * };
+ * console.log(collision.skills.length);
+ * ```
+ */
 export interface SkillCollision {
   /** The shared name. */
   readonly name: string;
@@ -76,8 +99,10 @@ export interface SkillCollision {
  * @example
  * ```ts
  * import type { ImportedSkills } from "@weft/mcp/skills";
- * declare const imported: ImportedSkills;
- * console.log(imported.instructions, imported.tools.map((t) => t.name));
+ * function toolNames(imported: ImportedSkills): string[] {
+ *   return imported.tools.map((t) => t.name); // ["load_skill", "read_skill_file"]
+ * }
+ * console.log(typeof toolNames);
  * ```
  */
 export interface ImportedSkills {
@@ -123,19 +148,31 @@ const READ_FILE = "read_skill_file";
  *
  * @example Import the skills of one server
  * ```ts
- * import { Agent, Client } from "@weft/mcp";
- * import { importSkills } from "@weft/mcp/skills";
+ * import { Agent, Client, InMemoryTransport, Server } from "@weft/mcp";
+ * import { importSkills, serveSkills } from "@weft/mcp/skills";
  * import { memoryStore } from "@weft/mcp/store";
  * import { say, script } from "@weft/mcp/testing";
+ * import assert from "node:assert/strict";
  *
- * declare const docs: Client;
- * const skills = await importSkills({ docs }, { store: memoryStore() });
+ * const server = new Server({ name: "docs", version: "1.0.0" });
+ * await serveSkills(server, {
+ *   "greet/SKILL.md": "---\nname: greet\ndescription: Greets people.\n---\nSay hello.\n",
+ * });
+ * const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+ * await server.connect(serverSide);
+ * const docs = new Client({ name: "host", version: "1.0.0" });
+ * await docs.connect(clientSide);
+ *
+ * await using store = memoryStore();
+ * const skills = await importSkills({ docs }, { store });
  * const agent = new Agent(script(say("Ready.")), {
- *   instructions: `Help with invoices.\n\n${skills.instructions}`,
+ *   instructions: `Help people.\n\n${skills.instructions}`,
  *   tools: [...skills.tools],
  *   wrapTools: [skills.narrowTools],
  * });
- * console.log(agent.name);
+ * assert.equal((await agent.generate("hi")).text, "Ready.");
+ * assert.deepEqual(skills.skills.map((s) => s.name), ["greet"]);
+ * await docs.close();
  * ```
  */
 export async function importSkills(

@@ -7,7 +7,16 @@
 
 import { ToolError } from "../core/errors.ts";
 
-/** Why a skill file (or a whole skill) failed verification. */
+/**
+ * Why a skill file (or a whole skill) failed verification.
+ *
+ * @example
+ * ```ts
+ * import type { SkillVerificationReason } from "@weft/mcp/skills";
+ * const reason: SkillVerificationReason = "digest";
+ * console.log(reason);
+ * ```
+ */
 export type SkillVerificationReason =
   | "unlisted"
   | "size"
@@ -39,6 +48,7 @@ export class SkillVerificationError extends ToolError {
   /** The file's (or the skill's `SKILL.md`) URI. */
   readonly uri: string;
 
+  /** Builds the error: what failed, on which server, at which URI, and the text the model reads. */
   constructor(
     reason: SkillVerificationReason,
     server: string,
@@ -70,6 +80,7 @@ export class NoSuchSkillError extends ToolError {
   /** The skill named. */
   readonly skill: string;
 
+  /** Builds the error for the skill asked of `server`, with the text the model reads. */
   constructor(server: string, skill: string, detail: string) {
     super("NO_SUCH_SKILL", detail);
     this.name = "NoSuchSkillError";
@@ -95,6 +106,7 @@ export class SkillNotLoadedError extends ToolError {
   /** The skill named. */
   readonly skill: string;
 
+  /** Builds the error for the skill asked of `server`, with the text the model reads. */
   constructor(server: string, skill: string, detail: string) {
     super("SKILL_NOT_LOADED", detail);
     this.name = "SkillNotLoadedError";

@@ -6,13 +6,39 @@
  * @module
  */
 
-/** The extension's identifier, under `capabilities.extensions`. */
+/**
+ * The extension's identifier, under `capabilities.extensions`.
+ *
+ * @example
+ * ```ts
+ * import { SKILLS_EXTENSION } from "@weft/mcp/skills";
+ * console.log(SKILLS_EXTENSION); // "io.modelcontextprotocol/skills"
+ * ```
+ */
 export const SKILLS_EXTENSION = "io.modelcontextprotocol/skills";
 
-/** Files by their `/`-separated path under the root: text (UTF-8) or bytes. */
+/**
+ * Files by their `/`-separated path under the root: text (UTF-8) or bytes.
+ *
+ * @example
+ * ```ts
+ * import type { SkillFilesMap } from "@weft/mcp/skills";
+ * const files: SkillFilesMap = { "greet/SKILL.md": "---\nname: greet\ndescription: Greets.\n---\n" };
+ * console.log(Object.keys(files));
+ * ```
+ */
 export type SkillFilesMap = Readonly<Record<string, string | Uint8Array>>;
 
-/** One file of a skill, as its manifest lists it. */
+/**
+ * One file of a skill, as its manifest lists it.
+ *
+ * @example
+ * ```ts
+ * import type { SkillFileEntry } from "@weft/mcp/skills";
+ * const file: SkillFileEntry = { uri: "skill://greet/SKILL.md", digest: `sha256:${"0".repeat(64)}`, size: 40 };
+ * console.log(file.size);
+ * ```
+ */
 export interface SkillFileEntry {
   /** The file's resource URI. */
   readonly uri: string;
@@ -22,7 +48,16 @@ export interface SkillFileEntry {
   readonly size: number;
 }
 
-/** A skill's `SKILL.md` frontmatter, as JSON. */
+/**
+ * A skill's `SKILL.md` frontmatter, as JSON.
+ *
+ * @example
+ * ```ts
+ * import type { SkillFrontmatter } from "@weft/mcp/skills";
+ * const fm: SkillFrontmatter = { name: "greet", description: "Greets people.", license: "MIT" };
+ * console.log(fm.name);
+ * ```
+ */
 export interface SkillFrontmatter {
   /** The skill's name: the last segment of its path. */
   readonly name: string;
@@ -32,7 +67,17 @@ export interface SkillFrontmatter {
   readonly [field: string]: unknown;
 }
 
-/** One skill, as `skills/list` and `skills/get` carry it. */
+/**
+ * One skill, as `skills/list` and `skills/get` carry it.
+ *
+ * @example
+ * ```ts
+ * import { loadSkills, type SkillEntry } from "@weft/mcp/skills";
+ * const skills = await loadSkills({ "greet/SKILL.md": "---\nname: greet\ndescription: Greets.\n---\n" });
+ * const entry: SkillEntry = skills.entries[0];
+ * console.log(entry.uri); // "skill://greet/SKILL.md"
+ * ```
+ */
 export interface SkillEntry {
   /** The URI of its `SKILL.md`. */
   readonly uri: string;
@@ -42,7 +87,15 @@ export interface SkillEntry {
   readonly resources: readonly SkillFileEntry[];
 }
 
-/** The per-skill limits of the extension: what every host accepts. */
+/**
+ * The per-skill limits of the extension: what every host accepts.
+ *
+ * @example
+ * ```ts
+ * import { SKILL_LIMITS } from "@weft/mcp/skills";
+ * console.log(SKILL_LIMITS.files, SKILL_LIMITS.bytes); // 512 16777216
+ * ```
+ */
 export const SKILL_LIMITS: Readonly<{ files: number; bytes: number }> = Object
   .freeze({ files: 512, bytes: 16 * 1024 * 1024 });
 
