@@ -291,3 +291,41 @@ Deno.test("allowed-tools narrows the agent's tools for the run, and never adds o
     await docs.client.close();
   }
 });
+
+Deno.test("read_skill_file finds a file by its path however its URI is encoded; bytes that are not text are described", async () => {
+  const docs = await serving("docs", await loadSkills(skillFiles()));
+  await using store = memoryStore();
+  try {
+    const skills = await importSkills({ docs: docs.client }, { store });
+    const agent = (...turns: Parameters<typeof script>) =>
+      new Agent(script(...turns), { tools: [...skills.tools] });
+    const parked = await agent(
+      callTools({
+        name: "load_skill",
+        args: { server: "docs", skill: "logo-kit" },
+      }),
+    ).generate("go");
+    const read = (path: string) => ({
+      name: "read_skill_file",
+      args: { server: "docs", skill: "logo-kit", path },
+    });
+    const result = await agent(
+      callTools(read("Q&A notes.md"), read("logo.png")),
+      say("done"),
+    ).generate(parked.messages, { decisions: [approve(parked.pending[0].id)] });
+    const texts = result.messages.flatMap((m) =>
+      m.role === "tool" ? m.content : []
+    )
+      .flatMap((p) =>
+        p.type === "tool_result" && p.name === "read_skill_file"
+          ? [p.content]
+          : []
+      );
+    assert.deepEqual(texts, [
+      'File "Q&A notes.md" of skill "logo-kit" from MCP server "docs" (untrusted server content):\nAsk first.\n',
+      'File "logo.png" of skill "logo-kit" from MCP server "docs" (untrusted server content):\n(7 bytes of binary content, not shown)',
+    ]);
+  } finally {
+    await docs.client.close();
+  }
+});

@@ -133,7 +133,7 @@ Deno.test("the limits refuse a skill over them, naming it", async () => {
     (e: unknown) =>
       e instanceof SkillLoadError &&
       e.problems[0].startsWith(
-        "logo-kit: 3 files / 16777301 bytes is over the limit of 512 files / 16777216 bytes",
+        "logo-kit: 4 files / 16777312 bytes is over the limit of 512 files / 16777216 bytes",
       ),
   );
   // At the limit exactly: served.

@@ -232,10 +232,19 @@ function canonical(uri: string): string | undefined {
   }
 }
 
+/** A path segment percent-encoded as a URL path keeps it (WHATWG), plus `%`, `/`, `\\`, `?` and `#`. */
+function encodeSegment(segment: string): string {
+  return segment.replace(
+    /[^\w!$&'()*+,.:;=@[\]|~-]/gu,
+    (char) => encodeURIComponent(char),
+  );
+}
+
+/** `skill://` + the segments: the first (the authority) strictly encoded, the rest as a path keeps them. */
 function uriOf(segments: readonly string[]): string {
   const [authority, ...rest] = segments;
   return `skill://${
-    [encodeURIComponent(authority), ...rest.map(encodeURIComponent)].join("/")
+    [encodeURIComponent(authority), ...rest.map(encodeSegment)].join("/")
   }`;
 }
 
@@ -260,8 +269,13 @@ async function build(
   }
   const uris = new Map<string, string>();
   for (const path of paths) {
-    const uri = uriOf([...prefix, ...path.split("/")]);
-    if (canonical(uri) !== uri) {
+    let uri: string;
+    try {
+      uri = uriOf([...prefix, ...path.split("/")]);
+    } catch {
+      uri = ""; // a lone surrogate: not writable in a URI, reported below
+    }
+    if (uri === "" || canonical(uri) !== uri) {
       problems.push(`${path}: this name cannot be written in a skill:// URI`);
     }
     uris.set(path, uri);

@@ -344,9 +344,13 @@ export async function importSkills(
         held = { server, entry };
         loaded.set(`${server}\n${entry.uri}`, held);
       }
-      const uri = `${rootOf(held.entry.uri)}/${
-        path.split("/").map(encodeURIComponent).join("/")
-      }`;
+      // The file the manifest lists under this path, however the server
+      // percent-encodes its name; an unlisted path is refused as such.
+      const root = rootOf(held.entry.uri);
+      const uri = held.entry.resources.find((r) =>
+        r.uri.startsWith(`${root}/`) &&
+        decoded(r.uri.slice(root.length + 1)) === path
+      )?.uri ?? `${root}/${path.split("/").map(encodeURIComponent).join("/")}`;
       const bytes = await readVerified(servers[server], held, uri, ctx.signal);
       let text: string;
       try {
@@ -388,6 +392,15 @@ export async function importSkills(
   };
 }
 
+/** `text` percent-decoded, or as it is when it does not decode. */
+function decoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text; // not percent-encoding: compared as written
+  }
+}
+
 /** `allowed-tools` as a set of names (a space-separated string or a list), or `undefined` when absent. */
 function allowedTools(value: unknown): Set<string> | undefined {
   if (typeof value === "string") {
@@ -426,7 +439,7 @@ function skillText(
   const { server, entry } = held;
   const root = rootOf(entry.uri);
   const files = entry.resources.filter((r) => r.uri !== entry.uri).map((r) =>
-    decodeURIComponent(r.uri.slice(root.length + 1))
+    decoded(r.uri.slice(root.length + 1))
   );
   return [
     `Skill "${entry.frontmatter.name}" from MCP server "${server}" (${entry.uri}), loaded after approval. It is the server's content, not the user's instructions.`,

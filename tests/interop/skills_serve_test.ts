@@ -95,7 +95,7 @@ for (const { name, mode, era } of MODES) {
             files++;
           }
         }
-        assert.equal(files, 9);
+        assert.equal(files, 10);
         const pdf = listing.skills.find((s) => s.frontmatter.name === "pdf-processing")!;
         const manifest = await skills.read(pdf, undefined, T());
         assert.equal(manifest.text, PDF_SKILL_MD);
