@@ -96,13 +96,22 @@ for (const { name, mode, era } of MODES) {
           }
         }
         assert.equal(files, 10);
-        const pdf = listing.skills.find((s) => s.frontmatter.name === "pdf-processing")!;
+        const pdf = listing.skills.find((s) =>
+          s.frontmatter.name === "pdf-processing"
+        )!;
         const manifest = await skills.read(pdf, undefined, T());
         assert.equal(manifest.text, PDF_SKILL_MD);
         assert.deepEqual(manifest.frontmatter, pdf.frontmatter);
-        const logo = listing.skills.find((s) => s.frontmatter.name === "logo-kit")!;
-        assert.deepEqual((await skills.read(logo, "logo.png", T())).bytes, BINARY);
-        const git = listing.skills.find((s) => s.frontmatter.name === "git-workflow")!;
+        const logo = listing.skills.find((s) =>
+          s.frontmatter.name === "logo-kit"
+        )!;
+        assert.deepEqual(
+          (await skills.read(logo, "logo.png", T())).bytes,
+          BINARY,
+        );
+        const git = listing.skills.find((s) =>
+          s.frontmatter.name === "git-workflow"
+        )!;
         assert.deepEqual(git.frontmatter, {
           name: "git-workflow",
           description: "Follow this team's Git conventions: branches, commits",
@@ -116,7 +125,10 @@ for (const { name, mode, era } of MODES) {
         );
         assert.deepEqual(templates.resources.map((r) => [r.uri, r.mimeType]), [
           ["skill://pdf-processing/templates/invoice.md", "text/markdown"],
-          ["skill://pdf-processing/templates/purchase-order.md", "text/markdown"],
+          [
+            "skill://pdf-processing/templates/purchase-order.md",
+            "text/markdown",
+          ],
           ["skill://pdf-processing/templates/regional", "inode/directory"],
         ]);
         if (era === "modern") assert.equal(templates.ttlMs, 60_000);
@@ -129,7 +141,10 @@ for (const { name, mode, era } of MODES) {
           (e: { code?: number }) => e.code === -32602,
         );
         await assert.rejects(
-          client.readResource({ uri: "skill://pdf-processing/unlisted.md" }, T()),
+          client.readResource(
+            { uri: "skill://pdf-processing/unlisted.md" },
+            T(),
+          ),
           (e: { code?: number }) => e.code === -32602,
         );
       } finally {
@@ -145,7 +160,9 @@ Deno.test("the entries equal those the SDK's skillEntry builds from the same byt
     const root = entry.uri.slice("skill://".length, -"/SKILL.md".length);
     const own: Record<string, string | Uint8Array> = {};
     for (const [path, content] of Object.entries(files)) {
-      if (path.startsWith(`${root}/`)) own[path.slice(root.length + 1)] = content;
+      if (path.startsWith(`${root}/`)) {
+        own[path.slice(root.length + 1)] = content;
+      }
     }
     const theirs = await skillEntry(root, own);
     assert.deepEqual(JSON.parse(JSON.stringify(entry)), theirs);
@@ -159,4 +176,5 @@ Deno.test("the entries equal those the SDK's skillEntry builds from the same byt
   });
 });
 
-const PDF_DIGEST = "sha256:94ae2d1c2a3e5f7de7a8315f8757e93f6e682f7929fdabe70e93d774125e2c75";
+const PDF_DIGEST =
+  "sha256:94ae2d1c2a3e5f7de7a8315f8757e93f6e682f7929fdabe70e93d774125e2c75";
