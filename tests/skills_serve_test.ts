@@ -253,3 +253,35 @@ Deno.test("serveSkills refuses a connected server and a second catalog on one se
   });
   await assert.rejects(serveSkills(pair.server, catalog), TypeError);
 });
+
+Deno.test("one skills catalog per server; directoryRead: false declares {} and serves no directory reads", async () => {
+  const catalog = await loadSkills(skillFiles());
+  const { Server } = await import("../mod.ts");
+  const twice = new Server({ name: "s", version: "1" });
+  await serveSkills(twice, catalog);
+  await assert.rejects(
+    serveSkills(twice, catalog),
+    (e: unknown) =>
+      e instanceof TypeError &&
+      e.message ===
+        "serveSkills: this server already serves skills; serve one catalog per server (put every skill folder under one root)",
+  );
+  await using pair = await connected((server) => {
+    void serveSkills(server, catalog, { directoryRead: false });
+  });
+  const caps = pair.client.getServerCapabilities() as Record<string, unknown>;
+  assert.deepEqual(caps.extensions, {
+    "io.modelcontextprotocol/skills": {},
+  });
+  await assert.rejects(
+    pair.client.request(
+      {
+        method: "resources/directory/read",
+        params: { uri: "skill://pdf-processing" },
+      },
+      Loose,
+      T(),
+    ),
+    (e: Error & { code?: number }) => e.code === -32601,
+  );
+});
