@@ -123,6 +123,8 @@ export interface ImportedSkills {
 /** The tools' names. */
 export const LOAD_SKILL = "load_skill";
 const READ_FILE = "read_skill_file";
+/** How many runs' `allowed-tools` narrowing is kept (the oldest dropped first). */
+const NARROWED_RUNS = 1024;
 
 /**
  * Imports the skills of MCP servers (each client under the label the agent
@@ -302,6 +304,10 @@ export async function importSkills(
       loaded.set(`${server}\n${entry.uri}`, held);
       const allowed = allowedTools(entry.frontmatter["allowed-tools"]);
       if (allowed !== undefined && ctx.call !== undefined) {
+        // Runs do not say when they end: keep the latest runs' narrowing only.
+        if (narrowed.size >= NARROWED_RUNS) {
+          narrowed.delete(narrowed.keys().next().value!);
+        }
         narrowed.set(ctx.call.runId, {
           skill: entry.frontmatter.name,
           server,
