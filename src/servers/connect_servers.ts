@@ -12,6 +12,7 @@ import type { ToolDef } from "../core/tool.ts";
 import type { ResultRendering } from "../mcp/render.ts";
 import type { InputHandler } from "../mcp/input.ts";
 import type { PinReport } from "../mcp/pins.ts";
+import type { ToolClient } from "../mcp/peers.ts";
 import type { ServerPins } from "./_pins.ts";
 import { findShadowing, quarantined, type ShadowFinding } from "./_shadow.ts";
 import type { ServerConnectError } from "../runtime/errors.ts";
@@ -239,6 +240,12 @@ export interface ConnectedServers extends AsyncDisposable {
    * `undefined` for any other tool: `toolSearch`'s `serverOf`.
    */
   serverOf(tool: ToolDef): string | undefined;
+  /**
+   * Each server as a client, by its config key: a request goes over its
+   * current connection, reconnected when lost. For what `importTools` does
+   * not import, as the skills of `@weft/mcp/skills`' `importSkills`.
+   */
+  clients(): Record<string, ToolClient>;
   /** Ends every connection and process. Idempotent. */
   close(): Promise<void>;
 }
@@ -540,6 +547,10 @@ class ServerSet implements ConnectedServers {
       }
       return status;
     });
+  }
+
+  clients(): Record<string, ToolClient> {
+    return Object.fromEntries(this.#members.map((s) => [s.spec.name, s]));
   }
 
   readonly serverOf = (tool: ToolDef): string | undefined =>

@@ -116,7 +116,7 @@ export interface ImportedSkills {
   readonly skills: readonly ImportedSkill[];
   /** Names listed by more than one server. */
   readonly collisions: readonly SkillCollision[];
-  /** Entries refused at listing (broken rules, no digests), one line each. */
+  /** Entries refused at listing (broken rules, no digests) and listings that failed, one line each. */
   readonly refused: readonly string[];
 }
 
@@ -190,13 +190,22 @@ export async function importSkills(
   const refused: string[] = [];
   for (const [server, client] of Object.entries(servers)) {
     if (declaresSkills(client) === false) continue;
-    const { skills, invalid } = await listSkills(
-      client,
-      server,
-      options.signal,
-    );
-    refused.push(...invalid);
-    for (const entry of skills) listed.push({ server, entry });
+    let found: Awaited<ReturnType<typeof listSkills>>;
+    try {
+      found = await listSkills(client, server, options.signal);
+    } catch (error) {
+      options.signal?.throwIfAborted();
+      // A server without the extension (-32601): it has no skills to list.
+      if ((error as { code?: unknown })?.code === -32601) continue;
+      refused.push(
+        `server "${server}": skills/list failed: ${
+          error instanceof Error ? error.message : String(error)
+        }`,
+      );
+      continue;
+    }
+    refused.push(...found.invalid);
+    for (const entry of found.skills) listed.push({ server, entry });
   }
   listed.sort((a, b) =>
     a.server < b.server
