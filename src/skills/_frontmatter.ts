@@ -279,11 +279,11 @@ function scalar(text: string, no: number, inFlow = false): unknown {
   if (/:(\s|$)/.test(text) || (inFlow && /[\[\]{}]/.test(text))) {
     throw new FrontmatterError(`"${text}" is ambiguous in YAML; quote it`, no);
   }
-  return typed(text);
+  return typed(text, no);
 }
 
 /** A plain scalar as YAML 1.2's core schema types it. */
-function typed(text: string): unknown {
+function typed(text: string, no: number): unknown {
   if (/^(?:null|Null|NULL|~)$/.test(text)) return null;
   if (/^(?:true|True|TRUE)$/.test(text)) return true;
   if (/^(?:false|False|FALSE)$/.test(text)) return false;
@@ -295,9 +295,11 @@ function typed(text: string): unknown {
   ) {
     return Number(text);
   }
-  if (/^[-+]?\.(?:inf|Inf|INF)$/.test(text)) {
-    return text.startsWith("-") ? -Infinity : Infinity;
+  if (/^(?:[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/.test(text)) {
+    throw new FrontmatterError(
+      `"${text}" cannot be carried in JSON; quote it`,
+      no,
+    );
   }
-  if (/^\.(?:nan|NaN|NAN)$/.test(text)) return NaN;
   return text;
 }

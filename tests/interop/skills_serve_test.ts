@@ -15,7 +15,7 @@ import {
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { skillEntry } from "@modelcontextprotocol/server/ext/skills";
 import { httpHandler, Server } from "../../mod.ts";
-import { loadSkills, serveSkills } from "../../skills.ts";
+import { loadSkills, serveSkills, SkillLoadError } from "../../skills.ts";
 import { BINARY, PDF_SKILL_MD, skillFiles } from "../fixtures/skills.ts";
 
 const MODERN = "2026-07-28";
@@ -178,3 +178,42 @@ Deno.test("the entries equal those the SDK's skillEntry builds from the same byt
 
 const PDF_DIGEST =
   "sha256:94ae2d1c2a3e5f7de7a8315f8757e93f6e682f7929fdabe70e93d774125e2c75";
+
+Deno.test("the frontmatter reader reads what the SDK's reads, or refuses", async () => {
+  const yamls = [
+    "name: a\ndescription: plain text, with commas",
+    'name: a\ndescription: "esc \\" \\\\ \\n \\t \\u00e9"',
+    "name: a\ndescription: 'it''s'",
+    "name: a\ndescription: d # a comment\nversion: 1.0\ncount: 42\nneg: -7\nexp: 1e3\nhex: 0x1F\noct: 0o17",
+    'name: a\ndescription: d\nbeta: true\noff: False\nnothing: ~\nempty:\nlist:\n  - one\n  - 2\n  - "three"',
+    "name: a\ndescription: d\nflow: [a, 'b c', \"d\", 4, true]\nempty-flow: []",
+    'name: a\ndescription: d\nmetadata:\n  version: "2.1"\n  owner: team # trailing\n\n# comment line\nlicense: MIT',
+    "name: a\ndescription: d\nallowed-tools: Bash(git:*) Read",
+    "name: a\ndescription: d\nlist:\n- flush\n- left",
+    "name: a\ndescription: yes\nb: on\nc: .5\nd: +1\ne: 1_000\nf: 2024-01-01\ni: 0x\nj: 1.2.3",
+  ];
+  for (const yaml of yamls) {
+    const md = `---\n${yaml}\n---\nbody\n`;
+    const ours = await loadSkills({ "a/SKILL.md": md });
+    const theirs = await skillEntry("a", { "SKILL.md": md });
+    assert.deepEqual(ours.entries[0].frontmatter, theirs.frontmatter, yaml);
+  } // Outside the subset, or not JSON: refused, never read otherwise.
+  for (
+    const yaml of [
+      "name: a\ndescription: >\n  folded",
+      "name: a\ndescription: |\n  literal",
+      "name: a\ndescription: d\nx: .inf",
+      "name: a\ndescription: d\nx: &anchor v",
+      "name: a\ndescription: d\nx: {a: 1}",
+      "name: a\ndescription: d\nx:\n  y:\n    z: 1",
+      "name: a\ndescription: 'a' b",
+      "name: a\ndescription: d\n__proto__: x",
+    ]
+  ) {
+    await assert.rejects(
+      loadSkills({ "a/SKILL.md": `---\n${yaml}\n---\n` }),
+      SkillLoadError,
+      yaml,
+    );
+  }
+});
