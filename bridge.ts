@@ -71,3 +71,22 @@ export type {
   ToolServer,
   Transport,
 } from "./src/mcp/peers.ts";
+// A connected server's resources and prompts, read from weft.
+export {
+  getPrompt,
+  ListLimitError,
+  listPrompts,
+  listResources,
+  listResourceTemplates,
+  ListResultError,
+  readResource,
+} from "./src/mcp/remote_resources.ts";
+export type {
+  GetPromptResult,
+  ListOptions,
+  Prompt,
+  PromptArgument,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+} from "./src/mcp/remote_resources.ts";

@@ -81,6 +81,18 @@ export type {
   ToolResult,
   TypedToolDef,
 } from "./src/core/tool.ts";
+// Logging and sampling from inside a tool (ctx.log, ctx.sample).
+export type { LogFn, LogLevel, LogOptions } from "./src/core/logging.ts";
+export {
+  type SampleContent,
+  type SampleFn,
+  type SampleMessage,
+  type SampleOptions,
+  type SampleRequest,
+  type SampleResult,
+  SamplingUnavailableError,
+  type SamplingUnavailableReason,
+} from "./src/core/sampling.ts";
 // The verified caller a tool sees as ctx.auth.
 export type { AuthInfo } from "./src/core/auth.ts";
 export { audio, content, image } from "./src/core/content.ts";
@@ -224,3 +236,14 @@ export type {
   SchemaInput,
   SchemaWithConverter,
 } from "./src/core/schema_input.ts";
+export type {
+  CheckResult,
+  CodeModeOptions,
+  ExecuteOptions,
+  ExecuteResult,
+  Executor,
+  ResolvedProvider,
+  SandboxFn,
+  TypeChecker,
+} from "./src/core/code_mode.ts";
+export { identifierOf } from "./src/core/code_mode.ts";

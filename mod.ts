@@ -60,6 +60,11 @@ export { content, image } from "./src/core/content.ts";
 export { Agent } from "./src/core/agent.ts";
 export type { AgentOptions } from "./src/core/agent.ts";
 export type { ToolSearchOptions } from "./src/core/tool_search.ts";
+export type {
+  CodeModeOptions,
+  ExecuteResult,
+  Executor,
+} from "./src/core/code_mode.ts";
 export { RunError } from "./src/core/run.ts";
 // What a run and a server set hold, for reading them (the steps' calls and
 // results, each server's state).
@@ -77,6 +82,7 @@ export {
 } from "./src/core/decisions.ts";
 export { InputRequiredError } from "./src/core/input.ts";
 export type { InputResponse, PendingInput } from "./src/core/input.ts";
+export { SamplingUnavailableError } from "./src/core/sampling.ts";
 
 // Models: any AI SDK language model (OpenAI, Anthropic, Ollama, ...).
 export { aiSdkModel } from "./src/providers/ai_sdk.ts";

@@ -21,13 +21,19 @@
  * @module
  */
 
-export { connectServers } from "./src/servers/connect_servers.ts";
+export {
+  connectServers,
+  ServerListError,
+} from "./src/servers/connect_servers.ts";
 export type {
   ConnectedServers,
   ConnectServersOptions,
   PeerInfo,
   ReconnectOptions,
   ServerPins,
+  ServerPrompt,
+  ServerResource,
+  ServerResourceTemplate,
   ServerState,
   ServerStatus,
   ShadowFinding,

@@ -39,14 +39,17 @@ export {
   serveTasks,
   TaskAccessError,
   TaskCancelledError,
+  TaskLimitError,
+  TaskStoreUnavailableError,
 } from "./src/tasks/tasks.ts";
-export type { ServeTasksOptions } from "./src/tasks/tasks.ts";
+export type { ServeTasksOptions, TaskLimit } from "./src/tasks/tasks.ts";
 export type { TaskSupport } from "./src/core/tool.ts";
 export { RemoteTaskError, taskClient } from "./src/mcp/remote_tasks.ts";
 export type {
   ListTasksOptions,
   RemoteTask,
   RemoteTaskErrorReason,
+  RemoteTaskResult,
   RemoteTaskStatus,
   StartTaskOptions,
   TaskClient,

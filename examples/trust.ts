@@ -90,7 +90,7 @@ export async function run(): Promise<TrustRun> {
     const [call] = parked.pending;
     // A person reads call.approval (the reason and the diff) and decides.
     const resumed = await agent.generate(parked.messages, {
-      decisions: [approve(call.id)],
+      decisions: [approve(call)],
     });
     const next = await importTools(client, { prefix: "notes_", pins });
     return {

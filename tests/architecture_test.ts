@@ -4,8 +4,9 @@
  * wish.
  *
  * - `src/core` imports only `src/core` (relative paths that stay inside it);
- *   the one exception is the type-only import of `@standard-schema/spec`
- *   (erased at runtime; ADR 0002).
+ *   the exceptions are the type-only import of `@standard-schema/spec`
+ *   (erased at runtime; ADR 0002) and `re2js` (linear-time regular
+ *   expressions for the tool search), imported by `src/core/_regex.ts` only.
  * - `src/core` touches `Deno` only in `src/core/env.ts`.
  * - `src/mcp` never imports `src/runtime`.
  * - `src/trace` (OpenTelemetry) imports the core and `@opentelemetry/api`
@@ -31,12 +32,20 @@
  * - A file whose name starts with `_` is internal to its folder: no file in
  *   another folder (nor an entry point) imports it.
  * - Nothing under `src/` imports `tests/`, `examples/` or `bench/`.
+ * - `src/seam/sdk_internals.ts`, the one module naming private fields of
+ *   the SDK or zod, imports nothing; `src/mcp` and every layer of
+ *   `src/runtime` may import that one file (ADR 0086), and no other file
+ *   under `src/` names such a field.
  */
 
 import assert from "node:assert/strict";
 
 const ROOT = new URL("../", import.meta.url);
+/** The one module that touches SDK or zod internals (ADR 0086). */
+const SEAM = "src/seam/sdk_internals.ts";
 const CORE_TYPE_ONLY = new Set(["@standard-schema/spec"]);
+/** The npm packages the core may import for values, each from one file. */
+const CORE_VALUE_IMPORTS = new Map([["re2js", "src/core/_regex.ts"]]);
 
 /** The SDK and Node's built-ins: what the layers above the core may import by name. */
 const sdkOrNode = (specifier: string): boolean =>
@@ -67,7 +76,7 @@ const LAYERS: Record<
       (s === "@ai-sdk/provider" || s.startsWith("@ai-sdk/provider/")),
   },
   "src/mcp/": {
-    folders: ["src/mcp/", "src/trace/", "src/core/"],
+    folders: ["src/mcp/", "src/trace/", "src/core/", SEAM],
     bare: sdkOrNode,
   },
   // Tracing (issue 20): the OpenTelemetry API is its one dependency; the
@@ -79,7 +88,13 @@ const LAYERS: Record<
   // The runtime's subfolders before its root: the first prefix that
   // matches a file names its layer. `src/runtime/*` is the root files only.
   "src/runtime/http/": {
-    folders: ["src/runtime/http/", "src/runtime/*", "src/store/", "src/core/"],
+    folders: [
+      "src/runtime/http/",
+      "src/runtime/*",
+      "src/store/",
+      "src/core/",
+      SEAM,
+    ],
     bare: (s) => sdkOrNode(s) && !s.startsWith("node:") && !isSdkClient(s),
   },
   "src/runtime/client/": {
@@ -88,6 +103,7 @@ const LAYERS: Record<
       "src/runtime/*",
       "src/store/",
       "src/core/",
+      SEAM,
     ],
     bare: sdkOrNode,
   },
@@ -97,11 +113,12 @@ const LAYERS: Record<
       "src/runtime/client/",
       "src/runtime/*",
       "src/core/",
+      SEAM,
     ],
     bare: sdkOrNode,
   },
   "src/runtime/": {
-    folders: ["src/runtime/*", "src/store/", "src/core/"],
+    folders: ["src/runtime/*", "src/store/", "src/core/", SEAM],
     bare: sdkOrNode,
   },
   "src/servers/": {
@@ -137,6 +154,11 @@ const LAYERS: Record<
     bare: (s) => (sdkOrNode(s) && !isSdkClient(s)) || s === "zod",
   },
   "src/testing/": { folders: ["src/testing/", "src/core/"], bare: () => false },
+  // Code mode's executors: the core's executor contract and Deno's runtime.
+  "src/sandbox/": { folders: ["src/sandbox/", "src/core/"], bare: () => false },
+  // The seam to the SDK's and zod's internals: a leaf, the SDK's classes
+  // passed in (so neither HTTP path loads the other side of the SDK).
+  "src/seam/": { folders: ["src/seam/"], bare: () => false },
   // The store contract and its adapters: web standards, the core's leaf
   // helpers and the two engine clients (loaded lazily), never MCP code.
   "src/store/": {
@@ -234,7 +256,8 @@ function violations(file: string, source: string): string[] {
     if (inCore) {
       const allowed = target !== undefined
         ? target.startsWith("src/core/")
-        : typeOnly && CORE_TYPE_ONLY.has(specifier);
+        : (typeOnly && CORE_TYPE_ONLY.has(specifier)) ||
+          CORE_VALUE_IMPORTS.get(specifier) === file;
       if (!allowed) found.push(`${file}: src/core imports ${specifier}`);
     }
     const layer = Object.entries(LAYERS).find(([dir]) => file.startsWith(dir));
@@ -514,6 +537,26 @@ Deno.test("the checker holds each folder to the layers below it", () => {
     ["src/store/s.ts", 'import { e } from "../core/errors.ts";', true],
     ["src/store/s.ts", 'import { h } from "../runtime/http/h.ts";', false],
     ["src/store/s.ts", 'import { S } from "@modelcontextprotocol/sdk";', false],
+    ["src/mcp/m.ts", 'import { s } from "../seam/sdk_internals.ts";', true],
+    ["src/mcp/m.ts", 'import { s } from "../seam/other.ts";', false],
+    [
+      "src/runtime/client/c.ts",
+      'import { s } from "../../seam/sdk_internals.ts";',
+      true,
+    ],
+    ["src/runtime/r.ts", 'import { s } from "../seam/sdk_internals.ts";', true],
+    ["src/core/c.ts", 'import { s } from "../seam/sdk_internals.ts";', false],
+    ["src/store/s.ts", 'import { s } from "../seam/sdk_internals.ts";', false],
+    [
+      "src/seam/sdk_internals.ts",
+      'import { j } from "../core/json.ts";',
+      false,
+    ],
+    [
+      "src/seam/sdk_internals.ts",
+      'import { S } from "@modelcontextprotocol/sdk/server";',
+      false,
+    ],
   ];
   for (const [file, source, ok] of cases) {
     assert.equal(violations(file, source).length, ok ? 0 : 1, source);
@@ -759,4 +802,101 @@ Deno.test("the checker follows value imports from the HTTP server and the client
   assert.deepEqual(httpClientPathViolations(sources), [
     "the HTTP clients load @modelcontextprotocol/sdk/server (from src/runtime/s.ts)",
   ]);
+});
+
+/**
+ * The private members the pinned SDK declares (`private x` in the `.d.ts`
+ * of its `Protocol`, `Server`, `Client` and HTTP client transport) that
+ * start with `_`, its `Server`'s private `getCapabilities`, and zod's
+ * `_zod` internals.
+ */
+async function sdkPrivateNames(): Promise<Set<string>> {
+  const config = JSON.parse(
+    await Deno.readTextFile(new URL("deno.json", ROOT)),
+  ) as { imports: Record<string, string> };
+  const version = config.imports["@modelcontextprotocol/sdk"].split("@").at(-1);
+  const dist = new URL(
+    `node_modules/.deno/@modelcontextprotocol+sdk@${version}/node_modules/@modelcontextprotocol/sdk/dist/esm/`,
+    ROOT,
+  );
+  const names = new Set(["_zod", "getCapabilities"]);
+  for (
+    const file of [
+      "shared/protocol.d.ts",
+      "server/index.d.ts",
+      "client/index.d.ts",
+      "client/streamableHttp.d.ts",
+    ]
+  ) {
+    const text = await Deno.readTextFile(new URL(file, dist));
+    for (const m of text.matchAll(/\bprivate\s+(?:readonly\s+)?(_\w+)/g)) {
+      names.add(m[1]);
+    }
+  }
+  return names;
+}
+
+/**
+ * Where `source` names one of `names`: an identifier in code (comments
+ * and string contents aside), or a string literal that is exactly one
+ * (`obj["_x"]`, `Reflect.get(obj, "_x")`, `defineProperty(obj, "_x")`).
+ * A body's `pipeThrough` replaced counts too.
+ */
+function privateSites(
+  file: string,
+  source: string,
+  names: ReadonlySet<string>,
+): string[] {
+  const found: string[] = [];
+  const code = codeOf(source);
+  const kept = stripComments(source);
+  // A member read or write (`.x`, `?.x`) or a key (`{ x: … }`, a
+  // descriptor or a cast's type); not a parameter or a local variable.
+  const member = /(?<=\.\s*)[_a-zA-Z][\w$]*|(?<![\w$])[_a-zA-Z][\w$]*(?=\s*:)/g;
+  for (const m of code.matchAll(member)) {
+    if (names.has(m[0])) found.push(`${file}: ${m[0]}`);
+  }
+  for (const m of kept.matchAll(/(["'`])([_a-zA-Z][\w$]*)\1/g)) {
+    if (names.has(m[2]) || m[2] === "pipeThrough") {
+      found.push(`${file}: "${m[2]}"`);
+    }
+  }
+  return found;
+}
+
+Deno.test("the seam is the only file under src/ that names a private field of the SDK or zod", async () => {
+  const names = await sdkPrivateNames();
+  // Not vacuous: the names the seam stands in for are among those read.
+  for (const name of ["_requestHandlers", "_timeoutInfo", "_handleSseStream"]) {
+    assert.ok(names.has(name), `the SDK's declarations miss ${name}`);
+  }
+  const sources = await sourceMap();
+  const found: string[] = [];
+  for (const [file, source] of sources) {
+    if (file !== SEAM) found.push(...privateSites(file, source, names));
+  }
+  assert.deepEqual(found, []);
+  assert.ok(
+    privateSites(SEAM, sources.get(SEAM)!, names).length > 10,
+    "the seam names them",
+  );
+});
+
+Deno.test("the private-field check sees reads, casts, bracket access and pipeThrough", () => {
+  const names = new Set(["_timeoutInfo", "_zod"]);
+  const cases: [string, number][] = [
+    ["p._timeoutInfo.clear();", 1],
+    ["const s = (x as unknown as { _zod: Z })._zod;", 2],
+    ['Reflect.get(p, "_timeoutInfo");', 1],
+    ['Object.defineProperty(body, "pipeThrough", { value });', 1],
+    ["// p._timeoutInfo in a comment", 0],
+    ['import { t } from "./_timeoutInfo_helper.ts";', 0],
+    ["function f(_timeoutInfo?: string, _zod = 1) {}", 0],
+    ["Object.create(s, { _zod: { value } });", 1],
+    ["p?._timeoutInfo;", 1],
+    ["body.pipeThrough(new TextDecoderStream());", 0],
+  ];
+  for (const [source, count] of cases) {
+    assert.equal(privateSites("f.ts", source, names).length, count, source);
+  }
 });

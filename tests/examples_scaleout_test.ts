@@ -21,8 +21,10 @@ async function serve(store: string): Promise<{
     env: childEnv({ WEFT_STORE: store }),
     clearEnv: true,
     stdout: "null",
-    stderr: "inherit",
+    // Kept, not printed: the address line, and whatever a failure says.
+    stderr: "piped",
   }).spawn();
+  const said = new Response(child.stderr).text();
   const url = `http://127.0.0.1:${port}/mcp`;
   const deadline = Date.now() + 30_000;
   for (;;) {
@@ -34,9 +36,10 @@ async function serve(store: string): Promise<{
       if (Date.now() > deadline) {
         child.kill("SIGKILL");
         await child.status;
-        throw new Error(`examples/scaleout.ts did not listen on ${port}`, {
-          cause: error,
-        });
+        throw new Error(
+          `examples/scaleout.ts did not listen on ${port}; its stderr: ${await said}`,
+          { cause: error },
+        );
       }
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -54,9 +57,15 @@ async function serve(store: string): Promise<{
         child.kill("SIGKILL");
         await child.status;
         throw new Error(
-          "examples/scaleout.ts still ran 10 s after SIGTERM: something (the store's connections?) holds the process",
+          `examples/scaleout.ts still ran 10 s after SIGTERM: something (the store's connections?) holds the process; its stderr: ${await said}`,
         );
       }
+      // It said where it listened — an address its Host rule answers.
+      const text = await said;
+      assert.ok(
+        text.includes(`httpHandler: listening on http://localhost:${port}/`),
+        text,
+      );
     },
   };
 }

@@ -259,7 +259,6 @@ Deno.test("a typed tool and the seed's echo example print heard: hello (ExampleA
     arguments: { text: "hello" },
   });
   const out = (res.content as { type: string; text: string }[])[0].text;
-  console.log(out);
   assert.equal(out, "heard: hello");
   await client.close();
 });

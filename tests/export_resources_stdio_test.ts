@@ -93,6 +93,7 @@ Deno.test("serveStdio, legacy: resources and prompts answer, and a tool's update
       prompts: { listChanged: true },
       completions: {},
       tools: { listChanged: true },
+      logging: {},
     });
     await send({ jsonrpc: "2.0", method: "notifications/initialized" });
     const read = await ask({

@@ -77,6 +77,7 @@ Deno.test("legacy sessions: lists page, bytes round-trip, templates read, prompt
         prompts: { listChanged: true },
         completions: {},
         tools: { listChanged: true },
+        logging: {},
       });
       // Pages of 3 over 8 resources: 3, 3, 2.
       const pages: string[][] = [];

@@ -38,8 +38,10 @@ function refused(fn: () => unknown, message: string | RegExp): void {
 Deno.test("capabilities: declared only for what is exported", async () => {
   const echo = rawTool({ name: "echo", description: "E.", run: (a) => a });
   await using tools = await connected((s) => exportTools(s, echo));
+  // Tools bring logging: their ctx.log sends notifications/message.
   assert.deepEqual(tools.client.getServerCapabilities(), {
     tools: { listChanged: true },
+    logging: {},
   });
   await using res = await connected((s) => exportResources(s, [text]));
   assert.deepEqual(res.client.getServerCapabilities(), {

@@ -107,7 +107,7 @@ function fake(
     port: 0,
     signal: closer.signal,
     onListen: () => {},
-  }, async (request) => {
+  }, async (request, info) => {
     const url = new URL(request.url);
     const origin = url.origin;
     switch (url.pathname) {
@@ -147,7 +147,7 @@ function fake(
         },
       });
     }
-    return onToken(token) ?? await mcp(request);
+    return onToken(token) ?? await mcp(request, info);
   });
   const base = `http://127.0.0.1:${server.addr.port}`;
   return {

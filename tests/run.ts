@@ -8,7 +8,10 @@
  *    suite starts, even with an empty Deno cache.
  * 2. Runs the module's suite, then tests/interop's, each with its own config;
  *    the second runs whatever the first's result.
- * 3. Prints deno's output as it comes, but not the two per-suite summary
+ * 3. Prints the `NOT RUN` line once, first, when the provider recordings
+ *    beside the repository are absent (and tells the test files, each in a
+ *    process of its own, not to print it again).
+ * 4. Prints deno's output as it comes, but not the two per-suite summary
  *    lines: one line at the end adds them up,
  *
  *        tests: N passed, N failed, N ignored
@@ -20,6 +23,12 @@
  *
  * @module
  */
+
+import {
+  NOT_RUN_LINE,
+  NOT_RUN_SAID_ENV,
+  SHARED_PRESENT,
+} from "./_helpers/provider_replay.ts";
 
 /** A deno command and the name a problem with it is reported under. */
 export interface Suite {
@@ -115,10 +124,12 @@ async function run(
   args: readonly string[],
   root: string,
   sink: Sink,
+  env: Record<string, string> = {},
 ): Promise<{ code: number; counts: Counts | undefined }> {
   const child = new Deno.Command(Deno.execPath(), {
     args: [...args],
     cwd: root,
+    env,
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
@@ -158,6 +169,13 @@ export interface RunOptions {
   /** The directory deno runs in (the repository's root). */
   readonly root: string;
   readonly sink: Sink;
+  /**
+   * Lines printed once, before the suites (to stderr): what the test files
+   * would each print under `--parallel` (the `NOT RUN` line).
+   */
+  readonly notices?: readonly string[];
+  /** Added to the suites' environment (the flag that a notice was printed). */
+  readonly env?: Record<string, string>;
 }
 
 /**
@@ -173,9 +191,12 @@ export async function runAll(options: RunOptions): Promise<number> {
     const { code } = await run(install.args, root, sink);
     if (code !== 0) problems.push(`${install.name} failed (exit ${code})`);
   }
+  for (const notice of options.notices ?? []) {
+    await sink.stderr(encoder.encode(`${notice}\n`));
+  }
   const total: Counts = { passed: 0, failed: 0, ignored: 0 };
   for (const suite of options.suites) {
-    const { code, counts } = await run(suite.args, root, sink);
+    const { code, counts } = await run(suite.args, root, sink, options.env);
     if (counts === undefined) {
       problems.push(`${suite.name} ended without a summary (exit ${code})`);
       continue;
@@ -206,6 +227,8 @@ if (import.meta.main) {
       suites: SUITES,
       root: new URL("..", import.meta.url).pathname,
       sink: consoleSink,
+      notices: SHARED_PRESENT ? [] : [NOT_RUN_LINE],
+      env: { [NOT_RUN_SAID_ENV]: "1" },
     }),
   );
 }

@@ -7,6 +7,7 @@
 
 import assert from "node:assert/strict";
 import { INSTALLS, readSummary, runAll, type Sink, SUITES } from "./run.ts";
+import { NOT_RUN_LINE, NOT_RUN_SAID_ENV } from "./_helpers/provider_replay.ts";
 
 const ROOT = new URL("../", import.meta.url);
 
@@ -179,4 +180,66 @@ Deno.test("deno task test is the runner: both configs installed from their locks
       "tests/interop/",
     ],
   ]);
+});
+
+/**
+ * A repository copy without the shared folder beside it: the recordings
+ * helper and `count` test files each registering two recorded tests.
+ */
+async function cloneAlone(count: number): Promise<string> {
+  const dir = await Deno.makeTempDir({ prefix: "weft_not_run_" });
+  // tests/_helpers/ two levels down: ../shared/ beside the copy is absent.
+  const repo = `${dir}/repo`;
+  await Deno.mkdir(`${repo}/tests/_helpers`, { recursive: true });
+  await Deno.copyFile(
+    new URL("_helpers/provider_replay.ts", import.meta.url),
+    `${repo}/tests/_helpers/provider_replay.ts`,
+  );
+  for (let i = 0; i < count; i++) {
+    await Deno.writeTextFile(
+      `${repo}/tests/r${i}_test.ts`,
+      `import { recordedTest } from "./_helpers/provider_replay.ts";
+recordedTest("recorded ${i}a", async () => {});
+recordedTest("recorded ${i}b", async () => {});
+`,
+    );
+  }
+  return dir;
+}
+
+Deno.test("the NOT RUN line: once per run of the runner, with the folder relative to the repository, whatever the test files", async () => {
+  const dir = await cloneAlone(3);
+  try {
+    const { sink, text } = collect();
+    const code = await runAll({
+      installs: [],
+      suites: [{
+        name: "recorded",
+        args: ["test", "--no-config", "-A", "--parallel", "tests/"],
+      }],
+      root: `${dir}/repo`,
+      sink,
+      notices: [NOT_RUN_LINE],
+      env: { [NOT_RUN_SAID_ENV]: "1" },
+    });
+    const out = text();
+    assert.equal(code, 0, out);
+    assert.deepEqual(out.match(/^NOT RUN: .*$/gm), [
+      "NOT RUN: the tests over the provider recordings are ignored, because ../shared/fixtures/providers/ (beside the repository) is absent",
+    ]);
+    assert.ok(out.trimEnd().endsWith("tests: 0 passed, 0 failed, 6 ignored"));
+    // A test file run alone (deno test, not the runner) still says it once.
+    const alone = await new Deno.Command(Deno.execPath(), {
+      args: ["test", "--no-config", "-A", "tests/r0_test.ts"],
+      cwd: `${dir}/repo`,
+      env: { NO_COLOR: "1" },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const said = new TextDecoder().decode(alone.stderr) +
+      new TextDecoder().decode(alone.stdout);
+    assert.equal(said.match(/^NOT RUN: .*$/gm)?.length, 1, said);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -104,6 +104,7 @@ Deno.test("EraTransport: a modern client lists, calls and discovers with no init
     assert.equal(discovered.result!.supportedVersions instanceof Array, true);
     assert.deepEqual(discovered.result!.capabilities, {
       tools: { listChanged: true },
+      logging: {},
     });
     // The internal initialize never reached the client.
     assert.equal(inbox.length, 0, JSON.stringify(inbox));

@@ -52,6 +52,24 @@ Deno.test("DNS rebinding: a local request naming another Host is refused with 40
 });
 
 Deno.test("DNS rebinding: a foreign Origin is refused; allowedOrigins and allowedHosts widen the rule", async () => {
+  // Without onerror, each handler logs its first refusal of each header:
+  // kept here and asserted at the end, not printed.
+  const warned: string[] = [];
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => void warned.push(args.join(" "));
+  try {
+    await foreignOrigin();
+  } finally {
+    console.warn = warn;
+  }
+  assert.deepEqual(warned, [
+    'httpHandler: HTTP request refused (403): Origin is not a loopback origin: "http://evil.example"; DNS-rebinding protection refuses it — to accept it, list it in the allowedOrigins option (logged once)',
+    'httpHandler: HTTP request refused (403): Host not in allowedHosts: "other.example.com"; DNS-rebinding protection refuses it — to accept it, list it in the allowedHosts option (logged once)',
+    'httpHandler: HTTP request refused (403): Host is not a loopback name on a local request: "mcp.example.com"; DNS-rebinding protection refuses it — to accept it, list it in the allowedHosts option (logged once)',
+  ]);
+});
+
+async function foreignOrigin(): Promise<void> {
   const listening = listen();
   try {
     const res = await post(listening.url, INITIALIZE, {
@@ -108,7 +126,7 @@ Deno.test("DNS rebinding: a foreign Origin is refused; allowedOrigins and allowe
     new Request("https://mcp.example.com/mcp", { ...init, headers }),
   );
   assert.equal(noInfo.status, 403, "unknown peer: treated as local");
-});
+}
 
 Deno.test("DNS rebinding: without a Host header the request URL's host is judged", async () => {
   const refusals: Error[] = [];

@@ -106,9 +106,9 @@ Deno.test("an event stored while the client was away reaches it once, by the rep
   const resumed = Promise.withResolvers<void>();
   const listener = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen() {} },
-    async (req) => {
+    async (req, info) => {
       const body = req.method === "POST" ? await req.json() : undefined;
-      const response = await transport.handle(req, body, undefined, () => {});
+      const response = await transport.handle(req, body, info, () => {});
       if (req.method === "GET" && req.headers.has("last-event-id")) {
         // The resumption is served, its replay in the response: only now
         // is the held write confirmed.
@@ -191,9 +191,9 @@ Deno.test("a call's notification stored while its stream was away reaches the cl
   await server.connect(transport);
   const listener = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen() {} },
-    async (req) => {
+    async (req, info) => {
       const body = req.method === "POST" ? await req.json() : undefined;
-      const response = await transport.handle(req, body, undefined, () => {});
+      const response = await transport.handle(req, body, info, () => {});
       // The resumption is served, its replay in the response: only now is
       // the held write confirmed.
       if (req.method === "GET" && req.headers.has("last-event-id")) {

@@ -158,7 +158,6 @@ Deno.test("ExampleServe prints research complete", async () => {
     arguments: { prompt: "the history of denim" },
   });
   const out = (res.content as { type: string; text: string }[])[0].text;
-  console.log(out);
   assert.equal(out, "research complete");
   await client.close();
 });

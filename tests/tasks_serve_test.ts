@@ -382,11 +382,12 @@ Deno.test("an unknown task id is -32602", async () => {
       }),
     )
   );
+  const unknown = "00000000-0000-4000-8000-000000000000";
   await assert.rejects(
-    served.client.experimental.tasks.getTask("nope"),
+    served.client.experimental.tasks.getTask(unknown),
     (err: unknown) =>
       err instanceof McpError && err.code === ErrorCode.InvalidParams &&
-      /task not found: nope/.test(err.message),
+      err.message.includes(`task not found: ${unknown} (`),
   );
 });
 

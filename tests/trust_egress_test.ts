@@ -67,7 +67,7 @@ Deno.test("egress: a redirect to a host outside allowedHosts is refused naming t
   assert.equal(cause.redirectedFrom, url);
   assert.equal(
     cause.message,
-    `server "docs": refused to reach host "localhost:${sink.port}" (redirected from ${url}): it is not the server's host nor in its allowedHosts`,
+    `server "docs": refused to reach host "localhost:${sink.port}" (redirected from ${url}): it is not the server's host nor in its allowedHosts (over plain http only when its entry is written "http://localhost:${sink.port}")`,
   );
   assert.deepEqual(sink.seen, []);
   assert.equal(front.seen[0].headers.authorization, "Bearer secret-token");
@@ -86,7 +86,7 @@ Deno.test("egress: a redirect to an allowed host of another origin is followed w
   const fetch = egressFetch(
     "docs",
     own,
-    [`127.0.0.1:${target.port}`],
+    [`http://127.0.0.1:${target.port}`],
     globalThis.fetch,
     ["X-Api-Key"],
   );

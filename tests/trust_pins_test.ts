@@ -135,7 +135,7 @@ Deno.test("pins: a description changed after pinning parks the call with a diff;
   );
 
   const resumed = await agent.generate(parked.messages, {
-    decisions: [approve(parked.pending[0].id)],
+    decisions: [approve(parked.pending[0])],
   });
   assert.equal(resumed.resumed[0].content, "note x");
   assert.deepEqual(notes.calls, ["list_notes", "read_note x"]);
@@ -245,7 +245,7 @@ Deno.test("pins: onNewServer approve parks every tool of a server met for the fi
   const parked = await agent.generate("list");
   assert.equal(parked.pending[0].approval?.reason, "server_new");
   await agent.generate(parked.messages, {
-    decisions: [approve(parked.pending[0].id)],
+    decisions: [approve(parked.pending[0])],
   });
   assert.deepEqual(notes.calls, ["list_notes"]);
   // The approved tool is pinned; the other still waits.

@@ -90,7 +90,7 @@ Deno.test("connectServers pins: restart keeps pins; list_changed drift parks wit
       `description:\n- ${HONEST}\n+ ${HONEST}${APPENDED}`,
     );
     const resumed = await agent.generate(parked.messages, {
-      decisions: [approve(parked.pending[0].id)],
+      decisions: [approve(parked.pending[0])],
       signal: AbortSignal.timeout(20_000),
     });
     assert.equal(resumed.resumed[0].content, "note x");

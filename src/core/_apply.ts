@@ -74,6 +74,13 @@ export async function applyDecisions(
       });
     }
   }
+  // What each approval was given for, when the decision carried it.
+  const approvals = new Map<string, ApprovalRequest>();
+  for (const decision of byId.values()) {
+    if (decision.type === "approve" && decision.approval !== undefined) {
+      approvals.set(decision.id, decision.approval);
+    }
+  }
   // Resumed calls run again too, with the state they were suspended with.
   const resumes = new Map<string, string>();
   for (const decision of byId.values()) {
@@ -96,6 +103,7 @@ export async function applyDecisions(
       step: 0,
       approved: true,
       answers,
+      approvals,
       resumes,
       signal,
       suspend: options.suspend,

@@ -89,6 +89,8 @@ export function toolChain(
       strictInput: options.strictInput,
       progress: ctx.progress,
       ask: ctx.ask,
+      log: ctx.log,
+      sample: ctx.sample,
       auth: ctx.auth,
       onResult: onResult === undefined
         ? undefined

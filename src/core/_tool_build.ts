@@ -8,6 +8,8 @@
  */
 
 import type { AskFn } from "./input.ts";
+import type { LogFn } from "./logging.ts";
+import type { SampleFn } from "./sampling.ts";
 import type { AuthInfo } from "./auth.ts";
 import type { StandardResult, StandardSchemaV1 } from "./standard_schema.ts";
 import { isToolContent, renderContentItems } from "./content.ts";
@@ -123,6 +125,8 @@ export function context(options: InvokeOptions): ToolContext {
     lineage?: readonly object[];
     progress?: ProgressFn;
     ask?: AskFn;
+    log?: LogFn;
+    sample?: SampleFn;
     auth?: AuthInfo;
   } = {
     signal: options.signal ?? new AbortController().signal,
@@ -131,6 +135,8 @@ export function context(options: InvokeOptions): ToolContext {
   if (options.lineage !== undefined) ctx.lineage = options.lineage;
   if (typeof options.progress === "function") ctx.progress = options.progress;
   if (typeof options.ask === "function") ctx.ask = options.ask;
+  if (typeof options.log === "function") ctx.log = options.log;
+  if (typeof options.sample === "function") ctx.sample = options.sample;
   if (options.auth !== undefined) ctx.auth = options.auth;
   return ctx;
 }

@@ -15,6 +15,7 @@ import { rawTool } from "./tool.ts";
 import type { ToolDef } from "./tool.ts";
 import { snapshotTools, type ToolSnapshot } from "./_chain.ts";
 import { SEARCH_TOOLS, type ToolSearchOptions } from "./tool_search.ts";
+import { type LinearRegex, linearRegex, LinearRegexError } from "./_regex.ts";
 
 export { SEARCH_TOOLS };
 export type { ToolSearchOptions };
@@ -29,7 +30,8 @@ const DESCRIPTION_BM25 =
 const DESCRIPTION_REGEX =
   "Finds tools by a regular expression. Only the tools you have found are " +
   "available: the expression is matched, case-insensitively, against each " +
-  "tool's name, title, description and server. The result names the " +
+  "tool's name, title, description and server. It takes RE2 syntax: no " +
+  "back-references or lookaround. The result names the " +
   "matching tools with one-line summaries; their full definitions are " +
   "available from your next step, and stay available.";
 
@@ -41,10 +43,17 @@ const QUERY_MAX = 256;
 
 /**
  * The first characters of each field a regular expression is matched
- * against: with at most one repetition in the pattern, the matching time is
- * bounded by this squared, per field.
+ * against: matching is linear, so the time per field is bounded by this
+ * times the pattern's program size.
  */
 const REGEX_FIELD_MAX = 2000;
+
+/**
+ * The most instructions a query's compiled program may have (counted
+ * repetitions expanded: `.{100}` is about a hundred); a 256-character
+ * query without large counts stays well below.
+ */
+const REGEX_PROGRAM_MAX = 500;
 
 /** The search of one agent: its options, its definition, its index cache. */
 export class ToolSearch {
@@ -158,26 +167,17 @@ export class ToolSearch {
   }
 
   #byRegex(universe: readonly ToolDef[], query: string): ToolDef[] {
-    let pattern: RegExp;
+    // The model writes the pattern: it is matched by automata, in time
+    // linear in each field, never by V8's backtracking engine.
+    let pattern: LinearRegex;
     try {
-      pattern = new RegExp(query, "i");
+      pattern = linearRegex(query, {
+        ignoreCase: true,
+        maxProgram: REGEX_PROGRAM_MAX,
+      });
     } catch (err) {
-      throw new ToolError(
-        "INVALID_INPUT",
-        `tool "${SEARCH_TOOLS}": "query" is not a regular expression: ${
-          (err as Error).message
-        }`,
-      );
-    }
-    // The model writes the pattern: one that backtracks without end (nested
-    // or repeated repetitions, back-references) would hang the run.
-    if (!boundedPattern(query)) {
-      throw new ToolError(
-        "INVALID_INPUT",
-        `tool "${SEARCH_TOOLS}": "query" is too costly a regular expression: ` +
-          "use at most one repetition (*, +, ?, {n,m}), not after a group, " +
-          "and no back-references",
-      );
+      if (!(err instanceof LinearRegexError)) throw err;
+      throw new ToolError("INVALID_INPUT", regexRefusal(err));
     }
     return universe.filter((tool) =>
       fieldsOf(tool, this.#serverOf).some((text) =>
@@ -282,54 +282,20 @@ function listedName(line: string, all: ToolSnapshot): string | undefined {
   return undefined;
 }
 
-/**
- * Whether `source`, as a regular expression, has at most one repetition
- * (`*`, `+`, `?`, `{n}`, `{n,}`, `{n,m}`, lazy or not), none applied to a
- * group, and no back-reference: its matching time stays polynomial of low
- * degree (V8 backtracks, so `(a+)+$` or `.*.*.*x` take exponential or
- * cubic time).
- */
-function boundedPattern(source: string): boolean {
-  let repetitions = 0;
-  let i = 0;
-  let previous = ""; // the last atom's closing character
-  while (i < source.length) {
-    const c = source[i];
-    if (c === "\\") {
-      const next = source[i + 1] ?? "";
-      if (/[1-9]/.test(next) || next === "k") return false;
-      previous = "\\" + next;
-      i += 2;
-      continue;
-    }
-    if (c === "[") {
-      let j = i + 1;
-      if (source[j] === "^") j++;
-      if (source[j] === "]") j++;
-      while (j < source.length && source[j] !== "]") {
-        j += source[j] === "\\" ? 2 : 1;
-      }
-      previous = "]";
-      i = j + 1;
-      continue;
-    }
-    const brace = c === "{" ? /^\{\d+(,\d*)?\}/.exec(source.slice(i)) : null;
-    if (c === "*" || c === "+" || c === "?" || brace !== null) {
-      if (c === "?" && previous === "(") {
-        i++; // a group's prefix, (?: (?= (?! (?<
-        previous = "(?";
-        continue;
-      }
-      if (previous === ")" || ++repetitions > 1) return false;
-      i += brace !== null ? brace[0].length : 1;
-      if (source[i] === "?") i++; // lazy
-      previous = "quantifier";
-      continue;
-    }
-    previous = c;
-    i++;
+/** The model-visible text refusing a `match: "regex"` query. */
+function regexRefusal(err: LinearRegexError): string {
+  const head = `tool "${SEARCH_TOOLS}": "query"`;
+  switch (err.kind) {
+    case "unsupported":
+      return `${head} uses syntax this search does not support: it takes ` +
+        "RE2 syntax, matched in linear time, without back-references or " +
+        `lookaround (${err.detail})`;
+    case "too_large":
+      return `${head} is too large a regular expression: its repetitions ` +
+        `expand to ${err.detail}, at most ${REGEX_PROGRAM_MAX}; use smaller counts`;
+    default:
+      return `${head} is not a regular expression: ${err.detail}`;
   }
-  return true;
 }
 
 function searchable(all: ToolSnapshot): ToolDef[] {

@@ -6,6 +6,8 @@
  */
 
 import type { AskFn } from "./input.ts";
+import type { LogFn } from "./logging.ts";
+import type { SampleFn } from "./sampling.ts";
 import type { AuthInfo } from "./auth.ts";
 import type { Decision } from "./decisions.ts";
 import { quote } from "./errors.ts";
@@ -28,6 +30,8 @@ import {
   type ToolSearchOptions,
 } from "./_tool_search.ts";
 import { SUBMIT_OUTPUT } from "./output.ts";
+import type { CodeModeOptions } from "./code_mode.ts";
+import { codeTool } from "./_code_tool.ts";
 
 /**
  * How an agent is built. Every field is optional.
@@ -102,6 +106,16 @@ export interface AgentOptions {
    * Absent: every tool is in every request.
    */
   toolSearch?: ToolSearchOptions;
+  /**
+   * Code mode: the model gets one tool (`code`) whose input is a program
+   * over the agent's tools, described by a generated typed API, and run by
+   * the given executor; each call the program makes goes through the same
+   * middleware, approval, scopes and policy as a direct call. The tools
+   * stay directly callable only with `direct: true` (the toolSource's
+   * tools then too; otherwise they are reached through programs).
+   * Absent: no code tool.
+   */
+  codeMode?: CodeModeOptions;
 }
 
 /** Options for one {@linkcode Agent.generate} run. */
@@ -164,6 +178,10 @@ export interface CallToolOptions {
   progress?: ProgressFn;
   /** Answers the handler's requests for input (its context's `ask`); absent: none can be asked. */
   ask?: AskFn;
+  /** Receives the handler's log messages (its context's `log`); absent: none sent. */
+  log?: LogFn;
+  /** Answers the handler's sampling requests (its context's `sample`); absent: none can be asked. */
+  sample?: SampleFn;
   /** The verified caller (`serveAgent` over authenticated HTTP), passed to the handler's context. */
   auth?: AuthInfo;
   /**
@@ -210,11 +228,32 @@ export class Agent {
         "new Agent(model): model is required: pass a Model (an object with a stream method)",
       );
     }
-    const tools = [...(options.tools ?? [])];
+    const registered = [...(options.tools ?? [])];
+    const code = options.codeMode;
+    const tools = code === undefined || code.direct === true
+      ? [...registered]
+      : [];
     let outputs: OutputRecorder | undefined;
     if (options.output !== undefined) {
       outputs = new OutputRecorder();
       tools.push(outputTool(options.output, outputs));
+    }
+    const timeout = positive(options.timeout) ? options.timeout : 0;
+    const maxResultBytes = nonNegative(options.maxResultBytes)
+      ? options.maxResultBytes
+      : DEFAULT_MAX_RESULT_BYTES;
+    const middleware = Object.freeze([...(options.wrapTools ?? [])]);
+    const strictInput = options.strictInput === true;
+    if (code !== undefined) {
+      checkTools(registered);
+      const source = options.toolSource;
+      tools.push(codeTool({
+        tools: () => snapshotTools(registered, source?.()),
+        middleware,
+        strictInput,
+        timeout,
+        maxResultBytes,
+      }, code));
     }
     checkTools(tools);
     let search: ToolSearch | undefined;
@@ -242,15 +281,15 @@ export class Agent {
       name: this.name,
       instructions: this.instructions,
       tools: this.tools,
-      toolSource: options.toolSource,
+      toolSource: code === undefined || code.direct === true
+        ? options.toolSource
+        : undefined,
       maxSteps: atLeastOne(options.maxSteps, 10),
       parallelism: atLeastOne(options.parallelism, 4),
-      middleware: Object.freeze([...(options.wrapTools ?? [])]),
-      timeout: positive(options.timeout) ? options.timeout : 0,
-      maxResultBytes: nonNegative(options.maxResultBytes)
-        ? options.maxResultBytes
-        : DEFAULT_MAX_RESULT_BYTES,
-      strictInput: options.strictInput === true,
+      middleware,
+      timeout,
+      maxResultBytes,
+      strictInput,
       onEvent: options.onEvent,
       outputs,
       search,
@@ -369,6 +408,8 @@ export class Agent {
       lineage: options.lineage ?? [],
       progress: options.progress,
       ask: options.ask,
+      log: options.log,
+      sample: options.sample,
       auth: options.auth,
     });
     const text = typeof args === "string" ? args : argumentText(args);

@@ -11,7 +11,7 @@
  * @module
  */
 
-import { CodeDenied, ToolError } from "./errors.ts";
+import { type ApprovalRequest, CodeDenied, ToolError } from "./errors.ts";
 import type { InputResponse, PendingInput } from "./input.ts";
 import type { PendingCall } from "./run.ts";
 import type { PendingSuspension } from "./suspend.ts";
@@ -22,6 +22,14 @@ export interface ApproveDecision {
   readonly type: "approve";
   /** The pending call's id. */
   readonly id: string;
+  /**
+   * What was approved: the pending call's `approval`, as shown to the
+   * person deciding (`approve(pending)` copies it). An imported tool whose
+   * definition waits for approval runs only when its digest is still the
+   * one shown; otherwise, or without it, the call parks again. A code-mode
+   * program gets back the journal it parked with (`approval.state`).
+   */
+  readonly approval?: ApprovalRequest;
 }
 
 /** Answer the parked call with `DENIED: <reason>` (an error result) without running it. */
@@ -82,9 +90,20 @@ export const NO_RESULT_RECORDED =
   "no result recorded: the call was interrupted";
 
 /**
- * Approves the pending call `id`: it runs (through the agent's middleware,
+ * Approves a pending call: it runs (through the agent's middleware,
  * timeout, result cap and events) before the first model call, with
- * `ctx.call.approved` true.
+ * `ctx.call.approved` true. Given the pending call itself, the state it
+ * parked with (`approval.state`: a code-mode program's journal of the calls
+ * it already made) travels with the decision, so the program does not make
+ * them again.
+ *
+ * Pass the entry of `RunResult.pending` itself when it carries an
+ * `approval` (an imported tool whose pinned definition changed, a new
+ * tool): the decision then carries what was shown (`approval.digest`), and
+ * the call runs and pins only that definition — if the server lists
+ * another one by the time the run resumes, the call parks again with the
+ * new diff. An id alone approves no such definition (the call parks
+ * again); it is enough for a `requireApproval` tool.
  *
  * @example Using `approve`
  * ```ts
@@ -112,8 +131,17 @@ export const NO_RESULT_RECORDED =
  * assert.equal(resumed.text, "Done.");
  * ```
  */
-export function approve(id: string): ApproveDecision {
-  return { type: "approve", id };
+export function approve(call: string | PendingCall): ApproveDecision {
+  if (typeof call === "string") return { type: "approve", id: call };
+  if (typeof call?.id !== "string") {
+    throw new TypeError(
+      "weft: approve takes a pending call's id or the entry of RunResult.pending",
+    );
+  }
+  const approval = call.approval;
+  return approval === undefined
+    ? { type: "approve", id: call.id }
+    : { type: "approve", id: call.id, approval };
 }
 
 /**

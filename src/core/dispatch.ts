@@ -88,6 +88,8 @@ export interface DispatchOptions {
   readonly approved?: boolean;
   /** The answers resumed calls run with, by call id (`CallInfo.answer`, `ctx.ask`). */
   readonly answers?: ReadonlyMap<string, InputAnswer>;
+  /** What each approved call's approval was given for, by call id (`CallInfo.approval`). */
+  readonly approvals?: ReadonlyMap<string, ApprovalRequest>;
   /** The run's signal: the only thing that cancels calls. */
   readonly signal: AbortSignal;
   /** The run's suspend signal (`CallInfo.suspend`), when it has one. */
@@ -184,6 +186,7 @@ async function runCall(
     }, timeout);
   }
   const answer = options.answers?.get(call.id);
+  const approval = options.approvals?.get(call.id);
   const suspended = options.resumes?.get(call.id);
   const info: CallInfo = {
     runId: options.runId,
@@ -192,6 +195,7 @@ async function runCall(
     name: call.name,
     approved: options.approved === true,
     ...(answer !== undefined ? { answer } : {}),
+    ...(approval !== undefined ? { approval } : {}),
     ...(options.suspend !== undefined ? { suspend: options.suspend } : {}),
     ...(suspended !== undefined ? { suspended } : {}),
   };

@@ -134,6 +134,18 @@ export interface ApprovalRequest {
   readonly message: string;
   /** A readable diff (old and new), when there is one. */
   readonly diff?: string;
+  /**
+   * Opaque: what the call continues with once approved (a code-mode
+   * program's journal of the calls it already made), handed back to it as
+   * `CallInfo.approval.state` when the decision is `approve(pending)`.
+   */
+  readonly state?: string;
+  /**
+   * The digest of what is asked for (an imported tool's definition as
+   * listed when the call parked, `toolDigest`): `approve(pending)` carries
+   * it back, and the tool runs only if it is still what was shown.
+   */
+  readonly digest?: string;
 }
 
 /**

@@ -12,7 +12,9 @@
 import type { ContentItem, ToolContent } from "./content.ts";
 import type { AskFn, InputAnswer } from "./input.ts";
 import type { AuthInfo } from "./auth.ts";
-import { quote } from "./errors.ts";
+import type { LogFn } from "./logging.ts";
+import type { SampleFn } from "./sampling.ts";
+import { type ApprovalRequest, quote } from "./errors.ts";
 import {
   ACCEPTED_SCHEMAS,
   missingJsonSchema,
@@ -46,6 +48,12 @@ export interface CallInfo {
   readonly approved: boolean;
   /** The answer to the input this call asked for, when a resume answered it (`answer`). */
   readonly answer?: InputAnswer;
+  /**
+   * What the approval was given for, when the resume's decision carried it
+   * (`approve(pending)` of a call whose tool said why it asked): a tool
+   * that shows a definition to approve checks it is still the one shown.
+   */
+  readonly approval?: ApprovalRequest;
   /**
    * Fires when the host suspends the run (`GenerateOptions.suspend`): a
    * call whose work goes on elsewhere (an imported tool's server task) may
@@ -130,6 +138,26 @@ export interface ToolContext {
    */
   readonly ask?: AskFn;
   /**
+   * Sends a log message to whoever runs the call: over MCP a
+   * `notifications/message` (level, optional `logger`, `data`) on the
+   * call's stream, dropped when below the level the client asked for
+   * (`logging/setLevel` for its session; a 2026-07-28 request's own
+   * `_meta` level, without which nothing is sent). Absent when nobody
+   * listens, so call it as `ctx.log?.("info", "started")`.
+   */
+  readonly log?: LogFn;
+  /**
+   * Asks the caller's model for a completion (MCP's
+   * `sampling/createMessage`): a 2025 client that declared `sampling` gets
+   * the request on the call's stream; a 2026-07-28 client gets an
+   * `input_required` result and retries with the answer, the handler
+   * running again from the top (as with `ask`: sample in the same order
+   * every time). Rejects with `SamplingUnavailableError` when the client
+   * cannot be asked (no capability, no session, a path that carries no
+   * requests). Absent outside MCP.
+   */
+  readonly sample?: SampleFn;
+  /**
    * The verified caller, when the tool is served over HTTP with `auth` on
    * (`httpHandler`'s option): its token, client id, scopes. Absent
    * otherwise. Never forward `auth.token` to another service.
@@ -151,6 +179,10 @@ export interface InvokeOptions {
   progress?: ProgressFn;
   /** Answers the handler's requests for input (its context's `ask`). */
   ask?: AskFn;
+  /** Receives the handler's log messages (its context's `log`). */
+  log?: LogFn;
+  /** Answers the handler's sampling requests (its context's `sample`). */
+  sample?: SampleFn;
   /** The verified caller, passed to the handler's context. */
   auth?: AuthInfo;
   /**

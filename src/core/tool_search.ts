@@ -48,8 +48,10 @@ export interface ToolSearchOptions {
   /**
    * How the query is matched: `"bm25"` (the default) ranks tools by the
    * query's words in their names, titles, descriptions and server names;
-   * `"regex"` takes the query as a regular expression (case-insensitive)
-   * and names the tools it matches, in list order.
+   * `"regex"` takes the query as a regular expression (case-insensitive,
+   * RE2 syntax: no back-references or lookaround) and names the tools it
+   * matches, in list order; it is matched in time linear in each field
+   * (never by a backtracking engine), so no query can stall the process.
    * @default "bm25"
    */
   match?: "bm25" | "regex";

@@ -13,6 +13,10 @@
 // @ts-types="@modelcontextprotocol/sdk/validation/ajv"
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { InputResponse } from "../core/input.ts";
+import {
+  serverValidator,
+  type ValidatorProvider,
+} from "../seam/sdk_internals.ts";
 
 /**
  * An answer to `ctx.ask` that does not answer what was asked. A 2026-07-28
@@ -21,18 +25,14 @@ import type { InputResponse } from "../core/input.ts";
  */
 export class InvalidAnswerError extends Error {
   readonly code: number = -32602;
+  /** What was wrong with the answer (the message without where it was). */
+  readonly reason: string;
 
   constructor(where: string, reason: string) {
     super(`invalid ${where}: ${reason}`);
     this.name = "InvalidAnswerError";
+    this.reason = reason;
   }
-}
-
-/** A JSON Schema validator provider (the SDK's `jsonSchemaValidator` shape). */
-interface ValidatorProvider {
-  getValidator(
-    schema: Record<string, unknown>,
-  ): (input: unknown) => { valid: boolean; errorMessage?: string };
 }
 
 type Check = (input: unknown) => { valid: boolean; errorMessage?: string };
@@ -45,14 +45,8 @@ let ownProvider: ValidatorProvider | undefined;
 const caches = new WeakMap<ValidatorProvider, Map<string, Check>>();
 
 function providerOf(server: object): ValidatorProvider {
-  const given = (server as { _jsonSchemaValidator?: unknown })
-    ._jsonSchemaValidator;
-  if (
-    given !== null && typeof given === "object" &&
-    typeof (given as ValidatorProvider).getValidator === "function"
-  ) {
-    return given as ValidatorProvider;
-  }
+  const given = serverValidator(server);
+  if (given !== undefined) return given;
   ownProvider ??= new AjvJsonSchemaValidator() as ValidatorProvider;
   return ownProvider;
 }

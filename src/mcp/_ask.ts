@@ -16,8 +16,10 @@
  *
  * Every answer is checked (`_answer.ts`) before the tool sees it, in both
  * eras. The key: the server's (`setRequestStateKey`), else a random one of
- * the exported tool definition, made when it first signs — so endpoints in
- * one process that export their own tools never accept each other's states.
+ * the HTTP handler that made the server (`server_scope.ts`: every server
+ * its factory makes, tools built inside the factory or not), else of the
+ * exported tool definition — made when it first signs, so two endpoints
+ * in one process never accept each other's states.
  *
  * @module
  */
@@ -30,6 +32,7 @@ import {
   type InputResponse,
 } from "../core/input.ts";
 import { principalOf } from "../core/auth.ts";
+import { scopeOfServer } from "../core/server_scope.ts";
 import { quote } from "../core/errors.ts";
 import {
   digest,
@@ -43,6 +46,13 @@ import {
 } from "./_request_state.ts";
 import { type ClaimStore, MemoryClaims } from "./_claims.ts";
 import { checkAnswer, InvalidAnswerError } from "./_answer.ts";
+import {
+  checkSampleResult,
+  legacySample,
+  type SamplingMessage,
+  samplingMessage,
+} from "./_sampling.ts";
+import { type SampleFn, SamplingUnavailableError } from "../core/sampling.ts";
 
 // The `_meta` keys of a modern request (src/runtime/era.ts names them too;
 // the bridge does not import the runtime).
@@ -70,14 +80,14 @@ export function noSessionText(tool: string): string {
   } asked for input, but no session carries the client's answer (a 2025 client served statelessly); serve with sessions to ask such clients`;
 }
 
-/** Thrown by a modern call's `ask` past its answers: the call ends `input_required`. */
+/** Thrown by a modern call's `ask` or `sample` past its answers: the call ends `input_required`. */
 export class AskParked extends Error {
-  /** The question. */
-  readonly request: ElicitationRequest;
-  /** Its index among the call's asks. */
+  /** The question: an elicitation, or a sampling request. */
+  readonly request: ElicitationRequest | SamplingMessage;
+  /** Its index among the call's asks and samples. */
   readonly index: number;
 
-  constructor(index: number, request: ElicitationRequest) {
+  constructor(index: number, request: ElicitationRequest | SamplingMessage) {
     super("weft: the call asked for input (answered input_required)");
     this.name = "AskParked";
     this.index = index;
@@ -105,6 +115,8 @@ export interface AskServer {
 /** One call's `ask`, and for a modern call what its `input_required` result needs. */
 export interface CallAsking {
   readonly ask: AskFn;
+  /** The call's `sample`, in the same order as its asks (a modern call's answers are one list). */
+  readonly sample?: SampleFn;
   /** Present for a modern call: builds the result for a question past the answers. */
   readonly inputRequired?: (
     parked: AskParked,
@@ -118,7 +130,8 @@ interface StateConfig {
 }
 
 const configs = new WeakMap<object, StateConfig>();
-// The random key of each exported tool definition, for servers without one.
+// The random key of each endpoint (or, outside one, of each exported tool
+// definition), for servers without a key of their own.
 const ownKeys = new WeakMap<object, Promise<CryptoKey>>();
 let processClaims: ClaimStore | undefined;
 
@@ -147,12 +160,17 @@ export function setStateKey(
   configs.set(server, store === undefined ? { key } : { key, store });
 }
 
-/** The key `server` signs `owner`'s states with: the server's own, or `owner`'s random one. */
+/**
+ * The key `server` signs `owner`'s states with: the server's own; else the
+ * random one of the endpoint (an HTTP handler) that made the server, shared
+ * by every server its factory makes; else `owner`'s random one.
+ */
 function keyOf(server: object, owner: object): Promise<CryptoKey> {
   const set = configs.get(server)?.key;
   if (set !== undefined) return set;
-  let own = ownKeys.get(owner);
-  if (own === undefined) ownKeys.set(owner, own = randomStateKey());
+  const holder = scopeOfServer(server) ?? owner;
+  let own = ownKeys.get(holder);
+  if (own === undefined) ownKeys.set(holder, own = randomStateKey());
   return own;
 }
 
@@ -195,7 +213,10 @@ export function askingFor(
   extra: AskExtra,
 ): CallAsking | Promise<CallAsking> {
   if (!isModernCall(params)) {
-    return { ask: legacyAsk(call.server, call.tool, extra) };
+    return {
+      ask: legacyAsk(call.server, call.tool, extra),
+      sample: legacySample(call.server, call.tool, extra),
+    };
   }
   // The caller a state is bound to (as sessions are bound), or null for
   // an unauthenticated request.
@@ -236,13 +257,12 @@ async function verifiedAsking(
   const key = askKey(answers.length);
   const next = (responses as Record<string, unknown> | undefined)?.[key];
   if (next !== undefined) {
+    const where = `inputResponses ${JSON.stringify(key)}`;
     answers.push(
-      checkAnswer(
-        call.server,
-        payload.asked,
-        next,
-        `inputResponses ${JSON.stringify(key)}`,
-      ),
+      payload.sampled === true
+        // Kept in the one list of answers, in ask order (see modernAsking).
+        ? checkSampleResult(next, where) as unknown as InputResponse
+        : checkAnswer(call.server, payload.asked, next, where),
     );
   }
   // Checked, then claimed: a state is accepted once (a refused answer does
@@ -271,6 +291,8 @@ function modernAsking(
   const declared = metaOf(params)[CLIENT_CAPABILITIES];
   const canAsk = declared !== null && typeof declared === "object" &&
     (declared as Record<string, unknown>).elicitation !== undefined;
+  const canSample = declared !== null && typeof declared === "object" &&
+    (declared as Record<string, unknown>).sampling !== undefined;
   let index = 0;
   const ask: AskFn = (request) => {
     const elicitation = askElicitation(request);
@@ -278,6 +300,20 @@ function modernAsking(
     if (at < answers.length) return Promise.resolve(answers[at]);
     if (!canAsk) return Promise.reject(new Error(cannotAskText(tool)));
     return Promise.reject(new AskParked(at, elicitation));
+  };
+  // Asks and samples share one order: a retry's answers come back by index.
+  const sample: SampleFn = (request) => {
+    const message = samplingMessage(tool, request);
+    const at = index++;
+    if (at < answers.length) {
+      return Promise.resolve(answers[at] as unknown as SampleResultLike);
+    }
+    if (!canSample) {
+      return Promise.reject(
+        new SamplingUnavailableError(tool, "no-capability"),
+      );
+    }
+    return Promise.reject(new AskParked(at, message));
   };
   const inputRequired = async (
     parked: AskParked,
@@ -290,14 +326,18 @@ function modernAsking(
       tool,
       args: argsDigest ?? await digest(args()),
       answers: [...answers],
-      ...(parked.request.params.requestedSchema === undefined
+      ...(parked.request.method === "sampling/createMessage"
+        ? { sampled: true as const }
+        : parked.request.params.requestedSchema === undefined
         ? {}
         : { asked: parked.request.params.requestedSchema }),
       expires: Date.now() + REQUEST_STATE_TTL_MS,
     }),
   });
-  return { ask, inputRequired };
+  return { ask, sample, inputRequired };
 }
+
+type SampleResultLike = Awaited<ReturnType<SampleFn>>;
 
 // The 2025 way: a request to the client, related to the call.
 function legacyAsk(server: AskServer, tool: string, extra: AskExtra): AskFn {

@@ -36,7 +36,12 @@ import { type AuthInfo, setScopeLookup } from "../core/auth.ts";
 import { type ServedTools, serveToolsFrom } from "../core/served_tools.ts";
 import { objectSlot } from "../core/object_slot.ts";
 import { deferredHandlers } from "../core/deferred_handlers.ts";
+import { requestHandlers, serverCapabilities } from "../seam/sdk_internals.ts";
 import { progressSink } from "./_progress.ts";
+import { declareLogging, installSetLevel, logSink } from "./_logging.ts";
+import { unavailableSample } from "./_sampling.ts";
+import type { LogFn } from "../core/logging.ts";
+import type { SampleFn } from "../core/sampling.ts";
 import {
   type AskExtra,
   askingFor,
@@ -60,6 +65,14 @@ export type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 export function authOf(extra: CallExtra): { auth?: AuthInfo } {
   const auth = extra.authInfo as AuthInfo | undefined;
   return auth === undefined ? {} : { auth };
+}
+
+/** A call's channels to the client beside progress and input: `ctx.log`, `ctx.sample`. */
+export interface CallChannels {
+  /** Sends `notifications/message`; absent when nothing may be sent. */
+  readonly log?: LogFn;
+  /** Sends `sampling/createMessage` (or parks a modern call on it). */
+  readonly sample?: SampleFn;
 }
 
 /** One tool as the registry holds it: its listing entry and how to run it. */
@@ -89,6 +102,7 @@ export interface Exported {
     progress?: ProgressFn,
     ask?: AskFn,
     task?: Pick<TaskRunOptions, "checkpoint" | "saveCheckpoint">,
+    channels?: CallChannels,
   ): Promise<ToolResult>;
 }
 
@@ -155,12 +169,6 @@ interface RegistryTools extends ServedTools {
   ): Promise<CallToolResult>;
 }
 
-/** The SDK `Protocol`'s handler map (not in its public types). */
-function handlersOf(server: object): Map<string, unknown> | undefined {
-  const map = (server as { _requestHandlers?: unknown })._requestHandlers;
-  return map instanceof Map ? map : undefined;
-}
-
 /**
  * The bridge's tools of `server` when its `tools/list` and `tools/call`
  * are still the bridge's own (nobody replaced them after `exportTools`),
@@ -175,7 +183,7 @@ function registryToolsOf(
   }
   const installed = registry.installed;
   if (installed === undefined) return undefined;
-  const handlers = handlersOf(server);
+  const handlers = requestHandlers(server);
   if (
     handlers === undefined ||
     handlers.get("tools/call") !== installed.call ||
@@ -291,11 +299,12 @@ function installHandlers(
 ): void {
   // A fresh server without the tools capability (the common case, a server
   // made per request): declared first, with no refusal thrown and caught.
-  const declared = (server as { getCapabilities?: () => unknown })
-    .getCapabilities?.() as { tools?: unknown } | undefined;
+  const declared = serverCapabilities(server);
   const fresh = declared !== undefined && declared.tools === undefined &&
     server.transport === undefined;
   if (fresh) server.registerCapabilities({ tools: { listChanged: true } });
+  // ctx.log needs the logging capability: declared while it still can be.
+  declareLogging(server);
   if (deferring && (fresh || declared?.tools !== undefined)) {
     // The tools capability is declared, and capabilities only grow: the
     // SDK's check when the handlers are set passes then as it would now.
@@ -346,7 +355,8 @@ function setHandlers(server: Server, registry: Registry): void {
         extra as CallExtra,
       ),
   );
-  const handlers = handlersOf(server);
+  installSetLevel(server);
+  const handlers = requestHandlers(server);
   registry.installed = {
     list: handlers?.get("tools/list"),
     call: handlers?.get("tools/call"),
@@ -454,7 +464,14 @@ function runDetached(
     args,
     { ...extra, signal: options.signal },
     options.progress,
-    { ask: options.ask },
+    {
+      ask: options.ask,
+      // A task's result is fetched later: no request to the client rides on it.
+      sample: unavailableSample(
+        entry.name,
+        "a call running as a task cannot send requests to the client; call the tool without a task to sample",
+      ),
+    },
     options,
   );
 }
@@ -536,10 +553,11 @@ function call(
   );
   // A modern retry's requestState is verified before the tool runs; a bad
   // one rejects (a protocol error, InvalidParams).
+  const params = request.params as Record<string, unknown>;
   if (asking instanceof Promise) {
-    return asking.then((a) => answer(entry, args, extra, a));
+    return asking.then((a) => answer(entry, args, extra, a, server, params));
   }
-  return answer(entry, args, extra, asking);
+  return answer(entry, args, extra, asking, server, params);
 }
 
 /**
@@ -561,17 +579,29 @@ function answer(
   args: unknown,
   extra: CallExtra,
   asking: CallAsking,
+  server: object,
+  params: Record<string, unknown>,
 ): Promise<CallToolResult> {
   const sink = progressSink(extra);
-  if (sink === undefined) {
+  const log = logSink(server, params, extra);
+  if (sink === undefined && log === undefined) {
     return answerWith(entry, args, extra, undefined, asking);
   }
-  return answerWith(entry, args, extra, sink.send, asking).then(
-    async (result) => {
-      await sink.close();
-      return result;
-    },
-  );
+  return answerWith(
+    entry,
+    args,
+    extra,
+    sink?.send,
+    asking,
+    undefined,
+    log?.send,
+  ).then((result) => {
+    // A call that logged nothing (the common case) waits for nothing more.
+    const progressDone = sink?.close();
+    const logDone = log?.close();
+    if (progressDone === undefined && logDone === undefined) return result;
+    return Promise.all([progressDone, logDone]).then(() => result);
+  });
 }
 
 async function answerWith(
@@ -581,10 +611,14 @@ async function answerWith(
   progress: ProgressFn | undefined,
   asking: CallAsking,
   task?: Pick<TaskRunOptions, "checkpoint" | "saveCheckpoint">,
+  log?: LogFn,
 ): Promise<CallToolResult> {
   let result: ToolResult;
   try {
-    result = await entry.run(args, extra, progress, asking.ask, task);
+    result = await entry.run(args, extra, progress, asking.ask, task, {
+      log,
+      sample: asking.sample,
+    });
   } catch (thrown) {
     if (thrown instanceof AskParked && asking.inputRequired !== undefined) {
       // The SDK checks the result as a CallToolResult, which adds `content: []`.

@@ -32,6 +32,8 @@ export interface RequestStatePayload {
   readonly answers: readonly InputResponse[];
   /** The form of the question pending (its `requestedSchema`), which the next answer must match. */
   readonly asked?: Readonly<Record<string, unknown>>;
+  /** The question pending is a sampling request: the next answer must be a sampling result. */
+  readonly sampled?: true;
   /** When it stops being honoured, in ms since the epoch. */
   readonly expires: number;
 }

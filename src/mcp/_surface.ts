@@ -8,13 +8,13 @@
  */
 
 import { deferredHandlers } from "../core/deferred_handlers.ts";
+import { serverCapabilities } from "../seam/sdk_internals.ts";
 
 /** The SDK `Server` as these registries use it (any copy in the supported range). */
 export interface SurfaceServer {
   readonly transport?: unknown;
   onclose?: (() => void) | undefined;
   registerCapabilities(capabilities: Record<string, unknown>): void;
-  getCapabilities?(): Record<string, unknown> | undefined;
   assertCanSetRequestHandler(method: string): void;
   setRequestHandler(
     schema: unknown,
@@ -44,7 +44,7 @@ export function installSurface(
   },
 ): void {
   checkSurface(server, options);
-  const has = server.getCapabilities?.()?.[options.capability] !== undefined;
+  const has = serverCapabilities(server)?.[options.capability] !== undefined;
   if (!has) {
     server.registerCapabilities({ [options.capability]: options.declared });
   }
@@ -65,7 +65,7 @@ export function checkSurface(
   },
 ): void {
   const { caller, capability } = options;
-  const has = server.getCapabilities?.()?.[capability] !== undefined;
+  const has = serverCapabilities(server)?.[capability] !== undefined;
   if (!has && server.transport !== undefined) {
     throw new TypeError(
       `${caller}: the server is already connected and does not declare the ${capability} capability; pass capabilities: { ${capability}: ${

@@ -20,6 +20,7 @@ import type {
 import type { TaskRunOptions } from "./task_hook.ts";
 import {
   authOf,
+  type CallChannels,
   type CallExtra,
   type Exported,
   register,
@@ -183,13 +184,12 @@ function entryOf(tool: ToolDef): Exported {
  * server — behind a load balancer, on Deno Deploy — verifies there too.
  * Call it in the server factory, beside `exportTools`.
  *
- * Without it, each exported tool definition signs with a random key of its
- * own, made when it first asks: its states verify wherever that same
- * definition is exported in this process (every server a factory makes
- * from tools built once, outside the factory) and nowhere else — not in
- * another endpoint or app of the process, not after a restart. A tool
- * built anew inside the factory gets a new key each time: give such
- * servers a key.
+ * Without it, each `httpHandler` signs with a random key of its own, made
+ * when a tool first asks: its states verify on every server its factory
+ * makes (tools built inside the factory or outside it) and nowhere else —
+ * not in another handler of the process, not after a restart. A server
+ * made outside a handler (stdio, an in-memory pair) signs with a random key
+ * of each exported tool definition.
  *
  * Each state is accepted once: its id is claimed in `options.store`
  * (`claimOnce(key, ttlMs)`, true the first time a key is claimed within
@@ -265,17 +265,28 @@ function checkExportable(
 function invoking(tool: ToolDef): Exported {
   return exported(
     tool,
-    (args: unknown, extra: CallExtra, progress?: ProgressFn, ask?: AskFn) =>
+    (
+      args: unknown,
+      extra: CallExtra,
+      progress?: ProgressFn,
+      ask?: AskFn,
+      _task?: unknown,
+      channels?: CallChannels,
+    ) =>
       ask === undefined
         ? resultOf(tool, args, {
           signal: extra.signal,
           progress,
+          log: channels?.log,
+          sample: channels?.sample,
           ...authOf(extra),
         })
         : passingInput(tool, args, {
           signal: extra.signal,
           progress,
           ask,
+          log: channels?.log,
+          sample: channels?.sample,
           ...authOf(extra),
         }),
   );
@@ -355,6 +366,7 @@ export function exported(
     progress?: ProgressFn,
     ask?: AskFn,
     task?: Pick<TaskRunOptions, "checkpoint" | "saveCheckpoint">,
+    channels?: CallChannels,
   ) => Promise<ToolResult>,
   options?: { taskSupport?: TaskSupport; resumable?: boolean },
 ): Exported {

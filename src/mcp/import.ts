@@ -35,6 +35,11 @@ import {
   toolDigest,
   type ToolPins,
 } from "./pins.ts";
+import {
+  type InvokeBody,
+  READ_RESOURCE,
+  readResourceEntry,
+} from "./_read_resource.ts";
 
 /**
  * Options for one `importTools` call.
@@ -112,6 +117,17 @@ export interface ImportOptions {
    * `ImportResult.pins` reports how the listing compared.
    */
   pins?: ToolPins;
+  /**
+   * Offer the server's resources to the model as one more tool,
+   * `read_resource` (prefixed like the others): its description lists
+   * every resource the server lists now (each page, up to `limit`, default
+   * 1000), and a call reads one of those by its URI (`resources/read`);
+   * any other URI is refused. It is imported like a listed tool — the
+   * approval policy and the pins apply to it (a changed resource list is a
+   * changed definition). Off by default. A server that has a tool named
+   * `read_resource` itself is refused with a `TypeError`.
+   */
+  readResource?: boolean | { limit?: number };
 }
 
 /**
@@ -375,6 +391,22 @@ export async function importTools(
     onInput: options.onInput,
     taskCalls: policy.taskCalls,
   };
+  let local: ReadonlyMap<string, InvokeBody> | undefined;
+  if (options.readResource !== undefined && options.readResource !== false) {
+    if (entries.some((e) => isRecord(e) && e.name === READ_RESOURCE)) {
+      throw new TypeError(
+        `importTools: readResource: the server has a tool named "${READ_RESOURCE}" itself; import without readResource, or read its resources with readResource() from @weft/mcp/bridge`,
+      );
+    }
+    const made = await readResourceEntry(client, {
+      limit: options.readResource === true
+        ? undefined
+        : options.readResource.limit,
+      signal: options.signal,
+    });
+    entries.push(made.entry);
+    local = new Map([[READ_RESOURCE, made.invoke]]);
+  }
   const tools: ToolDef[] = [];
   const skipped: SkippedTool[] = [];
   const imported = new Set<string>();
@@ -382,7 +414,7 @@ export async function importTools(
     const outcome = importEntry(
       client,
       entries[index],
-      { prefix, policy, gated, render },
+      { prefix, policy, gated, render, local },
       imported,
     );
     if (outcome instanceof Error) {
@@ -405,6 +437,7 @@ export async function importTools(
     policy,
     gated,
     render,
+    local,
   });
 }
 
@@ -459,6 +492,8 @@ interface EntryRules {
   /** Whether the tool the server lists so waits for approval. */
   readonly gated: (serverName: string, tool: ListedTool) => boolean;
   readonly render: RemoteOptions;
+  /** Invoke bodies of tools the import made itself (`read_resource`), by server-side name. */
+  readonly local?: ReadonlyMap<string, InvokeBody>;
   /** Wraps each tool's invoke body (the pin guard). */
   readonly wrap?: (
     invoke: (args: ToolArguments, options: InvokeOptions) => Promise<string>,
@@ -469,7 +504,7 @@ interface EntryRules {
 function importEntry(
   client: Client,
   entry: unknown,
-  { prefix, policy, gated, render, wrap }: EntryRules,
+  { prefix, policy, gated, render, wrap, local }: EntryRules,
   imported: ReadonlySet<string>,
 ): ToolDef | Error {
   if (!isRecord(entry)) return new NonObjectEntryError();
@@ -500,10 +535,11 @@ function importEntry(
   const description = typeof entry.description === "string"
     ? entry.description
     : "";
-  const invoke = remoteInvoke(client, serverName, name, {
-    ...render,
-    taskSupport: listedTaskSupport(entry),
-  });
+  const invoke = local?.get(serverName) ??
+    remoteInvoke(client, serverName, name, {
+      ...render,
+      taskSupport: listedTaskSupport(entry),
+    });
   // What rawTool builds, minus what a remote call does not use: the
   // handler's context (only the signal and progress matter, and only when
   // given) and the check that the handler resolved a string (renderContent

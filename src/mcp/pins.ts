@@ -43,10 +43,11 @@ export interface PinStore {
  * - **Same digest**: the tool works as usual.
  * - **Changed digest** (reason `"tool_changed"`): the model keeps seeing
  *   the pinned definition, and a call to the tool waits for approval like a
- *   `requireApproval` tool, its `PendingCall.approval` carrying the reason
- *   and a diff of the old and new definitions. `approve` pins the new
- *   definition and runs the call; `deny` keeps the old pin (the next call
- *   waits again).
+ *   `requireApproval` tool, its `PendingCall.approval` carrying the reason,
+ *   a diff of the old and new definitions and the new one's digest.
+ *   `approve(pending)` pins the definition shown (its digest) and runs the
+ *   call — if the server lists another one by then, the call parks again
+ *   with the new diff; `deny` keeps the old pin (the next call waits again).
  * - **A tool not pinned on a pinned server** (reason `"tool_added"`): waits
  *   for approval the same way. A renamed tool is a removed one and a new one.
  *
@@ -276,10 +277,13 @@ export class PinGuard {
 
   /**
    * Wraps the invoke body of `tool` (imported as `toolName`): a call runs
-   * when the tool is pinned as listed; otherwise an approved call pins the
-   * listed definition first, and any other call is refused with an
-   * `ApprovalRequiredError` carrying the reason and the diff (the loop
-   * parks it).
+   * when the tool is pinned as listed; otherwise a call approved for this
+   * very definition (`CallInfo.approval.digest`, what the person was
+   * shown) pins it first, and any other call — unapproved, approved
+   * without the digest, or approved for a definition the server no longer
+   * lists — is refused with an `ApprovalRequiredError` carrying the reason,
+   * the diff and the digest of the definition listed now (the loop parks
+   * it again).
    */
   gate(
     tool: ListedDefinition,
@@ -289,7 +293,8 @@ export class PinGuard {
     return async (args, options) => {
       const verdict = this.verdict(tool);
       if (verdict.kind !== "trusted") {
-        if (options.call?.approved !== true) {
+        const call = options.call;
+        if (call?.approved !== true || call.approval?.digest !== tool.digest) {
           throw new ApprovalRequiredError(toolName, {
             request: requestOf(toolName, tool, verdict),
           });
@@ -339,6 +344,7 @@ function requestOf(
         message:
           `tool ${quoted} changed since it was pinned: approve to pin the new definition and run the call, deny to keep the old`,
         diff: definitionDiff(verdict.pinned, tool.definition),
+        digest: tool.digest,
       };
     case "added":
       return {
@@ -346,6 +352,7 @@ function requestOf(
         message:
           `tool ${quoted} is new on a server whose tools were pinned: approve to pin it and run the call`,
         diff: definitionDiff({}, tool.definition),
+        digest: tool.digest,
       };
     default:
       return {
@@ -353,6 +360,7 @@ function requestOf(
         message:
           `tool ${quoted} belongs to a server met for the first time (onNewServer: "approve"): approve to pin it and run the call`,
         diff: definitionDiff({}, tool.definition),
+        digest: tool.digest,
       };
   }
 }

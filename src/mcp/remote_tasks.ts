@@ -21,6 +21,20 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolClient as Client } from "./peers.ts";
 
+/**
+ * A finished task's result: the `tools/call` result the task ended with (an
+ * `isError` result included), as MCP defines `CallToolResult`.
+ *
+ * @example
+ * ```ts
+ * import type { RemoteTaskResult } from "@weft/mcp/tasks";
+ *
+ * const result: RemoteTaskResult = { content: [{ type: "text", text: "done" }] };
+ * console.log(result.content.length);
+ * ```
+ */
+export type RemoteTaskResult = CallToolResult;
+
 /** A task's status, as both shapes name them. */
 export type RemoteTaskStatus =
   | "working"
@@ -150,7 +164,7 @@ export interface TaskClient {
   result(
     taskId: string,
     options?: TaskResultOptions,
-  ): Promise<CallToolResult>;
+  ): Promise<RemoteTaskResult>;
   /** Cancels task `taskId`; resolves to the task as it stands after. */
   cancel(taskId: string, options?: TaskRequestOptions): Promise<RemoteTask>;
   /** The tasks the server keeps for this caller, a page at a time. */

@@ -24,6 +24,7 @@ import { runReporter } from "./_progress.ts";
 import {
   argumentText,
   authOf,
+  type CallChannels,
   type CallExtra,
   type Exported,
   register,
@@ -46,12 +47,20 @@ export interface ServeAgentOptions {
    * goes on detached from the request. Absent: never a task.
    */
   readonly taskSupport?: TaskSupport;
+  /**
+   * Whether the agent's registered tools are listed and callable beside the
+   * agent tool. Default `true`: clients see the agent tool and every tool
+   * in `agent.tools`. `false` serves the agent alone — one tool taking a
+   * `prompt` — its tools running only inside the agent's own steps.
+   */
+  readonly exposeTools?: boolean;
 }
 
 /**
  * Exposes an agent over MCP: one tool named after the agent (a name is
- * required) that runs it on a prompt, plus the agent's registered tools
- * (`agent.tools`), each dispatched through `agent.callTool` with call ids
+ * required) that runs it on a prompt, plus — unless `exposeTools: false`
+ * serves the agent alone — the agent's registered tools (`agent.tools`),
+ * each dispatched through `agent.callTool` with call ids
  * `mcp_call_1`, `mcp_call_2`, … (one counter per `serveAgent` call), so agent
  * and tool middleware and approval policy apply — an approval-gated tool
  * answers with the `weft: tool call requires approval: tool "x"` error
@@ -74,8 +83,9 @@ export interface ServeAgentOptions {
  * Every other rule is `exportTools`': listing, results, failures as `isError`
  * results, the registry and the tools capability.
  *
- * Throws a `TypeError`, registering nothing, on a missing or unnamed agent
- * or a tool whose name collides with the agent's or an earlier tool's.
+ * Throws a `TypeError`, registering nothing, on a missing or unnamed agent,
+ * an `exposeTools` that is not a boolean, or a tool whose name collides
+ * with the agent's or an earlier tool's.
  *
  * @example Using `serveAgent`
  * ```ts
@@ -88,6 +98,22 @@ export interface ServeAgentOptions {
  * });
  * const server = new Server({ name: "demo", version: "0" });
  * serveAgent(server, research, "Research a topic in depth.");
+ * ```
+ *
+ * @example The agent alone: one tool taking a `prompt`
+ * ```ts
+ * import { Agent, rawTool, serveAgent, Server } from "@weft/mcp";
+ * import { say, script } from "@weft/mcp/testing";
+ *
+ * const lookup = rawTool({ name: "lookup", description: "Looks up.", run: () => "" });
+ * const research = new Agent(script(say("done")), {
+ *   name: "research",
+ *   tools: [lookup],
+ * });
+ * const server = new Server({ name: "demo", version: "0" });
+ * serveAgent(server, research, "Research a topic in depth.", {
+ *   exposeTools: false,
+ * });
  * ```
  */
 export function serveAgent(
@@ -106,13 +132,19 @@ export function serveAgent(
       "serveAgent: the agent has no name; set one with the Agent's name option — the exposed tool is named after the agent",
     );
   }
+  const exposeTools = options?.exposeTools ?? true;
+  if (typeof exposeTools !== "boolean") {
+    throw new TypeError(
+      `serveAgent: the exposeTools option must be true or false, got ${typeof exposeTools}`,
+    );
+  }
   const entries: Exported[] = [
     agentEntry(agent, description, options?.taskSupport),
   ];
   const seen = new Set<string>([agent.name]);
   let calls = 0;
   const nextId = (): string => `mcp_call_${++calls}`;
-  for (const tool of exposedTools(agent)) {
+  for (const tool of exposeTools ? exposedTools(agent) : []) {
     if (seen.has(tool.name)) {
       throw new TypeError(
         `serveAgent: tool ${
@@ -129,6 +161,8 @@ export function serveAgent(
           extra: CallExtra,
           progress?: ProgressFn,
           ask?: AskFn,
+          _task?: unknown,
+          channels?: CallChannels,
         ) => {
           let whole: ToolResult | undefined;
           const text = await agent.callTool(tool.name, argumentText(args), {
@@ -136,6 +170,8 @@ export function serveAgent(
             id: nextId(),
             progress,
             ask,
+            log: channels?.log,
+            sample: channels?.sample,
             ...authOf(extra),
             onResult: (result) => whole = result,
           });

@@ -17,7 +17,7 @@ import { objectSlot } from "../core/object_slot.ts";
 
 export type { CallExtra };
 /** A task's answers are checked as a direct call's are. */
-export { checkAnswer } from "./_answer.ts";
+export { checkAnswer, InvalidAnswerError } from "./_answer.ts";
 
 /** What a task's run is given in place of its request's signal, progress and ask. */
 export interface TaskRunOptions {

@@ -34,6 +34,7 @@ import type {
 // @ts-types="@modelcontextprotocol/sdk/server/zod-compat"
 import { safeParse } from "@modelcontextprotocol/sdk/server/zod-compat.js";
 import type { Transport } from "./sdk_types.ts";
+import { serverHandshake } from "../seam/sdk_internals.ts";
 import type { TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport";
 import { type ServedTools, servedToolsOf } from "../core/served_tools.ts";
 
@@ -48,6 +49,8 @@ const INVALID_PARAMS = -32602;
 /** The `-32603` code of `InternalError`. */
 const INTERNAL_ERROR = -32603;
 const RELATED_TASK = "io.modelcontextprotocol/related-task";
+const CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
+const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 
 function isObject(value: unknown): value is Json {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -61,12 +64,6 @@ interface SdkServerShape {
   notification?: (n: Json, options: Json) => Promise<void>;
   request?: (r: Json, schema: unknown, options: Json) => Promise<unknown>;
   oninitialized?: () => void;
-  _taskStore?: unknown;
-  _serverInfo?: unknown;
-  _instructions?: unknown;
-  _clientCapabilities?: unknown;
-  _clientVersion?: unknown;
-  getCapabilities?: () => unknown;
 }
 
 /**
@@ -80,6 +77,13 @@ function plainParams(params: unknown): params is Json {
   const meta = params._meta;
   if (meta === undefined) return true;
   if (!isObject(meta) || meta[RELATED_TASK] !== undefined) return false;
+  // A modern caller declaring tasks may be answered with one: the SDK's
+  // path, where a task store that is down is answered 503.
+  const declared = meta[CLIENT_CAPABILITIES];
+  if (
+    isObject(declared) && isObject(declared.extensions) &&
+    declared.extensions[TASKS_EXTENSION] !== undefined
+  ) return false;
   const token = meta.progressToken;
   return token === undefined || typeof token === "string" ||
     Number.isInteger(token);
@@ -112,9 +116,8 @@ export function fastToolsFor(
     ) return undefined;
   } else return undefined;
   const s = server as SdkServerShape;
-  if (s._taskStore !== undefined || typeof s.getCapabilities !== "function") {
-    return undefined;
-  }
+  const handshake = serverHandshake(server);
+  if (handshake === undefined || handshake.hasTaskStore) return undefined;
   if (connected) {
     if (
       typeof s.notification !== "function" || typeof s.request !== "function"
@@ -360,17 +363,22 @@ class McpLikeError extends Error {
  * sent). For a server `fastToolsFor` said yes to.
  */
 export function answerInitialize(server: object, params: Json): Json {
-  const s = server as SdkServerShape;
+  const s = serverHandshake(server);
+  // Never met: fastToolsFor says no to such a server first.
+  if (s === undefined) {
+    throw new TypeError(
+      "answerInitialize: the server's initialize fields are not the MCP SDK's; serve it through its own connect",
+    );
+  }
   const requested = params.protocolVersion as string;
-  s._clientCapabilities = params.capabilities;
-  s._clientVersion = params.clientInfo;
+  s.recordClient(params.capabilities, params.clientInfo);
   return {
     protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.includes(requested)
       ? requested
       : LATEST_PROTOCOL_VERSION,
-    capabilities: s.getCapabilities!(),
-    serverInfo: s._serverInfo,
-    ...(s._instructions ? { instructions: s._instructions } : {}),
+    capabilities: s.capabilities(),
+    serverInfo: s.serverInfo,
+    ...(s.instructions ? { instructions: s.instructions } : {}),
   };
 }
 

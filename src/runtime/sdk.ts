@@ -25,6 +25,10 @@ import {
   SetLevelRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { deferHandlers } from "../core/deferred_handlers.ts";
+import {
+  handlerMapsCaught,
+  interceptHandlerMaps,
+} from "../seam/sdk_internals.ts";
 // @ts-types="@modelcontextprotocol/sdk/validation/ajv-provider"
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js";
 import type { JsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
@@ -75,6 +79,8 @@ const INSTALL = 2;
 let building: unknown[] | undefined;
 let buildingRequests: unknown;
 let buildingNotifications: unknown;
+/** Makes a server's queued registrations (set by `LazyServer`'s static block). */
+let flushNow: (server: LazyServer) => void;
 
 // The client lives in its own file so the HTTP client and the stdio client
 // load the SDK's client without its server.
@@ -106,7 +112,10 @@ class LazyServer extends SdkServer {
     this.#requests = buildingRequests;
     this.#notifications = buildingNotifications;
     this.#queue = building;
+    const caught = handlerMapsCaught(buildingRequests, buildingNotifications);
     building = buildingRequests = buildingNotifications = undefined;
+    // The SDK kept its maps elsewhere: its own registrations are made now.
+    if (!caught) flushNow(this);
   }
 
   static {
@@ -115,7 +124,7 @@ class LazyServer extends SdkServer {
     const sdkSetNotification = SdkServer.prototype.setNotificationHandler;
 
     /** Makes the queued registrations, in the order they were asked. */
-    const flush = (server: LazyServer): void => {
+    const flush = flushNow = (server: LazyServer): void => {
       const queue = server.#queue;
       if (queue === undefined) return;
       server.#queue = undefined;
@@ -166,37 +175,38 @@ class LazyServer extends SdkServer {
       return false;
     };
 
+    interceptHandlerMaps(proto, {
+      get(this: object): unknown {
+        const server = this as LazyServer;
+        if (!(#requests in server)) return buildingRequests;
+        if (server.#queue !== undefined) flush(server);
+        return server.#requests;
+      },
+      set(this: object, map: unknown): void {
+        const server = this as LazyServer;
+        if (!(#requests in server)) buildingRequests = map;
+        else {
+          flush(server);
+          server.#requests = map;
+        }
+      },
+    }, {
+      get(this: object): unknown {
+        const server = this as LazyServer;
+        if (!(#requests in server)) return buildingNotifications;
+        if (server.#queue !== undefined) flush(server);
+        return server.#notifications;
+      },
+      set(this: object, map: unknown): void {
+        const server = this as LazyServer;
+        if (!(#requests in server)) buildingNotifications = map;
+        else {
+          flush(server);
+          server.#notifications = map;
+        }
+      },
+    });
     Object.defineProperties(proto, {
-      _requestHandlers: {
-        get(this: LazyServer): unknown {
-          if (!(#requests in this)) return buildingRequests;
-          if (this.#queue !== undefined) flush(this);
-          return this.#requests;
-        },
-        set(this: LazyServer, map: unknown): void {
-          if (!(#requests in this)) buildingRequests = map;
-          else {
-            flush(this);
-            this.#requests = map;
-          }
-        },
-        configurable: true,
-      },
-      _notificationHandlers: {
-        get(this: LazyServer): unknown {
-          if (!(#requests in this)) return buildingNotifications;
-          if (this.#queue !== undefined) flush(this);
-          return this.#notifications;
-        },
-        set(this: LazyServer, map: unknown): void {
-          if (!(#requests in this)) buildingNotifications = map;
-          else {
-            flush(this);
-            this.#notifications = map;
-          }
-        },
-        configurable: true,
-      },
       setRequestHandler: {
         value: function setRequestHandler(
           this: LazyServer,

@@ -4,10 +4,16 @@
  * connecting, and a server is connected when one of its tools is first
  * called.
  *
- * An entry is keyed by the server's name and a fingerprint of what it is
- * (its kind, command, arguments, working directory, environment, URL,
- * headers and protocol, hashed: no secret is stored), so a changed entry in
- * the config never reads an old listing. It is valid for `ttlMs` after it
+ * An entry is keyed by the server's name and a fingerprint of what it is —
+ * its kind, command, arguments, working directory, the *names* of its
+ * environment variables and headers, its URL without credentials, query
+ * values or fragment, and its protocol — so a changed entry in the config
+ * never reads an old listing. No secret goes into the fingerprint: a value
+ * of `env` or `headers` (a token), a URL's user info or query values could
+ * be recovered from an unsalted hash by hashing guesses, so they are left
+ * out, and an entry that changes only a secret keeps its catalog. (Arguments
+ * are in: a secret passed as an argument is not kept from a store reader;
+ * pass secrets in `env` or `headers`.) It is valid for `ttlMs` after it
  * was listed; a server that said its list changes
  * (`notifications/tools/list_changed`) is listed again when it does, and
  * every listing rewrites the entry.
@@ -55,7 +61,7 @@ export class ServerCatalog {
    * it has none, it is stale, or unreadable. Rejects when the store does.
    */
   async read(spec: ServerSpec): Promise<unknown[] | undefined> {
-    const entry = await this.#store.get<StoredCatalog>(await keyOf(spec));
+    const entry = await this.#store.get<StoredCatalog>(await catalogKey(spec));
     const value = entry?.value;
     if (
       value === undefined || value === null || value.v !== 1 ||
@@ -73,7 +79,9 @@ export class ServerCatalog {
       listedAt: this.#now(),
       tools: [...tools],
     };
-    await this.#store.set(await keyOf(spec), value, { ttlMs: this.#ttlMs });
+    await this.#store.set(await catalogKey(spec), value, {
+      ttlMs: this.#ttlMs,
+    });
   }
 }
 
@@ -113,17 +121,20 @@ function canonical(value: unknown): string {
   });
 }
 
-/** `catalog/<server>/<fingerprint>`: the fingerprint a SHA-256 of what the server is. */
-async function keyOf(spec: ServerSpec): Promise<string> {
+/**
+ * `catalog/<server>/<fingerprint>`: the fingerprint a SHA-256 of what the
+ * server is, every secret value left out (see the module's doc).
+ */
+export async function catalogKey(spec: ServerSpec): Promise<string> {
   const c = spec.config as unknown as Record<string, unknown>;
   const identity = canonical({
     kind: spec.kind,
     command: c.command,
     args: c.args,
     cwd: c.cwd,
-    env: c.env,
-    url: c.url,
-    headers: c.headers,
+    env: namesOf(c.env),
+    url: typeof c.url === "string" ? withoutSecrets(c.url) : undefined,
+    headers: namesOf(c.headers, true),
     protocol: c.protocol,
   });
   const digest = await crypto.subtle.digest(
@@ -135,4 +146,19 @@ async function keyOf(spec: ServerSpec): Promise<string> {
     (b) => b.toString(16).padStart(2, "0"),
   ).join("");
   return `${STORE_NAMESPACES.catalogs}${encodeURIComponent(spec.name)}/${hex}`;
+}
+
+// The keys of a record (env, headers), sorted; its values are secrets.
+function namesOf(record: unknown, lower = false): string[] | undefined {
+  if (typeof record !== "object" || record === null) return undefined;
+  return Object.keys(record).map((k) => lower ? k.toLowerCase() : k).sort();
+}
+
+// The URL's origin, path and query names: no user info, query value or fragment.
+function withoutSecrets(url: string): string {
+  const parsed = new URL(url);
+  const names = [...new Set(parsed.searchParams.keys())].sort();
+  return `${parsed.origin}${parsed.pathname}${
+    names.length > 0 ? `?${names.join("&")}` : ""
+  }`;
 }

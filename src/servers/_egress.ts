@@ -23,9 +23,12 @@ const MAX_REDIRECTS = 20;
 const CREDENTIAL_HEADERS = ["authorization", "cookie", "proxy-authorization"];
 
 /**
- * Whether `url` may be reached: its host (`hostname:port`) is the server's
- * own, or an entry of `allowed` matches it — `host:port` exactly, a bare
- * hostname on any port, `*.example.com` any subdomain of `example.com`.
+ * Whether `url` may be reached: it is on the server's own origin (scheme,
+ * host and port), or an entry of `allowed` matches it — `host:port`
+ * exactly, a bare hostname on any port, `*.example.com` any subdomain of
+ * `example.com` — over https. Plain http to an allowed host only when its
+ * entry says so (`http://auth.internal:8080`): a request is never
+ * downgraded to cleartext because its host is listed.
  */
 export function hostAllowed(
   url: URL,
@@ -33,9 +36,14 @@ export function hostAllowed(
   allowed: readonly string[],
 ): boolean {
   if (url.host === own.host && url.protocol === own.protocol) return true;
+  if (url.protocol !== "https:" && url.protocol !== "http:") return false;
   const hostname = url.hostname.toLowerCase();
-  for (const entry of allowed) {
-    const wanted = entry.toLowerCase();
+  for (const written of allowed) {
+    const scheme = /^(https?):\/\//i.exec(written);
+    if (
+      url.protocol === "http:" && scheme?.[1].toLowerCase() !== "http"
+    ) continue;
+    const wanted = written.slice(scheme?.[0].length ?? 0).toLowerCase();
     if (wanted.startsWith("*.")) {
       if (hostname.endsWith(wanted.slice(1))) return true;
     } else if (wanted.includes(":") && !wanted.startsWith("[")) {

@@ -8,6 +8,7 @@
  */
 
 import { ServerConfigError, type ServerPermissions } from "./config.ts";
+import { readDenoRun, readNode } from "./_runtime_args.ts";
 
 /** The permissions, in the order they are printed and applied. */
 export const PERMISSION_NAMES: readonly ["read", "write", "net", "env", "run"] =
@@ -28,32 +29,6 @@ export interface Launch {
   readonly command: string;
   /** Its arguments, permission flags included. */
   readonly args: readonly string[];
-}
-
-// Deno flags that take their value as the next argument (the others use `=`).
-const DENO_VALUE_FLAGS = new Set([
-  "--config",
-  "-c",
-  "--import-map",
-  "--lock",
-  "--cert",
-  "--location",
-  "--seed",
-  "--env-file",
-  "--preload",
-  "--require",
-  "--inspect-wait",
-]);
-
-// Every flag that grants, denies or asks for a permission: dropped, so the
-// server runs with the entry's permissions and nothing else.
-const DENO_SHORT_GRANTS = new Set(["-A", "-R", "-W", "-N", "-E", "-S", "-P"]);
-
-function isDenoPermissionFlag(arg: string): boolean {
-  const flag = arg.split("=")[0];
-  return DENO_SHORT_GRANTS.has(flag) || flag.startsWith("--allow-") ||
-    flag.startsWith("--deny-") || flag === "--permission-set" ||
-    flag === "--no-prompt";
 }
 
 /** The program's base name, without a Windows `.exe`. */
@@ -106,6 +81,7 @@ export function applyPermissions(
   permissions: ServerPermissions,
   options: {
     readonly env?: Readonly<Record<string, string>>;
+    readonly inheritEnv?: readonly string[];
     readonly nodeVersion?: () => readonly [number, number] | undefined;
   } = {},
 ): Launch {
@@ -114,7 +90,7 @@ export function applyPermissions(
     return denoLaunch(name, command, args, permissions, options.env);
   }
   if (program === "node") {
-    return nodeLaunch(name, command, args, permissions, options.nodeVersion);
+    return nodeLaunch(name, command, args, permissions, options);
   }
   throw new ServerConfigError(
     name,
@@ -132,35 +108,11 @@ function denoLaunch(
   permissions: ServerPermissions,
   env: Readonly<Record<string, string>> | undefined,
 ): Launch {
-  const run = args.indexOf("run");
-  const before = args.slice(0, run);
-  if (run < 0 || before.some((a) => !a.startsWith("-"))) {
-    throw new ServerConfigError(
-      name,
-      "permissions",
-      `apply to "deno run"; this entry runs deno ${
-        JSON.stringify(args[0] ?? "")
-      }: write it as deno run <flags> <module>`,
-    );
-  }
-  const out = [...before, "run", ...denoFlags(permissions, env)];
-  let i = run + 1;
-  for (; i < args.length; i++) {
-    const arg = args[i];
-    if (!arg.startsWith("-")) break; // the module: what follows is its own
-    if (isDenoPermissionFlag(arg)) continue;
-    out.push(arg);
-    if (DENO_VALUE_FLAGS.has(arg) && i + 1 < args.length) out.push(args[++i]);
-  }
-  if (i >= args.length) {
-    throw new ServerConfigError(
-      name,
-      "args",
-      "name no module after deno run: nothing to apply the permissions to",
-    );
-  }
-  out.push(...args.slice(i));
-  return { command, args: out };
+  const { global, flags, tail } = readDenoRun(name, args);
+  return {
+    command,
+    args: [...global, "run", ...denoFlags(permissions, env), ...flags, ...tail],
+  };
 }
 
 function nodeLaunch(
@@ -168,9 +120,13 @@ function nodeLaunch(
   command: string,
   args: readonly string[],
   permissions: ServerPermissions,
-  nodeVersion: (() => readonly [number, number] | undefined) | undefined,
+  options: {
+    readonly env?: Readonly<Record<string, string>>;
+    readonly inheritEnv?: readonly string[];
+    readonly nodeVersion?: () => readonly [number, number] | undefined;
+  },
 ): Launch {
-  const version = nodeVersion?.();
+  const version = options.nodeVersion?.();
   if (version === undefined || version[0] < 20) {
     throw new ServerConfigError(
       name,
@@ -189,6 +145,8 @@ function nodeLaunch(
       `node's permission model cannot restrict network access: grant "net": true (node does not restrict it), or run the server with deno`,
     );
   }
+  refuseNodeOptions(name, options.env, options.inheritEnv);
+  const { flags: kept, tail } = readNode(name, args);
   const [major, minor] = version;
   const stable = major > 22 || (major === 22 && minor >= 13);
   const flags = [stable ? "--permission" : "--experimental-permission"];
@@ -210,11 +168,42 @@ function nodeLaunch(
   ) {
     flags.push("--allow-child-process");
   }
-  const kept = args.filter((a) =>
-    !a.startsWith("--allow-fs-") && a !== "--permission" &&
-    a !== "--experimental-permission" && a !== "--allow-child-process"
+  // Ours first: should node ever end its flags earlier than this check
+  // read (and take what follows as the script's), the model is on already.
+  return { command, args: [...flags, ...kept, ...tail] };
+}
+
+/**
+ * Node reads `NODE_OPTIONS` as more flags (`--allow-fs-read=*` among them,
+ * where no check of the entry's args sees it): a node server with
+ * `permissions` may neither set it in `env` nor inherit it.
+ */
+function refuseNodeOptions(
+  name: string,
+  env: Readonly<Record<string, string>> | undefined,
+  inheritEnv: readonly string[] | undefined,
+): void {
+  if (env !== undefined && Object.hasOwn(env, "NODE_OPTIONS")) {
+    throw new ServerConfigError(
+      name,
+      "env",
+      "sets NODE_OPTIONS, which node reads as flags that would widen the permissions: put node's flags in args (they are checked there) or drop permissions",
+    );
+  }
+  const inherits = (inheritEnv ?? []).find((pattern) =>
+    pattern.endsWith("*")
+      ? "NODE_OPTIONS".startsWith(pattern.slice(0, -1))
+      : pattern === "NODE_OPTIONS"
   );
-  return { command, args: [...flags, ...kept] };
+  if (inherits !== undefined) {
+    throw new ServerConfigError(
+      name,
+      "inheritEnv",
+      `holds ${
+        JSON.stringify(inherits)
+      }, which passes NODE_OPTIONS on to a node server with permissions: node would read it as flags that widen them; name the variables the server needs instead`,
+    );
+  }
 }
 
 /** What a server said when a permission it was not granted was needed. */
@@ -279,6 +268,7 @@ export async function launchOf(
     readonly command: string;
     readonly args?: readonly string[];
     readonly env?: Readonly<Record<string, string>>;
+    readonly inheritEnv?: readonly string[];
     readonly permissions?: ServerPermissions;
   },
 ): Promise<Launch> {
@@ -291,6 +281,7 @@ export async function launchOf(
     : undefined;
   return applyPermissions(name, config.command, args, config.permissions, {
     env: config.env,
+    inheritEnv: config.inheritEnv,
     nodeVersion: () => version,
   });
 }

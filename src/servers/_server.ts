@@ -42,7 +42,7 @@ import {
   type OAuthClientProvider,
 } from "../runtime/client/oauth_client.ts";
 import { RoutedClient } from "./_routed_client.ts";
-import type { ServerSpec } from "./config.ts";
+import { ServerConfigError, type ServerSpec } from "./config.ts";
 import {
   EgressRefusedError,
   PinDriftError,
@@ -232,14 +232,15 @@ export class ManagedServer {
    * reported (and is the server's `failure` meanwhile); a start that works
    * brings its tools into the set; after the last failure the server is
    * given up and that is reported once. A failure for authorization (an
-   * `AuthorizationError` cause) is not retried: at the first start the
+   * `AuthorizationError` cause) or of the entry itself (a
+   * `ServerConfigError`) is not retried: at the first start the
    * server is `failed` at once, later the retries stop at it. Ends at once
    * on `close()`.
    */
   retryStart(policy: Required<ReconnectOptions>): Promise<void> {
     if (
       this.#startFailure === undefined || this.#closed ||
-      chainHas(this.#startFailure, AuthorizationError)
+      isFinal(this.#startFailure)
     ) {
       return Promise.resolve();
     }
@@ -264,7 +265,7 @@ export class ManagedServer {
         this.#ctx.changed();
         // Time does not bring a token: the server stays failed, its
         // failure the AuthorizationError, until the host acts.
-        if (chainHas(last, AuthorizationError)) return;
+        if (isFinal(last)) return;
         continue;
       }
       this.#startFailure = undefined;
@@ -686,8 +687,7 @@ export class ManagedServer {
     } catch (error) {
       const count = ++this.#deferredFailures;
       // Time does not bring a token, nor a retry `reconnect: false` forbids.
-      const retried = reconnect !== false &&
-        !chainHas(error, AuthorizationError);
+      const retried = reconnect !== false && !isFinal(error);
       if (retried && count < reconnect.maxAttempts) throw error;
       const failed = this.#named(error, "initialize");
       this.#gaveUp = retried
@@ -726,6 +726,7 @@ export class ManagedServer {
         last = error;
         if (this.#closed) break;
         this.#ctx.report(error as Error);
+        if (isFinal(error)) break; // the same entry fails the same way
       }
     }
     if (this.#closed) throw this.#closedError();
@@ -754,6 +755,16 @@ export class ManagedServer {
     if (error instanceof ServerConnectError) return error;
     return new ServerConnectError(this.spec.name, this.target, phase, error);
   }
+}
+
+/**
+ * A failure time does not mend, so never retried: a token the connection
+ * could not give (`AuthorizationError`), an entry that cannot be run as
+ * written (`ServerConfigError`, e.g. `permissions` on an `npx` entry).
+ */
+function isFinal(error: unknown): boolean {
+  return chainHas(error, AuthorizationError) ||
+    chainHas(error, ServerConfigError);
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * Cross-server shadowing: across the servers of one set, a tool whose name
- * equals or looks like another server's tool (case, homoglyphs, the `-`,
- * `_`, `.` separators), and a description that names another server's tool.
+ * equals or looks like another server's tool (case, homoglyphs, invisible
+ * characters, the `-`, `_`, `.`, `:`, `/` separators), and a description
+ * that names another server's tool (spelled the same ways).
  *
  * @module
  */
@@ -14,12 +15,14 @@ import type { ToolDef } from "../core/tool.ts";
  * shadows `other.tool` of `other.server`.
  *
  * - `"confusable_name"`: the two names are equal, or equal once case,
- *   homoglyphs (Cyrillic and Greek look-alikes, `0`/`o`, `1`/`l`/`i`) and
- *   separators are set aside. The later server in config order is the one
- *   reported.
+ *   homoglyphs (Cyrillic and Greek look-alikes, `0`/`o`, `1`/`l`/`i`),
+ *   invisible characters (zero-width ones, the soft hyphen) and separators
+ *   (`-`, `_`, `.`, `:`, `/`) are set aside. The later server in config
+ *   order is the one reported.
  * - `"names_other_tool"`: `tool`'s description names `other.tool` (its
- *   name as the server lists it, or as the model sees it), a tool its own
- *   server does not have.
+ *   name as the server lists it, or as the model sees it, in any case,
+ *   with any separators, invisible characters or look-alikes), a tool its
+ *   own server does not have.
  */
 export interface ShadowFinding {
   /** What was found. */
@@ -88,17 +91,31 @@ const CONFUSABLE: Readonly<Record<string, string>> = {
   "0": "o",
 };
 
+// Characters that show as nothing: zero-width space, non-joiner and
+// joiner, word joiner, BOM, soft hyphen. Dropped before any comparison.
+const INVISIBLE = /[\u00ad\u200b-\u200d\u2060\ufeff]/g;
+
+/** What separates the words of a name: all of them read alike. */
+const SEPARATORS = /[-_.:/\s]+/u;
+
 /**
- * The skeleton two names are compared by: compatibility-decomposed,
- * accents dropped, lower-cased, look-alikes mapped to one letter, the
- * separators `-`, `_`, `.` and spaces removed.
+ * The skeleton two names are compared by: invisible characters (zero-width
+ * ones, the soft hyphen) dropped, compatibility-decomposed, accents
+ * dropped, case-folded, look-alikes mapped to one letter, the separators
+ * `-`, `_`, `.`, `:`, `/` and spaces removed.
  */
 export function skeleton(name: string): string {
-  const folded = name.normalize("NFKD").replace(/[\u0300-\u036f]/g, "")
-    .toLowerCase();
+  // Printable ASCII needs no decomposition (the common case, made fast).
+  const folded = /^[\x21-\x7e]*$/.test(name)
+    ? name.toLowerCase()
+    : name.replace(INVISIBLE, "").normalize("NFKD")
+      .replace(/[\u0300-\u036f]/g, "").replace(INVISIBLE, "").toLowerCase();
   let out = "";
   for (const ch of folded) {
-    if (ch === "-" || ch === "_" || ch === "." || /\s/.test(ch)) continue;
+    if (ch === "-" || ch === "_" || ch === "." || ch === ":" || ch === "/") {
+      continue;
+    }
+    if (/\s/.test(ch)) continue;
     out += CONFUSABLE[ch] ?? ch;
   }
   return out;
@@ -107,27 +124,174 @@ export function skeleton(name: string): string {
 // Names this short match too much prose to mean anything in a description.
 const MIN_NAMED = 4;
 
-/** Every shadowing finding across `servers` (in config order). */
+// The most words of a name looked for in a description.
+const MAX_WORDS = 16;
+
+/** One listed tool, with what the check derives from it. */
+interface Entry {
+  /** Its place across the set, in config order. */
+  readonly at: number;
+  readonly server: string;
+  /** As the model sees it (prefixed). */
+  readonly tool: string;
+  /** As its server lists it. */
+  readonly own: string;
+  readonly derived: Derived;
+}
+
+/** What one tool definition yields, computed once per definition. */
+interface Derived {
+  /** The skeletons of its prefixed and own names (one when they fold alike). */
+  readonly keys: readonly string[];
+  /** Its prefixed and own names, as looked for in descriptions (one when they fold alike). */
+  readonly names: readonly NameForm[];
+  /** Its description's runs of name characters, word by word. */
+  readonly runs: readonly Run[];
+  /** How many words its longest name has. */
+  readonly words: number;
+}
+
+/** A name as descriptions are searched for it. */
+interface NameForm {
+  readonly name: string;
+  readonly key: string;
+  /** The skeletons of its first word, first two words, …, all its words. */
+  readonly starts: readonly string[];
+  /** A one-word name, as written (it counts only so). */
+  readonly exact?: string;
+}
+
+function nameForm(name: string): NameForm {
+  const words = wordsOf(name);
+  const starts: string[] = [];
+  let start = "";
+  for (const word of words) starts.push(start += wordSkeleton(word));
+  const key = skeleton(name);
+  return words.length === 1
+    ? { name, key, starts, exact: words[0] }
+    : { name, key, starts };
+}
+
+// A definition's derived data, kept while the definition is listed: a
+// server that lists again re-derives only its own tools.
+const derivedOf = new WeakMap<ToolDef, Map<string, Derived>>();
+
+function derive(def: ToolDef, own: string): Derived {
+  let byOwn = derivedOf.get(def);
+  const cached = byOwn?.get(own);
+  if (cached !== undefined) return cached;
+  const prefixed = cachedIn(formsByName, def.name, nameForm);
+  const forms = own === def.name
+    ? [prefixed]
+    : [prefixed, cachedIn(formsByName, own, nameForm)];
+  const names = forms.filter((f, i) => i === 0 || f.key !== forms[0].key);
+  const derived: Derived = {
+    keys: names.map((f) => f.key),
+    names,
+    runs: cachedIn(runsByText, def.description, runsOf),
+    words: Math.max(...forms.map((f) => f.starts.length)),
+  };
+  if (byOwn === undefined) derivedOf.set(def, byOwn = new Map());
+  byOwn.set(own, derived);
+  return derived;
+}
+
+// Names and descriptions as last derived, by text: a server listing again
+// (new definitions, mostly the same texts) re-derives only what changed.
+const formsByName = new Map<string, NameForm>();
+const runsByText = new Map<string, readonly Run[]>();
+
+// The most texts each cache keeps: past it, it starts again (a bound on
+// memory, not a loss: what is looked up again is derived again).
+const CACHE_MAX = 20_000;
+
+function cachedIn<T>(
+  cache: Map<string, T>,
+  text: string,
+  make: (text: string) => T,
+): T {
+  let value = cache.get(text);
+  if (value === undefined) {
+    if (cache.size >= CACHE_MAX) cache.clear();
+    cache.set(text, value = make(text));
+  }
+  return value;
+}
+
+function wordsOf(name: string): string[] {
+  return name.replace(INVISIBLE, "").split(SEPARATORS).filter((w) => w !== "");
+}
+
+/** A run of name characters of a description: its words, as written and as skeletons. */
+interface Run {
+  readonly words: readonly string[];
+  readonly keys: readonly string[];
+}
+
+// The runs of name characters (letters, digits, marks, separators; the
+// invisible ones dropped) of `text`.
+function runsOf(text: string): Run[] {
+  const runs: Run[] = [];
+  for (const [run] of text.replace(INVISIBLE, "").matchAll(RUN)) {
+    const words = wordsOf(run).filter((w) => wordSkeleton(w) !== "");
+    if (words.length > 0) runs.push({ words, keys: words.map(wordSkeleton) });
+  }
+  return runs;
+}
+
+// Descriptions share most of their words: each is folded once.
+const folded = new Map<string, string>();
+
+function wordSkeleton(word: string): string {
+  return cachedIn(folded, word, skeleton);
+}
+
+const RUN = /[\p{L}\p{N}\p{M}_.:/-]+/gu;
+
+/** A name of another server's tool, by skeleton. */
+interface Named {
+  readonly entry: Entry;
+  /** The name as written in the finding: the prefixed one, or the server's own. */
+  readonly name: string;
+  /**
+   * A one-word name (`list`, `search`) is a mention only as written, its
+   * case included: in any case it would match plain prose ("List the…").
+   */
+  readonly exact?: string;
+}
+
+/**
+ * Every shadowing finding across `servers` (in config order). The cost is
+ * linear in the tools and the length of their descriptions (each name
+ * and description word is folded once per definition, then looked up in
+ * maps), so a large server listing again often stays cheap.
+ */
 export function findShadowing(
   servers: readonly ShadowInput[],
 ): ShadowFinding[] {
   const findings: ShadowFinding[] = [];
-  const seen = new Map<string, { server: string; tool: string }>();
-  const all = servers.flatMap((s) =>
-    s.tools.map((t) => ({
-      server: s.server,
-      tool: t.name,
-      own: t.name.startsWith(s.prefix) ? t.name.slice(s.prefix.length) : t.name,
-      def: t,
-    }))
-  );
+  const all: Entry[] = [];
+  for (const s of servers) {
+    for (const t of s.tools) {
+      const own = t.name.startsWith(s.prefix)
+        ? t.name.slice(s.prefix.length)
+        : t.name;
+      all.push({
+        at: all.length,
+        server: s.server,
+        tool: t.name,
+        own,
+        derived: derive(t, own),
+      });
+    }
+  }
+  const seen = new Map<string, Entry>();
   for (const entry of all) {
-    const keys = new Set([skeleton(entry.own), skeleton(entry.tool)]);
-    let shadowed: { server: string; tool: string } | undefined;
-    for (const key of keys) {
+    let shadowed: Entry | undefined;
+    for (const key of entry.derived.keys) {
       const first = seen.get(key);
       if (first !== undefined && first.server !== entry.server) {
-        shadowed = { server: first.server, tool: first.tool };
+        shadowed = first;
         break;
       }
     }
@@ -136,7 +300,7 @@ export function findShadowing(
         kind: "confusable_name",
         server: entry.server,
         tool: entry.tool,
-        other: shadowed,
+        other: { server: shadowed.server, tool: shadowed.tool },
         message: `tool ${JSON.stringify(entry.tool)} of server ${
           JSON.stringify(entry.server)
         } has a name equal or confusable with ${
@@ -144,57 +308,73 @@ export function findShadowing(
         } of server ${JSON.stringify(shadowed.server)}`,
       });
     }
-    for (const key of keys) {
+    for (const key of entry.derived.keys) {
       if (!seen.has(key)) seen.set(key, entry);
     }
   }
+  // Every name long enough to mean something, by skeleton; and each
+  // server's own skeletons (a name its own server has is not another's).
+  const names = new Map<string, Named[]>();
+  // Every name's first words, folded: a description's words that start no
+  // name are passed over after one look-up.
+  const starts = new Set<string>();
+  const ownKeys = new Map<string, Set<string>>();
+  let longest = 1;
   for (const entry of all) {
-    const text = entry.def.description;
-    if (text === "") continue;
-    const ownNames = new Set(
-      all.filter((o) => o.server === entry.server).flatMap((o) => [
-        o.own,
-        o.tool,
-      ]),
-    );
-    for (const other of all) {
-      if (other.server === entry.server) continue;
-      const named = [other.tool, other.own].find((n) =>
-        n.length >= MIN_NAMED && !ownNames.has(n) && mentions(text, n)
-      );
-      if (named === undefined) continue;
-      findings.push({
-        kind: "names_other_tool",
-        server: entry.server,
-        tool: entry.tool,
-        other: { server: other.server, tool: other.tool },
-        message: `the description of tool ${
-          JSON.stringify(entry.tool)
-        } of server ${JSON.stringify(entry.server)} names ${
-          JSON.stringify(named)
-        }, a tool of server ${JSON.stringify(other.server)}`,
-      });
-      break;
+    let keys = ownKeys.get(entry.server);
+    if (keys === undefined) ownKeys.set(entry.server, keys = new Set());
+    for (const key of entry.derived.keys) keys.add(key);
+    longest = Math.max(longest, Math.min(MAX_WORDS, entry.derived.words));
+    for (const form of entry.derived.names) {
+      if (form.key.length < MIN_NAMED) continue;
+      for (const start of form.starts) starts.add(start);
+      const named: Named = { entry, name: form.name, exact: form.exact };
+      const list = names.get(form.key);
+      if (list === undefined) names.set(form.key, [named]);
+      else list.push(named);
     }
   }
-  return findings;
-}
-
-// `name` as a whole word of `text`: not inside a longer identifier.
-function mentions(text: string, name: string): boolean {
-  let from = 0;
-  for (;;) {
-    const at = text.indexOf(name, from);
-    if (at < 0) return false;
-    const before = at === 0 ? "" : text[at - 1];
-    const after = text[at + name.length] ?? "";
-    if (!isWordChar(before) && !isWordChar(after)) return true;
-    from = at + 1;
+  for (const entry of all) {
+    const own = ownKeys.get(entry.server)!;
+    let best: Named | undefined;
+    for (const { words, keys } of entry.derived.runs) {
+      for (let i = 0; i < keys.length; i++) {
+        // Most words start no name: one look-up of a string already hashed.
+        if (!starts.has(keys[i])) continue;
+        let key = "";
+        for (let j = i; j < keys.length && j < i + longest; j++) {
+          key = j === i ? keys[i] : key + keys[j];
+          if (!starts.has(key)) break;
+          const hits = names.get(key);
+          if (hits === undefined || own.has(key)) continue;
+          for (const hit of hits) {
+            if (hit.entry.server === entry.server) continue;
+            if (
+              hit.exact !== undefined && (j > i || words[i] !== hit.exact)
+            ) continue;
+            if (
+              best === undefined || hit.entry.at < best.entry.at ||
+              (hit.entry.at === best.entry.at && hit.name === hit.entry.tool)
+            ) best = hit;
+            break; // the list is in config order: the first is the earliest
+          }
+        }
+      }
+    }
+    if (best === undefined) continue;
+    findings.push({
+      kind: "names_other_tool",
+      server: entry.server,
+      tool: entry.tool,
+      other: { server: best.entry.server, tool: best.entry.tool },
+      message: `the description of tool ${
+        JSON.stringify(entry.tool)
+      } of server ${JSON.stringify(entry.server)} names ${
+        JSON.stringify(best.name)
+      }, a tool of server ${JSON.stringify(best.entry.server)}`,
+    });
   }
-}
-
-function isWordChar(ch: string): boolean {
-  return ch !== "" && /[\p{L}\p{N}_-]/u.test(ch);
+  return findings;
 }
 
 /**

@@ -111,9 +111,11 @@ export interface HttpServerConfig extends ServerEntryOptions {
    */
   auth?: "oauth";
   /**
-   * The hosts its connection may reach beyond its own URL's host (OAuth
+   * The hosts its connection may reach beyond its own URL's origin (OAuth
    * authorization servers, a CDN it redirects to): `host:port`, a bare
-   * hostname (any port), or `*.example.com`. Given, every request — the
+   * hostname (any port), or `*.example.com`, reached over https only;
+   * written `http://host[:port]`, that host over plain http too. Given,
+   * every request — the
    * endpoint, redirects (followed hop by hop), OAuth discovery, metadata and
    * token URLs — to any other host is refused with an `EgressRefusedError`
    * naming it, and a redirect that leaves the origin drops `Authorization`,
@@ -438,13 +440,13 @@ function checkEntry(name: string, entry: Record<string, unknown>): ServerSpec {
     hosts !== undefined &&
     !(Array.isArray(hosts) &&
       hosts.every((h) =>
-        typeof h === "string" && h !== "" && !/[\/\s@?#]/.test(h)
+        typeof h === "string" && /^(https?:\/\/)?[^\/\s@?#]+$/i.test(h)
       ))
   ) {
     throw new ServerConfigError(
       name,
       "allowedHosts",
-      'must be an array of hosts ("auth.example.com", "127.0.0.1:8443", "*.example.com")',
+      'must be an array of hosts, reached over https ("auth.example.com", "127.0.0.1:8443", "*.example.com"), or with "http://" before one that may also be reached over plain http ("http://127.0.0.1:8080")',
     );
   }
   if (entry.auth !== undefined && entry.auth !== "oauth") {

@@ -37,7 +37,29 @@ import {
   type ServerState,
 } from "./_server.ts";
 
+import {
+  promptFrom,
+  promptsOf,
+  readFrom,
+  resourcesOf,
+  type ServerPrompt,
+  type ServerResource,
+  type ServerResourceTemplate,
+  templatesOf,
+} from "./_resources.ts";
+import type {
+  GetPromptResult,
+  ListOptions,
+  ReadResourceResult,
+} from "../mcp/remote_resources.ts";
+
 export type { ReconnectOptions, ServerState } from "./_server.ts";
+export type {
+  ServerPrompt,
+  ServerResource,
+  ServerResourceTemplate,
+} from "./_resources.ts";
+export { ServerListError } from "./_resources.ts";
 export type { ServerPins } from "./_pins.ts";
 export type { ShadowFinding } from "./_shadow.ts";
 
@@ -241,6 +263,32 @@ export interface ConnectedServers extends AsyncDisposable {
    */
   serverOf(tool: ToolDef): string | undefined;
   /**
+   * Every resource of the servers that are up (or cached: connected now)
+   * and do not lack the resources capability, in config order, each tagged
+   * with its `server`; each server's list every page, up to `limit`
+   * (default 1000). A server's failure rejects with a `ServerListError`
+   * naming it.
+   */
+  listResources(options?: ListOptions): Promise<ServerResource[]>;
+  /** Every resource template, as `listResources` lists resources. */
+  listResourceTemplates(
+    options?: ListOptions,
+  ): Promise<ServerResourceTemplate[]>;
+  /** Every prompt of the servers that do not lack the prompts capability, as `listResources`. */
+  listPrompts(options?: ListOptions): Promise<ServerPrompt[]>;
+  /** One resource of the server named (the config key); an unknown name rejects with a `TypeError`. */
+  readResource(
+    server: string,
+    uri: string,
+    options?: { signal?: AbortSignal },
+  ): Promise<ReadResourceResult>;
+  /** One prompt of the server named, its arguments filled in. */
+  getPrompt(
+    server: string,
+    name: string,
+    options?: { arguments?: Record<string, string>; signal?: AbortSignal },
+  ): Promise<GetPromptResult>;
+  /**
    * Each server as a client, by its config key: a request goes over its
    * current connection, reconnected when lost. For what `importTools` does
    * not import, as the skills of `@weft/mcp/skills`' `importSkills`.
@@ -267,7 +315,9 @@ export interface ConnectedServers extends AsyncDisposable {
  * wants authorization (the failure's cause an `AuthorizationError`) is not
  * retried: it is `failed` at once, and a retry that meets one stops there. A
  * configuration that is wrong is refused before anything starts, with a
- * `ServerConfigError` naming the server and the field.
+ * `ServerConfigError` naming the server and the field; one found only at
+ * the start (`permissions` on an entry that cannot enforce them) is the
+ * failure's cause, and that server is `failed` at once, never retried.
  *
  * The tools stay current: a server's `notifications/tools/list_changed`
  * lists it again (a call during which the list changed returns once the
@@ -424,7 +474,9 @@ class ServerSet implements ConnectedServers {
     const byServer = new Map<ManagedServer, ToolDef[]>();
     for (const tool of merged) {
       const owner = this.#owners.get(tool)!;
-      byServer.set(owner, [...(byServer.get(owner) ?? []), tool]);
+      const list = byServer.get(owner);
+      if (list === undefined) byServer.set(owner, [tool]);
+      else list.push(tool);
     }
     const findings = findShadowing(this.#members.map((server) => ({
       server: server.spec.name,
@@ -441,9 +493,15 @@ class ServerSet implements ConnectedServers {
       }
     }
     if (!this.#quarantine || findings.length === 0) return merged;
+    const byTool = new Map<string, ShadowFinding[]>();
+    for (const finding of findings) {
+      const list = byTool.get(finding.tool);
+      if (list === undefined) byTool.set(finding.tool, [finding]);
+      else list.push(finding);
+    }
     return merged.map((tool) => {
-      const own = findings.filter((f) => f.tool === tool.name);
-      if (own.length === 0) return tool;
+      const own = byTool.get(tool.name);
+      if (own === undefined) return tool;
       const message = own.map((f) => f.message).join("\n");
       let gated = this.#gated.get(tool);
       if (gated === undefined || gated.message !== message) {
@@ -555,6 +613,36 @@ class ServerSet implements ConnectedServers {
 
   readonly serverOf = (tool: ToolDef): string | undefined =>
     this.#members.find((s) => s.tools.includes(tool))?.spec.name;
+
+  listResources(options?: ListOptions): Promise<ServerResource[]> {
+    return resourcesOf(this.#members, options);
+  }
+
+  listResourceTemplates(
+    options?: ListOptions,
+  ): Promise<ServerResourceTemplate[]> {
+    return templatesOf(this.#members, options);
+  }
+
+  listPrompts(options?: ListOptions): Promise<ServerPrompt[]> {
+    return promptsOf(this.#members, options);
+  }
+
+  readResource(
+    server: string,
+    uri: string,
+    options?: { signal?: AbortSignal },
+  ): Promise<ReadResourceResult> {
+    return readFrom(this.#members, server, uri, options);
+  }
+
+  getPrompt(
+    server: string,
+    name: string,
+    options?: { arguments?: Record<string, string>; signal?: AbortSignal },
+  ): Promise<GetPromptResult> {
+    return promptFrom(this.#members, server, name, options);
+  }
 
   close(): Promise<void> {
     this.#closing ??= Promise.all(this.#members.map((s) => s.close())).then(

@@ -169,7 +169,8 @@ export class ServerPermissionError extends Error {
 
 /**
  * An HTTP server with `allowedHosts` was about to reach a host outside them
- * (a redirect, an OAuth metadata or token URL): nothing was sent there.
+ * (a redirect, an OAuth metadata or token URL), or an allowed host over
+ * plain http its entry does not allow: nothing was sent there.
  * Reads
  * `server "docs": refused to reach host "evil.example" (redirected from https://docs.example/mcp): it is not the server's host nor in its allowedHosts`.
  *
@@ -197,7 +198,11 @@ export class EgressRefusedError extends Error {
         JSON.stringify(url.host)
       }${
         from === undefined ? "" : ` (redirected from ${from.href})`
-      }: it is not the server's host nor in its allowedHosts`,
+      }: it is not the server's host nor in its allowedHosts${
+        url.protocol === "http:"
+          ? ` (over plain http only when its entry is written "http://${url.host}")`
+          : ""
+      }`,
       options,
     );
     this.name = "EgressRefusedError";

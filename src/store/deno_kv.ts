@@ -97,6 +97,32 @@ interface Head {
   readonly n: number;
 }
 
+/**
+ * The longest key part written as it is, in UTF-8 bytes: Deno KV refuses a
+ * key over 2,048 bytes, so a longer name (a session id sent by a client,
+ * say) is written as its SHA-256 instead.
+ */
+const MAX_PART_BYTES = 512;
+/** What a hashed part starts with; a name starting with it is hashed too, so no name can pose as another's hash. */
+const HASHED = "\u0001";
+
+/** `name` as a key part: itself, or its hash when too long for KV (or when it starts like a hash). */
+async function part(name: string): Promise<string> {
+  if (
+    !name.startsWith(HASHED) &&
+    (name.length * 3 <= MAX_PART_BYTES ||
+      new TextEncoder().encode(name).byteLength <= MAX_PART_BYTES)
+  ) return name;
+  const digest = await crypto.subtle.digest(
+    "SHA-256",
+    new TextEncoder().encode(name),
+  );
+  return HASHED + Array.from(
+    new Uint8Array(digest),
+    (b) => b.toString(16).padStart(2, "0"),
+  ).join("");
+}
+
 const live = (kept: Kept | null): kept is Kept =>
   kept !== null && (kept.u === null || kept.u > Date.now());
 
@@ -255,8 +281,9 @@ export function denoKvStore(
 
   const store: Store = {
     kind: "deno-kv",
-    get<T>(key: string): Promise<StoreEntry<T> | undefined> {
+    get<T>(name: string): Promise<StoreEntry<T> | undefined> {
       return run("get", async () => {
+        const key = await part(name);
         const entry = await kv.get<Kept>(valueKey(key));
         if (!live(entry.value) || entry.versionstamp === null) return undefined;
         return {
@@ -265,9 +292,10 @@ export function denoKvStore(
         };
       });
     },
-    set(key, value, options) {
+    set(name, value, options) {
       checkTtl(options?.ttlMs, "denoKvStore.set");
       return run("set", async () => {
+        const key = await part(name);
         for (;;) {
           const result = await commitWithStamp(() =>
             kv.atomic().set(
@@ -280,12 +308,13 @@ export function denoKvStore(
         }
       });
     },
-    delete(key) {
-      return run("delete", () => kv.delete(valueKey(key)));
+    delete(name) {
+      return run("delete", async () => kv.delete(valueKey(await part(name))));
     },
-    swap(key, version, value, options) {
+    swap(name, version, value, options) {
       checkTtl(options?.ttlMs, "denoKvStore.swap");
       return run("swap", async () => {
+        const key = await part(name);
         const entry = await kv.get<Kept>(valueKey(key));
         const current = live(entry.value)
           ? entry.versionstamp ?? undefined
@@ -302,9 +331,10 @@ export function denoKvStore(
         );
       });
     },
-    claimOnce(key, ttlMs) {
+    claimOnce(name, ttlMs) {
       checkTtl(ttlMs, "denoKvStore.claimOnce");
       return run("claimOnce", async () => {
+        const key = await part(name);
         for (;;) {
           const entry = await kv.get<Kept>(claimKey(key));
           if (live(entry.value)) return false;
@@ -318,13 +348,20 @@ export function denoKvStore(
       });
     },
     append(stream, value, options) {
-      return run("append", () => append(stream, value, options?.ttlMs));
+      return run(
+        "append",
+        async () => append(await part(stream), value, options?.ttlMs),
+      );
     },
     readAfter<T>(stream: string, afterId: string | undefined, limit?: number) {
-      return run("readAfter", () => readAfter<T>(stream, afterId, limit));
+      return run(
+        "readAfter",
+        async () => readAfter<T>(await part(stream), afterId, limit),
+      );
     },
-    dropLog(stream) {
+    dropLog(name) {
       return run("dropLog", async () => {
+        const stream = await part(name);
         for await (
           const entry of kv.list({ prefix: [...prefix, "l", stream] })
         ) {
@@ -334,7 +371,7 @@ export function denoKvStore(
     },
     publish(channel, message) {
       return run("publish", async () => {
-        await append(busStream(channel), message, messageTtl);
+        await append(await part(busStream(channel)), message, messageTtl);
       });
     },
     subscribe(
@@ -343,7 +380,7 @@ export function denoKvStore(
       options?: StoreSubscribeOptions,
     ): Promise<StoreSubscription> {
       return run("subscribe", async () => {
-        const stream = busStream(channel);
+        const stream = await part(busStream(channel));
         let last = String(await lastId(stream));
         const stop = new AbortController();
         const loop = (async () => {

@@ -11,6 +11,7 @@ import type { Store } from "../store/contract.ts";
 import {
   type CallExtra,
   checkAnswer,
+  InvalidAnswerError,
   type TaskCall,
   type TaskRunner,
   type TaskRunOptions,
@@ -24,10 +25,9 @@ import {
   type InputResponse,
 } from "../core/input.ts";
 import type { ToolProgress } from "../core/tool.ts";
-import { quote } from "../core/errors.ts";
-import { principalOf } from "../core/auth.ts";
 import {
   indexKey,
+  isTaskId,
   isTerminal,
   leaseKey,
   recordKey,
@@ -36,13 +36,47 @@ import {
   type WireTask,
   wireTask,
 } from "./_record.ts";
-import { TaskAccessError, TaskCancelledError } from "./errors.ts";
+import {
+  TaskAccessError,
+  TaskCancelledError,
+  TaskStoreUnavailableError,
+} from "./errors.ts";
+import { RecordBook } from "./_book.ts";
+import { Questions } from "./_questions.ts";
+import { askerOf, connectionOf, detached, ownerOf } from "./_caller.ts";
+import {
+  CANCELLED_TEXT,
+  firstText,
+  notResumableText,
+  progressText,
+  resultOf,
+  RESUMED_TEXT,
+  taskV2,
+} from "./_views.ts";
 
-/** The `_meta` key naming the task a message belongs to. */
-export const RELATED_TASK = "io.modelcontextprotocol/related-task";
+export {
+  CANCELLED_TEXT,
+  notResumableText,
+  RESUMED_TEXT,
+  taskV2,
+} from "./_views.ts";
+export { RELATED_TASK } from "./_caller.ts";
+import { holdAnswer } from "../store/request_hold.ts";
+import {
+  checkArgumentSize,
+  reserve,
+  RunningCount,
+  type TaskLimits,
+} from "./_limits.ts";
+import {
+  isStoreOutage,
+  recordOutcome,
+  type TaskClock,
+  taskClockOf,
+} from "./_outcome.ts";
 
 /** The settings of a host, resolved. */
-export interface HostSettings {
+export interface HostSettings extends TaskLimits {
   /** Default record TTL, ms. */
   readonly ttlMs: number;
   /** The longest TTL a caller may ask for, ms. */
@@ -53,27 +87,6 @@ export interface HostSettings {
   readonly leaseMs: number;
 }
 
-/** Sends one request to the client of a live call (`extra.sendRequest`). */
-type Asker = (
-  request: { method: "elicitation/create"; params: Record<string, unknown> },
-  taskId: string,
-  signal: AbortSignal,
-) => Promise<InputResponse>;
-
-/** The text of a task taken over whose tool cannot resume. */
-export function notResumableText(tool: string): string {
-  return `the instance running this task stopped, and tool ${
-    quote(tool)
-  } cannot be resumed; call it again`;
-}
-
-/** The status message of a task resumed on another instance. */
-export const RESUMED_TEXT =
-  "resumed on another instance after the one running it stopped";
-
-/** The status message of a task cancelled by its caller. */
-export const CANCELLED_TEXT = "The task was cancelled by its caller.";
-
 export class TaskHost implements TaskRunner {
   readonly instance: string = crypto.randomUUID();
   readonly store: Store;
@@ -82,23 +95,66 @@ export class TaskHost implements TaskRunner {
   readonly #running = new Map<string, AbortController>();
   /** The heartbeat of each task running here, by id. */
   readonly #beats = new Map<string, ReturnType<typeof setInterval>>();
-  /** Local wake-ups of waiters, by task id. */
-  readonly #waiters = new Map<string, Set<() => void>>();
-  /** Questions being asked by this process, by task id + key. */
-  readonly #asking = new Set<string>();
-  /** The server each task running here was created on, by task id. */
-  readonly #origins = new Map<string, object>();
-  /** Questions about to be pushed, by task id. */
-  readonly #pushTimers = new Map<string, ReturnType<typeof setTimeout>>();
+  /**
+   * The connection of each anonymous caller without a session that made a
+   * task here (an SDK transport: a stdio or in-memory connection, one
+   * stateless HTTP request), by a random id its records carry.
+   */
+  readonly #connections = new WeakMap<object, string>();
+  /** The tasks of each caller running here. */
+  readonly #counts = new RunningCount();
+  /** Aborts when the host closes: outcomes still being recorded give up. */
+  readonly #closing = new AbortController();
+  readonly #clock: TaskClock;
+  /** The records: compare-and-set updates, and waiting for a change. */
+  readonly #book: RecordBook;
+  /** The 2025-11-25 questions tasks wait on: asked, pushed, answered. */
+  readonly #questions: Questions;
   #closed = false;
 
   constructor(store: Store, settings: HostSettings) {
     this.store = store;
     this.settings = settings;
+    this.#clock = taskClockOf(store);
+    this.#book = new RecordBook(store);
+    this.#questions = new Questions(store, this.#book);
   }
 
   /** Starts `call` as a task; its record and lease are stored before the handle is returned. */
   async start(call: TaskCall): Promise<Record<string, unknown>> {
+    // Held until the store answered: an outage is answered as one (503
+    // over httpHandler), never as a 200 naming the store.
+    const hold = holdAnswer(call.extra.requestInfo);
+    try {
+      return await this.#admit(call);
+    } catch (error) {
+      if (!isStoreOutage(error)) throw error;
+      hold.outage();
+      throw new TaskStoreUnavailableError(error);
+    } finally {
+      hold.release();
+    }
+  }
+
+  async #admit(call: TaskCall): Promise<Record<string, unknown>> {
+    const owner = ownerOf(call.extra);
+    checkArgumentSize(call.args, this.settings.maxArgumentBytes);
+    this.#counts.check(owner, this.settings.maxRunningPerCaller);
+    // Counted before the first await: starts racing here cannot pass it.
+    const ended = this.#counts.add(owner);
+    try {
+      return await this.#start(call, owner, ended);
+    } catch (error) {
+      ended();
+      throw error;
+    }
+  }
+
+  async #start(
+    call: TaskCall,
+    owner: string,
+    ended: () => void,
+  ): Promise<Record<string, unknown>> {
     const ttl = this.#ttlOf(call.task.ttl);
     const id = crypto.randomUUID();
     const now = new Date().toISOString();
@@ -111,18 +167,22 @@ export class TaskHost implements TaskRunner {
       pollInterval: this.settings.pollIntervalMs,
       tool: call.tool,
       args: call.args ?? {},
-      owner: ownerOf(call.extra),
+      owner,
+      ...(owner === "" ? { connection: this.#connectionId(call.server) } : {}),
       answers: {},
     };
+    await reserve(this.store, owner, id, {
+      max: this.settings.maxTasksPerCaller,
+      ttlMs: this.settings.maxTtlMs,
+    });
     await this.store.set(
       leaseKey(id),
       { instance: this.instance } satisfies TaskLease,
       { ttlMs: this.settings.leaseMs },
     );
     await this.store.set(recordKey(id), record, { ttlMs: ttl });
-    await this.#index(record.owner, id);
-    if (call.era === "v1") this.#origins.set(id, call.server);
-    this.#launch(record, (options) => call.run(options), undefined);
+    if (call.era === "v1") this.#questions.origins.set(id, call.server);
+    this.#launch(record, (options) => call.run(options), undefined, ended);
     // The modern shape carries the 2025 one too: the SDK's server checks a
     // call that named `params.task` against it, and modern readers ignore it.
     return call.era === "v2"
@@ -156,7 +216,7 @@ export class TaskHost implements TaskRunner {
         responses[input.key],
         `inputResponses ${JSON.stringify(input.key)}`,
       );
-      await this.answer(id, input.key, answer);
+      await this.#questions.answer(id, input.key, answer);
     }
   }
 
@@ -165,20 +225,7 @@ export class TaskHost implements TaskRunner {
     const record = await this.#read(id, extra, server);
     // The caller knows the task (it polls): a question it waits on may go
     // out on the task's own connection.
-    if (
-      record.status === "input_required" && record.input !== undefined &&
-      this.#origins.has(id) && !this.#pushTimers.has(id)
-    ) {
-      // After a grace period, left to a `tasks/result` caller first.
-      const { key, request } = record.input;
-      this.#pushTimers.set(
-        id,
-        setTimeout(() => {
-          this.#pushTimers.delete(id);
-          void this.#push(id, key, { ...request.params });
-        }, pushDelay(record.pollInterval)),
-      );
-    }
+    this.#questions.polled(record);
     return wireTask(record);
   }
 
@@ -190,77 +237,19 @@ export class TaskHost implements TaskRunner {
     id: string,
     extra: CallExtra,
     server: object,
+    read?: () => void,
   ): Promise<Record<string, unknown>> {
     const asker = askerOf(extra);
     for (;;) {
       extra.signal.throwIfAborted();
       const record = await this.#read(id, extra, server);
+      // The store answered: the answer may stream from here on.
+      read?.();
       if (isTerminal(record.status)) return resultOf(record);
-      if (record.status === "input_required" && record.input !== undefined) {
-        const ticket = `${id}\n${record.input.key}`;
-        if (!this.#asking.has(ticket)) {
-          this.#asking.add(ticket);
-          try {
-            const capable =
-              (server as PushServer).getClientCapabilities?.()?.elicitation !==
-                undefined;
-            const answer = capable
-              ? await this.#askWhileOpen(asker, record, extra.signal)
-              : { action: "cancel" } as InputResponse;
-            if (answer !== undefined) {
-              await this.answer(id, record.input.key, answer);
-            }
-          } finally {
-            this.#asking.delete(ticket);
-          }
-          continue;
-        }
-      }
-      await this.#changed(id, record.pollInterval, extra.signal);
-    }
-  }
-
-  /**
-   * Asks the task's question of a `tasks/result` caller; the request is
-   * withdrawn once the question is moot (answered another way, the task
-   * cancelled). `undefined`: no answer to record (the caller went away, or
-   * the question was settled elsewhere); a refusal answers cancel.
-   */
-  async #askWhileOpen(
-    asker: Asker,
-    record: TaskRecord,
-    signal: AbortSignal,
-  ): Promise<InputResponse | undefined> {
-    const id = record.taskId;
-    const key = record.input!.key;
-    const moot = new AbortController();
-    const asking = AbortSignal.any([signal, moot.signal]);
-    const watch = (async () => {
-      while (!asking.aborted) {
-        await this.#changed(id, record.pollInterval, asking);
-        const now = await this.store.get<TaskRecord>(recordKey(id))
-          .catch(() => undefined);
-        if (
-          now?.value.status !== "input_required" || now.value.input?.key !== key
-        ) {
-          moot.abort();
-        }
-      }
-    })();
-    try {
-      return await asker(
-        {
-          method: "elicitation/create",
-          params: { ...record.input!.request.params },
-        },
-        id,
-        asking,
-      );
-    } catch {
-      return asking.aborted ? undefined : { action: "cancel" };
-    } finally {
-      moot.abort();
-      await watch;
+      if (
+        await this.#questions.askCaller(asker, record, server, extra.signal)
+      ) continue;
+      await this.#book.changed(id, record.pollInterval, extra.signal);
     }
   }
 
@@ -272,7 +261,7 @@ export class TaskHost implements TaskRunner {
   ): Promise<WireTask> {
     await this.#read(id, extra, server);
     let refused: TaskRecord | undefined;
-    const record = await this.#update(id, (r) => {
+    const record = await this.#book.update(id, (r) => {
       if (isTerminal(r.status)) {
         refused = r;
         return undefined;
@@ -288,37 +277,39 @@ export class TaskHost implements TaskRunner {
     return wireTask(record);
   }
 
-  /** `tasks/list`: the caller's tasks still kept, newest last. */
-  async list(extra: CallExtra): Promise<WireTask[]> {
+  /**
+   * `tasks/list`: the caller's tasks still kept, newest last. A caller
+   * with neither a verified identity nor a session is its connection: it
+   * lists the tasks made on that connection in this process (a stdio or
+   * in-memory client, its own; a stateless HTTP request, none — another
+   * anonymous caller's tasks are never listed, only reached by their ids).
+   */
+  async list(extra: CallExtra, server: object): Promise<WireTask[]> {
     const owner = ownerOf(extra);
+    const connection = owner === ""
+      ? this.#connections.get(connectionOf(server))
+      : undefined;
+    if (owner === "" && connection === undefined) return [];
     const index = await this.store.get<string[]>(indexKey(owner));
     const tasks: WireTask[] = [];
     for (const id of index?.value ?? []) {
       const entry = await this.store.get<TaskRecord>(recordKey(id));
-      if (entry !== undefined && entry.value.owner === owner) {
+      if (
+        entry !== undefined && entry.value.owner === owner &&
+        entry.value.connection === connection
+      ) {
         tasks.push(wireTask(entry.value));
       }
     }
     return tasks;
   }
 
-  /** Records `response` to the question `key` of task `id`; the task goes on. */
-  async answer(
-    id: string,
-    key: string,
-    response: InputResponse,
-  ): Promise<void> {
-    await this.#update(id, (r) => {
-      if (r.status !== "input_required" || r.input?.key !== key) {
-        return undefined;
-      }
-      const { input: _, statusMessage: __, ...rest } = r;
-      return {
-        ...rest,
-        status: "working",
-        answers: { ...r.answers, [key]: response },
-      };
-    });
+  /** The id of `server`'s connection, made when it first makes a task. */
+  #connectionId(server: object): string {
+    const key = connectionOf(server);
+    let id = this.#connections.get(key);
+    if (id === undefined) this.#connections.set(key, id = crypto.randomUUID());
+    return id;
   }
 
   /**
@@ -329,14 +320,15 @@ export class TaskHost implements TaskRunner {
    */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#closing.abort();
     const ids = [...this.#running.keys()];
     for (const [id, abort] of this.#running) {
       clearInterval(this.#beats.get(id));
       abort.abort(new Error("the task host closed"));
     }
     this.#beats.clear();
-    for (const timer of this.#pushTimers.values()) clearTimeout(timer);
-    this.#pushTimers.clear();
+    this.#questions.close();
+    // A lease the store cannot let go of now lapses by its TTL instead.
     await Promise.all(ids.map(async (id) => {
       const lease = await this.store.get<TaskLease>(leaseKey(id))
         .catch(() => undefined);
@@ -351,11 +343,14 @@ export class TaskHost implements TaskRunner {
     record: TaskRecord,
     run: (options: TaskRunOptions) => Promise<Record<string, unknown>>,
     checkpoint: unknown,
+    ended: () => void,
   ): void {
     const id = record.taskId;
     const abort = new AbortController();
     this.#running.set(id, abort);
     const beat = setInterval(
+      // A beat the store misses is tried at the next one; the lease lapses
+      // only if the store stays down past it.
       () => void this.#beat(id, abort).catch(() => {}),
       Math.max(10, Math.floor(this.settings.leaseMs / 3)),
     );
@@ -366,13 +361,14 @@ export class TaskHost implements TaskRunner {
       signal: abort.signal,
       progress: (update) => {
         progressing = progressing.then(() =>
+          // A status message lost to the store is replaced by the next one.
           this.#progress(id, update).catch(() => {})
         );
       },
       ask: (request) => this.#ask(id, asks++, request, abort.signal),
       checkpoint,
       saveCheckpoint: async (value) => {
-        await this.#update(
+        await this.#book.update(
           id,
           (r) => isTerminal(r.status) ? undefined : { ...r, checkpoint: value },
         );
@@ -389,17 +385,26 @@ export class TaskHost implements TaskRunner {
       .then(async (result) => {
         await progressing;
         if (abort.signal.aborted) return;
-        await this.#finish(id, result);
+        // Tried again while the store is down; the heartbeat keeps the
+        // lease meanwhile.
+        await recordOutcome((r) => this.#finish(id, r), result, {
+          clock: this.#clock,
+          stop: AbortSignal.any([abort.signal, this.#closing.signal]),
+        });
       })
-      .catch(() => {})
+      .catch(() => {
+        // #record fails the task itself when it can; past that the store
+        // is unreachable and the lease lapses: the next reader takes over.
+      })
       .finally(async () => {
+        ended();
         clearInterval(beat);
         this.#beats.delete(id);
         this.#running.delete(id);
-        this.#origins.delete(id);
-        this.#stopPush(id);
-        this.#wake(id);
-        // The lease is let go only while it is still this instance's.
+        this.#questions.forget(id);
+        this.#book.wake(id);
+        // The lease is let go only while it is still this instance's (one
+        // the store cannot let go of now lapses by its TTL instead).
         const lease = await this.store.get<TaskLease>(leaseKey(id))
           .catch(() => undefined);
         if (lease?.value.instance === this.instance && !this.#closed) {
@@ -409,7 +414,7 @@ export class TaskHost implements TaskRunner {
   }
 
   async #finish(id: string, result: Record<string, unknown>): Promise<void> {
-    await this.#update(id, (r) => {
+    await this.#book.update(id, (r) => {
       if (isTerminal(r.status)) return undefined;
       const { input: _, statusMessage: __, ...rest } = r;
       const failed = result.isError === true;
@@ -444,7 +449,7 @@ export class TaskHost implements TaskRunner {
 
   async #progress(id: string, update: ToolProgress): Promise<void> {
     const message = progressText(update);
-    await this.#update(
+    await this.#book.update(
       id,
       (r) =>
         r.status !== "working" || r.statusMessage === message
@@ -468,70 +473,29 @@ export class TaskHost implements TaskRunner {
       if (entry === undefined) throw TaskAccessError.notFound(id);
       const known = entry.value.answers[key];
       if (known !== undefined) return known;
+      const refused = entry.value.refused?.[key];
+      if (refused !== undefined) {
+        throw new InvalidAnswerError("elicitation result", refused);
+      }
       if (isTerminal(entry.value.status)) throw new TaskCancelledError(id);
       if (first) {
-        await this.#update(
+        await this.#book.update(
           id,
           (r) =>
-            isTerminal(r.status) || r.answers[key] !== undefined ? undefined : {
-              ...r,
-              status: "input_required",
-              statusMessage: elicitation.params.message,
-              input: { key, request: elicitation },
-            },
+            isTerminal(r.status) || r.answers[key] !== undefined ||
+              r.refused?.[key] !== undefined
+              ? undefined
+              : {
+                ...r,
+                status: "input_required",
+                statusMessage: elicitation.params.message,
+                input: { key, request: elicitation },
+              },
         );
         continue;
       }
-      await this.#changed(id, entry.value.pollInterval, signal);
+      await this.#book.changed(id, entry.value.pollInterval, signal);
     }
-  }
-
-  /**
-   * Sends a 2025-11-25 task's question on the connection that created it
-   * (the session's own stream), as a request related to the task, once the
-   * caller polls it: for callers that poll `tasks/get` and never call
-   * `tasks/result` while `input_required`. A caller's `tasks/result` asks
-   * it otherwise.
-   */
-  async #push(
-    id: string,
-    key: string,
-    params: Readonly<Record<string, unknown>>,
-  ): Promise<void> {
-    const server = this.#origins.get(id) as PushServer | undefined;
-    if (
-      server?.request === undefined ||
-      server.getClientCapabilities?.()?.elicitation === undefined
-    ) return;
-    const ticket = `${id}\n${key}`;
-    if (this.#asking.has(ticket)) return;
-    this.#asking.add(ticket);
-    try {
-      const { ElicitResultSchema } = await import(
-        "@modelcontextprotocol/sdk/types.js"
-      );
-      const answer = await server.request(
-        {
-          method: "elicitation/create",
-          params: { ...params, _meta: { [RELATED_TASK]: { taskId: id } } },
-        },
-        ElicitResultSchema,
-        { timeout: PUSH_TIMEOUT_MS },
-      );
-      await this.answer(id, key, answer as InputResponse);
-    } catch {
-      // No stream, no answer: a tasks/result caller asks instead.
-    } finally {
-      this.#asking.delete(ticket);
-      this.#wake(id);
-    }
-  }
-
-  #stopPush(id: string): void {
-    const timer = this.#pushTimers.get(id);
-    if (timer === undefined) return;
-    clearTimeout(timer);
-    this.#pushTimers.delete(id);
   }
 
   /** The record, checked against the caller; a task whose lease lapsed is taken over first. */
@@ -540,6 +504,7 @@ export class TaskHost implements TaskRunner {
     extra: CallExtra,
     server: object,
   ): Promise<TaskRecord> {
+    if (!isTaskId(id)) throw TaskAccessError.malformed(id);
     const entry = await this.store.get<TaskRecord>(recordKey(id));
     if (entry === undefined) throw TaskAccessError.notFound(id);
     const record = entry.value;
@@ -575,7 +540,7 @@ export class TaskHost implements TaskRunner {
     const tool: TaskTool | undefined = taskToolOf(server, record.tool);
     if (tool === undefined || !tool.resumable) {
       await this.store.delete(leaseKey(id));
-      return await this.#update(id, (r) => {
+      return await this.#book.update(id, (r) => {
         if (isTerminal(r.status)) return undefined;
         const { input: _, ...rest } = r;
         return {
@@ -590,7 +555,7 @@ export class TaskHost implements TaskRunner {
         };
       });
     }
-    const resumed = await this.#update(
+    const resumed = await this.#book.update(
       id,
       (r) =>
         isTerminal(r.status) ? undefined : {
@@ -605,223 +570,16 @@ export class TaskHost implements TaskRunner {
       resumed,
       (options) => tool.run(resumed.args, detached(extra, resumed), options),
       resumed.checkpoint,
+      this.#counts.add(resumed.owner),
     );
     return resumed;
-  }
-
-  /**
-   * Updates the record with `change` (compare-and-set, retried); `change`
-   * returns `undefined` to leave it. Resolves to the record as it is after,
-   * `undefined` when it is gone.
-   */
-  async #update(
-    id: string,
-    change: (record: TaskRecord) => TaskRecord | undefined,
-  ): Promise<TaskRecord | undefined> {
-    for (let attempt = 0; attempt < 64; attempt++) {
-      const entry = await this.store.get<TaskRecord>(recordKey(id));
-      if (entry === undefined) return undefined;
-      const next = change(entry.value);
-      if (next === undefined) return entry.value;
-      const written = { ...next, lastUpdatedAt: new Date().toISOString() };
-      if (
-        await this.store.swap(recordKey(id), entry.version, written, {
-          ttlMs: written.ttl,
-        })
-      ) {
-        this.#wake(id);
-        return written;
-      }
-    }
-    throw new Error(
-      `task ${id}: its record kept changing under 64 updates in a row; the store is contended`,
-    );
-  }
-
-  async #index(owner: string, id: string): Promise<void> {
-    const key = indexKey(owner);
-    for (let attempt = 0; attempt < 64; attempt++) {
-      const entry = await this.store.get<string[]>(key);
-      const ids = [...(entry?.value ?? []), id].slice(-MAX_LISTED);
-      if (
-        await this.store.swap(key, entry?.version, ids, {
-          ttlMs: this.settings.maxTtlMs,
-        })
-      ) return;
-    }
   }
 
   #ttlOf(asked: number | undefined): number {
     if (typeof asked !== "number" || !Number.isFinite(asked) || asked <= 0) {
       return this.settings.ttlMs;
     }
-    return Math.min(Math.floor(asked), this.settings.maxTtlMs);
+    // A fraction of a ms is kept for a whole one.
+    return Math.min(Math.ceil(asked), this.settings.maxTtlMs);
   }
-
-  #wake(id: string): void {
-    for (const wake of this.#waiters.get(id) ?? []) wake();
-  }
-
-  /** Resolves when the record changes here, after `ms` (a change elsewhere), or on abort. */
-  #changed(id: string, ms: number, signal: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-      let set = this.#waiters.get(id);
-      if (set === undefined) this.#waiters.set(id, set = new Set());
-      const done = (): void => {
-        clearTimeout(timer);
-        signal.removeEventListener("abort", done);
-        set.delete(done);
-        if (set.size === 0) this.#waiters.delete(id);
-        resolve();
-      };
-      const timer = setTimeout(done, Math.min(ms, MAX_WAIT_MS));
-      signal.addEventListener("abort", done, { once: true });
-      set.add(done);
-    });
-  }
-}
-
-/**
- * The 2026-07-28 view of a record (the extension's detailed task): its
- * questions while `input_required`, its result once `completed`. A tool's
- * own failure (an `isError` result) is a completed call there, as a
- * direct call would answer it; `failed` with an error is a task its
- * instance lost.
- */
-export function taskV2(record: TaskRecord): Record<string, unknown> {
-  const base: Record<string, unknown> = {
-    taskId: record.taskId,
-    status: record.status,
-    createdAt: record.createdAt,
-    lastUpdatedAt: record.lastUpdatedAt,
-    ttlMs: record.ttl,
-    pollIntervalMs: record.pollInterval,
-  };
-  if (record.statusMessage !== undefined) {
-    base.statusMessage = record.statusMessage;
-  }
-  switch (record.status) {
-    case "input_required":
-      return {
-        ...base,
-        inputRequests: record.input === undefined
-          ? {}
-          : { [record.input.key]: record.input.request },
-      };
-    case "completed":
-      return { ...base, result: completeResult(record) };
-    case "failed":
-      return record.lost === true
-        ? {
-          ...base,
-          error: { code: -32603, message: record.statusMessage ?? "failed" },
-        }
-        : { ...base, status: "completed", result: completeResult(record) };
-    default:
-      return base;
-  }
-}
-
-function completeResult(record: TaskRecord): Record<string, unknown> {
-  return { ...(record.result ?? { content: [] }), resultType: "complete" };
-}
-
-/** What pushing a question needs of the SDK's server. */
-interface PushServer {
-  request?: (
-    request: { method: string; params: Record<string, unknown> },
-    schema: unknown,
-    options: Record<string, unknown>,
-  ) => Promise<unknown>;
-  getClientCapabilities?: () => { elicitation?: unknown } | undefined;
-}
-
-/** How long after a poll a question waits for a `tasks/result` caller before it is pushed, ms. */
-function pushDelay(pollInterval: number): number {
-  return Math.min(Math.max(2 * pollInterval, 200), 2_000);
-}
-
-/** How long a pushed question waits for its answer before `tasks/result` callers may ask it. */
-const PUSH_TIMEOUT_MS = 30_000;
-
-/** The longest a `tasks/result` caller is asked a question before the request is withdrawn, ms. */
-const MAX_ASK_MS = 2_147_483_647;
-
-/** The longest a waiter sleeps before reading the store again, ms. */
-const MAX_WAIT_MS = 250;
-
-/** The most tasks one caller's list keeps. */
-const MAX_LISTED = 1_000;
-
-/** Who may see a task made by this request. */
-function ownerOf(extra: CallExtra): string {
-  // The client id and subject encoded apart (a `:` in either cannot make
-  // two principals one).
-  const principal = principalOf(extra.authInfo);
-  if (principal !== undefined) return `principal:${principal}`;
-  return extra.sessionId === undefined ? "" : `session:${extra.sessionId}`;
-}
-
-function askerOf(extra: CallExtra): Asker {
-  return async (request, taskId, signal) => {
-    const { ElicitResultSchema } = await import(
-      "@modelcontextprotocol/sdk/types.js"
-    );
-    const params = {
-      ...request.params,
-      _meta: { [RELATED_TASK]: { taskId } },
-    };
-    const result = await extra.sendRequest(
-      { method: "elicitation/create", params } as never,
-      ElicitResultSchema as never,
-      { signal, timeout: MAX_ASK_MS },
-    );
-    return result as unknown as InputResponse;
-  };
-}
-
-/**
- * The request context of a takeover's run: no signal of the request; the
- * caller's verified identity kept only when it is the task's owner (a
- * task an anonymous caller made never runs with a poller's token).
- */
-function detached(extra: CallExtra, record: TaskRecord): CallExtra {
-  const signal = new AbortController().signal;
-  return record.owner.startsWith("principal:") &&
-      record.owner === ownerOf(extra)
-    ? { ...extra, signal }
-    : { ...extra, signal, authInfo: undefined };
-}
-
-function resultOf(record: TaskRecord): Record<string, unknown> {
-  const result = record.result ??
-    {
-      content: [{
-        type: "text",
-        text: record.statusMessage ?? `the task ended ${record.status}`,
-      }],
-      isError: true,
-    };
-  const meta = (result._meta ?? {}) as Record<string, unknown>;
-  return {
-    ...result,
-    _meta: { ...meta, [RELATED_TASK]: { taskId: record.taskId } },
-  };
-}
-
-function firstText(result: Record<string, unknown>): string | undefined {
-  const content = result.content;
-  if (!Array.isArray(content)) return undefined;
-  const first = content[0] as { type?: unknown; text?: unknown } | undefined;
-  return first?.type === "text" && typeof first.text === "string"
-    ? first.text
-    : undefined;
-}
-
-function progressText(update: ToolProgress): string {
-  if (update.message !== undefined) return update.message;
-  if (update.progress === undefined) return "working";
-  return update.total === undefined
-    ? `${update.progress}`
-    : `${update.progress}/${update.total}`;
 }

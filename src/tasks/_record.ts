@@ -33,6 +33,8 @@ export interface TaskRecord {
   readonly args: unknown;
   /** Who may see it: `""` (whoever holds the id), `session:<id>` or `principal:<principalOf>` (the JSON of client id and subject). */
   readonly owner: string;
+  /** With owner `""`: the connection that made it (only that one lists it). */
+  readonly connection?: string;
   /** The call's result once terminal (a `CallToolResult`). */
   readonly result?: Record<string, unknown>;
   /** The question the task waits on while `input_required`. */
@@ -42,6 +44,8 @@ export interface TaskRecord {
   };
   /** Every answer given so far, by ask key (a re-run after a takeover reads them). */
   readonly answers: Readonly<Record<string, InputResponse>>;
+  /** Answers refused (not answering the form asked), by ask key: why. */
+  readonly refused?: Readonly<Record<string, string>>;
   /** Failed because the instance running it stopped (not by the tool's own failure). */
   readonly lost?: boolean;
   /** A resumable tool's last checkpoint. */
@@ -83,6 +87,19 @@ export function wireTask(record: TaskRecord): WireTask {
 export function isTerminal(status: TaskStatus): boolean {
   return status === "completed" || status === "failed" ||
     status === "cancelled";
+}
+
+/** The shape of the ids this host issues (`crypto.randomUUID()`). */
+const TASK_ID =
+  /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * Whether `id` is one this host could have issued: anything else (a path
+ * such as `index/-` or `<id>/lease`, a control character, a long string)
+ * names no task and never reaches the store as a key.
+ */
+export function isTaskId(id: string): boolean {
+  return TASK_ID.test(id);
 }
 
 /** The store key of task `id`'s record. */

@@ -19,6 +19,9 @@ import { z } from "zod";
 import type { Store } from "../store/contract.ts";
 import { memoryStore } from "../store/memory.ts";
 import { type HostSettings, TaskHost } from "./_host.ts";
+import { holdAnswer } from "../store/request_hold.ts";
+import { isStoreOutage } from "./_outcome.ts";
+import { TaskStoreUnavailableError } from "./errors.ts";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import {
   CancelTaskRequestSchema,
@@ -58,6 +61,26 @@ export interface ServeTasksOptions {
    */
   readonly leaseMs?: number;
   /**
+   * The most tasks of one caller running on this instance at once; one
+   * more is refused (`TaskLimitError`, JSON-RPC -32000) until one ends.
+   * A caller is its verified identity, else its session; every caller
+   * with neither (stateless and anonymous) counts as one. Default 16.
+   */
+  readonly maxRunningPerCaller?: number;
+  /**
+   * The most tasks of one caller kept in the store (running or ended,
+   * until their ttl runs out), counted across instances; one more is
+   * refused (`TaskLimitError`, -32000). Default 100.
+   */
+  readonly maxTasksPerCaller?: number;
+  /**
+   * The most bytes a task's arguments may take as JSON: the record keeps
+   * them as long as the task. Larger is refused (`TaskLimitError`,
+   * -32602). Default 262,144 (256 KiB). On Deno KV, whose values hold at
+   * most 64 KiB, keep it under that.
+   */
+  readonly maxArgumentBytes?: number;
+  /**
    * Stops the tasks running in this process when it aborts — pass the
    * signal that stops your server (`httpHandler`'s `signal`): their tools'
    * signals abort and their leases are let go, so another instance sharing
@@ -73,6 +96,9 @@ const DEFAULTS: HostSettings = {
   maxTtlMs: 86_400_000,
   pollIntervalMs: 1_000,
   leaseMs: 10_000,
+  maxRunningPerCaller: 16,
+  maxTasksPerCaller: 100,
+  maxArgumentBytes: 262_144,
 };
 
 /** `tasks/update` (2026-07-28): answers to a task's questions. */
@@ -114,7 +140,15 @@ let processStore: Store | undefined;
  * whose `taskSupport` is `"required"` is refused (-32601).
  *
  * Tasks made by an authenticated caller are seen only by that principal;
- * others by whoever holds the (random) task id, and listed per session.
+ * others by whoever holds the (random) task id, and listed per session —
+ * an anonymous caller without a session (a stateless endpoint) lists only
+ * what its own connection made, so never another caller's tasks. Each
+ * caller's share is bounded (`maxRunningPerCaller`, `maxTasksPerCaller`,
+ * `maxArgumentBytes`; a `TaskLimitError` refuses the call, nothing
+ * stored). A task request the store cannot serve is a
+ * `TaskStoreUnavailableError` (over `httpHandler`: 503 with
+ * `Retry-After`); a task finishing while the store is down writes its
+ * outcome again once the store answers.
  * When the instance running a task stops, its lease lapses: the next
  * instance asked about the task takes it over — a served agent resumes
  * from its last saved step, any other tool ends `failed` with a status
@@ -177,16 +211,30 @@ export function serveTasks(server: Server, options?: ServeTasksOptions): void {
         value: unknown,
       ): { success: boolean; data?: unknown; error?: unknown };
     },
-    handler: (request: unknown, extra: CallExtra) => unknown,
+    handler: (request: unknown, extra: HeldExtra) => unknown,
   ): void {
     const method = methodOf(schema);
     setLoose.call(
       this,
       z.looseObject({ method: z.literal(method) }),
-      (request, extra) => {
+      async (request, extra) => {
         const checked = schema.safeParse(request);
         if (!checked.success) throw new TaskParamsError(method, checked.error);
-        return handler(checked.data, extra);
+        // Held until the store answered: an outage is answered as one
+        // (503 over httpHandler), never as a 200 naming the store.
+        const hold = holdAnswer(extra.requestInfo);
+        try {
+          return await handler(checked.data, {
+            ...extra,
+            release: hold.release,
+          });
+        } catch (error) {
+          if (!isStoreOutage(error)) throw error;
+          hold.outage();
+          throw new TaskStoreUnavailableError(error);
+        } finally {
+          hold.release();
+        }
       },
     );
   };
@@ -215,7 +263,7 @@ export function serveTasks(server: Server, options?: ServeTasksOptions): void {
   set.call(
     server,
     GetTaskPayloadRequestSchema,
-    (request, extra) => h.result(id(request), extra, server),
+    (request, extra) => h.result(id(request), extra, server, extra.release),
   );
   set.call(
     server,
@@ -229,10 +277,13 @@ export function serveTasks(server: Server, options?: ServeTasksOptions): void {
   set.call(
     server,
     ListTasksRequestSchema,
-    async (_request, extra) => ({ tasks: await h.list(extra) }),
+    async (_request, extra) => ({ tasks: await h.list(extra, server) }),
   );
   setTaskRunner(server, host);
 }
+
+/** A request's context, with the release of its held answer. */
+type HeldExtra = CallExtra & { readonly release: () => void };
 
 /** A `tasks/*` request whose params have the wrong shape: InvalidParams (-32602). */
 class TaskParamsError extends Error {
@@ -271,7 +322,9 @@ function settingsOf(options: ServeTasksOptions | undefined): HostSettings {
     if (value === undefined) return fallback;
     if (!Number.isFinite(value) || value <= 0) {
       throw new RangeError(
-        `serveTasks: ${name} must be a positive number of ms, got ${value}`,
+        `serveTasks: ${name} must be a positive number${
+          name.endsWith("Ms") ? " of ms" : ""
+        }, got ${value}`,
       );
     }
     return value;
@@ -285,7 +338,28 @@ function settingsOf(options: ServeTasksOptions | undefined): HostSettings {
       DEFAULTS.pollIntervalMs,
     ),
     leaseMs: pick(options?.leaseMs, "leaseMs", DEFAULTS.leaseMs),
+    maxRunningPerCaller: pick(
+      options?.maxRunningPerCaller,
+      "maxRunningPerCaller",
+      DEFAULTS.maxRunningPerCaller,
+    ),
+    maxTasksPerCaller: pick(
+      options?.maxTasksPerCaller,
+      "maxTasksPerCaller",
+      DEFAULTS.maxTasksPerCaller,
+    ),
+    maxArgumentBytes: pick(
+      options?.maxArgumentBytes,
+      "maxArgumentBytes",
+      DEFAULTS.maxArgumentBytes,
+    ),
   };
 }
 
-export { TaskAccessError, TaskCancelledError } from "./errors.ts";
+export {
+  TaskAccessError,
+  TaskCancelledError,
+  type TaskLimit,
+  TaskLimitError,
+  TaskStoreUnavailableError,
+} from "./errors.ts";

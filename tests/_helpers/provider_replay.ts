@@ -135,22 +135,31 @@ function isDirectory(url: URL): boolean {
   }
 }
 
+/** The line that says the recorded tests did not run (the folder named relative to the repository). */
+export const NOT_RUN_LINE =
+  "NOT RUN: the tests over the provider recordings are ignored, because ../shared/fixtures/providers/ (beside the repository) is absent";
+
+/**
+ * Set by `deno task test` (tests/run.ts) in the suites' environment once it
+ * has printed {@link NOT_RUN_LINE} itself: the test files, each in a process
+ * of its own under `--parallel`, then do not print it again.
+ */
+export const NOT_RUN_SAID_ENV = "WEFT_TESTS_NOT_RUN_SAID";
+
 let announced = false;
 
 /**
  * A test over the recordings in `../shared/fixtures/providers/`: it runs when
  * the folder is present; when it is absent the test is registered as
- * ignored (deno's summary counts it) and one line on stderr names the folder,
- * so a clone of the repository alone neither fails nor skips silently.
+ * ignored (deno's summary counts it) and {@link NOT_RUN_LINE} goes to
+ * stderr — once per run of `deno task test` (the runner prints it), once
+ * per file run directly — so a clone of the repository alone neither fails
+ * nor skips silently.
  */
 export function recordedTest(name: string, fn: () => Promise<void>): void {
   if (!SHARED_PRESENT && !announced) {
     announced = true;
-    console.warn(
-      `NOT RUN: the tests over the provider recordings are ignored, because ${
-        decodeURIComponent(SHARED_FIXTURES.pathname)
-      } (../shared/fixtures/providers/ beside the repository) is absent`,
-    );
+    if (Deno.env.get(NOT_RUN_SAID_ENV) !== "1") console.warn(NOT_RUN_LINE);
   }
   Deno.test({ name, ignore: !SHARED_PRESENT, fn });
 }

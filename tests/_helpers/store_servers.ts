@@ -19,6 +19,12 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
+/** A started Redis: also paused and resumed (`SIGSTOP`, `SIGCONT`), its data kept. */
+export interface RunningRedis extends RunningServer {
+  /** Sends `signal` to the server process. */
+  signal(signal: Deno.Signal): void;
+}
+
 /** A port nothing listens on now. */
 export function freePort(): number {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
@@ -84,7 +90,7 @@ async function reachable(port: number, ms: number, what: string) {
  * try { console.log(redis.url); } finally { await redis.stop(); }
  * ```
  */
-export async function startRedis(): Promise<RunningServer> {
+export async function startRedis(): Promise<RunningRedis> {
   const what = "cannot start redis-server for the store tests";
   const dir = await Deno.makeTempDir({ prefix: "weft-redis-" });
   const port = freePort();
@@ -128,7 +134,12 @@ export async function startRedis(): Promise<RunningServer> {
     await stop();
     throw error;
   }
-  return { url: `redis://127.0.0.1:${port}`, port, stop };
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    stop,
+    signal: (signal) => child.kill(signal),
+  };
 }
 
 /** The directory of Postgres's server binaries (`initdb`, `pg_ctl`). */

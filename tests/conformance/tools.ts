@@ -1,9 +1,8 @@
 /**
  * The weft tools the conformance server exposes: the ones the suite's server
  * scenarios call, by the names and with the behaviour the scenarios ask for
- * (see docs/conformance.md). Tools a scenario would need logging or
- * sampling for are not faked here; those scenarios are in the baseline with
- * their reason. The elicitation tools ask through `ctx.ask`.
+ * (see docs/conformance.md). The logging and sampling tools use `ctx.log`
+ * and `ctx.sample`; the elicitation tools ask through `ctx.ask`.
  *
  * @module
  */
@@ -324,6 +323,48 @@ export const withProgress: ToolDef = tool({
   },
 });
 
+/**
+ * `tools-call-with-logging`: three `ctx.log("info", …)` messages about
+ * 50 ms apart, sent as `notifications/message` at or above the level the
+ * client set.
+ */
+export const withLogging: ToolDef = tool({
+  name: "test_tool_with_logging",
+  description: "Logs three messages (conformance: tools-call-with-logging).",
+  input: z.object({}),
+  run: async (_input, ctx) => {
+    ctx.log?.("info", "Tool execution started");
+    await pause(PROGRESS_STEP_MS, ctx.signal);
+    ctx.log?.("info", "Tool processing data");
+    await pause(PROGRESS_STEP_MS, ctx.signal);
+    ctx.log?.("info", "Tool execution completed");
+    return "logged three messages";
+  },
+});
+
+/**
+ * `tools-call-sampling`: asks the client's model with `ctx.sample` and
+ * answers `LLM response: <its text>`; a client without the sampling
+ * capability makes the call fail (`SamplingUnavailableError`). Served as
+ * one of the agent's tools, so `serveAgent`'s path carries the request.
+ */
+export const sampling: ToolDef = tool({
+  name: "test_sampling",
+  description: "Asks the client's model (conformance: tools-call-sampling).",
+  input: z.object({ prompt: z.string() }),
+  run: async ({ prompt }, ctx) => {
+    if (ctx.sample === undefined) throw new Error("no sampling here");
+    const answer = await ctx.sample({
+      messages: [{ role: "user", content: { type: "text", text: prompt } }],
+      maxTokens: 100,
+    });
+    const item = Array.isArray(answer.content)
+      ? answer.content[0]
+      : answer.content;
+    return `LLM response: ${item?.type === "text" ? item.text : ""}`;
+  },
+});
+
 function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, ms);
@@ -347,7 +388,7 @@ export function conformanceAgent(): Agent {
       callTools({ name: simpleText.name }),
       say("conformance agent: done"),
     ),
-    { name: AGENT_NAME, tools: [simpleText, errorHandling] },
+    { name: AGENT_NAME, tools: [simpleText, errorHandling, sampling] },
   );
 }
 
@@ -364,6 +405,7 @@ export function conformanceServer(): Server {
     jsonSchema202012,
     reconnection,
     withProgress,
+    withLogging,
     imageContent,
     audioContent,
     embeddedResource,

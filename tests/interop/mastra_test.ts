@@ -70,11 +70,13 @@ for (const sessions of [false, true]) {
         },
       },
     });
+    // Mastra's own logger prints a stack for every isError result; the
+    // server-level `logger` above still sees each event. Set before
+    // anything connects: each server's client takes the logger set when
+    // it is made (progress.onUpdate makes it).
+    mcp.__setLogger(noopLogger);
     const progress: unknown[] = [];
     await mcp.progress.onUpdate("weft", (params) => void progress.push(params));
-    // Mastra's own logger prints a stack for every isError result; the
-    // server-level `logger` above still sees each event.
-    mcp.__setLogger(noopLogger);
     try {
       await t.step(
         "listToolDefinitions: every schema whole, keyed by our names",

@@ -20,7 +20,7 @@ import assert from "node:assert/strict";
 import { type MovableClock, movableClock } from "../_helpers/clock.ts";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import Provider from "oidc-provider";
+import Provider from "./_oidc_provider.ts";
 import {
   Agent,
   connectHttp,
@@ -74,7 +74,10 @@ async function start(): Promise<Fixture> {
   // Both listeners first: each URL is in the other's configuration.
   const late: {
     provider?: Provider;
-    handler?: (req: Request) => Promise<Response>;
+    handler?: (
+      req: Request,
+      info?: Deno.ServeHandlerInfo,
+    ) => Promise<Response>;
   } = {};
   const as = createServer((req, res) => late.provider!.callback()(req, res));
   await new Promise<void>((resolve) =>
@@ -84,7 +87,7 @@ async function start(): Promise<Fixture> {
   const stop = new AbortController();
   const rs = Deno.serve(
     { hostname: "127.0.0.1", port: 0, signal: stop.signal, onListen() {} },
-    (req) => late.handler!(req),
+    (req, info) => late.handler!(req, info),
   );
   const resource = `http://127.0.0.1:${rs.addr.port}/mcp`;
   const refreshes = { consumed: 0 };

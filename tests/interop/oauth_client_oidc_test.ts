@@ -17,7 +17,7 @@
 
 import assert from "node:assert/strict";
 import { createServer, type Server as NodeServer } from "node:http";
-import Provider from "oidc-provider";
+import Provider from "./_oidc_provider.ts";
 import { createRemoteJWKSet, type JWTPayload, jwtVerify } from "jose";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { connectHttp, httpHandler } from "../../mod.ts";
@@ -128,7 +128,7 @@ async function start(): Promise<Fixture> {
     port: 0,
     signal: closer.signal,
     onListen: () => {},
-  }, async (request) => {
+  }, async (request, info) => {
     const url = new URL(request.url);
     const metadata = `${url.origin}/.well-known/oauth-protected-resource/mcp`;
     if (url.pathname === "/.well-known/oauth-protected-resource/mcp") {
@@ -157,7 +157,7 @@ async function start(): Promise<Fixture> {
         },
       });
     }
-    return await mcp(request);
+    return await mcp(request, info);
   });
   mcpUrl = `http://127.0.0.1:${http.addr.port}/mcp`;
   return {

@@ -66,7 +66,7 @@ interface Fixture extends AsyncDisposable {
 
 function serve(
   signal: AbortSignal,
-  handler: (req: Request) => Promise<Response>,
+  handler: Deno.ServeHandler,
 ): { url: string; finished: Promise<void> } {
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, signal, onListen() {} },
@@ -90,7 +90,10 @@ async function start(): Promise<Fixture> {
   const grants: JWTPayload[] = [];
   const late: {
     resource?: string;
-    handler?: (req: Request) => Promise<Response>;
+    handler?: (
+      req: Request,
+      info?: Deno.ServeHandlerInfo,
+    ) => Promise<Response>;
   } = {};
 
   const idp = serve(stop.signal, async (req) => {
@@ -187,7 +190,7 @@ async function start(): Promise<Fixture> {
       scope,
     });
   });
-  const rs = serve(stop.signal, (req) => late.handler!(req));
+  const rs = serve(stop.signal, (req, info) => late.handler!(req, info));
   const resource = `${rs.url}/mcp`;
   late.resource = resource;
   late.handler = httpHandler(() => {

@@ -15,7 +15,7 @@
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import Provider from "oidc-provider";
+import Provider from "./_oidc_provider.ts";
 // @ts-types="@modelcontextprotocol/sdk/client/index"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 // @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
@@ -80,19 +80,23 @@ interface Setup {
 async function setup(
   makeHandler: (issuer: string, resource: string, opaque: string) => (
     req: Request,
+    info?: Deno.ServeHandlerInfo,
   ) => Promise<Response>,
   ttl = 300,
 ): Promise<Setup> {
   // Both listeners first: each URL is in the other's configuration.
   const late: {
     provider?: Provider;
-    handler?: (req: Request) => Promise<Response>;
+    handler?: (
+      req: Request,
+      info?: Deno.ServeHandlerInfo,
+    ) => Promise<Response>;
   } = {};
   const as = await nodeListener(() => late.provider!.callback());
   const stop = new AbortController();
   const rs = Deno.serve(
     { hostname: "127.0.0.1", port: 0, signal: stop.signal, onListen() {} },
-    (req) => late.handler!(req),
+    (req, info) => late.handler!(req, info),
   );
   const base = `http://127.0.0.1:${rs.addr.port}`;
   const resource = `${base}/mcp`;
@@ -225,10 +229,10 @@ function weftEndpoint(issuer: string, resource: string, opaque: string) {
       verify: (token) => introspect(issuer, opaque, token),
     },
   });
-  return (req: Request): Promise<Response> =>
+  return (req: Request, info?: Deno.ServeHandlerInfo): Promise<Response> =>
     new URL(req.url).pathname.endsWith("/opaque")
-      ? introspected(req)
-      : jwt(req);
+      ? introspected(req, info)
+      : jwt(req, info);
 }
 
 /** A `verify` for opaque tokens: the provider's introspection endpoint. */

@@ -16,6 +16,7 @@
  * @module
  */
 
+import { replacePipeThrough } from "../../seam/sdk_internals.ts";
 import { SseRewriterState } from "./_sse_rewriter.ts";
 
 /** What {@link watchEventStream} does with the stream. */
@@ -232,11 +233,7 @@ export function watchEventStream(
     void pump(source, writer);
     return transform.readable;
   };
-  Object.defineProperty(body, "pipeThrough", {
-    value: pipeThrough,
-    configurable: true,
-    writable: true,
-  });
+  replacePipeThrough(body, pipeThrough);
   return {
     stream: body,
     cancel: (reason) => {

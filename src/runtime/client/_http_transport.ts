@@ -51,6 +51,12 @@ import {
   responseIdOf,
 } from "./_message_ids.ts";
 import { watchEventStream } from "./_event_stream.ts";
+import {
+  forgetSessionId,
+  replaceSseReader,
+  type SseReaderSeam,
+  type SseReadOptions,
+} from "../../seam/sdk_internals.ts";
 import { SseParser } from "./_sse_parser.ts";
 import { isPlainResultResponse } from "./_response_lane.ts";
 
@@ -64,43 +70,8 @@ interface Call {
   headers?: readonly [string, string][];
 }
 
-/** What the SDK transport's `_handleSseStream` is given besides the body. */
-interface SseOptions {
-  onresumptiontoken?: (token: string) => void;
-  replayMessageId?: RequestId;
-}
-
-/**
- * The internals of the SDK's `StreamableHTTPClientTransport` the SSE
- * reader stands in for and uses (the SDK version is pinned): the reader
- * takes the place of `_handleSseStream`, and does what it does.
- */
-interface SdkSseInternals {
-  _handleSseStream(
-    stream: ReadableStream<Uint8Array> | null,
-    options: SseOptions,
-    isReconnectable: boolean,
-  ): void;
-  _scheduleReconnection(
-    options: SseOptions & { resumptionToken?: string },
-    attemptCount?: number,
-  ): void;
-  _serverRetryMs?: number;
-  _abortController?: AbortController;
-  onmessage?: (message: JSONRPCMessage) => void;
-  onerror?: (error: Error) => void;
-}
-
-function sdkSseInternals(
-  transport: StreamableHTTPClientTransport,
-): SdkSseInternals | undefined {
-  const t = transport as unknown as Partial<SdkSseInternals>;
-  return typeof t._handleSseStream === "function" &&
-      typeof t._scheduleReconnection === "function" &&
-      t._handleSseStream.length === 3
-    ? t as SdkSseInternals
-    : undefined;
-}
+/** What the SDK transport's SSE reading is given besides the body. */
+type SseOptions = SseReadOptions;
 
 /** What the transport knows of an SSE body its fetch handed the SDK. */
 interface SseBody {
@@ -153,7 +124,7 @@ export class LosslessHttpTransport implements Transport {
   /** The SSE bodies being read now, cancelled on close. */
   readonly #open = new Set<{ cancel(reason: unknown): void }>();
   /** The SDK's internals when its SSE reading is taken over (see `#readEvents`). */
-  readonly #sdk?: SdkSseInternals;
+  readonly #sdk?: SseReaderSeam;
   /** The SSE bodies handed to the SDK, until it starts reading them. */
   readonly #bodies = new WeakMap<ReadableStream<Uint8Array>, SseBody>();
   /** The signal the SDK gives every request, and the calls following it. */
@@ -177,11 +148,11 @@ export class LosslessHttpTransport implements Transport {
     // The SDK reads an SSE body through a decoder stream, a parser stream
     // and a zod parse of each message; the transport reads it in one loop
     // instead, doing what the SDK's reading does (`#readEvents`).
-    this.#sdk = sdkSseInternals(this.#inner);
-    if (this.#sdk !== undefined) {
-      this.#sdk._handleSseStream = (stream, options, reconnectable) =>
-        void this.#readEvents(stream, options, reconnectable);
-    }
+    this.#sdk = replaceSseReader(
+      this.#inner,
+      (stream, options, reconnectable) =>
+        void this.#readEvents(stream, options, reconnectable),
+    );
     this.#inner.onmessage = (message) => this.#receive(message);
     this.#inner.onerror = (error) => this.onerror?.(error);
     this.#inner.onclose = () => this.onclose?.();
@@ -237,7 +208,7 @@ export class LosslessHttpTransport implements Transport {
    * session (after the server answered `404 Session not found`).
    */
   forgetSession(): void {
-    (this.#inner as unknown as { _sessionId?: string })._sessionId = undefined;
+    forgetSessionId(this.#inner);
   }
 
   /** Ends the session with a DELETE (when there is one); a 405 or a failure is ignored. */
@@ -371,6 +342,7 @@ export class LosslessHttpTransport implements Transport {
   ): Promise<void> {
     if (stream === null || stream === undefined) return;
     const sdk = this.#sdk!;
+    const inner = this.#inner;
     const body = this.#bodies.get(stream);
     this.#bodies.delete(stream);
     const waiting = body?.waiting ?? [];
@@ -406,24 +378,24 @@ export class LosslessHttpTransport implements Transport {
               (message as { id: RequestId }).id = replayMessageId;
             }
           }
-          sdk.onmessage?.(message);
+          inner.onmessage?.(message);
         } catch (error) {
           // Not delivered; an answer all the same (as the other path notes).
           this.#noteAnswered(waiting, data);
-          sdk.onerror?.(error as Error);
+          inner.onerror?.(error as Error);
         }
       },
       retry: (ms) => {
-        sdk._serverRetryMs = ms;
+        sdk.setRetry(ms);
       },
     });
     const resume = (): void => {
-      const controller = sdk._abortController;
+      const signal = sdk.signal();
       if (
-        (reconnectable || primed) && !received && controller !== undefined &&
-        !controller.signal.aborted
+        (reconnectable || primed) && !received && signal !== undefined &&
+        !signal.aborted
       ) {
-        sdk._scheduleReconnection({
+        sdk.scheduleReconnection({
           resumptionToken: lastEventId,
           onresumptiontoken,
           replayMessageId,
@@ -472,11 +444,11 @@ export class LosslessHttpTransport implements Transport {
       resume();
     } catch (error) {
       finish();
-      sdk.onerror?.(new Error(`SSE stream disconnected: ${error}`));
+      inner.onerror?.(new Error(`SSE stream disconnected: ${error}`));
       try {
         resume();
       } catch (error) {
-        sdk.onerror?.(
+        inner.onerror?.(
           new Error(
             `Failed to reconnect: ${
               error instanceof Error ? error.message : String(error)

@@ -13,6 +13,7 @@
 
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { protocolSeam, type TimeoutInfo } from "../../seam/sdk_internals.ts";
 import {
   type Deadline,
   DeadlineHeap,
@@ -20,48 +21,12 @@ import {
   SYSTEM_CLOCK,
 } from "./_deadlines.ts";
 
-/** A request's deadline entry, as the SDK keeps it in `_timeoutInfo`. */
-interface TimeoutInfo {
-  timeoutId: unknown;
-  startTime: number;
-  timeout: number;
-  maxTotalTimeout?: number;
-  resetTimeoutOnProgress: boolean;
-  onTimeout: () => void;
+/** A request's deadline entry, with the lane's own fields. */
+interface LaneTimeoutInfo extends TimeoutInfo {
   /** When it fires, on the lane's clock (the lane's own field). */
   due?: number;
   /** Its entry in the lane's deadline heap (the lane's own field). */
   deadline?: Deadline<number>;
-}
-
-/** The internals of the SDK's `Protocol` these shortcuts use. */
-interface ProtocolInternals {
-  _responseHandlers: Map<number, (response: unknown) => void>;
-  _progressHandlers: Map<number, unknown>;
-  _requestResolvers: Map<number, unknown>;
-  _timeoutInfo: Map<number, TimeoutInfo>;
-  _setupTimeout: (
-    messageId: number,
-    timeout: number,
-    maxTotalTimeout: number | undefined,
-    onTimeout: () => void,
-    resetTimeoutOnProgress?: boolean,
-  ) => void;
-  _resetTimeout: (messageId: number) => boolean;
-  _cleanupTimeout: (messageId: number) => void;
-}
-
-function internals(protocol: object): ProtocolInternals | undefined {
-  const p = protocol as Partial<ProtocolInternals>;
-  return p._responseHandlers instanceof Map &&
-      p._progressHandlers instanceof Map &&
-      p._requestResolvers instanceof Map &&
-      p._timeoutInfo instanceof Map &&
-      typeof p._setupTimeout === "function" &&
-      typeof p._resetTimeout === "function" &&
-      typeof p._cleanupTimeout === "function"
-    ? p as ProtocolInternals
-    : undefined;
 }
 
 /**
@@ -75,17 +40,15 @@ export function resultDelivery(
   protocol: object,
   message: { id: string | number; result: Record<string, unknown> },
 ): (() => void) | undefined {
-  const p = internals(protocol);
+  const p = protocolSeam(protocol, false);
   if (p === undefined) return;
   const id = Number(message.id);
-  const handler = p._responseHandlers.get(id);
-  if (handler === undefined || p._requestResolvers.has(id)) return;
+  const handler = p.responseHandler(id);
+  if (handler === undefined || p.queuedForTask(id)) return;
   const task = message.result.task;
   if (typeof task === "object" && task !== null) return;
   return () => {
-    p._responseHandlers.delete(id);
-    p._cleanupTimeout(id);
-    p._progressHandlers.delete(id);
+    p.settle(id);
     handler(message);
   };
 }
@@ -105,14 +68,15 @@ export function shareDeadlines(
   protocol: object,
   clock: LaneClock = SYSTEM_CLOCK,
 ): void {
-  const p = internals(protocol);
+  const p = protocolSeam(protocol);
   if (p === undefined) return;
+  const timeouts = (): Map<number, LaneTimeoutInfo> => p.timeouts;
   const heap = new DeadlineHeap<number>();
   let timer: unknown;
   let armedFor = Infinity;
   /** Whether `entry` is the deadline its request holds now. */
   const current = (entry: Deadline<number>): boolean =>
-    p._timeoutInfo.get(entry.key)?.deadline === entry;
+    timeouts().get(entry.key)?.deadline === entry;
   const disarm = (): void => {
     if (timer !== undefined) clock.clearTimeout(timer);
     timer = undefined;
@@ -122,7 +86,7 @@ export function shareDeadlines(
     // Stale entries (reset, cleaned up) at the top are dropped here; a heap
     // grown well past the live requests is swept in one go.
     while (heap.size > 0 && !current(heap.peek()!)) heap.pop();
-    if (heap.size > 2 * p._timeoutInfo.size + 64) heap.retain(current);
+    if (heap.size > 2 * timeouts().size + 64) heap.retain(current);
     const due = heap.peek()?.due ?? Infinity;
     if (due === armedFor) return;
     disarm();
@@ -143,25 +107,25 @@ export function shareDeadlines(
       }
       if (top.due > now) break;
       heap.pop();
-      const info = p._timeoutInfo.get(top.key)!;
+      const info = timeouts().get(top.key)!;
       info.deadline = undefined;
       info.onTimeout();
     }
     arm();
   };
-  const schedule = (messageId: number, info: TimeoutInfo): void => {
+  const schedule = (messageId: number, info: LaneTimeoutInfo): void => {
     info.due = clock.now() + info.timeout;
     info.deadline = heap.push(messageId, info.due);
     arm();
   };
-  p._setupTimeout = (
-    messageId,
-    timeout,
-    maxTotalTimeout,
-    onTimeout,
+  const setup = (
+    messageId: number,
+    timeout: number,
+    maxTotalTimeout: number | undefined,
+    onTimeout: () => void,
     resetTimeoutOnProgress = false,
-  ) => {
-    const info: TimeoutInfo = {
+  ): void => {
+    const info: LaneTimeoutInfo = {
       timeoutId: undefined,
       startTime: clock.now(),
       timeout,
@@ -169,16 +133,16 @@ export function shareDeadlines(
       resetTimeoutOnProgress,
       onTimeout,
     };
-    p._timeoutInfo.set(messageId, info);
+    timeouts().set(messageId, info);
     schedule(messageId, info);
   };
-  p._resetTimeout = (messageId) => {
-    const info = p._timeoutInfo.get(messageId);
+  const reset = (messageId: number): boolean => {
+    const info = timeouts().get(messageId);
     if (!info) return false;
     // Whole milliseconds, as the SDK's `Date.now()` difference reports it.
     const totalElapsed = Math.floor(clock.now() - info.startTime);
     if (info.maxTotalTimeout && totalElapsed >= info.maxTotalTimeout) {
-      p._timeoutInfo.delete(messageId);
+      timeouts().delete(messageId);
       arm();
       throw McpError.fromError(
         ErrorCode.RequestTimeout,
@@ -189,16 +153,17 @@ export function shareDeadlines(
     schedule(messageId, info);
     return true;
   };
-  p._cleanupTimeout = (messageId) => {
-    if (!p._timeoutInfo.delete(messageId)) return;
-    if (p._timeoutInfo.size === 0) {
+  const cleanup = (messageId: number): void => {
+    if (!timeouts().delete(messageId)) return;
+    if (timeouts().size === 0) {
       heap.clear();
       disarm();
     }
   };
+  p.replaceTimers({ setup, reset, cleanup });
   // The SDK's close clears each entry's `timeoutId` (none here) and
   // empties the map: emptying it clears the shared timer.
-  const map = p._timeoutInfo;
+  const map = timeouts();
   const clear = map.clear.bind(map);
   map.clear = () => {
     clear();

@@ -13,6 +13,7 @@
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { isRawJson } from "../../core/json.ts";
 import type { AnySchema } from "../sdk_types.ts";
+import { wrapZodRun } from "../../seam/sdk_internals.ts";
 
 function isPlainRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null &&
@@ -108,38 +109,22 @@ export function plainCallResult(
   return copy;
 }
 
-/** A zod 4 schema's internals, as zod's own `safeParse` runs them. */
-interface ZodInternals {
-  run(payload: { value: unknown; issues: unknown[] }, ctx: unknown): unknown;
-}
-
-const CALL_INTERNALS =
-  (CallToolResultSchema as unknown as { _zod: ZodInternals })
-    ._zod;
-
 /**
  * `CallToolResultSchema` with the lane in front: the same schema (the SDK
  * parses it with zod's `safeParse`, which calls its internals' `run`),
  * except that `run` passes a plain result as it is and hands anything else
- * to the schema's own `run` — the same outcome, the same error.
+ * to the schema's own `run` — the same outcome, the same error. The schema
+ * itself when zod's internals are not as expected.
  */
-export const LANE_CALL_RESULT: AnySchema = Object.create(CallToolResultSchema, {
-  _zod: {
-    value: Object.create(CALL_INTERNALS, {
-      run: {
-        value(
-          payload: { value: unknown; issues: unknown[] },
-          ctx: unknown,
-        ): unknown {
-          const plain = plainCallResult(payload.value);
-          if (plain === undefined) return CALL_INTERNALS.run(payload, ctx);
-          payload.value = plain;
-          return payload;
-        },
-      },
-    }),
+export const LANE_CALL_RESULT: AnySchema = wrapZodRun(
+  CallToolResultSchema,
+  (run) => (payload, ctx) => {
+    const plain = plainCallResult(payload.value);
+    if (plain === undefined) return run(payload, ctx);
+    payload.value = plain;
+    return payload;
   },
-});
+) ?? CallToolResultSchema;
 
 /** The schema to hand the SDK for `resultSchema`: the lane's where it has one. */
 export function laneSchema<T extends AnySchema>(resultSchema: T): T {

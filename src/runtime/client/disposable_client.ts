@@ -34,20 +34,12 @@ import { linkSignal } from "../../core/abort.ts";
 import type { EraInfo } from "../era_client.ts";
 import { isPlainResultResponse, laneSchema } from "./_response_lane.ts";
 import { resultDelivery, shareDeadlines } from "./_protocol_lane.ts";
+import { clientHandshake } from "../../seam/sdk_internals.ts";
 import {
   SessionKeeper,
   type SessionRenewal,
   sessionRenewalOf,
 } from "./_session_renewal.ts";
-
-/** The `Client` fields a new session's `initialize` reads and sets (the SDK version is pinned). */
-interface ClientSessionInternals {
-  _capabilities?: unknown;
-  _clientInfo?: unknown;
-  _serverCapabilities?: unknown;
-  _serverVersion?: unknown;
-  _instructions?: unknown;
-}
 
 /** A result response `isPlainResultResponse` accepted. */
 type PlainResult = { id: string | number; result: Record<string, unknown> };
@@ -236,14 +228,14 @@ export class McpClient extends Client implements AsyncDisposable {
 
   /** The SDK `Client`'s handshake again, on the same transport, without a session id. */
   async #initializeAgain(session: SessionRenewal): Promise<void> {
-    const fields = this as unknown as ClientSessionInternals;
+    const fields = clientHandshake(this);
     const result = await super.request(
       {
         method: "initialize",
         params: {
           protocolVersion: LATEST_PROTOCOL_VERSION,
-          capabilities: fields._capabilities ?? {},
-          clientInfo: fields._clientInfo ?? DEFAULT_CLIENT_INFO,
+          capabilities: fields?.capabilities ?? {},
+          clientInfo: fields?.clientInfo ?? DEFAULT_CLIENT_INFO,
         },
       } as ClientRequest,
       InitializeResultSchema,
@@ -254,9 +246,7 @@ export class McpClient extends Client implements AsyncDisposable {
         `the server's protocol version is not supported: ${result.protocolVersion}`,
       );
     }
-    fields._serverCapabilities = result.capabilities;
-    fields._serverVersion = result.serverInfo;
-    fields._instructions = result.instructions;
+    fields?.record(result);
     this.transport?.setProtocolVersion?.(result.protocolVersion);
     await this.notification({ method: "notifications/initialized" });
   }

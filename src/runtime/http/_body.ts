@@ -6,7 +6,6 @@
  */
 
 import { parseLossless } from "../../core/json.ts";
-import { concatBytes } from "../bytes.ts";
 import { holdTimer } from "./_host.ts";
 
 /** A request body read under the limits: its lossless parse, or why not. */
@@ -31,7 +30,22 @@ export interface BodyLimits {
    * read sets its own timer.
    */
   readonly deadlines?: Deadlines;
+  /**
+   * Told the size of every buffer a read sets aside for a body (a whole
+   * read: the declared length, which the runtime allocates before a byte
+   * of it comes). For tests: the memory a body holds is what they sum.
+   */
+  readonly onBuffer?: (bytes: number) => void;
 }
+
+/**
+ * The largest declared length read whole (`req.bytes()`): the runtime sets
+ * aside the declared length before the body comes, so a larger one is read
+ * as it arrives instead — a request that declares megabytes and sends a
+ * few bytes holds what it sent, not what it declared. 64 KiB is what one
+ * read of a body stream sets aside anyway.
+ */
+export const WHOLE_READ_MAX = 64 * 1024;
 
 /** One read's deadline: `expire` runs when it passes before {@link Deadlines.done}. */
 interface Deadline {
@@ -126,14 +140,16 @@ const UTF8 = new TextDecoder("utf-8", { fatal: true });
  *
  * `framed`: the request came from an HTTP server that ends its body at
  * the declared `Content-Length` (`Deno.serve`, which passes the handler
- * an `info` with `completed`): a body with a declared length (within the
- * cap) is then read whole at once (`req.bytes()`: one read of exactly the
- * declared bytes, not a stream's 64 KiB chunks), under the same deadline —
- * past it the answer is the same timeout, the read left to end with the
- * connection. Other bodies are read chunk by chunk with one default reader
- * (asking a stream for a BYOB reader to learn whether it is a byte stream
- * throws for Deno's request bodies, which cost more than the rest of the
- * read).
+ * an `info` with `completed`): a body declaring at most
+ * {@link WHOLE_READ_MAX} bytes is then read whole at once (`req.bytes()`:
+ * one read of exactly the declared bytes, not a stream's 64 KiB chunks),
+ * under the same deadline — past it the answer is the same timeout, the
+ * read left to end with the connection. Other bodies are read chunk by
+ * chunk with one default reader (asking a stream for a BYOB reader to learn
+ * whether it is a byte stream throws for Deno's request bodies, which cost
+ * more than the rest of the read), copied into a buffer that grows with
+ * what came (never past the declared length or the cap): the stream's
+ * chunks are views of 64 KiB buffers, not kept.
  */
 export async function readJsonBody(
   req: Request,
@@ -153,8 +169,8 @@ export async function readJsonBody(
   const bound = Number.isSafeInteger(declared) && declared > 0
     ? declared
     : Infinity;
-  const read = framed && bound !== Infinity && !req.bodyUsed
-    ? await readWhole(req, limits)
+  const read = framed && bound <= WHOLE_READ_MAX && !req.bodyUsed
+    ? await readWhole(req, limits, bound)
     : await readChunks(body, bound, limits);
   if (!(read instanceof Uint8Array)) return read;
   // Bytes past a declared length are not the body's.
@@ -192,7 +208,9 @@ function startDeadline(limits: BodyLimits, expire: () => void): () => void {
 async function readWhole(
   req: Request,
   limits: BodyLimits,
+  declared: number,
 ): Promise<Uint8Array | BodyResult> {
+  limits.onBuffer?.(declared);
   let expire!: () => void;
   const expired = new Promise<BodyResult>((resolve) => {
     expire = () => resolve({ kind: "timeout" });
@@ -211,7 +229,12 @@ async function readWhole(
   }
 }
 
-/** A body read chunk by chunk (to `bound` bytes at most), or why not. */
+/**
+ * A body read chunk by chunk (to `bound` bytes at most), or why not. Each
+ * chunk is copied into a buffer that doubles as the body grows, never past
+ * the bound or the cap; a first chunk that is the whole declared body is
+ * used as it is.
+ */
 async function readChunks(
   body: ReadableStream<Uint8Array>,
   bound: number,
@@ -223,21 +246,32 @@ async function readChunks(
     timedOut = true;
     reader.cancel().catch(() => {});
   });
-  const parts: Uint8Array[] = [];
+  // The most the body can be: its declared length, or the cap.
+  const most = Math.min(bound, limits.maxBytes);
+  let buffer: Uint8Array = EMPTY;
   let size = 0;
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (timedOut) return { kind: "timeout" };
       if (done || value === undefined) break;
-      size += value.byteLength;
-      parts.push(value);
-      // The declared bytes came: the body ends there.
-      if (size >= bound) break;
-      if (size > limits.maxBytes) {
+      if (size + value.byteLength > most && bound === Infinity) {
         await reader.cancel().catch(() => {});
         return { kind: "tooLarge" };
       }
+      // Bytes past a declared length are not the body's.
+      const take = Math.min(value.byteLength, most - size);
+      if (size === 0 && take === bound) return value.subarray(0, take);
+      if (size + take > buffer.byteLength) {
+        buffer = grow(buffer, size, size + take, most, limits);
+      }
+      buffer.set(
+        take === value.byteLength ? value : value.subarray(0, take),
+        size,
+      );
+      size += take;
+      // The declared bytes came: the body ends there.
+      if (size >= bound) break;
     }
   } catch (cause) {
     if (timedOut) return { kind: "timeout" };
@@ -246,7 +280,31 @@ async function readChunks(
   } finally {
     done();
   }
-  return concatBytes(parts, size);
+  return buffer.subarray(0, size);
+}
+
+const EMPTY = new Uint8Array(0);
+
+/**
+ * A buffer of at least `needed` bytes holding the first `size` of
+ * `buffer`: twice the old size (1 KiB at first) when that is enough,
+ * never more than `most`.
+ */
+function grow(
+  buffer: Uint8Array,
+  size: number,
+  needed: number,
+  most: number,
+  limits: BodyLimits,
+): Uint8Array {
+  const length = Math.max(
+    needed,
+    Math.min(most, Math.max(1024, buffer.byteLength * 2)),
+  );
+  limits.onBuffer?.(length);
+  const grown = new Uint8Array(length);
+  grown.set(buffer.subarray(0, size));
+  return grown;
 }
 
 /**

@@ -17,7 +17,8 @@ import type {
 import type { ConnectionInfo } from "./_sse_body.ts";
 import { afterThisTurn } from "./_turn.ts";
 import { PRIMING_VERSION } from "./event_store.ts";
-import { sessionNotFound } from "./guard.ts";
+import { sessionNotFound, storeUnavailable } from "./guard.ts";
+import { answerHeld, storeWasDown } from "../../store/request_hold.ts";
 import { isInitialize, isJsonRpcMessage, type RequestId } from "./_messages.ts";
 import { checkRequest, decline, without } from "./_refusals.ts";
 import { authOf } from "./_auth.ts";
@@ -163,7 +164,18 @@ export async function post(
       }
     }
     if (stream.pending > 0) {
-      afterThisTurn(() => stream.ready?.());
+      afterThisTurn(() => {
+        // A handler reading a shared store holds the answer until the
+        // store answered (an outage is then a 503, not a 200 stream).
+        const held = answerHeld(extra.requestInfo);
+        if (held === undefined) stream.ready?.();
+        // Down: the error answer is on its way, and ends the wait itself.
+        else {
+          void held.then(() => {
+            if (!storeWasDown(extra.requestInfo)) stream.ready?.();
+          });
+        }
+      });
       await ready;
     }
     stream.ready = undefined;
@@ -175,6 +187,10 @@ export async function post(
   if (stream.pending === 0) {
     // Everything is in: the whole text at once.
     await watchDelivery(table, stream, info);
+    if (requests === 1 && storeWasDown(extra.requestInfo)) {
+      // The one request failed because the shared store is unreachable.
+      return storeUnavailable(ids.length === 1 ? clientId(messages) : null);
+    }
     return new Response(stream.body.text, { status: 200, headers });
   }
   await table.commit(stream);
@@ -182,6 +198,14 @@ export async function post(
     status: 200,
     headers,
   });
+}
+
+/** The client's id of the one request among `messages`. */
+function clientId(messages: readonly JSONRPCMessage[]): RequestId | null {
+  for (const m of messages) {
+    if ("method" in m && "id" in m) return m.id as RequestId;
+  }
+  return null;
 }
 
 /** The version a POST's stream is primed by (the SDK's rule, raised to the session's). */

@@ -31,6 +31,8 @@ import { StatelessRoute } from "./_stateless.ts";
 import { capOption, ListenCap } from "./_listen_cap.ts";
 import { SignalHook } from "./_host.ts";
 import type { AuthInfo } from "../../core/auth.ts";
+import { setServerScope } from "../../core/server_scope.ts";
+import { listenUrl } from "./_listen_url.ts";
 import type { ResourceAuthOptions } from "./auth.ts";
 import { AuthGate, authOf } from "./_auth.ts";
 import {
@@ -285,8 +287,8 @@ export interface HttpHandler {
   readonly fetch: (req: Request, info?: HttpRequestInfo) => Promise<Response>;
   /**
    * Called by `deno serve` once it listens, when the handler is the
-   * module's default export: prints the address (as `deno serve` does
-   * when there is no `onListen`) and, on Deno, closes the handler on
+   * module's default export: prints the address — one the DNS-rebinding
+   * rule accepts (`localhost` for `deno serve`'s default `0.0.0.0`) — and, on Deno, closes the handler on
    * SIGTERM and SIGINT — `deno serve` stops listening then, and open GET
    * streams and calls in flight would otherwise hold the process — and
    * then disposes a store from `@weft/mcp/store` given as `store` (its
@@ -433,7 +435,16 @@ export function httpHandler(
       gate.checkScopes(server, req, body);
   // Always handed the request and its caller: what the factory reads is
   // its own business, never a reason to share its server.
-  const make = (req: Request): Server => newServer(req, authOf(req));
+  // Every server it makes is marked as this handler's: what must hold
+  // across them (the default requestState key) belongs to the handler.
+  const scope = {};
+  const make = (req: Request): Server => {
+    const server = newServer(req, authOf(req));
+    if (server !== null && typeof server === "object") {
+      setServerScope(server, scope);
+    }
+    return server;
+  };
   if (gate !== undefined) gate.probe = (req) => newServer(req, undefined);
   const store = options.sessions === true
     ? new SessionStore(make, {
@@ -592,8 +603,12 @@ export function httpHandler(
     once: true,
   });
   const onListen = (address: ListenAddress): void => {
-    const where = address.path ??
-      `http://${address.hostname ?? "0.0.0.0"}:${address.port ?? ""}/`;
+    const where = listenUrl(
+      address,
+      options.dnsRebindingProtection === false
+        ? undefined
+        : options.allowedHosts,
+    );
     console.error(`httpHandler: listening on ${where}`);
     signals.install();
   };

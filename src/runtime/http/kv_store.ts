@@ -79,6 +79,9 @@ export interface KvLike {
   watch?(keys: readonly KvKeyLike[]): ReadableStream<unknown>;
 }
 
+/** The longest session id looked up, in characters (KV keys hold 2,048 bytes). */
+const MAX_SESSION_ID = 256;
+
 /** Options of {@link kvStore}. */
 export interface KvStoreOptions {
   /** The key prefix of everything stored. Default `["weft-mcp"]`. */
@@ -154,6 +157,9 @@ export class KvSessionBackend implements HttpSessionStore {
 
   /** The record of session `id`, unless absent or expired. */
   async get(id: string): Promise<SessionRecord | undefined> {
+    // The handler issues UUIDs: a longer id (a client's, past what a KV
+    // key holds) names no session and never reaches KV.
+    if (id.length > MAX_SESSION_ID) return undefined;
     const entry = await this.#kv.get<SessionRecord>(this.#key("s", id));
     const record = entry.value;
     if (record === null) return undefined;
