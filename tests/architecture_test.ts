@@ -189,6 +189,11 @@ const LAYERS: Record<
     folders: ["src/tasks/", "src/mcp/", "src/store/", "src/core/"],
     bare: (s) => (sdkOrNode(s) && !isSdkClient(s)) || s === "zod",
   },
+  // Skills over MCP: served through the bridge's resource registry.
+  "src/skills/": {
+    folders: ["src/skills/", "src/mcp/", "src/store/", "src/core/"],
+    bare: (s) => (sdkOrNode(s) && !isSdkClient(s)) || s === "zod",
+  },
   "src/testing/": { folders: ["src/testing/", "src/core/"], bare: () => false },
   // Code mode's executors: the core's executor contract and Deno's runtime.
   "src/sandbox/": { folders: ["src/sandbox/", "src/core/"], bare: () => false },

@@ -168,6 +168,7 @@ Deno.test("docs: every TypeScript block of the README and the guides type-checks
         "testing",
         "cli",
         "store",
+        "skills",
       ]
     ) {
       const name = entry === "" ? "@weft/mcp" : `@weft/mcp/${entry}`;

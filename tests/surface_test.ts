@@ -133,6 +133,16 @@ const BUDGETS: Record<string, number> = {
   // (Executor, ExecuteResult, ExecuteOptions, ResolvedProvider, SandboxFn,
   // TypeChecker, CheckResult, CodeModeOptions, identifierOf).
   "sandbox.ts": 18,
+  // 16 (issue 38): serving skills — serveSkills and loadSkills with their
+  // options, the catalog and what it holds (SkillCatalog, ServedSkillFile,
+  // SkillDirectoryChild, SkillSource, SkillFilesMap), the manifest shapes
+  // (SkillEntry, SkillFileEntry, SkillFrontmatter), the extension's id and
+  // limits, and the failures SkillLoadError and SkillChangedError. +9: the
+  // host side — importSkills, its options and result (ImportedSkills,
+  // ImportedSkill, SkillCollision) and the model-visible refusals
+  // (SkillVerificationError and its reason, NoSuchSkillError,
+  // SkillNotLoadedError).
+  "skills.ts": 25,
 };
 
 const ROOT = new URL("../", import.meta.url);

@@ -13,6 +13,7 @@ import type { ResultRendering } from "../mcp/render.ts";
 import type { InputHandler } from "../mcp/input.ts";
 import type { PinReport } from "../mcp/pins.ts";
 import type { AppServer } from "../mcp/app_meta.ts";
+import type { ToolClient } from "../mcp/peers.ts";
 import type { ServerPins } from "./_pins.ts";
 import { findShadowing, quarantined, type ShadowFinding } from "./_shadow.ts";
 import type { ServerConnectError } from "../runtime/errors.ts";
@@ -300,6 +301,12 @@ export interface ConnectedServers extends AsyncDisposable {
    * now, its app-only tools (never in `tools`) included.
    */
   appServers(): AppServer[];
+  /**
+   * Each server as a client, by its config key: a request goes over its
+   * current connection, reconnected when lost. For what `importTools` does
+   * not import, as the skills of `@weft/mcp/skills`' `importSkills`.
+   */
+  clients(): Record<string, ToolClient>;
   /** Ends every connection and process. Idempotent. */
   close(): Promise<void>;
 }
@@ -627,6 +634,10 @@ class ServerSet implements ConnectedServers {
         }]
         : []
     );
+  }
+
+  clients(): Record<string, ToolClient> {
+    return Object.fromEntries(this.#members.map((s) => [s.spec.name, s]));
   }
 
   readonly serverOf = (tool: ToolDef): string | undefined =>
