@@ -1,0 +1,118 @@
+/**
+ * One case table, every route that answers `tools/call`: the HTTP
+ * handler's SDK path, its direct route (stateless, the default), its
+ * session mode, and `serveStdio`'s lane — in both eras each serves. Every
+ * case (refusals of `Accept`, content type, protocol version, `Mcp-Method`
+ * and `Mcp-Name` headers, batches, notification-shaped calls, oversized
+ * and malformed bodies; listings, calls, bad arguments, unknown tools,
+ * output-schema failures, progress, scopes, input requests, tasks, list
+ * changes) gets the answer the table pins, byte for byte, on every route
+ * it applies to; cancellation reaches the tool on every route. The direct
+ * route is proved taken (no SDK `Protocol` connected) where it answers.
+ *
+ * The pattern: one case file (`_helpers/route_cases.ts`), one rig
+ * (`_helpers/route_rig.ts`), `runCases(route)` per route and era.
+ */
+
+import assert from "node:assert/strict";
+import { CASES, type RouteCase } from "./_helpers/route_cases.ts";
+import {
+  ALL_ROUTES,
+  type Answer,
+  type Era,
+  ERAS,
+  openRoute,
+  type Route,
+  type RouteName,
+} from "./_helpers/route_rig.ts";
+
+/** The answer `c` must give on `route` in `era`, or `undefined` when it does not apply. */
+function expected(
+  c: RouteCase,
+  route: RouteName,
+  era: Era,
+): Answer | undefined {
+  if (c.routes !== undefined && !c.routes.includes(route)) return undefined;
+  if (c.eras !== undefined && !c.eras.includes(era)) return undefined;
+  const answer = c.except?.[route]?.[era] ?? c.expect[era];
+  if (answer === undefined) {
+    throw new Error(`${c.label}: nothing pinned for ${era}`);
+  }
+  return answer;
+}
+
+async function runCases(route: Route): Promise<number> {
+  let ran = 0;
+  for (const c of CASES) {
+    const want = expected(c, route.name, route.era);
+    if (want === undefined) continue;
+    const { answer, connected } = await route.send(c.request);
+    const where = `${c.label} (${route.name}, ${route.era})`;
+    if (route.name === "stdio") {
+      assert.deepEqual(answer.messages, want.messages, where);
+    } else {
+      assert.deepEqual(answer, want, where);
+    }
+    if (route.name === "direct" && c.direct === true && want.status === 200) {
+      assert.equal(connected, false, `${where}: the direct route answers it`);
+    }
+    if (route.name === "sdk" && want.type === "sse") {
+      assert.equal(connected, true, `${where}: the SDK's Protocol answers it`);
+    }
+    ran++;
+  }
+  return ran;
+}
+
+for (const era of ERAS) {
+  for (const name of ALL_ROUTES) {
+    Deno.test(`routes, ${name}, ${era}: every case gets the pinned answer`, async () => {
+      const route = await openRoute(name, era);
+      try {
+        const ran = await runCases(route);
+        assert.ok(ran >= (name === "stdio" ? 13 : 25), `${ran} cases ran`);
+      } finally {
+        await route.close();
+      }
+    });
+
+    // A 2025 session's stream is resumable: a drop does not cancel its
+    // calls (runtime_http_test.ts holds that), so no drop case here.
+    if (name === "sessions" && era === "2025-11-25") continue;
+    Deno.test(`routes, ${name}, ${era}: a cancelled call's tool sees why`, async () => {
+      const route = await openRoute(name, era);
+      try {
+        const call = await route.waiting();
+        assert.equal(
+          await call.cancel(),
+          name === "stdio" ? "enough" : "the HTTP request was dropped",
+        );
+      } finally {
+        await route.close();
+      }
+    });
+  }
+}
+
+Deno.test("routes: the table pins every case in each era it applies to", () => {
+  for (const c of CASES) {
+    for (const era of c.eras ?? ERAS) {
+      assert.ok(c.expect[era] !== undefined, `${c.label}: ${era}`);
+    }
+  }
+  // Every refusal family is in the table.
+  const labels = CASES.map((c) => c.label).join("\n");
+  for (
+    const family of [
+      "Accept",
+      "Content-Type",
+      "MCP-Protocol-Version",
+      "Mcp-Method",
+      "Mcp-Name",
+      "batch",
+      "notification-shaped",
+      "oversized",
+      "malformed",
+    ]
+  ) assert.ok(labels.includes(family), family);
+});
