@@ -92,12 +92,6 @@ export const CASES: readonly RouteCase[] = [
       "2025-11-25": {"status": 415, "type": "json", "messages": [{"jsonrpc": "2.0", "error": {"code": -32000, "message": "Unsupported Media Type: Content-Type must be application/json"}, "id": null}]},
       "2026-07-28": {"status": 415, "type": "json", "messages": [{"jsonrpc": "2.0", "error": {"code": -32000, "message": "Unsupported Media Type: Content-Type must be application/json"}, "id": null}]},
     },
-    // deno-fmt-ignore
-    except: {
-      sessions: {
-        "2026-07-28": {"status": 400, "type": "json", "messages": [{"jsonrpc": "2.0", "error": {"code": -32000, "message": "Bad Request: Mcp-Session-Id header is required"}, "id": null}]},
-      },
-    },
   },
   {
     label: "no Content-Type",
@@ -111,12 +105,6 @@ export const CASES: readonly RouteCase[] = [
     expect: {
       "2025-11-25": {"status": 415, "type": "json", "messages": [{"jsonrpc": "2.0", "error": {"code": -32000, "message": "Unsupported Media Type: Content-Type must be application/json"}, "id": null}]},
       "2026-07-28": {"status": 415, "type": "json", "messages": [{"jsonrpc": "2.0", "error": {"code": -32000, "message": "Unsupported Media Type: Content-Type must be application/json"}, "id": null}]},
-    },
-    // deno-fmt-ignore
-    except: {
-      sessions: {
-        "2026-07-28": {"status": 400, "type": "json", "messages": [{"jsonrpc": "2.0", "error": {"code": -32000, "message": "Bad Request: Mcp-Session-Id header is required"}, "id": null}]},
-      },
     },
   },
   {
