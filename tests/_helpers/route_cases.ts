@@ -297,6 +297,48 @@ export const CASES: readonly RouteCase[] = [
       "2026-07-28": {"status": 403, "type": "json", "messages": [{"error": "insufficient_scope", "error_description": "the token lacks the scope orders:write"}]},
     },
   },
+  // A session-less request on the sessions route: its shape is refused
+  // first, as the SDK transport orders it.
+  {
+    label: "no session, Accept: application/json alone",
+    request: {
+      method: "tools/call",
+      params: CALL,
+      headers: { accept: "application/json" },
+      sessionless: true,
+    },
+    routes: ["sessions"],
+    eras: LEGACY,
+    // deno-fmt-ignore
+    expect: {
+      "2025-11-25": {"status": 406, "type": "json", "messages": [{"jsonrpc": "2.0", "error": {"code": -32000, "message": "Not Acceptable: Client must accept both application/json and text/event-stream"}, "id": null}]},
+    },
+  },
+  {
+    label: "no session, Content-Type: text/plain",
+    request: {
+      method: "tools/call",
+      params: CALL,
+      headers: { "content-type": "text/plain" },
+      sessionless: true,
+    },
+    routes: ["sessions"],
+    eras: LEGACY,
+    // deno-fmt-ignore
+    expect: {
+      "2025-11-25": {"status": 415, "type": "json", "messages": [{"jsonrpc": "2.0", "error": {"code": -32000, "message": "Unsupported Media Type: Content-Type must be application/json"}, "id": null}]},
+    },
+  },
+  {
+    label: "no session, a well-formed call",
+    request: { method: "tools/call", params: CALL, sessionless: true },
+    routes: ["sessions"],
+    eras: LEGACY,
+    // deno-fmt-ignore
+    expect: {
+      "2025-11-25": {"status": 400, "type": "json", "messages": [{"jsonrpc": "2.0", "error": {"code": -32000, "message": "Bad Request: Mcp-Session-Id header is required"}, "id": null}]},
+    },
+  },
   // Answers.
   {
     label: "a listing",

@@ -58,6 +58,8 @@ export interface CaseRequest {
   readonly headers?: Readonly<Record<string, string | null>>;
   /** The bearer token (its `+`-joined scopes). Default: `tools`. */
   readonly token?: string;
+  /** Sessions route, 2025-11-25: sent without opening a session first. */
+  readonly sessionless?: true;
 }
 
 /** An answer, as every route reports it. */
@@ -315,6 +317,7 @@ function httpRoute(name: RouteName, era: Era): Route {
     request: CaseRequest,
     method: string | undefined,
     params: Json | undefined,
+    session: string | undefined,
   ): Promise<Headers> => {
     const headers = new Headers({
       "content-type": "application/json",
@@ -329,8 +332,8 @@ function httpRoute(name: RouteName, era: Era): Route {
       }
     } else {
       headers.set("mcp-protocol-version", "2025-11-25");
-      if (name === "sessions") {
-        headers.set("mcp-session-id", await openSession());
+      if (name === "sessions" && request.sessionless !== true) {
+        headers.set("mcp-session-id", session ?? await openSession());
       }
     }
     for (const [k, v] of Object.entries(request.headers ?? {})) {
@@ -366,7 +369,7 @@ function httpRoute(name: RouteName, era: Era): Route {
     return id;
   };
   let sent: number[] = [];
-  const post = async (request: CaseRequest) => {
+  const post = async (request: CaseRequest, session?: string) => {
     const id = request.id === undefined ? ++next : request.id;
     sent = request.raw !== undefined
       ? [1]
@@ -384,6 +387,7 @@ function httpRoute(name: RouteName, era: Era): Route {
       request,
       request.method,
       request.params,
+      session,
     );
     connected = false;
     return await handler(
@@ -409,16 +413,33 @@ function httpRoute(name: RouteName, era: Era): Route {
     async waiting() {
       const running = new Promise<void>((r) => hooks.running = r);
       const reason = new Promise<string>((r) => hooks.aborted = r);
-      const res = await post({
-        method: "tools/call",
-        params: { name: "wait" },
-      });
+      // A 2025 session's stream is resumable, so a drop does not cancel
+      // its calls: its client cancels in words, on the same session.
+      const session = name === "sessions" && era === "2025-11-25"
+        ? await openSession()
+        : undefined;
+      const id = next + 1;
+      const res = await post(
+        { method: "tools/call", params: { name: "wait" } },
+        session,
+      );
       await running;
       return {
         async cancel() {
-          // The client going away: its response body is cancelled.
+          if (session === undefined) {
+            // The client going away: its response body is cancelled.
+            await res.body?.cancel();
+            return await reason;
+          }
+          const told = await post({
+            method: "notifications/cancelled",
+            params: { requestId: id, reason: "enough" },
+            id: null,
+          }, session);
+          await told.body?.cancel();
+          const seen = await reason;
           await res.body?.cancel();
-          return await reason;
+          return seen;
         },
       };
     },
