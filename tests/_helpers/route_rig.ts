@@ -30,12 +30,21 @@ import {
 import { META, MODERN_PROTOCOL_VERSION } from "../../src/runtime/era.ts";
 
 /** The routes under test. */
-export type RouteName = "sdk" | "direct" | "sessions" | "stdio";
+export type RouteName = "sdk" | "direct" | "sessions" | "stdio" | "stdio-sdk";
 /** The protocol eras a route serves. */
 export type Era = "2025-11-25" | "2026-07-28";
 
 export const HTTP_ROUTES: readonly RouteName[] = ["sdk", "direct", "sessions"];
-export const ALL_ROUTES: readonly RouteName[] = [...HTTP_ROUTES, "stdio"];
+export const ALL_ROUTES: readonly RouteName[] = [
+  ...HTTP_ROUTES,
+  "stdio",
+  "stdio-sdk",
+];
+
+/** Whether `route` is one of the stdio stacks (no status, no headers). */
+export function isStdio(route: RouteName): boolean {
+  return route === "stdio" || route === "stdio-sdk";
+}
 export const ERAS: readonly Era[] = ["2025-11-25", "2026-07-28"];
 
 const DEADLINE = 5_000;
@@ -448,7 +457,10 @@ function httpRoute(name: RouteName, era: Era): Route {
 }
 
 /** `serveStdio`'s stack over the SDK's in-memory pair: the lane in front of the era transport. */
-async function stdioRoute(era: Era): Promise<Route> {
+async function stdioRoute(
+  name: "stdio" | "stdio-sdk",
+  era: Era,
+): Promise<Route> {
   const hooks: Hooks = {};
   const server = new Server({ name: "routes", version: "1" });
   exportTools(server, ...toolsFor(server, hooks));
@@ -464,7 +476,10 @@ async function stdioRoute(era: Era): Promise<Route> {
   const inner = server.transport!;
   const onmessage = inner.onmessage!;
   inner.onmessage = (message, extra) => {
-    if ("id" in message && "method" in message) connected = true;
+    // (The era transport's own `initialize` for a modern request aside.)
+    if (
+      "id" in message && "method" in message && message.method !== "initialize"
+    ) connected = true;
     onmessage(message, extra);
   };
   let collected: Json[] = [];
@@ -519,7 +534,7 @@ async function stdioRoute(era: Era): Promise<Route> {
     await client.send({ jsonrpc: "2.0", method: "notifications/initialized" });
   }
   return {
-    name: "stdio",
+    name,
     era,
     async send(request) {
       if (request.raw !== undefined || request.batch !== undefined) {
@@ -560,9 +575,10 @@ async function stdioRoute(era: Era): Promise<Route> {
 
 /** The route `name` in `era`; the `sdk` route switches the fast path off until closed. */
 export async function openRoute(name: RouteName, era: Era): Promise<Route> {
-  if (name === "stdio") return await stdioRoute(era);
-  const route = httpRoute(name, era);
-  if (name !== "sdk") return route;
+  const route = isStdio(name)
+    ? await stdioRoute(name as "stdio" | "stdio-sdk", era)
+    : httpRoute(name, era);
+  if (name !== "sdk" && name !== "stdio-sdk") return route;
   fastPath.enabled = false;
   return {
     ...route,
