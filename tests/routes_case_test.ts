@@ -1,14 +1,16 @@
 /**
  * One case table, every route that answers `tools/call`: the HTTP
  * handler's SDK path, its direct route (stateless, the default), its
- * session mode, and `serveStdio`'s lane — in both eras each serves. Every
- * case (refusals of `Accept`, content type, protocol version, `Mcp-Method`
- * and `Mcp-Name` headers, batches, notification-shaped calls, oversized
+ * session mode, `serveStdio`'s lane and the stdio `Protocol` alone — in
+ * both eras each serves. Every case (refusals of `Accept`, content type,
+ * protocol version, `Mcp-Method` and `Mcp-Name` headers, batches, notification-shaped calls, oversized
  * and malformed bodies; listings, calls, bad arguments, unknown tools,
  * output-schema failures, progress, scopes, input requests, tasks, list
- * changes) gets the answer the table pins, byte for byte, on every route
- * it applies to; cancellation reaches the tool on every route. The direct
- * route is proved taken (no SDK `Protocol` connected) where it answers.
+ * changes) gets the answer the table pins (the messages in wire key
+ * order) on every route it applies to; cancellation reaches the tool on
+ * every route. The direct route and the lane are proved taken (no SDK
+ * `Protocol` handles the request) where they answer, the SDK path where
+ * it is forced.
  *
  * The pattern: one case file (`_helpers/route_cases.ts`), one rig
  * (`_helpers/route_rig.ts`), `runCases(route)` per route and era.
@@ -63,7 +65,11 @@ async function runCases(route: Route): Promise<number> {
       (route.name === "direct" || route.name === "stdio") &&
       c.direct === true && answered
     ) {
-      assert.equal(connected, false, `${where}: the direct route answers it`);
+      assert.equal(
+        connected,
+        false,
+        `${where}: the direct route or the lane answers it`,
+      );
     }
     if (
       (route.name === "sdk" && want.type === "sse") ||
