@@ -66,11 +66,14 @@ function goneError(): Error {
 }
 
 /**
- * Whether the stateless transports would hand `body` (one request) to the
- * server unrefused: an `Accept` naming both JSON and SSE, a well-formed
- * JSON-RPC request, and a protocol version they take (a supported
- * `MCP-Protocol-Version` header, or on the modern route a modern version
- * in the envelope).
+ * The one switch between the stateless routes: whether the stateless
+ * transports would hand `body` (one request) to the server unrefused — an
+ * `Accept` naming both JSON and SSE, a well-formed JSON-RPC request, and a
+ * protocol version they take (a supported `MCP-Protocol-Version` header,
+ * or on the modern route a modern version in the envelope). Yes, and the
+ * server's registry serves it (`fastToolsFor`): the direct route answers.
+ * No: the SDK's path (transports, `Protocol`) answers, every refusal
+ * included. tests/routes_case_test.ts pins both sides.
  */
 export function directable(
   req: Request,

@@ -38,48 +38,12 @@ export async function post(
   info: ConnectionInfo | undefined,
   onEnd: EndListener,
 ): Promise<Response> {
-  const accept = req.headers.get("accept");
-  if (
-    !accept?.includes("application/json") ||
-    !accept.includes("text/event-stream")
-  ) {
-    return decline(
-      table,
-      onEnd,
-      406,
-      -32000,
-      "Not Acceptable: Client must accept both application/json and text/event-stream",
-    );
-  }
-  if (body === undefined) {
-    return decline(
-      table,
-      onEnd,
-      415,
-      -32000,
-      "Unsupported Media Type: Content-Type must be application/json",
-    );
+  const shape = shapeRefusal(req, body);
+  if (shape !== undefined) {
+    return decline(table, onEnd, shape.status, shape.code, shape.message);
   }
   const batch = Array.isArray(body);
-  if (batch && body.length > MAX_BATCH) {
-    return decline(
-      table,
-      onEnd,
-      400,
-      -32600,
-      `Invalid Request: Batch must not exceed ${MAX_BATCH} messages`,
-    );
-  }
   const messages = (batch ? body : [body]) as JSONRPCMessage[];
-  if (!messages.every(isJsonRpcMessage)) {
-    return decline(
-      table,
-      onEnd,
-      400,
-      -32700,
-      "Parse error: Invalid JSON-RPC message",
-    );
-  }
   let init: { params: { protocolVersion: string } } | undefined;
   let requests = 0;
   for (const m of messages) {
@@ -198,6 +162,61 @@ export async function post(
     status: 200,
     headers,
   });
+}
+
+/** A POST refused for its shape: status, JSON-RPC code, the SDK transport's words. */
+export interface ShapeRefusal {
+  readonly status: number;
+  readonly code: number;
+  readonly message: string;
+}
+
+/**
+ * The refusals of a POST by its shape alone, in the SDK transport's order
+ * (before any session or version check): an `Accept` not naming both JSON
+ * and SSE (406), a body that is not JSON (415), a batch over the cap, a
+ * message that is not JSON-RPC (400).
+ */
+export function shapeRefusal(
+  req: Request,
+  body: unknown,
+): ShapeRefusal | undefined {
+  const accept = req.headers.get("accept");
+  if (
+    !accept?.includes("application/json") ||
+    !accept.includes("text/event-stream")
+  ) {
+    return {
+      status: 406,
+      code: -32000,
+      message:
+        "Not Acceptable: Client must accept both application/json and text/event-stream",
+    };
+  }
+  if (body === undefined) {
+    return {
+      status: 415,
+      code: -32000,
+      message: "Unsupported Media Type: Content-Type must be application/json",
+    };
+  }
+  const batch = Array.isArray(body);
+  if (batch && body.length > MAX_BATCH) {
+    return {
+      status: 400,
+      code: -32600,
+      message: `Invalid Request: Batch must not exceed ${MAX_BATCH} messages`,
+    };
+  }
+  const messages = (batch ? body : [body]) as unknown[];
+  if (!messages.every(isJsonRpcMessage)) {
+    return {
+      status: 400,
+      code: -32700,
+      message: "Parse error: Invalid JSON-RPC message",
+    };
+  }
+  return undefined;
 }
 
 /** The client's id of the one request among `messages`. */

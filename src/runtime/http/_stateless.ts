@@ -20,7 +20,7 @@ import { HttpServerTransport } from "./_transport.ts";
 import type { ListenCap, Release } from "./_listen_cap.ts";
 import { principalOf } from "../../core/auth.ts";
 import { authOf } from "./_auth.ts";
-import { FastProtocol, fastToolsFor } from "../fast_tools.ts";
+import { fastToolsFor } from "../fast_tools.ts";
 import { directable, DirectCall } from "./_direct.ts";
 
 /** How many idle servers are kept for reuse. */
@@ -88,8 +88,6 @@ export class StatelessRoute {
   readonly #idle: Server[] = [];
   /** Servers serving a request now (closed by `close`). */
   readonly #busy = new Set<Server>();
-  /** Fast-path requests now (closed by `close`). */
-  readonly #fast = new Set<FastProtocol>();
   /** Requests answered directly now (closed by `close`). */
   readonly #direct = new Set<DirectCall>();
   /** Modern route: what each (reused) server was last initialized with. */
@@ -153,11 +151,15 @@ export class StatelessRoute {
       return refusal;
     }
     const modern = this.#options.modern;
-    // tools/list and tools/call of exported tools: answered from the
-    // server's registry; straight into the Response when the transports
-    // would hand the request over unrefused.
-    const tools = fastToolsFor(server, body);
-    if (tools !== undefined && directable(req, body, modern !== undefined)) {
+    // The one switch between the two routes: a tools/list or tools/call
+    // of exported tools that the transports would hand over unrefused is
+    // answered from the server's registry straight into the Response;
+    // everything else (refusals included) takes the SDK's path.
+    const tools = directable(req, body, modern !== undefined)
+      ? fastToolsFor(server, body)
+      : undefined;
+    if (tools !== undefined) {
+      const direct = body as { id: string | number; method: string };
       return await this.#serveDirect(
         new DirectCall(server, tools, {
           maxUnread: this.#options.maxUnread,
@@ -169,7 +171,7 @@ export class StatelessRoute {
         }),
         server,
         reusable,
-        { req, body, info, release },
+        { req, body: direct, info, release },
       );
     }
     const transport = new HttpServerTransport({
@@ -189,17 +191,6 @@ export class StatelessRoute {
       });
       modern.live.add(era);
       connected = era;
-    }
-    // The other requests of exported tools (refused by the transport, or
-    // not the one request the direct route takes): answered from the
-    // server's registry, without connecting the SDK's Protocol.
-    if (tools !== undefined) {
-      return await this.#serveFast(
-        new FastProtocol(server, tools),
-        server,
-        reusable,
-        { req, body, info, transport, connected, era, release },
-      );
     }
     await this.#take(server);
     busy.add(server);
@@ -286,56 +277,6 @@ export class StatelessRoute {
     }
   }
 
-  async #serveFast(
-    fast: FastProtocol,
-    server: Server,
-    reusable: boolean,
-    request: {
-      req: Request;
-      body: unknown;
-      info: ConnectionInfo | undefined;
-      transport: HttpServerTransport;
-      connected: Transport;
-      era: EraTransport | undefined;
-      release: Release | undefined;
-    },
-  ): Promise<Response> {
-    const { report } = this.#options;
-    const { era, release } = request;
-    const modern = this.#options.modern;
-    const idle = this.#idle;
-    const live = this.#fast;
-    live.add(fast);
-    await fast.connect(request.connected);
-    try {
-      return await request.transport.handle(
-        request.req,
-        request.body,
-        request.info,
-        (end) => {
-          release?.();
-          if (era !== undefined) modern?.live.delete(era);
-          const interrupted = !live.delete(fast);
-          if (end === "delivered") {
-            fast.close().then(() => {
-              if (reusable && !interrupted && idle.length < IDLE_SERVERS) {
-                idle.push(server);
-              }
-            }, report);
-            return;
-          }
-          // As on the SDK's path: the handlers see the cancellation first.
-          setTimeout(() => fast.close().catch(report), 0);
-        },
-      );
-    } catch (error) {
-      if (era !== undefined) modern?.live.delete(era);
-      live.delete(fast);
-      await fast.close().catch(() => {});
-      throw error;
-    }
-  }
-
   /**
    * Waits until no other request has `server`'s `Protocol` connected (a
    * fresh server: at once), then holds it until {@link #give}.
@@ -368,14 +309,11 @@ export class StatelessRoute {
     this.#idle.length = 0;
     const serving = [...this.#busy];
     this.#busy.clear();
-    const fast = [...this.#fast];
-    this.#fast.clear();
     const direct = [...this.#direct];
     this.#direct.clear();
     for (const call of direct) call.close();
     await Promise.all([
       ...serving.map((server) => server.close().catch(this.#options.report)),
-      ...fast.map((p) => p.close().catch(this.#options.report)),
     ]);
   }
 }

@@ -23,6 +23,7 @@ import {
 } from "./kv_store.ts";
 import type { ConnectionInfo } from "./_sse_body.ts";
 import { HttpServerTransport } from "./_transport.ts";
+import { shapeRefusal } from "./_post.ts";
 import { unrefTimer } from "./_host.ts";
 import { principalOf } from "../../core/auth.ts";
 import { authOf } from "./_auth.ts";
@@ -172,6 +173,13 @@ export class SessionStore {
     if (id === null) {
       if (req.method === "POST" && isInitializeRequest(body)) {
         return this.#open(req, body, info);
+      }
+      // As the SDK transport: a POST's shape is refused before its session.
+      const shape = req.method === "POST" ? shapeRefusal(req, body) : undefined;
+      if (shape !== undefined) {
+        return Promise.resolve(
+          jsonRpcError(shape.status, shape.code, shape.message),
+        );
       }
       return Promise.resolve(jsonRpcError(
         400,
