@@ -331,9 +331,14 @@ export class TaskHost implements TaskRunner {
     // A lease the store cannot let go of now lapses by its TTL instead.
     await Promise.all(ids.map(async (id) => {
       const lease = await this.store.get<TaskLease>(leaseKey(id))
-        .catch(() => undefined);
+        .catch(() =>
+          // Nothing lost: a lease the store cannot read lapses by its TTL.
+          undefined
+        );
       if (lease?.value.instance === this.instance) {
-        await this.store.delete(leaseKey(id)).catch(() => {});
+        await this.store.delete(leaseKey(id)).catch(() => {
+          // Nothing lost: a lease the store cannot let go of lapses by its TTL.
+        });
       }
     }));
   }
@@ -351,7 +356,10 @@ export class TaskHost implements TaskRunner {
     const beat = setInterval(
       // A beat the store misses is tried at the next one; the lease lapses
       // only if the store stays down past it.
-      () => void this.#beat(id, abort).catch(() => {}),
+      () =>
+        void this.#beat(id, abort).catch(() => {
+          // Nothing lost: a missed beat is tried at the next one; the lease lapses only past it.
+        }),
       Math.max(10, Math.floor(this.settings.leaseMs / 3)),
     );
     this.#beats.set(id, beat);
@@ -362,7 +370,9 @@ export class TaskHost implements TaskRunner {
       progress: (update) => {
         progressing = progressing.then(() =>
           // A status message lost to the store is replaced by the next one.
-          this.#progress(id, update).catch(() => {})
+          this.#progress(id, update).catch(() => {
+            // Nothing lost: a status message lost to the store is replaced by the next one.
+          })
         );
       },
       ask: (request) => this.#ask(id, asks++, request, abort.signal),
@@ -406,9 +416,14 @@ export class TaskHost implements TaskRunner {
         // The lease is let go only while it is still this instance's (one
         // the store cannot let go of now lapses by its TTL instead).
         const lease = await this.store.get<TaskLease>(leaseKey(id))
-          .catch(() => undefined);
+          .catch(() =>
+            // Nothing lost: a lease the store cannot read lapses by its TTL.
+            undefined
+          );
         if (lease?.value.instance === this.instance && !this.#closed) {
-          await this.store.delete(leaseKey(id)).catch(() => {});
+          await this.store.delete(leaseKey(id)).catch(() => {
+            // Nothing lost: a lease the store cannot let go of lapses by its TTL.
+          });
         }
       });
   }
