@@ -239,7 +239,7 @@ export class StatelessRoute {
     } catch (error) {
       if (era !== undefined) modern?.live.delete(era);
       busy.delete(server);
-      await server.close().catch(() => {});
+      await server.close().catch(report);
       this.#give(server);
       throw error;
     }
@@ -331,7 +331,7 @@ export class StatelessRoute {
     } catch (error) {
       if (era !== undefined) modern?.live.delete(era);
       live.delete(fast);
-      await fast.close().catch(() => {});
+      await fast.close().catch(report);
       throw error;
     }
   }

@@ -507,7 +507,9 @@ export function httpHandler(
       watching = false;
       return Promise.all(
         listening().map((era) => era.endListens(BUS_DOWN)),
-      ).catch(() => {});
+      ).catch(() => {
+        // Nothing lost: the bus failure was reported just above; each stream ends on its own.
+      });
     }).finally(() => watching = false);
   };
   const listens = new ListenCap(
