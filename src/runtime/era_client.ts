@@ -405,7 +405,9 @@ export class EraClientTransport implements Transport {
       era: "modern",
       version: verdict.version,
       discover: discoverToStore(verdict.discover),
-    }).catch(() => {});
+    }).catch(() => {
+      // Nothing lost: the verdict is a cache; the next connection probes again.
+    });
   }
 
   #dropId?: string | number;
@@ -535,7 +537,9 @@ export class EraClientTransport implements Transport {
         // `initialize` answered first: legacy it is.
         void writeVerdict(this.#options.store, this.#options.key, {
           era: "legacy",
-        }).catch(() => {});
+        }).catch(() => {
+          // Nothing lost: the verdict is a cache; the next connection probes again.
+        });
       }
       if (this.#state.kind === "modern") {
         if ("error" in m) this.#forgetUnconfirmed();

@@ -421,7 +421,7 @@ export class EraTransport implements Transport {
             },
           } as JSONRPCMessage,
         { relatedRequestId: id },
-      ).catch(() => {})
+      ).catch((error) => this.onerror?.(error))
     ));
   }
 
@@ -565,7 +565,9 @@ export class EraTransport implements Transport {
       capabilities: isObject(declared) ? declared : {},
       answered: false,
     });
-    void this.#initialize(meta).catch(() => {});
+    void this.#initialize(meta).catch(() => {
+      // Nothing lost: #initialize reports its own failures; the request still goes on.
+    });
     this.onmessage?.(message, extra);
   }
 

@@ -448,7 +448,9 @@ export class FastProtocol {
     const result = answerInitialize(this.#server, params);
     void Promise.resolve().then(() =>
       this.#transport?.send({ result, jsonrpc: "2.0", id } as JSONRPCMessage)
-    ).catch(() => {});
+    ).catch((error) =>
+      this.#server.onerror?.(new Error(`Failed to send response: ${error}`))
+    );
   }
 }
 

@@ -277,6 +277,8 @@ class HttpLink implements ClientLink {
   async #shutdown(closeProtocol: () => Promise<void>): Promise<void> {
     this.#unwatch();
     await this.#transport.terminateSession();
-    await closeProtocol().catch(() => {});
+    await closeProtocol().catch(() => {
+      // Nothing lost: the client is closing; the transport's own errors went to its onerror.
+    });
   }
 }

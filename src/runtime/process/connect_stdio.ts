@@ -476,11 +476,15 @@ class StdioConnection {
 
   async #shutdown(closeProtocol: () => Promise<void>): Promise<void> {
     this.#unwatch();
-    const protocolClosed = closeProtocol().catch(() => {});
+    const protocolClosed = closeProtocol().catch(() => {
+      // Nothing lost: the process is terminated next; the transport's errors went to its onerror.
+    });
     await terminateProcess(this.#proc, this.#grace);
     await protocolClosed;
     await settleWithin(this.#stderrDone, 100);
-    await this.#stderrReader?.cancel().catch(() => {});
+    await this.#stderrReader?.cancel().catch(() => {
+      // Nothing lost: the process has ended; its stderr is no longer read.
+    });
     await this.#stderrDone;
   }
 
