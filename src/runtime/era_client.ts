@@ -84,6 +84,8 @@ export const DEFAULT_PROBE_TIMEOUT = 1_500;
 /**
  * What a connection learnt of its server's era: `McpClient.getProtocolEra()`.
  *
+ * @experimental Follows the MCP 2026-07-28 draft; may change with it.
+ *
  * @example The era of a weft server
  * ```ts
  * import { connectHttp, httpHandler, Server } from "@weft/mcp";

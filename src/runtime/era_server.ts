@@ -49,6 +49,8 @@ import {
  * `resources/templates/list`, `resources/read`, `server/discover`): how
  * long a client may reuse the result, and whether a shared cache may.
  *
+ * @experimental Follows the MCP 2026-07-28 draft; may change with it.
+ *
  * @example Lists cached for a minute by each caller
  * ```ts
  * import type { CacheHints } from "@weft/mcp/runtime";

@@ -145,6 +145,8 @@ export interface ConnectStdioOptions {
    * `initialize` (it is not started twice to find out). `"modern"` never
    * falls back: a server that does not answer `server/discover` fails the
    * connect.
+   *
+   * @experimental Follows the MCP 2026-07-28 draft; may change with it.
    */
   protocol?: ProtocolPreference;
   /**
@@ -154,6 +156,8 @@ export interface ConnectStdioOptions {
    * probe (and a silent server's wait); a modern server is sent
    * `server/discover` at every start all the same, as the sign that the
    * process is alive.
+   *
+   * @experimental Follows the MCP 2026-07-28 draft; may change with it.
    */
   eraStore?: EraStore;
   /** Milliseconds a silent server gets to answer `server/discover` before it is taken for legacy. Default 1500. */
