@@ -27,7 +27,7 @@ export function subscription(
   };
   const onAbort = () =>
     void end().catch(() => {
-      // Nothing lost: release reports its own failure to the store's onerror, if any.
+      // Nothing lost: unsubscribe() returns this same promise; its caller sees the failure.
     });
   signal?.addEventListener("abort", onAbort, { once: true });
   return {

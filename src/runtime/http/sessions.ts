@@ -551,7 +551,7 @@ async function resumeShared(
             controller.close();
             stop.abort();
             await shared.dropStream(record.id, parsed.streamId).catch(() => {
-              // Nothing lost: the answer was delivered; its events expire with the session.
+              // Nothing lost: the answer was delivered; unmarked, its events expire with the session.
             });
           }
           return;
