@@ -7,6 +7,8 @@
  * permissionless Web Workers of the host (faster to start, not memory safe;
  * it needs a host started with `--unstable-worker-options`).
  *
+ * @experimental Code mode may change.
+ *
  * @example An agent in code mode
  * ```ts
  * import { Agent, tool } from "@weft/mcp";

@@ -11,6 +11,8 @@
  * status and result, cancels it and lists its tasks with
  * {@link taskClient}, in both task shapes.
  *
+ * @experimental Follows MCP's experimental tasks and the draft tasks extension; may change with them.
+ *
  * @example A tool that runs as a task when asked
  * ```ts
  * import { exportTools, Server, tool } from "@weft/mcp";

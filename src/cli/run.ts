@@ -191,7 +191,9 @@ class Session {
       }
       return await this.#call(this.#command.tool, this.#command.args, imported);
     } finally {
-      await client.close().catch(() => {});
+      await client.close().catch(() => {
+        // Nothing lost: the command's outcome is already decided; the process exits next.
+      });
     }
   }
 

@@ -286,7 +286,11 @@ function nextOrAbort(
 function closeQuietly(iterator: AsyncIterator<ModelEvent>): void {
   try {
     const done = iterator.return?.();
-    if (done) Promise.resolve(done).catch(() => {});
+    if (done) {
+      Promise.resolve(done).catch(() => {
+        // Nothing lost: the stream is abandoned; its own error was the run's to see, not ours.
+      });
+    }
   } catch {
     // A stream that cannot close has nothing more to tell us.
   }

@@ -31,7 +31,9 @@ export function raceAbort<T>(
   signal: AbortSignal,
 ): Promise<T> {
   if (signal.aborted) {
-    work.catch(() => {});
+    work.catch(() => {
+      // Nothing lost: the caller gets the abort; the abandoned work's failure has no one to tell.
+    });
     return Promise.reject(signal.reason);
   }
   return new Promise<T>((resolve, reject) => {

@@ -110,6 +110,8 @@ export interface AgentOptions {
    * order found, so each step's tool list is a prefix of the next one's.
    * Approval, scopes and every other policy of a tool are unchanged.
    * Absent: every tool is in every request.
+   *
+   * @experimental Tool search's heuristics (matching, ranking) may change.
    */
   toolSearch?: ToolSearchOptions;
   /**
@@ -120,6 +122,8 @@ export interface AgentOptions {
    * stay directly callable only with `direct: true` (the toolSource's
    * tools then too; otherwise they are reached through programs).
    * Absent: no code tool.
+   *
+   * @experimental Code mode may change.
    */
   codeMode?: CodeModeOptions;
 }

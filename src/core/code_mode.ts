@@ -146,6 +146,8 @@ export interface TypeChecker {
 /**
  * Code mode for an agent (`AgentOptions.codeMode`).
  *
+ * @experimental Code mode may change.
+ *
  * @example
  * ```ts
  * import { Agent, type CodeModeOptions, type ExecuteResult } from "@weft/mcp";

@@ -107,7 +107,9 @@ export class RunStream implements AsyncIterable<RunEvent> {
       if (!closed) {
         closed = true;
         if (!this.#settled) this.#cancel(streamClosedReason());
-        await this.result.catch(() => {});
+        await this.result.catch(() => {
+          // Nothing lost: the run's failure is on `result` for whoever awaits it; the reader stopped.
+        });
       }
       return { done: true, value: undefined };
     };

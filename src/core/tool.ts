@@ -258,6 +258,8 @@ export interface ToolOptions {
 /**
  * A tool's stance on running as an MCP task: `"optional"` or `"required"`.
  *
+ * @experimental Follows MCP's experimental tasks and the draft tasks extension; may change with them.
+ *
  * @example A tool callers may run as a task
  * ```ts
  * import { rawTool } from "@weft/mcp";

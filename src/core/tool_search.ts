@@ -11,6 +11,8 @@ import type { ToolDef } from "./tool.ts";
  * How an agent offers many tools: a search tool first, the full
  * definitions of the tools it finds from the next step on.
  *
+ * @experimental Tool search's heuristics (matching, ranking) may change.
+ *
  * @example Search before loading
  * ```ts
  * import { Agent, rawTool, type ToolSearchOptions } from "@weft/mcp";

@@ -156,7 +156,9 @@ export function setStateKey(
   const key = stateKey(secret);
   // Import failures (none expected past the length check) reach the first
   // call that signs or verifies; never unhandled here.
-  key.catch(() => {});
+  key.catch(() => {
+    // Nothing lost: an import failure reaches the first call that signs or verifies.
+  });
   configs.set(server, store === undefined ? { key } : { key, store });
 }
 

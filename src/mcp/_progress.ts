@@ -62,7 +62,9 @@ export function progressSink(extra: CallExtra): ProgressSink | undefined {
         params,
       } as ServerNotification;
       queue = queue.then(() => extra.sendNotification(notification)).catch(
-        () => {},
+        () => {
+          // Nothing lost: a progress note the closed transport refused; the result still goes out.
+        },
       );
     },
     close(): Promise<void> {

@@ -259,7 +259,9 @@ export function register(
   if (server.transport !== undefined) {
     // A client that listed before this call is told to list again; the
     // notification is best effort (a closing transport is not our failure).
-    server.sendToolListChanged().catch(() => {});
+    server.sendToolListChanged().catch(() => {
+      // Nothing lost: a closing transport; the next listing reads the new tools.
+    });
   }
 }
 

@@ -260,7 +260,9 @@ function cancelOnAbort(
     remote.client.request(
       { method: "tasks/cancel", params: { taskId: id } },
       ResultSchema,
-    ).catch(() => {});
+    ).catch(() => {
+      // Nothing lost: the caller has aborted; the remote task lapses by its own TTL if the cancel fails.
+    });
   };
   signal?.addEventListener("abort", cancel, { once: true });
   return () => signal?.removeEventListener("abort", cancel);

@@ -97,5 +97,7 @@ export function notifyClient(
   if (server.transport === undefined) return;
   // A closing transport is not the registry's failure: nothing to tell.
   server.notification(params === undefined ? { method } : { method, params })
-    .catch(() => {});
+    .catch(() => {
+      // Nothing lost: a closing transport; nobody is left to tell.
+    });
 }

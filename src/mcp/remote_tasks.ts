@@ -25,6 +25,8 @@ import type { ToolClient as Client } from "./peers.ts";
  * A finished task's result: the `tools/call` result the task ended with (an
  * `isError` result included), as MCP defines `CallToolResult`.
  *
+ * @experimental Follows MCP's experimental tasks and the draft tasks extension; may change with them.
+ *
  * @example
  * ```ts
  * import type { RemoteTaskResult } from "@weft/mcp/tasks";
@@ -35,7 +37,11 @@ import type { ToolClient as Client } from "./peers.ts";
  */
 export type RemoteTaskResult = CallToolResult;
 
-/** A task's status, as both shapes name them. */
+/**
+ * A task's status, as both shapes name them.
+ *
+ * @experimental Follows MCP's experimental tasks and the draft tasks extension; may change with them.
+ */
 export type RemoteTaskStatus =
   | "working"
   | "input_required"
@@ -43,7 +49,11 @@ export type RemoteTaskStatus =
   | "failed"
   | "cancelled";
 
-/** A server's task, read in either shape. */
+/**
+ * A server's task, read in either shape.
+ *
+ * @experimental Follows MCP's experimental tasks and the draft tasks extension; may change with them.
+ */
 export interface RemoteTask {
   /** The task's id: all a client needs to come back to it. */
   readonly taskId: string;
@@ -63,7 +73,11 @@ export interface RemoteTask {
   readonly shape: "2025-11-25" | "2026-07-28";
 }
 
-/** Why a task operation failed; see {@link RemoteTaskError}. */
+/**
+ * Why a task operation failed; see {@link RemoteTaskError}.
+ *
+ * @experimental Follows MCP's experimental tasks and the draft tasks extension; may change with them.
+ */
 export type RemoteTaskErrorReason =
   /** The server refused the request (an unknown task, another caller's, one that already ended): `code` and the server's words. */
   | "refused"
@@ -80,6 +94,8 @@ export type RemoteTaskErrorReason =
  * A task operation failed: `reason` says why, `taskId` which task (empty
  * for a list), `code` the JSON-RPC error code the server answered (for
  * `refused` and `unsupported`), `cause` the failure underneath.
+ *
+ * @experimental Follows MCP's experimental tasks and the draft tasks extension; may change with them.
  *
  * @example Tell a refused task from any other failure
  * ```ts
@@ -115,7 +131,11 @@ export class RemoteTaskError extends Error {
   }
 }
 
-/** Options of every task operation. */
+/**
+ * Options of every task operation.
+ *
+ * @experimental Follows MCP's experimental tasks and the draft tasks extension; may change with them.
+ */
 export interface TaskRequestOptions {
   /** Aborting rejects with the signal's reason (the task goes on: see `cancel`). */
   signal?: AbortSignal;
@@ -123,7 +143,11 @@ export interface TaskRequestOptions {
   timeout?: number;
 }
 
-/** Options of {@link TaskClient.start}. */
+/**
+ * Options of {@link TaskClient.start}.
+ *
+ * @experimental Follows MCP's experimental tasks and the draft tasks extension; may change with them.
+ */
 export interface StartTaskOptions extends TaskRequestOptions {
   /** The tool's arguments. Default `{}`. */
   arguments?: Record<string, unknown>;
@@ -135,7 +159,11 @@ export interface StartTaskOptions extends TaskRequestOptions {
   ttl?: number;
 }
 
-/** Options of {@link TaskClient.result}. */
+/**
+ * Options of {@link TaskClient.result}.
+ *
+ * @experimental Follows MCP's experimental tasks and the draft tasks extension; may change with them.
+ */
 export interface TaskResultOptions extends TaskRequestOptions {
   /**
    * Milliseconds between polls while the task runs. Default: the server's
@@ -144,13 +172,21 @@ export interface TaskResultOptions extends TaskRequestOptions {
   pollInterval?: number;
 }
 
-/** Options of {@link TaskClient.list}. */
+/**
+ * Options of {@link TaskClient.list}.
+ *
+ * @experimental Follows MCP's experimental tasks and the draft tasks extension; may change with them.
+ */
 export interface ListTasksOptions extends TaskRequestOptions {
   /** The `nextCursor` of the page before. */
   cursor?: string;
 }
 
-/** The operations of {@link taskClient}. */
+/**
+ * The operations of {@link taskClient}.
+ *
+ * @experimental Follows MCP's experimental tasks and the draft tasks extension; may change with them.
+ */
 export interface TaskClient {
   /** Calls tool `name` as a task; resolves to the task once the server made it. */
   start(name: string, options?: StartTaskOptions): Promise<RemoteTask>;
@@ -183,6 +219,8 @@ const MAX_POLL_MS = 60_000;
  * only a task id (a restarted caller, another process) gets its status
  * and result and cancels it. The shape follows the connection's era; see
  * the module doc.
+ *
+ * @experimental Follows MCP's experimental tasks and the draft tasks extension; may change with them.
  *
  * @example Start a task, then come back to it by id on another connection
  * ```ts

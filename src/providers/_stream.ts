@@ -162,7 +162,11 @@ export async function* mapStream(
       }
     }
   } finally {
-    if (!finished) reader.cancel().catch(() => {});
+    if (!finished) {
+      reader.cancel().catch(() => {
+        // Nothing lost: the run has what it read; a cancel that fails leaves nothing to read.
+      });
+    }
     reader.releaseLock();
   }
 }

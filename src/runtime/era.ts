@@ -9,7 +9,11 @@
  * @module
  */
 
-/** Which protocol era a connection or request speaks. */
+/**
+ * Which protocol era a connection or request speaks.
+ *
+ * @experimental Follows the MCP 2026-07-28 draft; may change with it.
+ */
 export type ProtocolEra = "modern" | "legacy";
 
 /** The modern revision this module speaks. */

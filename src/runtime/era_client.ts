@@ -84,6 +84,8 @@ export const DEFAULT_PROBE_TIMEOUT = 1_500;
 /**
  * What a connection learnt of its server's era: `McpClient.getProtocolEra()`.
  *
+ * @experimental Follows the MCP 2026-07-28 draft; may change with it.
+ *
  * @example The era of a weft server
  * ```ts
  * import { connectHttp, httpHandler, Server } from "@weft/mcp";
@@ -405,7 +407,9 @@ export class EraClientTransport implements Transport {
       era: "modern",
       version: verdict.version,
       discover: discoverToStore(verdict.discover),
-    }).catch(() => {});
+    }).catch(() => {
+      // Nothing lost: the verdict is a cache; the next connection probes again.
+    });
   }
 
   #dropId?: string | number;
@@ -535,7 +539,9 @@ export class EraClientTransport implements Transport {
         // `initialize` answered first: legacy it is.
         void writeVerdict(this.#options.store, this.#options.key, {
           era: "legacy",
-        }).catch(() => {});
+        }).catch(() => {
+          // Nothing lost: the verdict is a cache; the next connection probes again.
+        });
       }
       if (this.#state.kind === "modern") {
         if ("error" in m) this.#forgetUnconfirmed();

@@ -16,6 +16,8 @@ import {
  * Which era a connection speaks: found out (`"auto"`, the default) or
  * pinned (`"modern"`: 2026-07-28, `"legacy"`: the `initialize` handshake).
  *
+ * @experimental Follows the MCP 2026-07-28 draft; may change with it.
+ *
  * @example Pin a server known to speak only the `initialize` handshake
  * ```ts
  * import type { ConnectHttpOptions } from "@weft/mcp";
@@ -76,6 +78,8 @@ export interface DiscoverResult {
  * (pinned to `"modern"`, the server gave legacy evidence). The connect
  * rejects with a `ServerConnectError` (phase `initialize`) whose cause is
  * this error.
+ *
+ * @experimental Follows the MCP 2026-07-28 draft; may change with it.
  *
  * @example Tell a pinned era the server does not speak
  * ```ts

@@ -49,6 +49,8 @@ import {
  * `resources/templates/list`, `resources/read`, `server/discover`): how
  * long a client may reuse the result, and whether a shared cache may.
  *
+ * @experimental Follows the MCP 2026-07-28 draft; may change with it.
+ *
  * @example Lists cached for a minute by each caller
  * ```ts
  * import type { CacheHints } from "@weft/mcp/runtime";
@@ -421,7 +423,7 @@ export class EraTransport implements Transport {
             },
           } as JSONRPCMessage,
         { relatedRequestId: id },
-      ).catch(() => {})
+      ).catch((error) => this.onerror?.(error))
     ));
   }
 
@@ -565,7 +567,9 @@ export class EraTransport implements Transport {
       capabilities: isObject(declared) ? declared : {},
       answered: false,
     });
-    void this.#initialize(meta).catch(() => {});
+    void this.#initialize(meta).catch(() => {
+      // Nothing lost: #initialize reports its own failures; the request still goes on.
+    });
     this.onmessage?.(message, extra);
   }
 

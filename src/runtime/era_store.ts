@@ -18,6 +18,8 @@ import { eraView, type KeyArrayStore } from "./store_views.ts";
  * `["weft-mcp", "protocol-era", <server>]`, where `<server>` is the URL of
  * an HTTP server or the command line (and directory) of a stdio server.
  *
+ * @experimental Follows the MCP 2026-07-28 draft; may change with it.
+ *
  * @example Keep verdicts across restarts in Deno KV
  * ```ts ignore
  * import { connectHttp } from "@weft/mcp";
@@ -30,6 +32,8 @@ export type EraStore = EraKeyValueStore | Store;
 
 /**
  * The key-value shape of an era store (a `Deno.Kv` has it).
+ *
+ * @experimental Follows the MCP 2026-07-28 draft; may change with it.
  *
  * @example
  * ```ts
@@ -70,6 +74,8 @@ export function eraKey(target: string): string[] {
 /**
  * A store in this process's memory: verdicts survive reconnects, not
  * restarts. Every connection without an `eraStore` shares one.
+ *
+ * @experimental Follows the MCP 2026-07-28 draft; may change with it.
  *
  * @example A store of one's own
  * ```ts

@@ -101,7 +101,9 @@ export class Child {
     } catch {
       // Already ended: nothing to kill.
     }
-    this.#writer.close().catch(() => {});
+    this.#writer.close().catch(() => {
+      // Nothing lost: the child was killed; its stdin has no reader.
+    });
   }
 
   async #readLines(

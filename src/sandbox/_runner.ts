@@ -51,9 +51,9 @@ function runner(channel: "stdio" | "worker"): void {
       scope.postMessage(JSON.parse(JSON.stringify(message)));
       return;
     }
-    writer.write(encoder.encode(JSON.stringify(message) + "\n")).catch(
-      () => {},
-    );
+    writer.write(encoder.encode(JSON.stringify(message) + "\n")).catch(() => {
+      // Nothing lost: the host has gone; nobody reads the message.
+    });
   };
   const pending = new Map<
     number,

@@ -151,7 +151,9 @@ export class SubprocessExecutor implements Executor, TypeChecker {
       return { result: undefined, error: `executor failed: ${String(err)}` };
     } finally {
       child.kill();
-      await child.ended.catch(() => {});
+      await child.ended.catch(() => {
+        // Nothing lost: the child was killed; the run's outcome is already returned.
+      });
       this.#live.delete(child);
       this.#refill();
     }
@@ -177,7 +179,11 @@ export class SubprocessExecutor implements Executor, TypeChecker {
     const all = [...this.#live];
     this.#pool.length = 0;
     for (const child of all) child.kill();
-    await Promise.all(all.map((c) => c.ended.catch(() => {})));
+    await Promise.all(all.map((c) =>
+      c.ended.catch(() => {
+        // Nothing lost: every child was killed; an exit that fails has nothing to say.
+      })
+    ));
   }
 
   /** Same as {@linkcode SubprocessExecutor.close}. */

@@ -361,7 +361,7 @@ export class ManagedServer {
       } catch (error) {
         const client = this.#client;
         this.#client = undefined;
-        await client.close().catch(() => {});
+        await client.close().catch((cause) => this.#closeFailed(cause));
         throw error;
       }
     } catch (error) {
@@ -412,11 +412,23 @@ export class ManagedServer {
     if (this.#closed) return;
     this.#closed = true;
     this.#closing.abort(new Error("the servers were closed"));
-    await this.#reconnecting?.catch(() => {});
+    await this.#reconnecting?.catch(() => {
+      // Nothing lost: the call that awaits the reconnect sees its failure.
+    });
     await this.#retrying;
     const client = this.#client;
     this.#client = undefined;
-    await client?.close().catch(() => {});
+    await client?.close().catch((cause) => this.#closeFailed(cause));
+  }
+
+  /** A close that failed (a process that may outlive us), to the host's `onError`. */
+  #closeFailed(cause: unknown): void {
+    this.#ctx.report(
+      new Error(
+        `server "${this.spec.name}": closing its connection failed; its process may still run`,
+        { cause },
+      ),
+    );
   }
 
   /** A request over the current connection, reconnecting first when it was lost. */
@@ -732,7 +744,7 @@ export class ManagedServer {
   async #reconnect(policy: Required<ReconnectOptions>): Promise<McpClient> {
     const old = this.#client;
     this.#client = undefined;
-    await old?.close().catch(() => {});
+    await old?.close().catch((cause) => this.#closeFailed(cause));
     let last: unknown = this.#lostCause;
     while (this.#attempts < policy.maxAttempts) {
       const attempt = ++this.#attempts;

@@ -25,7 +25,10 @@ export function subscription(
     }
     return ended;
   };
-  const onAbort = () => void end().catch(() => {});
+  const onAbort = () =>
+    void end().catch(() => {
+      // Nothing lost: unsubscribe() returns this same promise; its caller sees the failure.
+    });
   signal?.addEventListener("abort", onAbort, { once: true });
   return {
     unsubscribe: end,
@@ -219,8 +222,13 @@ export class ChannelSet {
     this.#listeners.delete(channel);
     const attached = this.#attached.get(channel);
     this.#attached.delete(channel);
-    const detach = await attached?.catch(() => undefined);
-    await detach?.().catch(() => {});
+    const detach = await attached?.catch(() =>
+      // Nothing lost: a subscription that never attached has nothing to detach.
+      undefined
+    );
+    await detach?.().catch(() => {
+      // Nothing lost: the channel is dropped; the connection's close ends it regardless.
+    });
     await this.#afterDetach?.();
   }
 }

@@ -250,7 +250,9 @@ export function denoKvStore(
       const done = () => {
         clearTimeout(timer);
         signal.removeEventListener("abort", done);
-        stream?.cancel().catch(() => {});
+        stream?.cancel().catch(() => {
+          // Nothing lost: the watch is over; a cancel that fails leaves nothing to read.
+        });
         stream = undefined;
         resolve();
       };
@@ -269,7 +271,9 @@ export function denoKvStore(
             if (first) first = false; // the current value
             else return done();
           }
-        })().catch(() => {});
+        })().catch(() => {
+          // Nothing lost: a failed watch only wakes the waiter by its timer instead.
+        });
       } catch {
         // no watch here: polling alone
       }

@@ -171,7 +171,9 @@ export function postgresStore(
       const result = await body(sql);
       if (Date.now() - lastSweep > 60_000 && sweeping === undefined) {
         lastSweep = Date.now();
-        sweeping = sweep(sql).catch(() => {}).finally(() => {
+        sweeping = sweep(sql).catch(() => {
+          // Nothing lost: expired rows stay unread (reads check the expiry) until the next sweep.
+        }).finally(() => {
           sweeping = undefined;
         });
       }
@@ -365,7 +367,10 @@ export function postgresStore(
       closed = true;
       await sweeping;
       if (owned && ready !== undefined) {
-        const sql = await ready.catch(() => undefined);
+        const sql = await ready.catch(() =>
+          // Nothing lost: a connection that never opened has nothing to end.
+          undefined
+        );
         await sql?.end({ timeout: 1 });
       }
     },

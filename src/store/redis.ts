@@ -136,7 +136,9 @@ export function redisStore(
     if (channels.size > 0 || sub === undefined) return;
     subscriber = undefined;
     subscriberReady = undefined;
-    await sub.quit().catch(() => {});
+    await sub.quit().catch(() => {
+      // Nothing lost: the subscriber is dropped; a failed quit closes the connection anyway.
+    });
   });
   let closed = false;
 
@@ -324,9 +326,15 @@ export function redisStore(
       if (closed) return;
       await channels.close();
       closed = true;
-      if (subscriber !== undefined) await subscriber.quit().catch(() => {});
+      if (subscriber !== undefined) {
+        await subscriber.quit().catch(() => {
+          // Nothing lost: the store is closing; a failed quit closes the connection anyway.
+        });
+      }
       if (owned && client !== undefined) {
-        await (await client).quit().catch(() => {});
+        await (await client).quit().catch(() => {
+          // Nothing lost: the store is closing; a failed quit closes the connection anyway.
+        });
       }
     },
     [Symbol.asyncDispose]() {

@@ -332,8 +332,9 @@ export class TaskHost implements TaskRunner {
     this.#questions.close();
     await Promise.all(
       leases.map((lease) =>
-        // A lease the store cannot let go of now lapses by its TTL instead.
-        lease.release().catch(() => {})
+        lease.release().catch(() => {
+          // Nothing lost: a lease the store cannot let go of lapses by its TTL.
+        })
       ),
     );
   }
@@ -363,7 +364,10 @@ export class TaskHost implements TaskRunner {
         abort.abort(new Error("another instance took the task over")),
       // A beat the store misses is tried at the next one; the lease lapses
       // only if the store stays down past it.
-      onError: () => {},
+      onError: () => {
+        // Nothing lost: a missed beat is tried at the next one; the lease
+        // lapses only past it, and a lost lease stops the runner (onLost).
+      },
       afterBeat: () => this.#stillWanted(id, abort),
     });
     let asks = 0;
@@ -373,7 +377,9 @@ export class TaskHost implements TaskRunner {
       progress: (update) => {
         progressing = progressing.then(() =>
           // A status message lost to the store is replaced by the next one.
-          this.#progress(id, update).catch(() => {})
+          this.#progress(id, update).catch(() => {
+            // Nothing lost: a status message lost to the store is replaced by the next one.
+          })
         );
       },
       ask: (request) => this.#ask(id, asks++, request, abort.signal),
@@ -417,7 +423,11 @@ export class TaskHost implements TaskRunner {
         // Let go only while it is still this instance's (`close()` lets go
         // of it itself); one the store cannot let go of now lapses by its
         // TTL instead.
-        if (!this.#closed) await lease.release().catch(() => {});
+        if (!this.#closed) {
+          await lease.release().catch(() => {
+            // Nothing lost: a lease the store cannot let go of lapses by its TTL.
+          });
+        }
       });
   }
 

@@ -134,7 +134,10 @@ export class Questions {
       while (!asking.aborted) {
         await this.#book.changed(id, record.pollInterval, asking);
         const now = await this.store.get<TaskRecord>(recordKey(id))
-          .catch(() => undefined);
+          .catch(() =>
+            // Nothing lost: an unreadable record ends this watch; the record keeps the question.
+            undefined
+          );
         if (
           now?.value.status !== "input_required" || now.value.input?.key !== key
         ) {

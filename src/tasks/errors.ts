@@ -13,6 +13,8 @@ const INVALID_PARAMS = -32602;
  * unknown (or expired, or another caller's) task id, or a cancel of a task
  * already finished. Answered as a JSON-RPC error, Invalid params (-32602).
  *
+ * @experimental Follows MCP's experimental tasks and the draft tasks extension; may change with them.
+ *
  * @example Tell a refused task request apart
  * ```ts
  * import { TaskAccessError } from "@weft/mcp/tasks";
@@ -66,6 +68,8 @@ export class TaskAccessError extends Error {
  * The reason a task's `AbortSignal` aborts with when the task was cancelled
  * (`tasks/cancel`, here or on another instance sharing the store).
  *
+ * @experimental Follows MCP's experimental tasks and the draft tasks extension; may change with them.
+ *
  * @example Recognise a cancelled task in a tool
  * ```ts
  * import { TaskCancelledError } from "@weft/mcp/tasks";
@@ -85,7 +89,11 @@ export class TaskCancelledError extends Error {
   }
 }
 
-/** Which limit of `serveTasks` refused a task. */
+/**
+ * Which limit of `serveTasks` refused a task.
+ *
+ * @experimental Follows MCP's experimental tasks and the draft tasks extension; may change with them.
+ */
 export type TaskLimit = "running" | "kept" | "arguments";
 
 /**
@@ -95,6 +103,8 @@ export type TaskLimit = "running" | "kept" | "arguments";
  * (`maxTasksPerCaller`), or arguments too large to keep
  * (`maxArgumentBytes`). Answered as a JSON-RPC error: -32602 (Invalid
  * params) for arguments, -32000 for the counts. Nothing was started.
+ *
+ * @experimental Follows MCP's experimental tasks and the draft tasks extension; may change with them.
  *
  * @example Tell a refused task apart
  * ```ts
@@ -138,6 +148,8 @@ function limitText(limit: TaskLimit, max: number): string {
  * Answered as a JSON-RPC error (-32000) whose text names no store address;
  * over `httpHandler` the request is answered 503 with `Retry-After`, as any
  * request the store could not serve. `cause` holds the store's error.
+ *
+ * @experimental Follows MCP's experimental tasks and the draft tasks extension; may change with them.
  *
  * @example Tell a store outage apart
  * ```ts

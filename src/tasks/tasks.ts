@@ -33,6 +33,8 @@ import {
 /**
  * Options of {@link serveTasks}.
  *
+ * @experimental Follows MCP's experimental tasks and the draft tasks extension; may change with them.
+ *
  * @example Task records in a store shared by every instance
  * ```ts
  * import type { ServeTasksOptions } from "@weft/mcp/tasks";
@@ -153,6 +155,8 @@ let processStore: Store | undefined;
  * instance asked about the task takes it over — a served agent resumes
  * from its last saved step, any other tool ends `failed` with a status
  * message saying so.
+ *
+ * @experimental Follows MCP's experimental tasks and the draft tasks extension; may change with them.
  *
  * @example Serve a tool as a task
  * ```ts

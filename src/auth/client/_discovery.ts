@@ -168,7 +168,9 @@ export async function discoverMetadata(
       throw error;
     }
     if (!response.ok) {
-      await response.body?.cancel().catch(() => {});
+      await response.body?.cancel().catch(() => {
+        // Nothing lost: the refused document's body is unread by design.
+      });
       if (response.status < 500) continue;
       throw new Error(
         `HTTP ${response.status} trying to load ${

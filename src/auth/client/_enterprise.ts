@@ -134,7 +134,10 @@ export async function jwtBearerGrant(
   });
   const response = await fetchFn(endpoint, init);
   // A body that is not JSON is judged as an answer without an ID-JAG.
-  const answer = await response.json().catch(() => undefined) as
+  const answer = await response.json().catch(() =>
+    // Nothing lost: a body that is not JSON is judged as no ID-JAG below.
+    undefined
+  ) as
     | Record<string, unknown>
     | undefined;
   const verdict = idJagVerdict(response.status, answer, {

@@ -96,14 +96,21 @@ class OAuthConnection {
     let stepUps = 0;
     for (;;) {
       // Waits for a flow another request started.
-      if (this.#flow !== undefined) await this.#flow.catch(() => {});
+      if (this.#flow !== undefined) {
+        await this.#flow.catch(() => {
+          // Nothing lost: the flow's own caller gets its failure; this
+          // request asks for a token again below.
+        });
+      }
       const token = await this.#bearer();
       const headers = new Headers(init?.headers);
       if (token !== undefined) headers.set("authorization", `Bearer ${token}`);
       const response = await this.#base(input, { ...init, headers });
       if (response.status === 401 && !authorized) {
         const challenge = bearerChallenge(response);
-        await response.body?.cancel().catch(() => {});
+        await response.body?.cancel().catch(() => {
+          // Nothing lost: a refusal's body is dropped; its headers were read.
+        });
         this.#learn(challenge);
         if (challenge?.scope !== undefined) this.#scope = challenge.scope;
         authorized = true;
@@ -120,7 +127,9 @@ class OAuthConnection {
           taken: stepUps,
           limit: this.#client?.maxStepUps ?? 2,
         });
-        await response.body?.cancel().catch(() => {});
+        await response.body?.cancel().catch(() => {
+          // Nothing lost: a refusal's body is dropped; its headers were read.
+        });
         if (verdict.kind === "step-up") {
           this.#learn(challenge);
           this.#scope = verdict.scope;
@@ -138,7 +147,9 @@ class OAuthConnection {
       }
       const refusal = refusalOf(response, { ...this.#naming, oauth: true });
       if (refusal !== undefined) {
-        await response.body?.cancel().catch(() => {});
+        await response.body?.cancel().catch(() => {
+          // Nothing lost: a refusal's body is dropped; its headers were read.
+        });
         throw refusal;
       }
       return response;

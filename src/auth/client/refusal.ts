@@ -117,7 +117,9 @@ export function refusingFetch(
     if (response.status !== 401 && response.status !== 403) return response;
     const error = refusalOf(response, { ...naming, oauth: false });
     if (error === undefined) return response;
-    await response.body?.cancel().catch(() => {});
+    await response.body?.cancel().catch(() => {
+      // Nothing lost: the refusal is thrown; the unread body is dropped either way.
+    });
     throw error;
   };
 }

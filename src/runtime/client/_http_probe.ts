@@ -84,7 +84,9 @@ async function answerInStream(
       buffered = buffered.slice(end + 2);
     }
   } finally {
-    reader.cancel().catch(() => {});
+    reader.cancel().catch(() => {
+      // Nothing lost: the answer is read; the rest of the stream is not wanted.
+    });
   }
 }
 

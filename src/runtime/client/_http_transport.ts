@@ -213,7 +213,9 @@ export class LosslessHttpTransport implements Transport {
 
   /** Ends the session with a DELETE (when there is one); a 405 or a failure is ignored. */
   async terminateSession(): Promise<void> {
-    await this.#inner.terminateSession().catch(() => {});
+    await this.#inner.terminateSession().catch(() => {
+      // Nothing lost: a DELETE that fails leaves the session to expire on the server.
+    });
   }
 
   close(): Promise<void> {

@@ -122,11 +122,15 @@ export interface ConnectHttpOptions {
    * `"modern"` never falls back (`server/discover` is still sent unless a
    * kept verdict holds its answer): a server that does not speak the pinned
    * era fails the connect.
+   *
+   * @experimental Follows the MCP 2026-07-28 draft; may change with it.
    */
   protocol?: ProtocolPreference;
   /**
    * Where each server's era is kept. Default: this process's memory, so a
    * reconnect sends no probe; a `Deno.Kv` keeps it across restarts.
+   *
+   * @experimental Follows the MCP 2026-07-28 draft; may change with it.
    */
   eraStore?: EraStore;
 }
@@ -287,7 +291,9 @@ class HttpLink implements ClientLink {
   async #shutdown(closeProtocol: () => Promise<void>): Promise<void> {
     this.#unwatch();
     await this.#transport.terminateSession();
-    await closeProtocol().catch(() => {});
+    await closeProtocol().catch(() => {
+      // Nothing lost: the client is closing; the transport's own errors went to its onerror.
+    });
   }
 }
 

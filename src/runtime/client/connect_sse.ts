@@ -87,7 +87,9 @@ export async function connectSse(
     close: (closeProtocol) => {
       closing ??= (async () => {
         unwatch();
-        await closeProtocol().catch(() => {});
+        await closeProtocol().catch(() => {
+          // Nothing lost: the client is closing; the transport's own errors went to its onerror.
+        });
       })();
       return closing;
     },

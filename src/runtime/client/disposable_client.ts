@@ -304,6 +304,8 @@ export class McpClient extends Client implements AsyncDisposable {
    * The protocol era this connection speaks (`"modern"`: 2026-07-28,
    * `"legacy"`: the `initialize` handshake), the revision, and whether the
    * verdict came from the era store; `undefined` before the handshake.
+   *
+   * @experimental Follows the MCP 2026-07-28 draft; may change with it.
    */
   getProtocolEra(): EraInfo | undefined {
     return this.#link.protocolEra?.();

@@ -159,7 +159,9 @@ export async function readJsonBody(
   const length = req.headers.get("content-length");
   const declared = length === null ? 0 : Number(length);
   if (declared > limits.maxBytes) {
-    await req.body?.cancel().catch(() => {});
+    await req.body?.cancel().catch(() => {
+      // Nothing lost: the request is refused; the unread body is dropped either way.
+    });
     return { kind: "tooLarge" };
   }
   const body = req.body;
@@ -225,7 +227,9 @@ async function readWhole(
   } finally {
     done();
     // Past the deadline the read ends with the connection: nobody waits.
-    reading.catch(() => {});
+    reading.catch(() => {
+      // Nothing lost: past the deadline the read ends with the connection; nobody waits.
+    });
   }
 }
 
@@ -244,7 +248,9 @@ async function readChunks(
   let timedOut = false;
   const done = startDeadline(limits, () => {
     timedOut = true;
-    reader.cancel().catch(() => {});
+    reader.cancel().catch(() => {
+      // Nothing lost: the read is timed out; the body is dropped either way.
+    });
   });
   // The most the body can be: its declared length, or the cap.
   const most = Math.min(bound, limits.maxBytes);
@@ -256,7 +262,9 @@ async function readChunks(
       if (timedOut) return { kind: "timeout" };
       if (done || value === undefined) break;
       if (size + value.byteLength > most && bound === Infinity) {
-        await reader.cancel().catch(() => {});
+        await reader.cancel().catch(() => {
+          // Nothing lost: the request is refused as too large; the body is dropped either way.
+        });
         return { kind: "tooLarge" };
       }
       // Bytes past a declared length are not the body's.

@@ -122,14 +122,18 @@ export function frontDoor(
   ): Promise<Response> => {
     if (!isValidHost(req.headers.get("host"))) {
       report(new HttpRefusalError(400, "malformed Host header"));
-      await req.body?.cancel().catch(() => {});
+      await req.body?.cancel().catch(() => {
+        // Nothing lost: the request is refused; the unread body is dropped either way.
+      });
       return badHost();
     }
     if (guard !== undefined) {
       const refusal = checkRebinding(req, info?.remoteAddr, guard);
       if (refusal !== undefined) {
         refuseRebinding(refusal);
-        await req.body?.cancel().catch(() => {});
+        await req.body?.cancel().catch(() => {
+          // Nothing lost: the request is refused; the unread body is dropped either way.
+        });
         return forbidden(refusal);
       }
     }
@@ -150,7 +154,9 @@ export function frontDoor(
     if (options.auth !== undefined) {
       const refusal = await options.auth.admit(req);
       if (refusal !== undefined) {
-        await req.body?.cancel().catch(() => {});
+        await req.body?.cancel().catch(() => {
+          // Nothing lost: the request is refused; the unread body is dropped either way.
+        });
         return refusal;
       }
     }

@@ -230,7 +230,7 @@ export class StatelessRoute {
     } catch (error) {
       if (era !== undefined) modern?.live.delete(era);
       busy.delete(server);
-      await server.close().catch(() => {});
+      await server.close().catch(report);
       this.#give(server);
       throw error;
     }

@@ -189,6 +189,8 @@ export interface HttpHandlerOptions {
    * Default `{ ttlMs: 0, scope: "private" }`: no reuse. `scope: "public"`
    * lets shared caches reuse a list: say it only when the lists `newServer`
    * builds are the same for every caller. Legacy results carry no hints.
+   *
+   * @experimental Follows the MCP 2026-07-28 draft; may change with it.
    */
   cacheHints?: CacheHints;
   /**
@@ -507,7 +509,9 @@ export function httpHandler(
       watching = false;
       return Promise.all(
         listening().map((era) => era.endListens(BUS_DOWN)),
-      ).catch(() => {});
+      ).catch(() => {
+        // Nothing lost: the bus failure was reported just above; each stream ends on its own.
+      });
     }).finally(() => watching = false);
   };
   const listens = new ListenCap(

@@ -339,7 +339,9 @@ export class SessionStore {
       await session.server.connect(session.transport);
       const response = await this.#forward(session, req, body, info);
       if (session.id === undefined) {
-        await session.server.close().catch(() => {});
+        await session.server.close().catch(() => {
+          // Nothing lost: the stateless answer was sent; the server held nothing past it.
+        });
         await shared?.remove(sid);
       }
       return response;
@@ -381,7 +383,14 @@ export class SessionStore {
         if (events instanceof SessionEventStore) {
           events.dropStreams(new Set([streamId]));
         } else if (shared !== undefined) {
-          shared.dropStream(sid, streamId).catch(() => {});
+          shared.dropStream(sid, streamId).catch((error) =>
+            this.#options.onStoreDown?.(
+              new Error(
+                `httpHandler: the shared store did not drop delivered stream ${streamId} of session ${sid}; its events stay until the session expires`,
+                { cause: error },
+              ),
+            )
+          );
         }
       },
       onOverflow: this.#options.onOverflow,
@@ -549,7 +558,9 @@ async function resumeShared(
           if (answered && parsed.streamId !== "_GET_stream") {
             controller.close();
             stop.abort();
-            await shared.dropStream(record.id, parsed.streamId).catch(() => {});
+            await shared.dropStream(record.id, parsed.streamId).catch(() => {
+              // Nothing lost: the answer was delivered; unmarked, its events expire with the session.
+            });
           }
           return;
         }
@@ -585,5 +596,7 @@ function answerId(message: unknown): RequestId | undefined {
 /** Ends a session: its kept events go, its server (and transport) closes. */
 async function end(session: Session): Promise<void> {
   if (session.events instanceof SessionEventStore) session.events.clear();
-  await session.server.close().catch(() => {});
+  await session.server.close().catch(() => {
+    // Nothing lost: the session is ended; its transport's errors went to its onerror.
+  });
 }

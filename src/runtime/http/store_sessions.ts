@@ -304,7 +304,10 @@ export class StoreSessionBackend extends KvSessionBackend {
       this.#log(id),
       () => woken.abort(),
       { signal: both, onGap: () => woken.abort() },
-    ).catch(() => undefined);
+    ).catch(() =>
+      // Nothing lost: without a subscription the wait ends by its timer and looks again.
+      undefined
+    );
     try {
       await pause(ms, both);
     } finally {

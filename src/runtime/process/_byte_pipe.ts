@@ -41,7 +41,10 @@ export function streamSource(readable: ReadableStream<Uint8Array>): ByteSource {
       const { done, value } = await reader.read();
       return done ? null : value;
     },
-    cancel: () => reader.cancel().catch(() => {}),
+    cancel: () =>
+      reader.cancel().catch(() => {
+        // Nothing lost: the stream is being dropped; a cancel that fails leaves nothing to read.
+      }),
   };
 }
 
@@ -56,7 +59,10 @@ export function streamSink(
   const writer = writable.getWriter();
   return {
     write: (bytes) => writer.write(bytes),
-    close: () => writer.close().catch(() => {}),
+    close: () =>
+      writer.close().catch(() => {
+        // Nothing lost: the pipe is closing; a write that failed already rejected its own promise.
+      }),
     consumes,
   };
 }
@@ -87,7 +93,10 @@ export function bufferSource(
       if (value !== undefined) buffer = value.buffer as ArrayBuffer;
       return done ? null : value;
     },
-    cancel: () => reader.cancel().catch(() => {}),
+    cancel: () =>
+      reader.cancel().catch(() => {
+        // Nothing lost: the stream is being dropped; a cancel that fails leaves nothing to read.
+      }),
   };
 }
 

@@ -119,7 +119,9 @@ function onHostSignal(signal: Forwarded): void {
   const children = [...live].filter(([, tie]) => tie.forward);
   void Promise.all(
     children.map(([proc, tie]) =>
-      terminateProcess(proc, tie.grace, signal).catch(() => {})
+      terminateProcess(proc, tie.grace, signal).catch(() => {
+        // Nothing lost: the host is exiting on a signal; nobody is left to tell.
+      })
     ),
   ).then(() => {
     // The host's own listener has had this signal: it decides what happens.

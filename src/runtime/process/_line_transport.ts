@@ -180,7 +180,9 @@ export class LineTransport implements Transport {
     if (this.#state === "closed") return;
     const wasOpen = this.#state === "open";
     this.#state = "closed";
-    const cancelled = this.#source?.cancel().catch(() => {});
+    const cancelled = this.#source?.cancel().catch(() => {
+      // Nothing lost: the transport is closing; the reader saw its end.
+    });
     this.#resume?.();
     this.#resume = undefined;
     this.onclose?.();
@@ -188,9 +190,13 @@ export class LineTransport implements Transport {
     await cancelled;
     // What was sent before the close goes out first (the write under way
     // too: a sink's close need not wait for it).
-    await this.#next?.catch(() => {});
+    await this.#next?.catch(() => {
+      // Nothing lost: the write's own promise already rejected to its sender.
+    });
     await this.#writing;
-    await this.#sink?.close().catch(() => {});
+    await this.#sink?.close().catch(() => {
+      // Nothing lost: the transport is closed; what was sent went first.
+    });
   }
 
   async #readLoop(source: ByteSource, splitter: LineSplitter): Promise<void> {

@@ -152,6 +152,8 @@ export interface ConnectStdioOptions {
    * `initialize` (it is not started twice to find out). `"modern"` never
    * falls back: a server that does not answer `server/discover` fails the
    * connect.
+   *
+   * @experimental Follows the MCP 2026-07-28 draft; may change with it.
    */
   protocol?: ProtocolPreference;
   /**
@@ -161,6 +163,8 @@ export interface ConnectStdioOptions {
    * probe (and a silent server's wait); a modern server is sent
    * `server/discover` at every start all the same, as the sign that the
    * process is alive.
+   *
+   * @experimental Follows the MCP 2026-07-28 draft; may change with it.
    */
   eraStore?: EraStore;
   /** Milliseconds a silent server gets to answer `server/discover` before it is taken for legacy. Default 1500. */
@@ -483,11 +487,15 @@ class StdioConnection {
 
   async #shutdown(closeProtocol: () => Promise<void>): Promise<void> {
     this.#unwatch();
-    const protocolClosed = closeProtocol().catch(() => {});
+    const protocolClosed = closeProtocol().catch(() => {
+      // Nothing lost: the process is terminated next; the transport's errors went to its onerror.
+    });
     await terminateProcess(this.#proc, this.#grace);
     await protocolClosed;
     await settleWithin(this.#stderrDone, 100);
-    await this.#stderrReader?.cancel().catch(() => {});
+    await this.#stderrReader?.cancel().catch(() => {
+      // Nothing lost: the process has ended; its stderr is no longer read.
+    });
     await this.#stderrDone;
   }
 

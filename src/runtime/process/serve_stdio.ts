@@ -35,6 +35,8 @@ export interface ServeStdioOptions {
    * The cache hints on modern (2026-07-28) cacheable results (`tools/list`,
    * `server/discover`, …) as `ttlMs` and `cacheScope`. Default
    * `{ ttlMs: 0, scope: "private" }`: no reuse.
+   *
+   * @experimental Follows the MCP 2026-07-28 draft; may change with it.
    */
   cacheHints?: CacheHints;
 }
