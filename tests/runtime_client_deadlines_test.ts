@@ -219,3 +219,28 @@ Deno.test("the deadline heap pops by due time, ties in push order, and drops sta
   assert.deepEqual(out, ["a", "b", "c", "d"]);
   assert.equal(heap.size, 0);
 });
+
+Deno.test("progress leaves the deadline of a lane call without resetTimeoutOnProgress where it was", async () => {
+  const { client, clock, peer } = await laneOnFakeClock();
+  try {
+    for (const reset of [undefined, false]) {
+      let settled = "";
+      void client.callTool({ name: "slow", arguments: {} }, undefined, {
+        timeout: 50,
+        ...(reset === undefined ? {} : { resetTimeoutOnProgress: reset }),
+        onprogress: () => {},
+      }).then(() => settled = "ok", (error: Error) => settled = error.message);
+      // Request ids: 0 was initialize, then 1 and 2.
+      const token = reset === undefined ? 1 : 2;
+      await clock.advance(40);
+      await peer.progress(token);
+      await clock.advance(9); // 49: still due at 50
+      assert.equal(settled, "", `reset ${reset}: not due yet`);
+      await clock.advance(1); // 50: progress at 40 moved nothing
+      assert.match(settled, /Request timed out/, `reset ${reset}`);
+    }
+    assert.equal(clock.timers.size, 0);
+  } finally {
+    await client.close();
+  }
+});

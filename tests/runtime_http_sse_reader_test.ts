@@ -160,6 +160,10 @@ const CASES: Record<string, string> = {
   }\n\ndata: ${result(1, {})}\n`,
   "a primed stream that ends before its answer is resumed":
     `id: 7\nretry: 0\ndata: \n\n`,
+  "blocks without a data line (an id, an event type, a retry, a comment) dispatch nothing":
+    `id: e1\nevent: message\n\nid: e2\n\nretry: 5\n\n: c\n\ndata: ${
+      result(1, {})
+    }\n\n`,
   "a latin-1 decoded BOM at the start is dropped": `\u00ef\u00bb\u00bfdata: ${
     result(1, {})
   }\n\n`,

@@ -357,7 +357,8 @@ function stem(word: string): string {
   return word;
 }
 
-class Bm25Index {
+/** The BM25 index of one tool list (exported for the tests that pin its scores). */
+export class Bm25Index {
   readonly #docs: Map<string, number>[] = [];
   readonly #lengths: number[] = [];
   readonly #df = new Map<string, number>();
@@ -394,6 +395,11 @@ class Bm25Index {
 
   /** The indexes of the documents matching `query`, best first (ties in list order). */
   search(query: string): number[] {
+    return this.ranked(query).map((s) => s.i);
+  }
+
+  /** The documents matching `query` with their scores, best first (ties in list order). */
+  ranked(query: string): { i: number; score: number }[] {
     const terms = [...new Set(words(query))];
     const n = this.#docs.length;
     const scored: { i: number; score: number }[] = [];
@@ -412,6 +418,6 @@ class Bm25Index {
       if (score > 0) scored.push({ i, score });
     }
     scored.sort((a, b) => b.score - a.score || a.i - b.i);
-    return scored.map((s) => s.i);
+    return scored;
   }
 }

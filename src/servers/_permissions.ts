@@ -69,8 +69,8 @@ export function denoFlags(
  * How the server `name` (`command` with `args`) is started under
  * `permissions`. A `deno run` gets {@link denoFlags} in place of every
  * permission flag it had (`-A` included); `node` runs under its permission
- * model (`nodeMajor.minor` picks `--permission` or, before 22.13,
- * `--experimental-permission`). Any other program, or a `deno` subcommand
+ * model (`nodeMajor.minor` picks `--permission`, or before 22.13 and on
+ * 23.0 to 23.4 `--experimental-permission`: {@link nodePermissionFlag}). Any other program, or a `deno` subcommand
  * other than `run`, is refused with a `ServerConfigError` naming the
  * server: nothing could enforce the permissions.
  */
@@ -147,9 +147,7 @@ function nodeLaunch(
   }
   refuseNodeOptions(name, options.env, options.inheritEnv);
   const { flags: kept, tail } = readNode(name, args);
-  const [major, minor] = version;
-  const stable = major > 22 || (major === 22 && minor >= 13);
-  const flags = [stable ? "--permission" : "--experimental-permission"];
+  const flags: string[] = [nodePermissionFlag(version)];
   for (
     const [grant, flag] of [
       [permissions.read, "--allow-fs-read"],
@@ -286,6 +284,29 @@ export async function launchOf(
   });
 }
 
+/**
+ * The flag that turns node's permission model on for node `major.minor`:
+ * `--permission` from 22.13 on the 22 line and from 23.5 on (where the
+ * model became stable; 23.0 to 23.4 know only the old name), else
+ * `--experimental-permission` (20.0 to 22.12, 23.0 to 23.4).
+ */
+export function nodePermissionFlag(
+  version: readonly [number, number],
+): "--permission" | "--experimental-permission" {
+  const [major, minor] = version;
+  const stable = major > 23 || (major === 23 && minor >= 5) ||
+    (major === 22 && minor >= 13);
+  return stable ? "--permission" : "--experimental-permission";
+}
+
+/** `node --version`'s output (`v22.13.0`) as `[major, minor]`, or `undefined`. */
+export function parseNodeVersion(
+  text: string,
+): readonly [number, number] | undefined {
+  const match = /^v(\d+)\.(\d+)/.exec(text);
+  return match === null ? undefined : [Number(match[1]), Number(match[2])];
+}
+
 async function nodeVersionOf(
   command: string,
 ): Promise<readonly [number, number] | undefined> {
@@ -296,8 +317,7 @@ async function nodeVersionOf(
       stdout: "piped",
       stderr: "null",
     }).output();
-    const match = /^v(\d+)\.(\d+)/.exec(new TextDecoder().decode(out.stdout));
-    return match === null ? undefined : [Number(match[1]), Number(match[2])];
+    return parseNodeVersion(new TextDecoder().decode(out.stdout));
   } catch {
     return undefined;
   }

@@ -22,7 +22,10 @@ import type { ToolDef } from "../core/tool.ts";
  * - `"names_other_tool"`: `tool`'s description names `other.tool` (its
  *   name as the server lists it, or as the model sees it, in any case,
  *   with any separators, invisible characters or look-alikes), a tool its
- *   own server does not have.
+ *   own server does not have. The name must be a whole identifier of the
+ *   description: words joined on by `_` or `-` make another name
+ *   (`list_issues` names no `list`, `send_email_now` no `send_email`),
+ *   while `.`, `:` and `/` qualify one (`mail/send_email` names both).
  */
 export interface ShadowFinding {
   /** What was found. */
@@ -226,18 +229,60 @@ function wordsOf(name: string): string[] {
 interface Run {
   readonly words: readonly string[];
   readonly keys: readonly string[];
+  /**
+   * `joined[k]`: word `k` is joined to the word before it by `_` or `-`
+   * only (`joined[0]`: the run starts so; `joined[words.length]`: it ends
+   * so). Words so joined are one identifier: a name is mentioned only
+   * where it starts and ends one (`list` is not named by `list_issues`).
+   */
+  readonly joined: readonly boolean[];
 }
+
+// The separators that join the words of one identifier (`list_issues`);
+// `.`, `:` and `/` join a qualified name's parts (`mail/send_email`).
+const JOINERS = /^[-_]+$/;
 
 // The runs of name characters (letters, digits, marks, separators; the
 // invisible ones dropped) of `text`.
 function runsOf(text: string): Run[] {
   const runs: Run[] = [];
   for (const [run] of text.replace(INVISIBLE, "").matchAll(RUN)) {
-    const words = wordsOf(run).filter((w) => wordSkeleton(w) !== "");
-    if (words.length > 0) runs.push({ words, keys: words.map(wordSkeleton) });
+    if (!HAS_SEPARATOR.test(run)) {
+      // One word (most prose): nothing joins it to another.
+      const key = wordSkeleton(run);
+      if (key !== "") {
+        runs.push({ words: [run], keys: [key], joined: [false, false] });
+      }
+      continue;
+    }
+    const words: string[] = [];
+    const keys: string[] = [];
+    const joined: boolean[] = [];
+    let joins = false;
+    // Words at even places, the separators between them at odd ones.
+    const parts = run.split(SEPARATOR_RUNS);
+    for (let k = 0; k < parts.length; k++) {
+      const part = parts[k];
+      if (k % 2 === 1) {
+        joins ||= JOINERS.test(part);
+        continue;
+      }
+      const key = part === "" ? "" : wordSkeleton(part);
+      if (key === "") continue;
+      words.push(part);
+      keys.push(key);
+      joined.push(joins);
+      joins = false;
+    }
+    if (words.length === 0) continue;
+    joined.push(joins);
+    runs.push({ words, keys, joined });
   }
   return runs;
 }
+
+const SEPARATOR_RUNS = /([-_.:/\s]+)/u;
+const HAS_SEPARATOR = /[-_.:/\s]/u;
 
 // Descriptions share most of their words: each is folded once.
 const folded = new Map<string, string>();
@@ -337,16 +382,19 @@ export function findShadowing(
   for (const entry of all) {
     const own = ownKeys.get(entry.server)!;
     let best: Named | undefined;
-    for (const { words, keys } of entry.derived.runs) {
+    for (const { words, keys, joined } of entry.derived.runs) {
       for (let i = 0; i < keys.length; i++) {
         // Most words start no name: one look-up of a string already hashed.
-        if (!starts.has(keys[i])) continue;
+        // A word inside an identifier (`issues` of `list_issues`) starts none.
+        if (joined[i] || !starts.has(keys[i])) continue;
         let key = "";
         for (let j = i; j < keys.length && j < i + longest; j++) {
           key = j === i ? keys[i] : key + keys[j];
           if (!starts.has(key)) break;
           const hits = names.get(key);
-          if (hits === undefined || own.has(key)) continue;
+          // A name must end where the identifier does (`list_issues` names
+          // no `list`), yet a longer name may still match from here.
+          if (hits === undefined || own.has(key) || joined[j + 1]) continue;
           for (const hit of hits) {
             if (hit.entry.server === entry.server) continue;
             if (
