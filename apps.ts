@@ -42,5 +42,6 @@ export type {
   AppHostOptions,
   AppServers,
 } from "./src/apps/app_host.ts";
+export type { AppRecord, RunRecord } from "./src/apps/run_record.ts";
 export { AppGateError } from "./src/apps/errors.ts";
 export type { AppGate } from "./src/apps/errors.ts";

@@ -34,7 +34,11 @@ const refresh = rawTool({
   app: { html: HTML, visibility: ["app"] },
   run: () => "refreshed",
 });
-const plain = rawTool({ name: "plain", description: "No view.", run: () => "p" });
+const plain = rawTool({
+  name: "plain",
+  description: "No view.",
+  run: () => "p",
+});
 
 function appServer(): Server {
   const server = new Server({ name: "clock-server", version: "1.0.0" });

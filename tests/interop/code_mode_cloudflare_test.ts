@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { codeMcpServer } from "@cloudflare/codemode/mcp";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { createServer } from "npm:@modelcontextprotocol/server-everything@2026.8.31/dist/server/index.js";
+import { createServer } from "@modelcontextprotocol/server-everything/dist/server/index.js";
 import { subprocessExecutor } from "../../sandbox.ts";
 
 type CloudflareExecutor = Parameters<typeof codeMcpServer>[0]["executor"];

@@ -23,7 +23,7 @@ const catalog = await SkillsExtension.load(memorySkillFiles(skillFiles()), {
   onWarning: () => {},
 });
 
-async function listen() {
+function listen() {
   const handler = createMcpHandler(() => {
     const server = new McpServer({ name: "sdk-skills", version: "2.4.0" }, {
       capabilities: {},
