@@ -8,7 +8,9 @@ import assert from "node:assert/strict";
 
 const config = new URL("./deno.json", import.meta.url).pathname;
 
-async function deno(...args: string[]): Promise<{ code: number; out: string }> {
+async function deno(
+  ...args: string[]
+): Promise<{ code: number; out: string; stdout: string; stderr: string }> {
   const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
     args,
     stdout: "piped",
@@ -16,10 +18,8 @@ async function deno(...args: string[]): Promise<{ code: number; out: string }> {
     env: { NO_COLOR: "1" },
   }).output();
   const decoder = new TextDecoder();
-  return {
-    code,
-    out: decoder.decode(stdout) + decoder.decode(stderr),
-  };
+  const [o, e] = [decoder.decode(stdout), decoder.decode(stderr)];
+  return { code, out: o + e, stdout: o, stderr: e };
 }
 
 for (
@@ -36,7 +36,7 @@ for (
   });
 
   Deno.test(`a program on ${label} exports, imports and serves`, async () => {
-    const { code, out } = await deno(
+    const { code, out, stdout, stderr } = await deno(
       "run",
       "--cached-only",
       "-A",
@@ -45,9 +45,17 @@ for (
       fixture,
     );
     assert.equal(code, 0, out);
-    assert.deepEqual(JSON.parse(out.trim().split("\n").at(-1)!), {
+    assert.deepEqual(JSON.parse(stdout.trim().split("\n").at(-1)!), {
       text: '{"a":1}',
       status: 405,
     });
+    // What the seam says of this copy, once per internal, on stderr: 1.17
+    // keeps no per-session logging levels; 1.32 lacks nothing.
+    const said = stderr.split("\n").filter((l) => l.startsWith("@weft/mcp:"));
+    assert.deepEqual(
+      said.map((l) => l.match(/\[(\w+)\]$/)?.[1]),
+      file === "sdk_low.ts" ? ["loggingLevels"] : [],
+      stderr,
+    );
   });
 }
