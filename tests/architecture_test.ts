@@ -90,8 +90,10 @@ const LAYERS: Record<
       typeOnly &&
       (s === "@ai-sdk/provider" || s.startsWith("@ai-sdk/provider/")),
   },
+  // The store folder for its one door (`accept.ts`): pins and claims take
+  // a contract store, or a raw Deno.Kv, as every stateful option does.
   "src/mcp/": {
-    folders: ["src/mcp/", "src/trace/", "src/core/", SEAM],
+    folders: ["src/mcp/", "src/trace/", "src/store/", "src/core/", SEAM],
     bare: sdkOrNode,
   },
   // Tracing (issue 20): the OpenTelemetry API is its one dependency; the
@@ -168,6 +170,7 @@ const LAYERS: Record<
       "src/servers/",
       "src/runtime/",
       "src/mcp/",
+      "src/store/",
       "src/core/",
     ],
     bare: sdkOrNode,
