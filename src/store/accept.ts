@@ -8,7 +8,7 @@
  */
 
 import { isStore, type Store } from "./contract.ts";
-import { denoKvStore, type DenoKvLike } from "./deno_kv.ts";
+import { type DenoKvLike, denoKvStore } from "./deno_kv.ts";
 
 /** The class of `Deno.Kv`, where the runtime has one (Deno with KV enabled). */
 function kvClass(): (abstract new (...args: never[]) => unknown) | undefined {
@@ -56,7 +56,9 @@ export function acceptStore<T>(
     legacy?.(value)
   ) return value;
   throw new TypeError(
-    `${where} must be a store: memoryStore(), denoKvStore(kv), redisStore(url) or postgresStore(url) from @weft/mcp/store, or a Deno.Kv (got ${describe(value)})`,
+    `${where} must be a store: memoryStore(), denoKvStore(kv), redisStore(url) or postgresStore(url) from @weft/mcp/store, or a Deno.Kv (got ${
+      describe(value)
+    })`,
   );
 }
 

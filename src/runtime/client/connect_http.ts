@@ -32,7 +32,7 @@ import {
   type EraInfo,
   type ProtocolPreference,
 } from "../era_client.ts";
-import type { EraStore } from "../era_store.ts";
+import { acceptEraStore, type EraStore } from "../era_store.ts";
 import { probeHttp } from "./_http_probe.ts";
 
 /**
@@ -206,7 +206,7 @@ export async function connectHttp(
   const transport = new EraClientTransport(http, {
     transport: "http",
     protocol: options.protocol,
-    store: options.eraStore,
+    store: acceptEraStore(options.eraStore, "connectHttp: options.eraStore"),
     key: endpoint.href,
     dropCall: (id) => http.dropCall(id),
     probe: (request, probeSignal) =>

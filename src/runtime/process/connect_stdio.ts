@@ -41,7 +41,7 @@ import {
   type EraInfo,
   type ProtocolPreference,
 } from "../era_client.ts";
-import type { EraStore } from "../era_store.ts";
+import { acceptEraStore, type EraStore } from "../era_store.ts";
 import { passedThrough, passthroughOf } from "./_env_passthrough.ts";
 
 /**
@@ -312,7 +312,7 @@ export async function connectStdio(
     {
       transport: "stdio",
       protocol: options.protocol,
-      store: options.eraStore,
+      store: acceptEraStore(options.eraStore, "connectStdio: options.eraStore"),
       key: eraKey,
       probeTimeout: options.probeTimeout,
     },
