@@ -189,6 +189,11 @@ export async function connectHttp(
 ): Promise<McpClient> {
   const signal = options.signal;
   signal?.throwIfAborted();
+  // Checked before anything starts: a wrong store is a TypeError here.
+  const eraStore = acceptEraStore(
+    options.eraStore,
+    "connectHttp: options.eraStore",
+  );
   const endpoint = new URL(url);
   const base: FetchLike = options.fetch ??
     ((input, init) => fetch(input, init));
@@ -206,7 +211,7 @@ export async function connectHttp(
   const transport = new EraClientTransport(http, {
     transport: "http",
     protocol: options.protocol,
-    store: acceptEraStore(options.eraStore, "connectHttp: options.eraStore"),
+    store: eraStore,
     key: endpoint.href,
     dropCall: (id) => http.dropCall(id),
     probe: (request, probeSignal) =>

@@ -264,6 +264,11 @@ export async function connectStdio(
 ): Promise<McpClient> {
   const signal = options.signal;
   signal?.throwIfAborted();
+  // Checked before anything starts: a wrong store is a TypeError here.
+  const eraStore = acceptEraStore(
+    options.eraStore,
+    "connectStdio: options.eraStore",
+  );
   const args = options.args ?? [];
   const name = options.name ?? serverNameOf(command, args);
   const target = commandLine(command, args);
@@ -312,7 +317,7 @@ export async function connectStdio(
     {
       transport: "stdio",
       protocol: options.protocol,
-      store: acceptEraStore(options.eraStore, "connectStdio: options.eraStore"),
+      store: eraStore,
       key: eraKey,
       probeTimeout: options.probeTimeout,
     },
