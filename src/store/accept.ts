@@ -18,7 +18,7 @@ function kvClass(): (abstract new (...args: never[]) => unknown) | undefined {
     : undefined;
 }
 
-/** Whether `value` is a real `Deno.Kv` (from `Deno.openKv()`). */
+/** Whether `value` is a real `Deno.Kv` (from `Deno.openKv()`, with `--unstable-kv` or `"unstable": ["kv"]` in `deno.json`). */
 export function isDenoKv(value: unknown): value is DenoKvLike {
   const Kv = kvClass();
   return Kv !== undefined && value instanceof Kv;
