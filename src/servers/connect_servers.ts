@@ -148,8 +148,9 @@ export interface ConnectServersOptions {
   forwardSignals?: boolean;
   /**
    * Where each server's protocol era is kept (see `connectHttp`'s
-   * `eraStore`): a `Deno.Kv` spares the `server/discover` probe on the
-   * next start. Default: this process's memory.
+   * `eraStore`): a persistent store (or a `Deno.Kv`, taken as
+   * `denoKvStore(kv)`) spares the `server/discover` probe on the next
+   * start; anything else is a `TypeError` here. Default: this process's memory.
    * @default this process's memory
    */
   eraStore?: EraStore;

@@ -127,8 +127,10 @@ export interface ConnectHttpOptions {
    */
   protocol?: ProtocolPreference;
   /**
-   * Where each server's era is kept. Default: this process's memory, so a
-   * reconnect sends no probe; a `Deno.Kv` keeps it across restarts.
+   * Where each server's era is kept: a store of `@weft/mcp/store`, or a
+   * `Deno.Kv` (taken as `denoKvStore(kv)`); anything else is a `TypeError`
+   * at the call. Default: this process's memory, so a reconnect sends no
+   * probe; a persistent store keeps it across restarts.
    *
    * @experimental Follows the MCP 2026-07-28 draft; may change with it.
    */

@@ -158,7 +158,9 @@ export interface ConnectStdioOptions {
   protocol?: ProtocolPreference;
   /**
    * Where each server's era is kept, keyed by its command line and
-   * directory. Default: this process's memory; a `Deno.Kv` keeps it across
+   * directory: a store of `@weft/mcp/store`, or a `Deno.Kv` (taken as
+   * `denoKvStore(kv)`); anything else is a `TypeError` at the call.
+   * Default: this process's memory; a persistent store keeps it across
    * restarts of this process. A kept legacy verdict spares a restart the
    * probe (and a silent server's wait); a modern server is sent
    * `server/discover` at every start all the same, as the sign that the
