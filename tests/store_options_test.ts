@@ -19,6 +19,8 @@ import { serveTasks } from "../tasks.ts";
 import { oauthClient } from "../auth.ts";
 import { appHost } from "../apps.ts";
 import { importSkills } from "../skills.ts";
+import { isStore, memoryStore } from "../store.ts";
+import { acceptStore } from "../src/store/accept.ts";
 import { listedServer } from "./_helpers/mcp_servers.ts";
 
 /** What a row is given: the value under test, and a live HTTP MCP server. */
@@ -271,3 +273,26 @@ for (const row of ROWS) {
     }
   });
 }
+
+Deno.test("store options: one Deno.Kv is one store wherever it is given, and stays open", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const first = acceptStore(kv, "a");
+    assert.ok(isStore(first));
+    assert.equal(acceptStore(kv, "b"), first);
+    await first.set("k", 1);
+    await first[Symbol.asyncDispose]();
+    // Disposing the view leaves the user's Kv open.
+    assert.equal(
+      (await kv.get(["weft", "v", "k"])).versionstamp !== null,
+      true,
+    );
+    // A contract store passes as it is; a legacy shape only where allowed.
+    await using memory = memoryStore();
+    assert.equal(acceptStore(memory, "c"), memory);
+    const legacy = { claimOnce: () => Promise.resolve(true) };
+    assert.throws(() => acceptStore(legacy, "d"), TypeError);
+  } finally {
+    kv.close();
+  }
+});
