@@ -90,8 +90,10 @@ const LAYERS: Record<
       typeOnly &&
       (s === "@ai-sdk/provider" || s.startsWith("@ai-sdk/provider/")),
   },
+  // The store folder for its one door (`accept.ts`): pins and claims take
+  // a contract store, or a raw Deno.Kv, as every stateful option does.
   "src/mcp/": {
-    folders: ["src/mcp/", "src/trace/", "src/core/", SEAM],
+    folders: ["src/mcp/", "src/trace/", "src/store/", "src/core/", SEAM],
     bare: sdkOrNode,
   },
   // Tracing (issue 20): the OpenTelemetry API is its one dependency; the
@@ -168,6 +170,7 @@ const LAYERS: Record<
       "src/servers/",
       "src/runtime/",
       "src/mcp/",
+      "src/store/",
       "src/core/",
     ],
     bare: sdkOrNode,
@@ -356,6 +359,11 @@ function codeOf(source: string): string {
 
 /** The one file of the HTTP server path that may reach Deno's API (guarded). */
 const DENO_HOOKS = "src/runtime/http/_host.ts";
+/**
+ * The store's door, reached from `httpHandler`'s `store`: it tells a raw
+ * `Deno.Kv` by its class, read as the same guarded `globalThis.Deno?.Kv`.
+ */
+const DENO_KV_CLASS = "src/store/accept.ts";
 
 /**
  * Where a file on the HTTP server path names the global `Deno`. Only
@@ -372,10 +380,11 @@ function denoViolations(file: string, source: string): string[] {
     const after = code.slice(m.index + "Deno".length).trimStart();
     const typeKey = after.startsWith("?:");
     const propertyRead = before.endsWith(".") && !/^[.[(]/.test(after);
-    if (file === DENO_HOOKS && (typeKey || propertyRead)) continue;
+    const guarded = file === DENO_HOOKS || file === DENO_KV_CLASS;
+    if (guarded && (typeKey || propertyRead)) continue;
     const line = code.slice(0, m.index).split("\n").length;
     found.push(
-      file === DENO_HOOKS
+      guarded
         ? `${file}:${line}: Deno used without the globalThis guard`
         : `${file}:${line}: names Deno (only ${DENO_HOOKS} may, guarded)`,
     );

@@ -16,7 +16,8 @@ import { callFromView, readView } from "./_views.ts";
 import { viewCsp } from "./_csp.ts";
 import { sandboxPage } from "./_sandbox_page.ts";
 import { approveViewPin, checkViewPin } from "./_view_pins.ts";
-import type { PinStore } from "../mcp/pins.ts";
+import { acceptPinStore, type PinStore } from "../mcp/pins.ts";
+import type { DenoKvLike } from "../store/deno_kv.ts";
 
 /** Options of {@linkcode appHost}. */
 export interface AppHostOptions {
@@ -42,9 +43,11 @@ export interface AppHostOptions {
    * Pin each view (its HTML, CSP, permissions and domain, as a SHA-256
    * digest) in this store — the one `connectServers`' `pins` uses, so a
    * view is pinned beside its tool: the first read pins it, a changed one
-   * is refused (`view_changed`) until `approveView` pins it again.
+   * is refused (`view_changed`) until `approveView` pins it again. A raw
+   * `Deno.Kv` is taken as `denoKvStore(kv)`; anything else is a
+   * `TypeError` at the call.
    */
-  readonly pins?: PinStore;
+  readonly pins?: PinStore | DenoKvLike;
 }
 
 /** What {@linkcode appHost} returns: the handler, and `close` to stop its runs. */
@@ -117,6 +120,9 @@ export function appHost(
       "appHost: sandboxOrigin must differ from hostOrigin (the views' sandbox needs its own origin)",
     );
   }
+  const pins = options.pins === undefined
+    ? undefined
+    : acceptPinStore(options.pins, "appHost: options.pins");
   const maxRuns = options.maxRuns ?? 100;
   const maxBody = options.maxBodyBytes ?? 1 << 20;
   const runs = new Map<string, HostRun>();
@@ -213,8 +219,8 @@ export function appHost(
     const server = serverNamed(body.server);
     if (what === "views/read") {
       const view = await readView(server, body.uri as string, stop.signal);
-      if (options.pins !== undefined) {
-        await checkViewPin(options.pins, server.name, view);
+      if (pins !== undefined) {
+        await checkViewPin(pins, server.name, view);
       }
       return json(200, { ...view, csp: viewCsp(view.meta.csp) });
     }
@@ -319,11 +325,11 @@ export function appHost(
     close: () => stop.abort(new Error("appHost closed")),
     log: (runId: string) => runs.get(runId)?.log,
     approveView: async (server: string, uri: string) => {
-      if (options.pins === undefined) {
+      if (pins === undefined) {
         throw new TypeError("appHost: approveView needs the pins option");
       }
       const view = await readView(serverNamed(server), uri, stop.signal);
-      await approveViewPin(options.pins, server, view);
+      await approveViewPin(pins, server, view);
     },
   });
 }

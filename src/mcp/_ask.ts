@@ -24,6 +24,7 @@
  * @module
  */
 
+import { acceptStore, hasMethods } from "../store/accept.ts";
 import {
   askElicitation,
   type AskFn,
@@ -143,23 +144,22 @@ let processClaims: ClaimStore | undefined;
 export function setStateKey(
   server: object,
   secret: string | Uint8Array,
-  store?: ClaimStore,
+  store?: unknown,
 ): void {
-  if (
-    store !== undefined &&
-    (store === null || typeof store.claimOnce !== "function")
-  ) {
-    throw new TypeError(
-      "setRequestStateKey(server, secret, { store }): the store must have claimOnce(key, ttlMs)",
+  const claims: ClaimStore | undefined = store === undefined
+    ? undefined
+    : acceptStore(
+      store,
+      "setRequestStateKey(server, secret, { store }): the store",
+      (value): value is ClaimStore => hasMethods(value, "claimOnce"),
     );
-  }
   const key = stateKey(secret);
   // Import failures (none expected past the length check) reach the first
   // call that signs or verifies; never unhandled here.
   key.catch(() => {
     // Nothing lost: an import failure reaches the first call that signs or verifies.
   });
-  configs.set(server, store === undefined ? { key } : { key, store });
+  configs.set(server, claims === undefined ? { key } : { key, store: claims });
 }
 
 /**

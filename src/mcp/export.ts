@@ -32,6 +32,8 @@ import {
   type InputResponse,
 } from "../core/input.ts";
 import { setStateKey } from "./_ask.ts";
+import type { Store } from "../store/contract.ts";
+import type { DenoKvLike } from "../store/deno_kv.ts";
 import { refuseNonTools } from "./_tool_args.ts";
 import {
   appResource,
@@ -248,17 +250,10 @@ function entryOf(tool: ToolDef): Exported {
  * @example A shared single-use store (Deno KV, run with `--unstable-kv`)
  * ```ts ignore
  * import { Server, setRequestStateKey } from "@weft/mcp";
+ * import { denoKvStore } from "@weft/mcp/store";
  *
- * const kv = await Deno.openKv();
- * const store = {
- *   async claimOnce(key: string, ttlMs: number): Promise<boolean> {
- *     const at = ["requestState", key];
- *     const done = await kv.atomic().check({ key: at, versionstamp: null })
- *       .set(at, 1, { expireIn: ttlMs }).commit();
- *     return done.ok;
- *   },
- * };
  * const server = new Server({ name: "demo", version: "0" });
+ * const store = denoKvStore(await Deno.openKv()); // a raw Deno.Kv is taken the same
  * setRequestStateKey(server, Deno.env.get("STATE_SECRET")!, { store });
  * ```
  */
@@ -266,8 +261,14 @@ export function setRequestStateKey(
   server: Server,
   secret: string | Uint8Array,
   options?: {
-    /** Where each accepted state's id is claimed (default: this process's memory). */
-    readonly store?: {
+    /**
+     * Where each accepted state's id is claimed (default: this process's
+     * memory): a store of `@weft/mcp/store`, or a `Deno.Kv` (taken as
+     * `denoKvStore(kv)`); anything else is a `TypeError` at the call.
+     * A bare `{ claimOnce }` object still works but is deprecated: pass a
+     * contract store.
+     */
+    readonly store?: Store | DenoKvLike | {
       claimOnce(key: string, ttlMs: number): Promise<boolean>;
     };
   },

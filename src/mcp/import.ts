@@ -30,6 +30,7 @@ import type { InputHandler } from "./input.ts";
 import { appToolInfo, tagAppTool, toolUi } from "./app_meta.ts";
 import { serverNameOf } from "./_elicit.ts";
 import {
+  checkPins,
   definitionOf,
   type ListedDefinition,
   PinGuard,
@@ -405,6 +406,8 @@ export async function importTools(
   const prefix = typeof options.prefix === "string" ? options.prefix : "";
   const policy = options.policy ?? {};
   const gated = approvalTest(policy.requireApproval, prefix);
+  // A wrong pin store fails here, before the server is listed.
+  if (options.pins !== undefined) checkPins(options.pins);
   const entries = await listToolEntries(client, options.signal);
   const render: RemoteOptions = {
     render: options.render,

@@ -10,11 +10,15 @@
 import { type ApprovalRequest, ApprovalRequiredError } from "../core/errors.ts";
 import type { InvokeOptions, ToolArguments } from "../core/tool.ts";
 import { definitionDiff, PINNED_FIELDS } from "./_pin_diff.ts";
+import { acceptStore, hasMethods } from "../store/accept.ts";
+import type { DenoKvLike } from "../store/deno_kv.ts";
 
 /**
  * Where pins are kept: any store of `@weft/mcp/store` (`memoryStore`,
- * `denoKvStore`, `redisStore`, `postgresStore`) fits; pins live under the
- * `pin/` namespace, one record per server.
+ * `denoKvStore`, `redisStore`, `postgresStore`) fits, and a raw `Deno.Kv`
+ * is taken as `denoKvStore(kv)`; pins live under the `pin/` namespace, one
+ * record per server. Another object with these two methods still works
+ * but is deprecated: pass a contract store.
  */
 export interface PinStore {
   /** The value at `key` with its version, or `undefined`. */
@@ -73,8 +77,8 @@ export interface PinStore {
  * ```
  */
 export interface ToolPins {
-  /** Where the pins are kept. */
-  readonly store: PinStore;
+  /** Where the pins are kept: a store of `@weft/mcp/store`, or a `Deno.Kv` (taken as `denoKvStore(kv)`). */
+  readonly store: PinStore | DenoKvLike;
   /**
    * The server's identity: its pins are kept under it (`connectServers`
    * uses the config key with the URL, or with the command and arguments).
@@ -204,12 +208,12 @@ export interface ListedDefinition {
  * first contact, and gates the calls of tools that are not pinned as listed.
  */
 export class PinGuard {
-  readonly #pins: ToolPins;
+  readonly #pins: ToolPins & { readonly store: PinStore };
   #key = "";
   #record?: PinRecord;
   #version?: string;
 
-  private constructor(pins: ToolPins) {
+  private constructor(pins: ToolPins & { readonly store: PinStore }) {
     this.#pins = pins;
   }
 
@@ -218,10 +222,11 @@ export class PinGuard {
    * first contact under `"trust"`, pins every listed tool.
    */
   static async open(
-    pins: ToolPins,
+    given: ToolPins,
     listed: readonly ListedDefinition[],
   ): Promise<{ guard: PinGuard; report: PinReport }> {
-    checkPins(pins);
+    checkPins(given);
+    const pins = { ...given, store: acceptPinStore(given.store) };
     const guard = new PinGuard(pins);
     guard.#key = `${NAMESPACE}tools/${await sha256(pins.server)}`;
     await guard.#read();
@@ -386,15 +391,30 @@ function recordOf(value: unknown, server: string): PinRecord {
   return { server, tools };
 }
 
-function checkPins(pins: ToolPins): void {
-  if (
-    typeof pins?.store?.get !== "function" ||
-    typeof pins.store.swap !== "function"
-  ) {
+/**
+ * `store` as a pin store (see {@link acceptStore}): a contract store, a raw
+ * `Deno.Kv` as `denoKvStore(kv)`, or a deprecated `{ get, swap }` object;
+ * anything else is a `TypeError` naming `where`.
+ */
+export function acceptPinStore(
+  store: unknown,
+  where = "importTools: pins.store",
+): PinStore {
+  return acceptStore(
+    store,
+    where,
+    (value): value is PinStore => hasMethods(value, "get", "swap"),
+  );
+}
+
+/** Checks `importTools`' `pins` at the call: a `TypeError` naming what is wrong. */
+export function checkPins(pins: ToolPins): void {
+  if (typeof pins !== "object" || pins === null) {
     throw new TypeError(
-      "importTools: pins.store must be a store (memoryStore(), denoKvStore(kv), ... from @weft/mcp/store)",
+      "importTools: pins must be { store, server } (a store of @weft/mcp/store and the server's name)",
     );
   }
+  acceptPinStore(pins.store);
   if (typeof pins.server !== "string" || pins.server === "") {
     throw new TypeError(
       "importTools: pins.server must name the server (a non-empty string its pins are kept under)",

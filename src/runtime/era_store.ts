@@ -8,15 +8,35 @@
 import { isModernVersion, type ProtocolEra } from "./era.ts";
 import type { Store } from "../store/contract.ts";
 import { eraView, type KeyArrayStore } from "./store_views.ts";
+import { acceptStore, hasMethods } from "../store/accept.ts";
 
 /**
- * A place for era verdicts: a `Deno.Kv` (`await Deno.openKv()`, which needs
- * `--unstable-kv` or `"unstable": ["kv"]` in `deno.json`) fits as is, as
- * does any object with these two methods, or a shared contract store
- * (`redisStore(url)`, `postgresStore(url)` from `@weft/mcp/store`; verdicts
- * under `era/`). Keys are
- * `["weft-mcp", "protocol-era", <server>]`, where `<server>` is the URL of
- * an HTTP server or the command line (and directory) of a stdio server.
+ * An `eraStore` option as kept (see {@link acceptStore}): a contract store,
+ * a raw `Deno.Kv` as `denoKvStore(kv)`, a deprecated key-value store as
+ * it is; anything else is a `TypeError` naming `where`.
+ */
+export function acceptEraStore(
+  value: unknown,
+  where: string,
+): EraStore | undefined {
+  if (value === undefined) return undefined;
+  return acceptStore(
+    value,
+    where,
+    (candidate): candidate is EraKeyValueStore =>
+      hasMethods(candidate, "get", "set"),
+  );
+}
+
+/**
+ * A place for era verdicts: a contract store (`memoryStore()`,
+ * `denoKvStore(kv)`, `redisStore(url)`, `postgresStore(url)` from
+ * `@weft/mcp/store`; verdicts under `era/`), or a `Deno.Kv`
+ * (`await Deno.openKv()`, which needs `--unstable-kv` or
+ * `"unstable": ["kv"]` in `deno.json`), taken as `denoKvStore(kv)`.
+ * Anything else is a `TypeError` at the call. An {@link EraKeyValueStore}
+ * (any object with `get` and `set` on array keys, `memoryEraStore()`)
+ * still works but is deprecated: pass a contract store.
  *
  * @experimental Follows the MCP 2026-07-28 draft; may change with it.
  *
@@ -31,7 +51,11 @@ import { eraView, type KeyArrayStore } from "./store_views.ts";
 export type EraStore = EraKeyValueStore | Store;
 
 /**
- * The key-value shape of an era store (a `Deno.Kv` has it).
+ * The key-value shape of an era store.
+ *
+ * @deprecated Pass a contract store from `@weft/mcp/store` (or a `Deno.Kv`,
+ * taken as `denoKvStore(kv)`) as `eraStore`; this shape goes in a later
+ * release.
  *
  * @experimental Follows the MCP 2026-07-28 draft; may change with it.
  *

@@ -22,6 +22,7 @@
  */
 
 import { isStore, type Store, STORE_NAMESPACES } from "../store/contract.ts";
+import { acceptStore, isDenoKv } from "../store/accept.ts";
 import type { ServerSpec } from "./config.ts";
 import {
   type CatalogOptions,
@@ -46,9 +47,20 @@ export class ServerCatalog {
   readonly #ttlMs: number;
   readonly #now: () => number;
 
-  constructor(option: Store | CatalogOptions, now: () => number = Date.now) {
-    const given: CatalogOptions = isStore(option) ? { store: option } : option;
-    this.#store = given.store;
+  constructor(option: unknown, now: () => number = Date.now) {
+    // A store (contract or raw Deno.Kv) or `{ store, ttlMs }`; anything else
+    // is a TypeError here, at `connectServers`, never a catalog-less start.
+    const wrapped = typeof option === "object" && option !== null &&
+      !isStore(option) && !isDenoKv(option) && "store" in option;
+    const given: CatalogOptions = wrapped
+      ? option as CatalogOptions
+      : { store: option as Store };
+    this.#store = acceptStore(
+      given.store,
+      wrapped
+        ? "connectServers: options.catalog.store"
+        : "connectServers: options.catalog",
+    );
     const ttl = given.ttlMs;
     this.#ttlMs = ttl !== undefined && Number.isFinite(ttl) && ttl > 0
       ? ttl

@@ -8,14 +8,16 @@
 
 import type { PinStore, ToolPins } from "../mcp/pins.ts";
 import type { ServerSpec } from "./config.ts";
+import type { DenoKvLike } from "../store/deno_kv.ts";
 
 /** `connectServers`' `pins` option. */
 export interface ServerPins {
   /**
    * Where the pins are kept: a store of `@weft/mcp/store` (a Deno KV or
-   * shared store keeps them across restarts and instances).
+   * shared store keeps them across restarts and instances), or a raw
+   * `Deno.Kv`, taken as `denoKvStore(kv)`.
    */
-  readonly store: PinStore;
+  readonly store: PinStore | DenoKvLike;
   /**
    * A server met for the first time: `"trust"` (the default) pins its tools
    * as first listed; `"approve"` makes each of its tools wait for approval.

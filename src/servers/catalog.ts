@@ -7,6 +7,7 @@
  */
 
 import type { Store } from "../store/contract.ts";
+import type { DenoKvLike } from "../store/deno_kv.ts";
 import { quote } from "../core/errors.ts";
 
 /**
@@ -26,8 +27,11 @@ import { quote } from "../core/errors.ts";
  * ```
  */
 export interface CatalogOptions {
-  /** The store the entries are kept in (memory, Deno KV, Redis, Postgres). */
-  readonly store: Store;
+  /**
+   * The store the entries are kept in (memory, Deno KV, Redis, Postgres); a
+   * raw `Deno.Kv` is taken as `denoKvStore(kv)`.
+   */
+  readonly store: Store | DenoKvLike;
   /**
    * Milliseconds an entry is good after the server was listed; a stale
    * entry is listed again at start. Default one day.

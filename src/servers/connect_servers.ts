@@ -6,12 +6,12 @@
  */
 
 import type { OAuthClientProvider } from "../auth/client/oauth_client.ts";
-import type { EraStore } from "../runtime/era_store.ts";
+import { acceptEraStore, type EraStore } from "../runtime/era_store.ts";
 import type { ProtocolEra } from "../runtime/era.ts";
 import type { ToolDef } from "../core/tool.ts";
 import type { ResultRendering } from "../mcp/render.ts";
 import type { InputHandler } from "../mcp/input.ts";
-import type { PinReport } from "../mcp/pins.ts";
+import { acceptPinStore, type PinReport } from "../mcp/pins.ts";
 import type { AppServer } from "../mcp/app_meta.ts";
 import type { ToolClient } from "../mcp/peers.ts";
 import type { ServerPins } from "./_pins.ts";
@@ -29,6 +29,7 @@ import {
   ToolNameTakenError,
 } from "./errors.ts";
 import type { Store } from "../store/contract.ts";
+import type { DenoKvLike } from "../store/deno_kv.ts";
 import { ServerCatalog } from "./_catalog.ts";
 import type { CatalogOptions } from "./catalog.ts";
 import {
@@ -147,8 +148,9 @@ export interface ConnectServersOptions {
   forwardSignals?: boolean;
   /**
    * Where each server's protocol era is kept (see `connectHttp`'s
-   * `eraStore`): a `Deno.Kv` spares the `server/discover` probe on the
-   * next start. Default: this process's memory.
+   * `eraStore`): a persistent store (or a `Deno.Kv`, taken as
+   * `denoKvStore(kv)`) spares the `server/discover` probe on the next
+   * start; anything else is a `TypeError` here. Default: this process's memory.
    * @default this process's memory
    */
   eraStore?: EraStore;
@@ -169,9 +171,10 @@ export interface ConnectServersOptions {
    * `reconnect` backoff, and given up after `maxAttempts`. A
    * stale or missing entry (default validity: one day) is filled by
    * connecting as usual; every listing, a refresh on
-   * `notifications/tools/list_changed` too, rewrites it.
+   * `notifications/tools/list_changed` too, rewrites it. A raw `Deno.Kv`
+   * is taken as `denoKvStore(kv)`; anything else is a `TypeError` here.
    */
-  catalog?: Store | CatalogOptions;
+  catalog?: Store | DenoKvLike | CatalogOptions;
   /**
    * Pin every server's tool definitions in `store` (see `importTools`'
    * `pins`), each server under its name with its URL, or its command and
@@ -417,12 +420,21 @@ class ServerSet implements ConnectedServers {
       forwardSignals: options.forwardSignals,
       render: options.render,
       apps: options.apps,
-      eraStore: options.eraStore,
+      eraStore: acceptEraStore(
+        options.eraStore,
+        "connectServers: options.eraStore",
+      ),
       onInput: options.onInput,
       ...(options.catalog === undefined
         ? {}
         : { catalog: new ServerCatalog(options.catalog) }),
-      pins: options.pins,
+      pins: options.pins === undefined ? undefined : {
+        ...options.pins,
+        store: acceptPinStore(
+          options.pins?.store,
+          "connectServers: options.pins.store",
+        ),
+      },
       auth: authByName(options.auth),
       report: (error) => {
         try {

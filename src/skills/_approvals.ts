@@ -10,7 +10,7 @@
 
 import { type ApprovalRequest, ApprovalRequiredError } from "../core/errors.ts";
 import type { CallInfo } from "../core/tool.ts";
-import { canonicalJson, type PinStore } from "../mcp/pins.ts";
+import { acceptPinStore, canonicalJson, type PinStore } from "../mcp/pins.ts";
 import type { HeldSkill } from "./_remote.ts";
 import type { SkillFileEntry } from "./manifest.ts";
 
@@ -46,13 +46,8 @@ export async function manifestDigest(held: HeldSkill): Promise<string> {
 export class Approvals {
   readonly #store: PinStore;
 
-  constructor(store: PinStore) {
-    if (typeof store?.get !== "function" || typeof store.swap !== "function") {
-      throw new TypeError(
-        "importSkills: store must be a store (memoryStore(), denoKvStore(kv), ... from @weft/mcp/store)",
-      );
-    }
-    this.#store = store;
+  constructor(store: unknown) {
+    this.#store = acceptPinStore(store, "importSkills: options.store");
   }
 
   async #key(held: HeldSkill): Promise<string> {

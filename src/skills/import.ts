@@ -9,6 +9,7 @@
  * @module
  */
 
+import type { DenoKvLike } from "../store/deno_kv.ts";
 import { z } from "zod";
 import { tool, type ToolDef } from "../core/tool.ts";
 import { ToolError } from "../core/errors.ts";
@@ -44,8 +45,12 @@ import {
  * ```
  */
 export interface ImportSkillsOptions {
-  /** Where approvals are kept (any store of `@weft/mcp/store`; under `pin/`). */
-  readonly store: PinStore;
+  /**
+   * Where approvals are kept (any store of `@weft/mcp/store`; under `pin/`),
+   * or a raw `Deno.Kv`, taken as `denoKvStore(kv)`; anything else is a
+   * `TypeError` at the call.
+   */
+  readonly store: PinStore | DenoKvLike;
   /** Per-skill limits (default the extension's: 512 files, 16 MiB); a skill over them is refused. */
   readonly limits?: { readonly files?: number; readonly bytes?: number };
   /** Aborts the listing. */

@@ -18,6 +18,8 @@ import {
 import { z } from "zod";
 import type { Store } from "../store/contract.ts";
 import { memoryStore } from "../store/memory.ts";
+import { acceptStore } from "../store/accept.ts";
+import type { DenoKvLike } from "../store/deno_kv.ts";
 import { type HostSettings, TaskHost } from "./_host.ts";
 import { holdAnswer } from "../store/request_hold.ts";
 import { isStoreOutage } from "./_outcome.ts";
@@ -47,9 +49,11 @@ export interface ServeTasksOptions {
    * Where task records live: the store every instance of the program
    * shares (pass the one given to `httpHandler`'s `store`). Default: this
    * process's memory (one store for every server of the process that
-   * gets no store).
+   * gets no store). A raw `Deno.Kv` is taken as `denoKvStore(kv)` (the same
+   * `Deno.Kv` is the same store each time); anything else is a
+   * `TypeError` at the call.
    */
-  readonly store?: Store;
+  readonly store?: Store | DenoKvLike;
   /** How long a task's record is kept after its last change, when the caller asks no `ttl`, in ms. Default 1 hour. */
   readonly ttlMs?: number;
   /** The longest `ttl` a caller may ask for, in ms (longer is cut to it). Default 24 hours. */
@@ -175,7 +179,9 @@ let processStore: Store | undefined;
  * ```
  */
 export function serveTasks(server: Server, options?: ServeTasksOptions): void {
-  const store = options?.store ?? (processStore ??= memoryStore());
+  const store = options?.store === undefined
+    ? (processStore ??= memoryStore())
+    : acceptStore(options.store, "serveTasks: options.store");
   let host = hosts.get(store);
   if (host === undefined) {
     const made = host = new TaskHost(store, settingsOf(options));

@@ -25,6 +25,10 @@ export interface OAuthStoreSetOptions {
  * from spending one rotating refresh token twice: a refresh is started
  * only by the writer whose swap on the token entry succeeded.
  *
+ * @deprecated As `oauthClient`'s `store`, pass a contract store from
+ * `@weft/mcp/store` (or a `Deno.Kv`, taken as `denoKvStore(kv)`); this
+ * shape becomes internal in a later release.
+ *
  * @example A store backed by a Map (what `memoryOAuthStore` does)
  * ```ts
  * import { memoryOAuthStore, type OAuthStore } from "@weft/mcp/auth";
@@ -134,6 +138,9 @@ export interface KvOAuthStoreOptions {
  * refresh is guarded by an atomic check on the token entry's versionstamp.
  * Deno KV is unstable: a program using it runs with `--unstable-kv`, or has
  * `"unstable": ["kv"]` in its `deno.json`.
+ *
+ * @deprecated Pass the `Deno.Kv` itself (taken as `denoKvStore(kv)`), or
+ * `denoKvStore(kv)` from `@weft/mcp/store`, as `oauthClient`'s `store`.
  *
  * @example
  * ```ts ignore

@@ -6,19 +6,26 @@
  * @module
  */
 
-import { isStore, type Store, STORE_NAMESPACES } from "../../store/contract.ts";
+import { isStore, STORE_NAMESPACES } from "../../store/contract.ts";
+import { acceptStore, hasMethods } from "../../store/accept.ts";
 import { memoryOAuthStore, type OAuthStore } from "./oauth_store.ts";
 
 /**
  * The OAuth store `option` names: itself, a view of a contract store, or
  * this process's memory when absent.
  */
-export function oauthStoreOf(
-  option: OAuthStore | Store | undefined,
-): OAuthStore {
+export function oauthStoreOf(option: unknown): OAuthStore {
   if (option === undefined) return memoryOAuthStore();
-  if (!isStore(option)) return option;
-  const store = option;
+  // A contract store or a raw Deno.Kv (as `denoKvStore(kv)`) becomes the
+  // view below; a deprecated `OAuthStore` is used as it is.
+  const accepted = acceptStore(
+    option,
+    "oauthClient: options.store",
+    (value): value is OAuthStore =>
+      hasMethods(value, "get", "set", "delete", "swap"),
+  );
+  if (!isStore(accepted)) return accepted;
+  const store = accepted;
   // The runtime's key format for array keys (its `storeKey`): the
   // namespace, then each part URI-encoded, joined by "/".
   const key = (parts: readonly string[]) =>

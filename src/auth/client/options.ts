@@ -8,6 +8,7 @@
 import type { OAuthClientProvider as SdkOAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthStore } from "./oauth_store.ts";
 import type { Store } from "../../store/contract.ts";
+import type { DenoKvLike } from "../../store/deno_kv.ts";
 
 /**
  * The MCP SDK's `OAuthClientProvider` (the copy this module depends on):
@@ -61,12 +62,14 @@ export interface OAuthClientOptions {
    */
   scope?: string;
   /**
-   * Where tokens are kept: an `OAuthStore`, or a shared contract store
-   * (`redisStore(url)`, `postgresStore(url)`, `denoKvStore(kv)` from
-   * `@weft/mcp/store`; entries under `oauth/`). Default: this process's
-   * memory.
+   * Where tokens are kept: a contract store (`memoryStore()`,
+   * `redisStore(url)`, `postgresStore(url)`, `denoKvStore(kv)` from
+   * `@weft/mcp/store`; entries under `oauth/`), or a raw `Deno.Kv`, taken
+   * as `denoKvStore(kv)`; anything else is a `TypeError` at the call. An
+   * `OAuthStore` (`memoryOAuthStore()`, `kvOAuthStore(kv)`) still works but
+   * is deprecated. Default: this process's memory.
    */
-  store?: OAuthStore | Store;
+  store?: OAuthStore | Store | DenoKvLike;
   /** Who the tokens belong to (a user id in a multi-user app). Default `"default"`. */
   principal?: string;
   /**

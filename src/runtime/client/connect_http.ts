@@ -32,7 +32,7 @@ import {
   type EraInfo,
   type ProtocolPreference,
 } from "../era_client.ts";
-import type { EraStore } from "../era_store.ts";
+import { acceptEraStore, type EraStore } from "../era_store.ts";
 import { probeHttp } from "./_http_probe.ts";
 
 /**
@@ -127,8 +127,10 @@ export interface ConnectHttpOptions {
    */
   protocol?: ProtocolPreference;
   /**
-   * Where each server's era is kept. Default: this process's memory, so a
-   * reconnect sends no probe; a `Deno.Kv` keeps it across restarts.
+   * Where each server's era is kept: a store of `@weft/mcp/store`, or a
+   * `Deno.Kv` (taken as `denoKvStore(kv)`); anything else is a `TypeError`
+   * at the call. Default: this process's memory, so a reconnect sends no
+   * probe; a persistent store keeps it across restarts.
    *
    * @experimental Follows the MCP 2026-07-28 draft; may change with it.
    */
@@ -189,6 +191,11 @@ export async function connectHttp(
 ): Promise<McpClient> {
   const signal = options.signal;
   signal?.throwIfAborted();
+  // Checked before anything starts: a wrong store is a TypeError here.
+  const eraStore = acceptEraStore(
+    options.eraStore,
+    "connectHttp: options.eraStore",
+  );
   const endpoint = new URL(url);
   const base: FetchLike = options.fetch ??
     ((input, init) => fetch(input, init));
@@ -206,7 +213,7 @@ export async function connectHttp(
   const transport = new EraClientTransport(http, {
     transport: "http",
     protocol: options.protocol,
-    store: options.eraStore,
+    store: eraStore,
     key: endpoint.href,
     dropCall: (id) => http.dropCall(id),
     probe: (request, probeSignal) =>

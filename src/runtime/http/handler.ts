@@ -24,6 +24,7 @@ import {
 import { DEFAULT_SESSION_EVENTS } from "./event_store.ts";
 import { type HttpSessionStore, KvSessionBackend } from "./kv_store.ts";
 import { isStore, type Store } from "../../store/contract.ts";
+import { acceptStore } from "../../store/accept.ts";
 import { StoreSessionBackend } from "./store_sessions.ts";
 import { DEFAULT_SESSION_IDLE_TIMEOUT, SessionStore } from "./sessions.ts";
 import { frontDoor, type Notice } from "./_front_door.ts";
@@ -96,7 +97,10 @@ export interface HttpHandlerOptions {
    * (one process). `kvStore(kv)`: in Deno KV, so every instance serves
    * every session (see `kvStore`). A contract store from `@weft/mcp/store`
    * (`redisStore(url)`, `postgresStore(url)`, `denoKvStore(kv)`): sessions,
-   * their events and the list changes of listen streams in it.
+   * their events and the list changes of listen streams in it. A raw
+   * `Deno.Kv` is taken as `denoKvStore(kv)`; anything else is a
+   * `TypeError` at the call. (`kvStore(kv)` is deprecated: pass the
+   * contract store, or the `Deno.Kv` itself.)
    */
   store?: HttpSessionStore | Store;
   /** Idle time after which a session expires, in ms. Default 10 minutes. */
@@ -225,25 +229,31 @@ export interface HttpHandlerOptions {
   auth?: ResourceAuthOptions;
 }
 
+function isKvBackend(value: object): value is KvSessionBackend {
+  return value instanceof KvSessionBackend;
+}
+
 function sharedBackend(
   store: HttpSessionStore | Store | undefined,
   report: (error: Error) => void,
 ): KvSessionBackend | undefined {
   if (store === undefined) return undefined;
-  if (isStore(store)) store = new StoreSessionBackend(store);
-  if (!(store instanceof KvSessionBackend)) {
-    throw new TypeError(
-      "httpHandler: options.store must come from kvStore(kv)",
-    );
-  }
-  store.onStoreError ??= (error) =>
+  const accepted = acceptStore(
+    store,
+    "httpHandler: options.store",
+    isKvBackend,
+  );
+  const backend = isStore(accepted)
+    ? new StoreSessionBackend(accepted)
+    : accepted;
+  backend.onStoreError ??= (error) =>
     report(
       new Error(
         "httpHandler: an event could not be stored in the shared store: the open stream still carried it, a resumption will miss it",
         { cause: error },
       ),
     );
-  return store;
+  return backend;
 }
 
 /** What `Deno.serve` passes a handler next to the request; both fields optional. */
@@ -428,6 +438,10 @@ export function httpHandler(
   const backend = options.sessions === true
     ? sharedBackend(options.store, report)
     : undefined;
+  // Checked at the call in every mode: a wrong store is never ignored.
+  if (backend === undefined && options.store !== undefined) {
+    acceptStore(options.store, "httpHandler: options.store", isKvBackend);
+  }
   const gate = options.auth === undefined
     ? undefined
     : new AuthGate(options.auth, report);

@@ -50,6 +50,9 @@ export interface KvAtomicLike {
  * `Deno.openKv()`, which needs `--unstable-kv` or `"unstable": ["kv"]` in
  * `deno.json`) is one; taking it by shape keeps this module free of the
  * unstable `Deno.Kv` types for programs that never use KV.
+ *
+ * @deprecated The shape `kvStore` takes; pass a contract store from
+ * `@weft/mcp/store`, or a `Deno.Kv`, where a store goes.
  */
 export interface KvLike {
   /** Reads one key. */
@@ -549,6 +552,11 @@ export function parseEventId(
  * Programs using it need KV: `"unstable": ["kv"]` in `deno.json` (or
  * `--unstable-kv`); on Deno Deploy, `Deno.openKv()` opens the database every
  * isolate shares.
+ *
+ * @deprecated Pass the `Deno.Kv` itself as `httpHandler`'s `store` (taken
+ * as `denoKvStore(kv)` from `@weft/mcp/store`, the one store every
+ * stateful option takes). Its records are kept under other keys: sessions
+ * live when switching are not carried over.
  *
  * @example Using `kvStore`
  * ```ts ignore

@@ -41,7 +41,7 @@ import {
   type EraInfo,
   type ProtocolPreference,
 } from "../era_client.ts";
-import type { EraStore } from "../era_store.ts";
+import { acceptEraStore, type EraStore } from "../era_store.ts";
 import { passedThrough, passthroughOf } from "./_env_passthrough.ts";
 
 /**
@@ -158,7 +158,9 @@ export interface ConnectStdioOptions {
   protocol?: ProtocolPreference;
   /**
    * Where each server's era is kept, keyed by its command line and
-   * directory. Default: this process's memory; a `Deno.Kv` keeps it across
+   * directory: a store of `@weft/mcp/store`, or a `Deno.Kv` (taken as
+   * `denoKvStore(kv)`); anything else is a `TypeError` at the call.
+   * Default: this process's memory; a persistent store keeps it across
    * restarts of this process. A kept legacy verdict spares a restart the
    * probe (and a silent server's wait); a modern server is sent
    * `server/discover` at every start all the same, as the sign that the
@@ -264,6 +266,11 @@ export async function connectStdio(
 ): Promise<McpClient> {
   const signal = options.signal;
   signal?.throwIfAborted();
+  // Checked before anything starts: a wrong store is a TypeError here.
+  const eraStore = acceptEraStore(
+    options.eraStore,
+    "connectStdio: options.eraStore",
+  );
   const args = options.args ?? [];
   const name = options.name ?? serverNameOf(command, args);
   const target = commandLine(command, args);
@@ -312,7 +319,7 @@ export async function connectStdio(
     {
       transport: "stdio",
       protocol: options.protocol,
-      store: options.eraStore,
+      store: eraStore,
       key: eraKey,
       probeTimeout: options.probeTimeout,
     },
