@@ -3,8 +3,9 @@
  * servers weft exports (in-memory pairs), an agent with a scripted model.
  * Each gate is attacked and refuses: a non-`ui://` read, a read of another
  * server's view, a call of a tool without "app" visibility, a call of
- * another server's tool, a call of a gated tool, a view's message posing as
- * the user; and the CSP of the sandbox keeps to the declared domains.
+ * another server's tool, a view's message posing as the user; and the CSP of
+ * the sandbox keeps to the declared domains. A view's call of a gated tool
+ * parks: tests/apps_view_approval_test.ts.
  */
 
 import assert from "node:assert/strict";
@@ -195,7 +196,7 @@ Deno.test("appHost gates: a read that is not ui:// and a read of another server'
   );
 });
 
-Deno.test("appHost gates: view calls only its server's app-visible, ungated tools; recorded as app-made", async () => {
+Deno.test("appHost gates: view calls only its server's app-visible tools; recorded as app-made", async () => {
   const model = script(callTools({ name: "show" }), say("ok"));
   await using r = await rig(model);
   const runId = await started(r.handler);
@@ -213,7 +214,6 @@ Deno.test("appHost gates: view calls only its server's app-visible, ungated tool
     await refused(await call("peek"), "foreign_tool"),
     /server "clock" has no such tool/,
   );
-  await refused(await call("wipe"), "approval_required");
   const ok = await call("refresh");
   assert.equal(ok.status, 200);
   assert.deepEqual(await ok.json(), {

@@ -10,7 +10,14 @@ import type { Agent } from "../core/agent.ts";
 import { type Message, userMessage } from "../core/messages.ts";
 import type { AppServer } from "../mcp/app_meta.ts";
 import { AppGateError } from "./errors.ts";
-import { HostRun } from "./_runs.ts";
+import { HostRun, type ParkedViewCall } from "./_runs.ts";
+import type { AppRecord } from "./run_record.ts";
+import {
+  type ApproveDecision,
+  type Decision,
+  deniedText,
+  type DenyDecision,
+} from "../core/decisions.ts";
 import type { RunRecord } from "./run_record.ts";
 import { callFromView, readView } from "./_views.ts";
 import { viewCsp } from "./_csp.ts";
@@ -37,6 +44,11 @@ export interface AppHostOptions {
    * running, it is refused with 503. Default 100.
    */
   readonly maxRuns?: number;
+  /**
+   * The most calls of one run's views waiting for approval at once; one
+   * more is refused with 429 (it does not run). Default 16.
+   */
+  readonly maxParkedCalls?: number;
   /** The largest request body in bytes; larger is refused with 413. Default 1 MiB. */
   readonly maxBodyBytes?: number;
   /**
@@ -79,9 +91,18 @@ export type AppServers =
  *   mimeType, html, meta, csp }`, `meta` the listing's `_meta.ui` with the
  *   item's over it, `csp` the policy the sandbox applies.
  * - `POST /runs/<id>/views/call` `{ server, name, arguments }`: only a tool
- *   of that server whose visibility includes `"app"`, never one that waits
- *   for approval, through `agent.callTool` (its middleware and the tool's
- *   policy and pins); recorded on the run as `app_call` from the app.
+ *   of that server whose visibility includes `"app"`, through
+ *   `agent.callTool` (its middleware and the tool's policy, approval and
+ *   pins); recorded on the run as `app_call` from the app. A call that
+ *   waits for approval parks: it does not run, the log gets an
+ *   `app_pending` record (and `GET` a `pending` list) with its id and
+ *   approval request, and the answer waits for the page's decision.
+ * - `POST /runs/<id>/decisions` `{ decisions }`: `approve(id)` (or
+ *   `approve(pending)` with what was shown) or `deny(id, reason)` from
+ *   `@weft/mcp` per parked view call: an approved call runs then (approved,
+ *   like a resumed call) and the view's call is answered with its result; a
+ *   denied one never runs and answers `DENIED: <reason>`. Recorded as
+ *   `app_call` with its `id` and `decision`; answers `{ decided }`.
  * - `POST /runs/<id>/views/message` and `/views/context` `{ server, tool,
  *   params }` (`ui/message`, `ui/update-model-context`): text only; it enters
  *   the run labelled with the view's server and tool, never as the user's
@@ -90,7 +111,8 @@ export type AppServers =
  *   under a Content-Security-Policy built from the view's declared domains
  *   (none declared: no network, no frames).
  *
- * A refused request answers 403 (404 for an unknown run or server) with
+ * A refused request answers 403 (404 for an unknown run, server or parked
+ * call) with
  * `{ error: { gate, message } }` ({@link AppGateError}).
  *
  * @example A host over connected servers
@@ -125,6 +147,7 @@ export function appHost(
     : acceptPinStore(options.pins, "appHost: options.pins");
   const maxRuns = options.maxRuns ?? 100;
   const maxBody = options.maxBodyBytes ?? 1 << 20;
+  const maxParked = options.maxParkedCalls ?? 16;
   const runs = new Map<string, HostRun>();
   const stop = new AbortController();
   const serverList = (): readonly AppServer[] =>
@@ -171,6 +194,96 @@ export function appHost(
     });
   };
 
+  // The page's approve/deny decisions on its views' parked calls: each
+  // approved call runs (approved, with what was shown) and answers its
+  // view; each denied one answers `DENIED: <reason>` without running.
+  const decide = async (
+    run: HostRun,
+    decisions: unknown,
+  ): Promise<Record<string, unknown>[]> => {
+    if (!Array.isArray(decisions)) {
+      throw new BodyError(400, "appHost: decisions must be an array");
+    }
+    for (const d of decisions as Decision[]) {
+      if (d?.type !== "approve" && d?.type !== "deny") {
+        throw new BodyError(
+          400,
+          `appHost: a view's parked call takes approve or deny, got ${
+            JSON.stringify(d?.type ?? null)
+          }`,
+        );
+      }
+      if (!run.parked.has(d.id)) {
+        throw new AppGateError(
+          "unknown_call",
+          `run ${run.id} has no view call ${
+            JSON.stringify(d.id)
+          } waiting for approval`,
+        );
+      }
+    }
+    const decided: Record<string, unknown>[] = [];
+    for (const d of decisions as (ApproveDecision | DenyDecision)[]) {
+      const parked = run.parked.get(d.id);
+      if (parked === undefined) continue; // Decided twice in one list: the first counts.
+      const record = {
+        type: "app_call" as const,
+        from: "app" as const,
+        id: parked.id,
+        server: parked.server,
+        tool: parked.tool,
+        input: parked.input,
+      };
+      if (d.type === "deny") {
+        run.parked.delete(d.id);
+        const result = {
+          content: [{
+            type: "text",
+            text: deniedText(typeof d.reason === "string" ? d.reason : ""),
+          }],
+          isError: true,
+        };
+        run.log.push({ ...record, result, isError: true, decision: "deny" });
+        parked.settle(result);
+        decided.push({ id: d.id, result });
+        continue;
+      }
+      const call = await callFromView(
+        options.agent,
+        serverNamed(parked.server),
+        {
+          name: parked.tool,
+          args: parked.input,
+          signal: stop.signal,
+          approved: {
+            runId: run.id,
+            callId: parked.id,
+            ...(d.approval === undefined ? {} : { approval: d.approval }),
+          },
+        },
+      );
+      if (call.parked !== undefined) {
+        // Asked again (a definition changed since it was shown): it stays
+        // parked with the new request.
+        if (call.parked.approval === undefined) delete parked.approval;
+        else parked.approval = call.parked.approval;
+        run.log.push(pendingRecord(parked));
+        decided.push({ id: d.id, pending: pendingRecord(parked) });
+        continue;
+      }
+      run.parked.delete(d.id);
+      run.log.push({
+        ...record,
+        result: call.result,
+        isError: call.isError,
+        decision: "approve",
+      });
+      parked.settle(call.result ?? {});
+      decided.push({ id: d.id, result: call.result });
+    }
+    return decided;
+  };
+
   const routes = async (
     request: Request,
     url: URL,
@@ -201,6 +314,9 @@ export function appHost(
         runId: run.id,
         status: run.status,
         ...(run.error === undefined ? {} : { error: run.error }),
+        ...(run.parked.size === 0
+          ? {}
+          : { pending: [...run.parked.values()].map(pendingRecord) }),
         log: run.log.slice(Number.isInteger(after) && after > 0 ? after : 0),
         next: run.log.length,
         ...(run.status === "idle" && run.result !== undefined
@@ -216,6 +332,9 @@ export function appHost(
       turn(run, stringOf(body.input, "input"));
       return json(200, { runId: run.id });
     }
+    if (what === "decisions") {
+      return json(200, { decided: await decide(run, body.decisions) });
+    }
     const server = serverNamed(body.server);
     if (what === "views/read") {
       const view = await readView(server, body.uri as string, stop.signal);
@@ -225,26 +344,48 @@ export function appHost(
       return json(200, { ...view, csp: viewCsp(view.meta.csp) });
     }
     if (what === "views/call") {
-      const args = body.arguments ?? {};
-      const call = await callFromView(
-        options.agent,
-        server,
-        stringOf(body.name, "name"),
-        typeof args === "object" && args !== null && !Array.isArray(args)
-          ? args as Record<string, unknown>
-          : {},
-        stop.signal,
-      );
-      run.log.push({
-        type: "app_call",
-        from: "app",
-        server: server.name,
-        tool: call.tool.tool,
-        input: args,
-        result: call.result,
-        isError: call.isError,
+      const args = objectOf(body.arguments);
+      const name = stringOf(body.name, "name");
+      const call = await callFromView(options.agent, server, {
+        name,
+        args,
+        signal: stop.signal,
       });
-      return json(200, call.result);
+      if (call.parked === undefined) {
+        run.log.push({
+          type: "app_call",
+          from: "app",
+          server: server.name,
+          tool: call.tool.tool,
+          input: args,
+          result: call.result,
+          isError: call.isError,
+        });
+        return json(200, call.result);
+      }
+      if (run.parked.size >= maxParked) {
+        throw new BodyError(
+          429,
+          `appHost: ${maxParked} calls of this run's views wait for approval (maxParkedCalls); decide on them first`,
+        );
+      }
+      // The call waits for the page's decision; the view's tools/call is
+      // answered when it comes.
+      const id = `app_call_${++run.viewCalls}`;
+      const asked = call.parked.approval;
+      const answered = new Promise<Record<string, unknown>>((settle) => {
+        const parked: ParkedViewCall = {
+          id,
+          server: server.name,
+          tool: call.tool.tool,
+          input: args,
+          settle,
+        };
+        if (asked !== undefined) parked.approval = asked;
+        run.parked.set(id, parked);
+        run.log.push(pendingRecord(parked));
+      });
+      return json(200, await untilAborted(answered, stop.signal));
     }
     if (what === "views/message" || what === "views/context") {
       const tool = stringOf(body.tool, "tool");
@@ -363,6 +504,39 @@ function appText(params: unknown, message: boolean): string {
   return `${text}${text === "" ? "" : "\n"}${
     JSON.stringify(p.structuredContent)
   }`;
+}
+
+function pendingRecord(
+  { id, server, tool, input, approval }: ParkedViewCall,
+): AppRecord {
+  return {
+    type: "app_pending",
+    from: "app",
+    id,
+    server,
+    tool,
+    input,
+    ...(approval === undefined ? {} : { approval }),
+  };
+}
+
+function objectOf(value: unknown): Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? value as Record<string, unknown>
+    : {};
+}
+
+// Waits for `promise`, or rejects with the signal's reason once it aborts.
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then((value) => {
+      signal.removeEventListener("abort", onAbort);
+      resolve(value);
+    });
+  });
 }
 
 class BodyError extends Error {

@@ -1,0 +1,235 @@
+/**
+ * MCP Apps, a view's call of an approval-gated tool (issue 37: "through the
+ * same policy, approval, scopes and pins as the agent's own calls"): it
+ * parks in the run it belongs to, nothing runs; the page approves (the tool
+ * runs once, the view's call is answered with its result, recorded as
+ * app-made) or denies (nothing runs, the view reads `DENIED: <reason>`)
+ * through `appHost`'s decisions route with the core `approve`/`deny`.
+ */
+
+import assert from "node:assert/strict";
+import {
+  Agent,
+  approve,
+  Client,
+  deny,
+  exportTools,
+  importTools,
+  InMemoryTransport,
+  rawTool,
+  resolve,
+  Server,
+} from "../mod.ts";
+import { appHost, type AppHostHandler } from "../apps.ts";
+import { callTools, say, script } from "../testing.ts";
+
+const HOST = "http://host.test";
+const SANDBOX = "http://sandbox.test";
+
+async function rig() {
+  let wipes = 0;
+  const server = new Server({ name: "clock", version: "1" });
+  exportTools(
+    server,
+    rawTool({
+      name: "show",
+      description: "Shows the time.",
+      app: { html: "<!doctype html><p>show</p>" },
+      run: () => "12:00",
+    }),
+    rawTool({
+      name: "wipe",
+      description: "Wipes the clock (gated).",
+      app: { html: "<!doctype html><p>wipe</p>" },
+      run: () => `wiped ${++wipes}`,
+    }),
+  );
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  await server.connect(b);
+  const client = new Client({ name: "host", version: "1" });
+  await client.connect(a);
+  const { tools, appTools = [] } = await importTools(client, {
+    apps: { server: "clock" },
+    policy: { requireApproval: ["wipe"] },
+  });
+  const clock = { name: "clock", client, tools: [...tools, ...appTools] };
+  const model = script(callTools({ name: "show" }), say("ok"));
+  const handler = appHost([clock], {
+    agent: new Agent(model, { tools: clock.tools }),
+    hostOrigin: HOST,
+    sandboxOrigin: SANDBOX,
+  });
+  return {
+    handler,
+    model,
+    wipes: () => wipes,
+    async [Symbol.asyncDispose]() {
+      handler.close();
+      await client.close();
+    },
+  };
+}
+
+function post(
+  handler: AppHostHandler,
+  path: string,
+  body: unknown,
+): Promise<Response> {
+  return handler(
+    new Request(HOST + path, { method: "POST", body: JSON.stringify(body) }),
+  );
+}
+
+// Reads the run until `done` holds of it (the page's polling), failing fast.
+async function until(
+  handler: AppHostHandler,
+  runId: string,
+  done: (run: Record<string, unknown>) => boolean,
+): Promise<Record<string, unknown>> {
+  const deadline = AbortSignal.timeout(5_000);
+  for (;;) {
+    deadline.throwIfAborted();
+    const run = await (await handler(new Request(`${HOST}/runs/${runId}`)))
+      .json();
+    if (done(run)) return run;
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}
+
+// Starts a run (the model shows the view) and has its view call "wipe":
+// the view's call, still waiting, and the run as the page sees it parked.
+async function parkedWipe(handler: AppHostHandler) {
+  const started = await post(handler, "/runs", { input: "what time is it?" });
+  const { runId } = await started.json();
+  await until(handler, runId, (run) => run.status === "idle");
+  const viewCall = post(handler, `/runs/${runId}/views/call`, {
+    server: "clock",
+    name: "wipe",
+    arguments: { hard: true },
+  });
+  const run = await until(handler, runId, (run) => run.pending !== undefined);
+  return { runId, viewCall, run };
+}
+
+const PENDING = {
+  type: "app_pending",
+  from: "app",
+  id: "app_call_1",
+  server: "clock",
+  tool: "wipe",
+  input: { hard: true },
+};
+
+Deno.test("appHost: a view's call of a gated tool parks; approve runs it once, answers the view, recorded as app-made", async () => {
+  await using r = await rig();
+  const { runId, viewCall, run } = await parkedWipe(r.handler);
+  // Parked: on the run's pending list and in its log; nothing ran.
+  assert.deepEqual(run.pending, [PENDING]);
+  assert.deepEqual(
+    (run.log as { type: string }[]).filter((e) => e.type === "app_pending"),
+    [PENDING],
+  );
+  assert.equal(r.wipes(), 0);
+  // Only approve or deny, only a parked id.
+  const wrong = await post(r.handler, `/runs/${runId}/decisions`, {
+    decisions: [resolve("app_call_1", "done by hand")],
+  });
+  assert.equal(wrong.status, 400);
+  assert.match(await wrong.text(), /takes approve or deny, got "resolve"/);
+  const unknown = await post(r.handler, `/runs/${runId}/decisions`, {
+    decisions: [approve("app_call_9")],
+  });
+  assert.equal(unknown.status, 404);
+  assert.deepEqual((await unknown.json()).error, {
+    gate: "unknown_call",
+    message:
+      `appHost: run ${runId} has no view call "app_call_9" waiting for approval`,
+  });
+  assert.equal(r.wipes(), 0);
+
+  const decided = await post(r.handler, `/runs/${runId}/decisions`, {
+    decisions: [approve("app_call_1")],
+  });
+  assert.equal(decided.status, 200);
+  const result = { content: [{ type: "text", text: "wiped 1" }] };
+  assert.deepEqual(await decided.json(), {
+    decided: [{ id: "app_call_1", result }],
+  });
+  // The view's waiting tools/call is answered with the result.
+  const answered = await viewCall;
+  assert.equal(answered.status, 200);
+  assert.deepEqual(await answered.json(), result);
+  assert.equal(r.wipes(), 1);
+  const after = await until(r.handler, runId, () => true);
+  assert.equal(after.pending, undefined);
+  assert.deepEqual(
+    (after.log as { type: string }[]).filter((e) => e.type === "app_call"),
+    [{
+      type: "app_call",
+      from: "app",
+      id: "app_call_1",
+      server: "clock",
+      tool: "wipe",
+      input: { hard: true },
+      result,
+      isError: false,
+      decision: "approve",
+    }],
+  );
+  // A replayed approval runs nothing again.
+  const replay = await post(r.handler, `/runs/${runId}/decisions`, {
+    decisions: [approve("app_call_1")],
+  });
+  assert.equal(replay.status, 404);
+  await replay.body?.cancel();
+  assert.equal(r.wipes(), 1);
+  // The model never made the call.
+  assert.equal(JSON.stringify(r.model.requests()).includes("wiped"), false);
+});
+
+Deno.test("appHost: a view's parked call denied never runs; the view reads DENIED: <reason>", async () => {
+  await using r = await rig();
+  const { runId, viewCall } = await parkedWipe(r.handler);
+  const decided = await post(r.handler, `/runs/${runId}/decisions`, {
+    decisions: [deny("app_call_1", "not on Fridays")],
+  });
+  assert.equal(decided.status, 200);
+  const denied = {
+    content: [{ type: "text", text: "DENIED: not on Fridays" }],
+    isError: true,
+  };
+  assert.deepEqual((await decided.json()).decided, [{
+    id: "app_call_1",
+    result: denied,
+  }]);
+  const answered = await viewCall;
+  assert.equal(answered.status, 200);
+  assert.deepEqual(await answered.json(), denied);
+  assert.equal(r.wipes(), 0);
+  const after = await until(r.handler, runId, () => true);
+  assert.equal(after.pending, undefined);
+  const calls = (after.log as { type: string }[]).filter((e) =>
+    e.type === "app_call"
+  );
+  assert.deepEqual(calls, [{
+    type: "app_call",
+    from: "app",
+    id: "app_call_1",
+    server: "clock",
+    tool: "wipe",
+    input: { hard: true },
+    result: denied,
+    isError: true,
+    decision: "deny",
+  }]);
+});
+
+Deno.test("appHost: closing the host answers a view's parked call instead of leaving it hanging", async () => {
+  await using r = await rig();
+  const { viewCall } = await parkedWipe(r.handler);
+  r.handler.close();
+  const answered = await viewCall;
+  assert.equal(answered.status, 502);
+  assert.match((await answered.json()).error.message, /appHost closed/);
+  assert.equal(r.wipes(), 0);
+});
