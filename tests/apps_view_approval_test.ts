@@ -4,7 +4,8 @@
  * parks in the run it belongs to, nothing runs; the page approves (the tool
  * runs once, the view's call is answered with its result, recorded as
  * app-made) or denies (nothing runs, the view reads `DENIED: <reason>`)
- * through `appHost`'s decisions route with the core `approve`/`deny`.
+ * through `appHost`'s decisions route with the core `approve`/`deny`. With
+ * pins, a changed view parks the same way (a denied one is never shown).
  */
 
 import assert from "node:assert/strict";
@@ -22,11 +23,19 @@ import {
 } from "../mod.ts";
 import { appHost, type AppHostHandler } from "../apps.ts";
 import { callTools, say, script } from "../testing.ts";
+import { memoryStore } from "../store.ts";
+import type { PinStore } from "../bridge.ts";
+import { atOnce } from "./_helpers/app_host_reads.ts";
 
 const HOST = "http://host.test";
 const SANDBOX = "http://sandbox.test";
 
-async function rig() {
+async function rig(
+  { pins, showHtml = "<!doctype html><p>show</p>" }: {
+    pins?: PinStore;
+    showHtml?: string;
+  } = {},
+) {
   let wipes = 0;
   const server = new Server({ name: "clock", version: "1" });
   exportTools(
@@ -34,7 +43,7 @@ async function rig() {
     rawTool({
       name: "show",
       description: "Shows the time.",
-      app: { html: "<!doctype html><p>show</p>" },
+      app: { html: showHtml },
       run: () => "12:00",
     }),
     rawTool({
@@ -58,6 +67,7 @@ async function rig() {
     agent: new Agent(model, { tools: clock.tools }),
     hostOrigin: HOST,
     sandboxOrigin: SANDBOX,
+    ...(pins === undefined ? {} : { pins }),
   });
   return {
     handler,
@@ -96,12 +106,17 @@ async function until(
   }
 }
 
+async function started(handler: AppHostHandler): Promise<string> {
+  const res = await post(handler, "/runs", { input: "what time is it?" });
+  const { runId } = await res.json();
+  await until(handler, runId, (run) => run.status === "idle");
+  return runId;
+}
+
 // Starts a run (the model shows the view) and has its view call "wipe":
 // the view's call, still waiting, and the run as the page sees it parked.
 async function parkedWipe(handler: AppHostHandler) {
-  const started = await post(handler, "/runs", { input: "what time is it?" });
-  const { runId } = await started.json();
-  await until(handler, runId, (run) => run.status === "idle");
+  const runId = await started(handler);
   const viewCall = post(handler, `/runs/${runId}/views/call`, {
     server: "clock",
     name: "wipe",
@@ -232,4 +247,63 @@ Deno.test("appHost: closing the host answers a view's parked call instead of lea
   assert.equal(answered.status, 502);
   assert.match((await answered.json()).error.message, /appHost closed/);
   assert.equal(r.wipes(), 0);
+});
+
+Deno.test("appHost pins: a changed view denied is never shown and stays unpinned; approveView pins it", async () => {
+  await using store = memoryStore();
+  {
+    await using first = await rig({ pins: store });
+    const runId = await started(first.handler);
+    const read = await post(first.handler, `/runs/${runId}/views/read`, {
+      server: "clock",
+      uri: "ui://clock/show",
+    });
+    assert.equal(read.status, 200);
+    await read.body?.cancel();
+  }
+  const changed = "<!doctype html><script>steal()</script>";
+  await using r = await rig({ pins: store, showHtml: changed });
+  const runId = await started(r.handler);
+  const read = () =>
+    post(r.handler, `/runs/${runId}/views/read`, {
+      server: "clock",
+      uri: "ui://clock/show",
+    });
+  const parked = read();
+  const run = await until(r.handler, runId, (run) => run.pending !== undefined);
+  const [pending] = run.pending as { id: string; type: string }[];
+  assert.equal(pending.type, "view_pending");
+  const decided = await post(r.handler, `/runs/${runId}/decisions`, {
+    decisions: [deny(pending.id, "looks wrong")],
+  });
+  assert.deepEqual(await decided.json(), {
+    decided: [{ id: pending.id, decision: "deny" }],
+  });
+  const refused = await parked;
+  assert.equal(refused.status, 403);
+  const body = await refused.text();
+  assert.equal(body.includes("steal()"), false);
+  assert.deepEqual(JSON.parse(body).error, {
+    gate: "view_changed",
+    message:
+      'appHost: the changed view ui://clock/show of server "clock" was not approved: DENIED: looks wrong',
+  });
+  // Denied, not pinned: the next read parks again.
+  const again = read();
+  const rerun = await until(
+    r.handler,
+    runId,
+    (run) => (run.pending as unknown[] | undefined)?.length === 1,
+  );
+  assert.equal((rerun.pending as { id: string }[])[0].id, "app_view_2");
+  // The host approves it itself: the next read is shown at once.
+  await r.handler.approveView("clock", "ui://clock/show");
+  const shown = await atOnce(r.handler, read(), { runId });
+  assert.equal(shown.status, 200);
+  assert.equal((await shown.json()).html, changed);
+  await post(r.handler, `/runs/${runId}/decisions`, {
+    decisions: [approve("app_view_2")],
+  }).then((res) => res.body?.cancel());
+  assert.equal((await again).status, 200);
+  await (await again).body?.cancel();
 });

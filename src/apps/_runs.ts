@@ -9,23 +9,7 @@
 import type { RunRecord } from "./run_record.ts";
 import type { Message } from "../core/messages.ts";
 import type { RunResult } from "../core/run.ts";
-import type { ApprovalRequest } from "../core/errors.ts";
-
-/** A view's call parked for approval, waiting for the page's decision. */
-export interface ParkedViewCall {
-  /** The id the page decides on (`app_call_<n>`). */
-  readonly id: string;
-  /** The server whose view made the call. */
-  readonly server: string;
-  /** The server's name for the tool. */
-  readonly tool: string;
-  /** The call's arguments. */
-  readonly input: Record<string, unknown>;
-  /** Why it waits, as the tool said; absent for a `requireApproval` tool. */
-  approval?: ApprovalRequest;
-  /** Answers the view's waiting `tools/call` with the MCP result. */
-  readonly settle: (result: Record<string, unknown>) => void;
-}
+import type { Parked } from "./_parked.ts";
 
 /** One run of the host. */
 export class HostRun {
@@ -36,9 +20,9 @@ export class HostRun {
   readonly queued: string[] = [];
   /** The latest model context of each view, by `server/tool`. */
   readonly context = new Map<string, string>();
-  /** The view calls waiting for approval, by id. */
-  readonly parked = new Map<string, ParkedViewCall>();
-  /** How many calls its views made (for their ids). */
+  /** What its views wait on (calls, changed views), by id. */
+  readonly parked = new Map<string, Parked>();
+  /** How many requests of its views parked (for their ids). */
   viewCalls = 0;
   status: "running" | "idle" | "failed" = "idle";
   error?: string;

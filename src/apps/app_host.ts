@@ -10,19 +10,14 @@ import type { Agent } from "../core/agent.ts";
 import { type Message, userMessage } from "../core/messages.ts";
 import type { AppServer } from "../mcp/app_meta.ts";
 import { AppGateError } from "./errors.ts";
-import { HostRun, type ParkedViewCall } from "./_runs.ts";
-import type { AppRecord } from "./run_record.ts";
-import {
-  type ApproveDecision,
-  type Decision,
-  deniedText,
-  type DenyDecision,
-} from "../core/decisions.ts";
+import { HostRun } from "./_runs.ts";
+import { BodyError } from "./_http_error.ts";
+import { decide, park, type ParkDeps, pendingRecord } from "./_parked.ts";
 import type { RunRecord } from "./run_record.ts";
 import { callFromView, readView } from "./_views.ts";
 import { viewCsp } from "./_csp.ts";
 import { sandboxPage } from "./_sandbox_page.ts";
-import { approveViewPin, checkViewPin } from "./_view_pins.ts";
+import { approveViewPin, changedView } from "./_view_pins.ts";
 import { acceptPinStore, type PinStore } from "../mcp/pins.ts";
 import type { DenoKvLike } from "../store/deno_kv.ts";
 
@@ -54,8 +49,10 @@ export interface AppHostOptions {
   /**
    * Pin each view (its HTML, CSP, permissions and domain, as a SHA-256
    * digest) in this store — the one `connectServers`' `pins` uses, so a
-   * view is pinned beside its tool: the first read pins it, a changed one
-   * is refused (`view_changed`) until `approveView` pins it again. A raw
+   * view is pinned beside its tool: the first read pins it; a read of a
+   * changed one parks (`view_pending`, reason `view_changed` with both
+   * digests) until the page approves it through the decisions route (or
+   * the host calls `approveView`); a denied one is never shown. A raw
    * `Deno.Kv` is taken as `denoKvStore(kv)`; anything else is a
    * `TypeError` at the call.
    */
@@ -69,7 +66,11 @@ export interface AppHostHandler {
   close(): void;
   /** A run's log (its events, then what its views did), for a test or a server-side reader. */
   log(runId: string): readonly RunRecord[] | undefined;
-  /** With `pins`: pins the view `uri` of `server` as it is now (the host approved its change). */
+  /**
+   * With `pins`: pins the view `uri` of `server` as it is now (the host
+   * approved its change); later reads pass. A read already parked still
+   * waits for the page's decision.
+   */
   approveView(server: string, uri: string): Promise<void>;
 }
 
@@ -89,7 +90,10 @@ export type AppServers =
  * - `POST /runs/<id>/views/read` `{ server, uri }`: only a `ui://` URI a tool
  *   of that server names, only `text/html;profile=mcp-app`; answers `{ uri,
  *   mimeType, html, meta, csp }`, `meta` the listing's `_meta.ui` with the
- *   item's over it, `csp` the policy the sandbox applies.
+ *   item's over it, `csp` the policy the sandbox applies. With `pins`, a
+ *   view changed since it was pinned parks like a gated call (`view_pending`
+ *   with reason `view_changed`): answered once the page approves it, or
+ *   refused (`view_changed`, with `DENIED: <reason>`) when it denies.
  * - `POST /runs/<id>/views/call` `{ server, name, arguments }`: only a tool
  *   of that server whose visibility includes `"app"`, through
  *   `agent.callTool` (its middleware and the tool's policy, approval and
@@ -99,10 +103,13 @@ export type AppServers =
  *   approval request, and the answer waits for the page's decision.
  * - `POST /runs/<id>/decisions` `{ decisions }`: `approve(id)` (or
  *   `approve(pending)` with what was shown) or `deny(id, reason)` from
- *   `@weft/mcp` per parked view call: an approved call runs then (approved,
- *   like a resumed call) and the view's call is answered with its result; a
- *   denied one never runs and answers `DENIED: <reason>`. Recorded as
- *   `app_call` with its `id` and `decision`; answers `{ decided }`.
+ *   `@weft/mcp`, per parked view call or view read: an approved call runs
+ *   then (approved, like a resumed call) and the view's call is answered
+ *   with its result; a denied one never runs and answers `DENIED: <reason>`
+ *   (recorded as `app_call` with its `id` and `decision`). An approved view
+ *   is pinned and shown if it is still the one shown (else it parks again
+ *   with the new digest); a denied one is refused (`view_decided`
+ *   records either). Answers `{ decided }`.
  * - `POST /runs/<id>/views/message` and `/views/context` `{ server, tool,
  *   params }` (`ui/message`, `ui/update-model-context`): text only; it enters
  *   the run labelled with the view's server and tool, never as the user's
@@ -194,95 +201,13 @@ export function appHost(
     });
   };
 
-  // The page's approve/deny decisions on its views' parked calls: each
-  // approved call runs (approved, with what was shown) and answers its
-  // view; each denied one answers `DENIED: <reason>` without running.
-  const decide = async (
-    run: HostRun,
-    decisions: unknown,
-  ): Promise<Record<string, unknown>[]> => {
-    if (!Array.isArray(decisions)) {
-      throw new BodyError(400, "appHost: decisions must be an array");
-    }
-    for (const d of decisions as Decision[]) {
-      if (d?.type !== "approve" && d?.type !== "deny") {
-        throw new BodyError(
-          400,
-          `appHost: a view's parked call takes approve or deny, got ${
-            JSON.stringify(d?.type ?? null)
-          }`,
-        );
-      }
-      if (!run.parked.has(d.id)) {
-        throw new AppGateError(
-          "unknown_call",
-          `run ${run.id} has no view call ${
-            JSON.stringify(d.id)
-          } waiting for approval`,
-        );
-      }
-    }
-    const decided: Record<string, unknown>[] = [];
-    for (const d of decisions as (ApproveDecision | DenyDecision)[]) {
-      const parked = run.parked.get(d.id);
-      if (parked === undefined) continue; // Decided twice in one list: the first counts.
-      const record = {
-        type: "app_call" as const,
-        from: "app" as const,
-        id: parked.id,
-        server: parked.server,
-        tool: parked.tool,
-        input: parked.input,
-      };
-      if (d.type === "deny") {
-        run.parked.delete(d.id);
-        const result = {
-          content: [{
-            type: "text",
-            text: deniedText(typeof d.reason === "string" ? d.reason : ""),
-          }],
-          isError: true,
-        };
-        run.log.push({ ...record, result, isError: true, decision: "deny" });
-        parked.settle(result);
-        decided.push({ id: d.id, result });
-        continue;
-      }
-      const call = await callFromView(
-        options.agent,
-        serverNamed(parked.server),
-        {
-          name: parked.tool,
-          args: parked.input,
-          signal: stop.signal,
-          approved: {
-            runId: run.id,
-            callId: parked.id,
-            ...(d.approval === undefined ? {} : { approval: d.approval }),
-          },
-        },
-      );
-      if (call.parked !== undefined) {
-        // Asked again (a definition changed since it was shown): it stays
-        // parked with the new request.
-        if (call.parked.approval === undefined) delete parked.approval;
-        else parked.approval = call.parked.approval;
-        run.log.push(pendingRecord(parked));
-        decided.push({ id: d.id, pending: pendingRecord(parked) });
-        continue;
-      }
-      run.parked.delete(d.id);
-      run.log.push({
-        ...record,
-        result: call.result,
-        isError: call.isError,
-        decision: "approve",
-      });
-      parked.settle(call.result ?? {});
-      decided.push({ id: d.id, result: call.result });
-    }
-    return decided;
-  };
+  const deps = (): ParkDeps => ({
+    agent: options.agent,
+    serverNamed,
+    signal: stop.signal,
+    maxParked,
+    ...(pins === undefined ? {} : { pins }),
+  });
 
   const routes = async (
     request: Request,
@@ -333,13 +258,25 @@ export function appHost(
       return json(200, { runId: run.id });
     }
     if (what === "decisions") {
-      return json(200, { decided: await decide(run, body.decisions) });
+      return json(200, {
+        decided: await decide(run, body.decisions, deps()),
+      });
     }
     const server = serverNamed(body.server);
     if (what === "views/read") {
       const view = await readView(server, body.uri as string, stop.signal);
-      if (pins !== undefined) {
-        await checkViewPin(pins, server.name, view);
+      const changed = pins === undefined
+        ? undefined
+        : await changedView(pins, server.name, view);
+      if (changed !== undefined) {
+        // Shown only once the page approves it (or the host, approveView).
+        const answer = await park(run, {
+          kind: "view",
+          server: server.name,
+          uri: view.uri,
+          approval: changed,
+        }, deps());
+        return json(answer.status, answer.body);
       }
       return json(200, { ...view, csp: viewCsp(view.meta.csp) });
     }
@@ -363,29 +300,18 @@ export function appHost(
         });
         return json(200, call.result);
       }
-      if (run.parked.size >= maxParked) {
-        throw new BodyError(
-          429,
-          `appHost: ${maxParked} calls of this run's views wait for approval (maxParkedCalls); decide on them first`,
-        );
-      }
       // The call waits for the page's decision; the view's tools/call is
       // answered when it comes.
-      const id = `app_call_${++run.viewCalls}`;
-      const asked = call.parked.approval;
-      const answered = new Promise<Record<string, unknown>>((settle) => {
-        const parked: ParkedViewCall = {
-          id,
-          server: server.name,
-          tool: call.tool.tool,
-          input: args,
-          settle,
-        };
-        if (asked !== undefined) parked.approval = asked;
-        run.parked.set(id, parked);
-        run.log.push(pendingRecord(parked));
-      });
-      return json(200, await untilAborted(answered, stop.signal));
+      const answer = await park(run, {
+        kind: "call",
+        server: server.name,
+        tool: call.tool.tool,
+        input: args,
+        ...(call.parked.approval === undefined
+          ? {}
+          : { approval: call.parked.approval }),
+      }, deps());
+      return json(answer.status, answer.body);
     }
     if (what === "views/message" || what === "views/context") {
       const tool = stringOf(body.tool, "tool");
@@ -506,45 +432,10 @@ function appText(params: unknown, message: boolean): string {
   }`;
 }
 
-function pendingRecord(
-  { id, server, tool, input, approval }: ParkedViewCall,
-): AppRecord {
-  return {
-    type: "app_pending",
-    from: "app",
-    id,
-    server,
-    tool,
-    input,
-    ...(approval === undefined ? {} : { approval }),
-  };
-}
-
 function objectOf(value: unknown): Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value)
     ? value as Record<string, unknown>
     : {};
-}
-
-// Waits for `promise`, or rejects with the signal's reason once it aborts.
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then((value) => {
-      signal.removeEventListener("abort", onAbort);
-      resolve(value);
-    });
-  });
-}
-
-class BodyError extends Error {
-  readonly status: number;
-  constructor(status: number, message: string) {
-    super(message);
-    this.status = status;
-  }
 }
 
 async function bodyOf(

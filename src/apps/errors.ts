@@ -11,7 +11,8 @@
  * - `wrong_mime_type`: the server answered a view read with another MIME type;
  * - `foreign_tool`: a view called a tool its server does not have (another server's);
  * - `not_app_visible`: a view called a tool whose visibility lacks `"app"`;
- * - `view_changed`: with `pins`, the view changed since it was pinned;
+ * - `view_changed`: with `pins`, the view changed since it was pinned and
+ *   the page denied it;
  * - `not_app_message`: a view's message that is not text from the app;
  * - `unknown_server`, `unknown_run`: the page named neither;
  * - `unknown_call`: a decision on a view call that is not waiting for approval.

@@ -69,6 +69,37 @@ export type AppRecord =
     readonly approval?: ApprovalRequest;
   }
   | {
+    /**
+     * With pins: a view read whose view changed since it was pinned; it is
+     * not shown until the page approves it (`POST /runs/<id>/decisions`).
+     */
+    readonly type: "view_pending";
+    /** Always `"app"`: the app's view. */
+    readonly from: "app";
+    /** The id to decide on (`app_view_<n>`). */
+    readonly id: string;
+    /** The view's server. */
+    readonly server: string;
+    /** The view's `ui://` URI. */
+    readonly uri: string;
+    /** `view_changed`, the old and new digests as its diff, the new one as `digest`. */
+    readonly approval: ApprovalRequest;
+  }
+  | {
+    /** The page's decision on a changed view. */
+    readonly type: "view_decided";
+    /** Always `"app"`: the app's view. */
+    readonly from: "app";
+    /** The parked read's id. */
+    readonly id: string;
+    /** The view's server. */
+    readonly server: string;
+    /** The view's `ui://` URI. */
+    readonly uri: string;
+    /** Approved (pinned and shown) or denied. */
+    readonly decision: "approve" | "deny";
+  }
+  | {
     /** A `ui/message` or `ui/update-model-context` of a view, as it entered the run. */
     readonly type: "app_message" | "app_context";
     /** Always `"app"`: a view said it, never the user. */
