@@ -23,6 +23,7 @@ import {
 } from "../mod.ts";
 import { appHost, type AppHostHandler } from "../apps.ts";
 import { callTools, say, script } from "../testing.ts";
+import { ApprovalRequiredError, type ToolMiddleware } from "../core.ts";
 import { memoryStore } from "../store.ts";
 import type { PinStore } from "../bridge.ts";
 import { atOnce } from "./_helpers/app_host_reads.ts";
@@ -31,12 +32,14 @@ const HOST = "http://host.test";
 const SANDBOX = "http://sandbox.test";
 
 async function rig(
-  { pins, showHtml = "<!doctype html><p>show</p>" }: {
+  { pins, showHtml = "<!doctype html><p>show</p>", wrapTools = [] }: {
     pins?: PinStore;
     showHtml?: string;
+    wrapTools?: ToolMiddleware[];
   } = {},
 ) {
   let wipes = 0;
+  let shows = 0;
   const server = new Server({ name: "clock", version: "1" });
   exportTools(
     server,
@@ -44,7 +47,7 @@ async function rig(
       name: "show",
       description: "Shows the time.",
       app: { html: showHtml },
-      run: () => "12:00",
+      run: () => `12:0${shows++}`,
     }),
     rawTool({
       name: "wipe",
@@ -64,7 +67,7 @@ async function rig(
   const clock = { name: "clock", client, tools: [...tools, ...appTools] };
   const model = script(callTools({ name: "show" }), say("ok"));
   const handler = appHost([clock], {
-    agent: new Agent(model, { tools: clock.tools }),
+    agent: new Agent(model, { tools: clock.tools, wrapTools }),
     hostOrigin: HOST,
     sandboxOrigin: SANDBOX,
     ...(pins === undefined ? {} : { pins }),
@@ -73,6 +76,7 @@ async function rig(
     handler,
     model,
     wipes: () => wipes,
+    shows: () => shows,
     async [Symbol.asyncDispose]() {
       handler.close();
       await client.close();
@@ -306,4 +310,63 @@ Deno.test("appHost pins: a changed view denied is never shown and stays unpinned
   }).then((res) => res.body?.cancel());
   assert.equal((await again).status, 200);
   await (await again).body?.cancel();
+});
+
+Deno.test("appHost: a view's call middleware asks approval for parks with its request; approved only with what was shown", async () => {
+  let armed = false;
+  const request = {
+    reason: "app_guard",
+    message: "the guard asks before a view shows the time",
+    digest: "d1",
+  };
+  // The host's own guard: once armed, "show" runs only when the approval
+  // carries the digest it asked with.
+  const guard: ToolMiddleware = (next) => async (call, ctx) => {
+    if (armed && call.name === "show" && ctx.call?.approval?.digest !== "d1") {
+      throw new ApprovalRequiredError(call.name, { request });
+    }
+    return await next(call, ctx);
+  };
+  await using r = await rig({ wrapTools: [guard] });
+  const runId = await started(r.handler);
+  assert.equal(r.shows(), 1); // the model's own call
+  armed = true;
+  const viewCall = post(r.handler, `/runs/${runId}/views/call`, {
+    server: "clock",
+    name: "show",
+    arguments: {},
+  });
+  const run = await until(r.handler, runId, (run) => run.pending !== undefined);
+  const pending = {
+    type: "app_pending",
+    from: "app",
+    id: "app_call_1",
+    server: "clock",
+    tool: "show",
+    input: {},
+    approval: request,
+  };
+  assert.deepEqual(run.pending, [pending]);
+  // An id alone approves nothing the guard asked about: parked again.
+  const byId = await post(r.handler, `/runs/${runId}/decisions`, {
+    decisions: [approve("app_call_1")],
+  });
+  assert.deepEqual(await byId.json(), {
+    decided: [{ id: "app_call_1", pending }],
+  });
+  assert.equal(r.shows(), 1);
+  const shown = await post(r.handler, `/runs/${runId}/decisions`, {
+    decisions: [{ type: "approve", id: "app_call_1", approval: request }],
+  });
+  assert.equal(shown.status, 200);
+  const [decision] = (await shown.json()).decided;
+  assert.equal(decision.pending, undefined, "parked again");
+  assert.equal(decision.result.content[0].text, "12:01");
+  const answered = await viewCall;
+  assert.equal(answered.status, 200);
+  assert.deepEqual((await answered.json()).content, [{
+    type: "text",
+    text: "12:01",
+  }]);
+  assert.equal(r.shows(), 2);
 });
