@@ -32,10 +32,16 @@ const HOST = "http://host.test";
 const SANDBOX = "http://sandbox.test";
 
 async function rig(
-  { pins, showHtml = "<!doctype html><p>show</p>", wrapTools = [] }: {
+  {
+    pins,
+    showHtml = "<!doctype html><p>show</p>",
+    wrapTools = [],
+    maxParkedCalls,
+  }: {
     pins?: PinStore;
     showHtml?: string;
     wrapTools?: ToolMiddleware[];
+    maxParkedCalls?: number;
   } = {},
 ) {
   let wipes = 0;
@@ -71,6 +77,7 @@ async function rig(
     hostOrigin: HOST,
     sandboxOrigin: SANDBOX,
     ...(pins === undefined ? {} : { pins }),
+    ...(maxParkedCalls === undefined ? {} : { maxParkedCalls }),
   });
   return {
     handler,
@@ -369,4 +376,30 @@ Deno.test("appHost: a view's call middleware asks approval for parks with its re
     text: "12:01",
   }]);
   assert.equal(r.shows(), 2);
+});
+
+Deno.test("appHost: a flood of a view's gated calls stops at maxParkedCalls (429, nothing runs)", async () => {
+  await using r = await rig({ maxParkedCalls: 1 });
+  const { runId, viewCall } = await parkedWipe(r.handler);
+  const flood = await atOnce(
+    r.handler,
+    post(r.handler, `/runs/${runId}/views/call`, {
+      server: "clock",
+      name: "wipe",
+      arguments: {},
+    }),
+    { runId },
+  );
+  assert.equal(flood.status, 429);
+  assert.equal(
+    await flood.text(),
+    "appHost: 1 requests of this run's views wait for approval (maxParkedCalls); decide on them first",
+  );
+  const run = await until(r.handler, runId, () => true);
+  assert.equal((run.pending as unknown[]).length, 1);
+  await post(r.handler, `/runs/${runId}/decisions`, {
+    decisions: [deny("app_call_1", "no")],
+  }).then((res) => res.body?.cancel());
+  await (await viewCall).body?.cancel();
+  assert.equal(r.wipes(), 0);
 });
