@@ -3,8 +3,9 @@
  * servers weft exports (in-memory pairs), an agent with a scripted model.
  * Each gate is attacked and refuses: a non-`ui://` read, a read of another
  * server's view, a call of a tool without "app" visibility, a call of
- * another server's tool, a call of a gated tool, a view's message posing as
- * the user; and the CSP of the sandbox keeps to the declared domains.
+ * another server's tool, a view's message posing as the user; and the CSP of
+ * the sandbox keeps to the declared domains. A view's call of a gated tool
+ * parks: tests/apps_view_approval_test.ts.
  */
 
 import assert from "node:assert/strict";
@@ -22,6 +23,7 @@ import { callTools, say, script, type ScriptModel } from "../testing.ts";
 import { memoryStore } from "../store.ts";
 import { rawPeer } from "./_helpers/mcp_servers.ts";
 import type { PinStore } from "../bridge.ts";
+import { atOnce } from "./_helpers/app_host_reads.ts";
 
 const HOST = "http://host.test";
 const SANDBOX = "http://sandbox.test";
@@ -195,7 +197,7 @@ Deno.test("appHost gates: a read that is not ui:// and a read of another server'
   );
 });
 
-Deno.test("appHost gates: view calls only its server's app-visible, ungated tools; recorded as app-made", async () => {
+Deno.test("appHost gates: view calls only its server's app-visible tools; recorded as app-made", async () => {
   const model = script(callTools({ name: "show" }), say("ok"));
   await using r = await rig(model);
   const runId = await started(r.handler);
@@ -213,7 +215,6 @@ Deno.test("appHost gates: view calls only its server's app-visible, ungated tool
     await refused(await call("peek"), "foreign_tool"),
     /server "clock" has no such tool/,
   );
-  await refused(await call("wipe"), "approval_required");
   const ok = await call("refresh");
   assert.equal(ok.status, 200);
   assert.deepEqual(await ok.json(), {
@@ -348,7 +349,7 @@ Deno.test("appHost: a view's model context enters the next turn labelled as the 
   ]);
 });
 
-Deno.test("appHost pins: a view pinned on first read; a changed one refused until approved", async () => {
+Deno.test("appHost pins: a view pinned on first read; a changed one parks until the page approves it", async () => {
   await using store = memoryStore();
   const readShow = (handler: AppHostHandler, runId: string) =>
     post(handler, `/runs/${runId}/views/read`, {
@@ -370,17 +371,42 @@ Deno.test("appHost pins: a view pinned on first read; a changed one refused unti
     showHtml: "<!doctype html><script>steal()</script>",
   });
   const runId = await started(r.handler);
+  const parked = readShow(r.handler, runId);
+  let pending;
+  for (const deadline = AbortSignal.timeout(5_000); pending === undefined;) {
+    deadline.throwIfAborted();
+    const run = await (await r.handler(new Request(`${HOST}/runs/${runId}`)))
+      .json();
+    pending = run.pending?.[0];
+    if (pending === undefined) await new Promise((r) => setTimeout(r, 2));
+  }
+  assert.equal(pending.type, "view_pending");
+  assert.equal(pending.id, "app_view_1");
+  assert.equal(pending.uri, "ui://clock/show");
+  assert.equal(pending.approval.reason, "view_changed");
   assert.match(
-    await refused(await readShow(r.handler, runId), "view_changed"),
-    /the view ui:\/\/clock\/show of server "clock" changed since it was pinned/,
+    pending.approval.message,
+    /^the view ui:\/\/clock\/show of server "clock" changed since it was pinned \(digest [0-9a-f]{12}… → [0-9a-f]{12}…\)$/,
   );
-  await r.handler.approveView("clock", "ui://clock/show");
-  const after = await readShow(r.handler, runId);
-  assert.equal(after.status, 200);
+  assert.match(
+    pending.approval.diff,
+    /^- digest [0-9a-f]{64}\n\+ digest [0-9a-f]{64}$/,
+  );
+  const decided = await post(r.handler, `/runs/${runId}/decisions`, {
+    decisions: [{ type: "approve", id: "app_view_1" }],
+  });
+  assert.equal(decided.status, 200);
+  await decided.body?.cancel();
+  const shown = await parked;
+  assert.equal(shown.status, 200);
   assert.equal(
-    (await after.json()).html,
+    (await shown.json()).html,
     "<!doctype html><script>steal()</script>",
   );
+  // Pinned now: the next read is answered at once.
+  const after = await atOnce(r.handler, readShow(r.handler, runId), { runId });
+  assert.equal(after.status, 200);
+  await after.body?.cancel();
 });
 
 Deno.test("appHost: _meta.ui merged from the listing and the read item (the item wins); a wrong MIME type refused", async () => {

@@ -3,7 +3,8 @@
  * runs the agent through `appHost`, and for each `app` event of the run
  * loads the view into the sandbox proxy (its own origin) and drives it with
  * ext-apps' `AppBridge` (no MCP client: every request of the view goes to
- * `appHost`, which applies the gates).
+ * `appHost`, which applies the gates). A view's request that parks for
+ * approval is put to the person with `confirm`, and decided.
  */
 
 import {
@@ -32,11 +33,40 @@ async function api(path: string, body?: unknown): Promise<any> {
   return json;
 }
 
+// A request of a view that may park for approval (a gated tool, a changed
+// view): while it waits, ask the person for each parked entry of the run
+// and send the decision; `appHost` answers the request then.
+async function decided<T>(runId: string, request: Promise<T>): Promise<T> {
+  let waiting = true;
+  request.then(() => waiting = false, () => waiting = false);
+  const asked = new Set<string>();
+  while (waiting) {
+    const run = await api(`/runs/${runId}?after=${Number.MAX_SAFE_INTEGER}`);
+    for (const parked of run.pending ?? []) {
+      if (asked.has(parked.id)) continue;
+      asked.add(parked.id);
+      const what = parked.type === "view_pending"
+        ? `show the changed view ${parked.uri}`
+        : `call ${parked.tool} (server ${parked.server})`;
+      const why = parked.approval ? `\n${parked.approval.message}` : "";
+      const decision = confirm(`A view asks to ${what}.${why}\nAllow?`)
+        ? { type: "approve", id: parked.id, approval: parked.approval }
+        : { type: "deny", id: parked.id, reason: "the user declined" };
+      await api(`/runs/${runId}/decisions`, { decisions: [decision] });
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return await request;
+}
+
 async function show(runId: string, view: View): Promise<void> {
-  const doc = await api(`/runs/${runId}/views/read`, {
-    server: view.server,
-    uri: view.resourceUri,
-  });
+  const doc = await decided(
+    runId,
+    api(`/runs/${runId}/views/read`, {
+      server: view.server,
+      uri: view.resourceUri,
+    }),
+  );
   const iframe = document.createElement("iframe");
   iframe.id = "view";
   iframe.style.cssText = "width:100%;height:480px;border:1px solid #ccc";
@@ -66,11 +96,14 @@ async function show(runId: string, view: View): Promise<void> {
   );
   const from = { server: view.server, tool: view.tool };
   bridge.oncalltool = (params) =>
-    api(`/runs/${runId}/views/call`, {
-      server: view.server,
-      name: params.name,
-      arguments: params.arguments ?? {},
-    });
+    decided(
+      runId,
+      api(`/runs/${runId}/views/call`, {
+        server: view.server,
+        name: params.name,
+        arguments: params.arguments ?? {},
+      }),
+    );
   bridge.onmessage = async (params) => {
     await api(`/runs/${runId}/views/message`, { ...from, params });
     return {};

@@ -1,13 +1,14 @@
 /**
  * Pinning a view: the digest of its HTML and the `_meta.ui` a host applies
  * (CSP domains, permissions, domain), kept per server and URI; a view that
- * changed since is refused until the host approves it.
+ * changed since parks until the page (or the host, `approveView`) approves
+ * it.
  *
  * @module
  */
 
 import type { PinStore } from "../mcp/pins.ts";
-import { AppGateError } from "./errors.ts";
+import type { ApprovalRequest } from "../core/errors.ts";
 import type { ViewDocument } from "./_views.ts";
 
 /** The view's digest: SHA-256 (hex) over its HTML, CSP, permissions and domain. */
@@ -35,29 +36,34 @@ function keyOf(server: string, uri: string): string {
 
 /**
  * Checks `view` of `server` against its pin: none yet pins it (trust on
- * first use); the same passes; another digest is refused (`view_changed`).
+ * first use) and the same digest pass (undefined); another digest comes
+ * back as the approval request a parked read carries (`view_changed`, the
+ * old and new digests as its diff, the new one as `digest`).
  */
-export async function checkViewPin(
+export async function changedView(
   store: PinStore,
   server: string,
   view: ViewDocument,
-): Promise<void> {
+): Promise<(ApprovalRequest & { readonly digest: string }) | undefined> {
   const digest = await viewDigest(view);
   const key = keyOf(server, view.uri);
   const pinned = await store.get(key);
   if (pinned === undefined) {
     // A racing first read pinned it: compare with that one.
-    if (await store.swap(key, undefined, { digest })) return;
-    return await checkViewPin(store, server, view);
+    if (await store.swap(key, undefined, { digest })) return undefined;
+    return await changedView(store, server, view);
   }
-  const was = (pinned.value as { digest?: unknown } | null)?.digest;
-  if (was === digest) return;
-  throw new AppGateError(
-    "view_changed",
-    `the view ${view.uri} of server "${server}" changed since it was pinned (digest ${
-      String(was).slice(0, 12)
-    }… → ${digest.slice(0, 12)}…): approve it (approveView) before it is shown`,
-  );
+  const was = String((pinned.value as { digest?: unknown } | null)?.digest);
+  if (was === digest) return undefined;
+  return {
+    reason: "view_changed",
+    message:
+      `the view ${view.uri} of server "${server}" changed since it was pinned (digest ${
+        was.slice(0, 12)
+      }… → ${digest.slice(0, 12)}…)`,
+    diff: `- digest ${was}\n+ digest ${digest}`,
+    digest,
+  };
 }
 
 /** Pins `view` of `server` as it is now (the host approved the change). */

@@ -3,7 +3,8 @@
  * its gates: read a view (only a `ui://` URI a tool of that server names,
  * only `text/html;profile=mcp-app`, `_meta.ui` merged from the listing and
  * the item) and call a tool (only that server's, only one whose visibility
- * includes `"app"`, through the agent's own chain).
+ * includes `"app"`, through the agent's own chain, parked when it waits for
+ * approval).
  *
  * @module
  */
@@ -11,7 +12,8 @@
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { ResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { Agent } from "../core/agent.ts";
-import type { ToolDef, ToolResult } from "../core/tool.ts";
+import type { CallInfo, ToolDef, ToolResult } from "../core/tool.ts";
+import { type ApprovalRequest, ApprovalRequiredError } from "../core/errors.ts";
 import {
   APP_MIME_TYPE,
   type AppServer,
@@ -131,23 +133,44 @@ export interface ViewCall {
   readonly tool: AppToolInfo;
   /** The tool's name in the agent (prefixed). */
   readonly name: string;
-  /** The MCP result handed back to the view. */
-  readonly result: Record<string, unknown>;
+  /** The MCP result handed back to the view; absent while the call is parked. */
+  readonly result?: Record<string, unknown>;
   /** Whether it failed. */
   readonly isError: boolean;
+  /**
+   * Set when the call waits for approval (the tool's `requireApproval`,
+   * middleware, or a changed pinned definition): it did not run;
+   * `approval` is why, when the tool said.
+   */
+  readonly parked?: { readonly approval?: ApprovalRequest };
+}
+
+/** What a view's call is made with. */
+export interface ViewCallOptions {
+  /** The server's name for the tool. */
+  readonly name: string;
+  /** The call's arguments. */
+  readonly args: Record<string, unknown>;
+  /** Stops the call. */
+  readonly signal: AbortSignal;
+  /** Set when the page approved the parked call: its run, id and what was shown. */
+  readonly approved?: {
+    readonly runId: string;
+    readonly callId: string;
+    readonly approval?: ApprovalRequest;
+  };
 }
 
 /**
  * Runs a view's `tools/call` of `name` (the server's name for the tool) on
  * `server`, behind the call gates, through `agent.callTool` (its
- * middleware, the tool's own policy, approval and pins).
+ * middleware, the tool's own policy, approval and pins). A call that waits
+ * for approval comes back `parked`, not run.
  */
 export async function callFromView(
   agent: Agent,
   server: AppServer,
-  name: string,
-  args: Record<string, unknown>,
-  signal: AbortSignal,
+  { name, args, signal, approved }: ViewCallOptions,
 ): Promise<ViewCall> {
   let tool: ToolDef | undefined;
   let info: AppToolInfo | undefined;
@@ -175,17 +198,20 @@ export async function callFromView(
       }, without "app"`,
     );
   }
-  if (tool.requiresApproval) {
-    throw new AppGateError(
-      "approval_required",
-      `a view of server "${server.name}" called "${name}", which waits for approval: views cannot approve`,
-    );
-  }
   let whole: ToolResult | undefined;
+  const call: CallInfo | undefined = approved === undefined ? undefined : {
+    runId: approved.runId,
+    step: 0,
+    callId: approved.callId,
+    name: tool.name,
+    approved: true,
+    ...(approved.approval === undefined ? {} : { approval: approved.approval }),
+  };
   try {
     const text = await agent.callTool(tool.name, args, {
       signal,
       extraTools: [tool],
+      ...(call === undefined ? {} : { id: call.callId, call }),
       onResult: (r) => {
         whole = r;
       },
@@ -198,6 +224,10 @@ export async function callFromView(
     };
   } catch (error) {
     if (signal.aborted) throw error;
+    const asked = approvalOf(error);
+    if (asked !== undefined) {
+      return { tool: info, name: tool.name, isError: false, parked: asked };
+    }
     const text = error instanceof Error ? error.message : String(error);
     return {
       tool: info,
@@ -206,6 +236,20 @@ export async function callFromView(
       isError: true,
     };
   }
+}
+
+// The approval request of the first `ApprovalRequiredError` in the cause
+// chain, if it gave one; undefined when the call did not ask.
+function approvalOf(
+  error: unknown,
+): { readonly approval?: ApprovalRequest } | undefined {
+  for (let e = error, depth = 0; e instanceof Error && depth < 16; depth++) {
+    if (e instanceof ApprovalRequiredError) {
+      return e.request === undefined ? {} : { approval: e.request };
+    }
+    e = e.cause;
+  }
+  return undefined;
 }
 
 // The MCP result a view reads: the server's whole result when the tool

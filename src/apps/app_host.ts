@@ -11,11 +11,13 @@ import { type Message, userMessage } from "../core/messages.ts";
 import type { AppServer } from "../mcp/app_meta.ts";
 import { AppGateError } from "./errors.ts";
 import { HostRun } from "./_runs.ts";
+import { BodyError } from "./_http_error.ts";
+import { decide, park, type ParkDeps, pendingRecord } from "./_parked.ts";
 import type { RunRecord } from "./run_record.ts";
 import { callFromView, readView } from "./_views.ts";
 import { viewCsp } from "./_csp.ts";
 import { sandboxPage } from "./_sandbox_page.ts";
-import { approveViewPin, checkViewPin } from "./_view_pins.ts";
+import { approveViewPin, changedView } from "./_view_pins.ts";
 import { acceptPinStore, type PinStore } from "../mcp/pins.ts";
 import type { DenoKvLike } from "../store/deno_kv.ts";
 
@@ -37,13 +39,20 @@ export interface AppHostOptions {
    * running, it is refused with 503. Default 100.
    */
   readonly maxRuns?: number;
+  /**
+   * The most calls of one run's views waiting for approval at once; one
+   * more is refused with 429 (it does not run). Default 16.
+   */
+  readonly maxParkedCalls?: number;
   /** The largest request body in bytes; larger is refused with 413. Default 1 MiB. */
   readonly maxBodyBytes?: number;
   /**
    * Pin each view (its HTML, CSP, permissions and domain, as a SHA-256
    * digest) in this store — the one `connectServers`' `pins` uses, so a
-   * view is pinned beside its tool: the first read pins it, a changed one
-   * is refused (`view_changed`) until `approveView` pins it again. A raw
+   * view is pinned beside its tool: the first read pins it; a read of a
+   * changed one parks (`view_pending`, reason `view_changed` with both
+   * digests) until the page approves it through the decisions route (or
+   * the host calls `approveView`); a denied one is never shown. A raw
    * `Deno.Kv` is taken as `denoKvStore(kv)`; anything else is a
    * `TypeError` at the call.
    */
@@ -57,7 +66,11 @@ export interface AppHostHandler {
   close(): void;
   /** A run's log (its events, then what its views did), for a test or a server-side reader. */
   log(runId: string): readonly RunRecord[] | undefined;
-  /** With `pins`: pins the view `uri` of `server` as it is now (the host approved its change). */
+  /**
+   * With `pins`: pins the view `uri` of `server` as it is now (the host
+   * approved its change); later reads pass. A read already parked still
+   * waits for the page's decision.
+   */
   approveView(server: string, uri: string): Promise<void>;
 }
 
@@ -77,11 +90,26 @@ export type AppServers =
  * - `POST /runs/<id>/views/read` `{ server, uri }`: only a `ui://` URI a tool
  *   of that server names, only `text/html;profile=mcp-app`; answers `{ uri,
  *   mimeType, html, meta, csp }`, `meta` the listing's `_meta.ui` with the
- *   item's over it, `csp` the policy the sandbox applies.
+ *   item's over it, `csp` the policy the sandbox applies. With `pins`, a
+ *   view changed since it was pinned parks like a gated call (`view_pending`
+ *   with reason `view_changed`): answered once the page approves it, or
+ *   refused (`view_changed`, with `DENIED: <reason>`) when it denies.
  * - `POST /runs/<id>/views/call` `{ server, name, arguments }`: only a tool
- *   of that server whose visibility includes `"app"`, never one that waits
- *   for approval, through `agent.callTool` (its middleware and the tool's
- *   policy and pins); recorded on the run as `app_call` from the app.
+ *   of that server whose visibility includes `"app"`, through
+ *   `agent.callTool` (its middleware and the tool's policy, approval and
+ *   pins); recorded on the run as `app_call` from the app. A call that
+ *   waits for approval parks: it does not run, the log gets an
+ *   `app_pending` record (and `GET` a `pending` list) with its id and
+ *   approval request, and the answer waits for the page's decision.
+ * - `POST /runs/<id>/decisions` `{ decisions }`: `approve(id)` (or
+ *   `approve(pending)` with what was shown) or `deny(id, reason)` from
+ *   `@weft/mcp`, per parked view call or view read: an approved call runs
+ *   then (approved, like a resumed call) and the view's call is answered
+ *   with its result; a denied one never runs and answers `DENIED: <reason>`
+ *   (recorded as `app_call` with its `id` and `decision`). An approved view
+ *   is pinned and shown if it is still the one shown (else it parks again
+ *   with the new digest); a denied one is refused (`view_decided`
+ *   records either). Answers `{ decided }`.
  * - `POST /runs/<id>/views/message` and `/views/context` `{ server, tool,
  *   params }` (`ui/message`, `ui/update-model-context`): text only; it enters
  *   the run labelled with the view's server and tool, never as the user's
@@ -90,7 +118,8 @@ export type AppServers =
  *   under a Content-Security-Policy built from the view's declared domains
  *   (none declared: no network, no frames).
  *
- * A refused request answers 403 (404 for an unknown run or server) with
+ * A refused request answers 403 (404 for an unknown run, server or parked
+ * call) with
  * `{ error: { gate, message } }` ({@link AppGateError}).
  *
  * @example A host over connected servers
@@ -125,6 +154,7 @@ export function appHost(
     : acceptPinStore(options.pins, "appHost: options.pins");
   const maxRuns = options.maxRuns ?? 100;
   const maxBody = options.maxBodyBytes ?? 1 << 20;
+  const maxParked = options.maxParkedCalls ?? 16;
   const runs = new Map<string, HostRun>();
   const stop = new AbortController();
   const serverList = (): readonly AppServer[] =>
@@ -171,6 +201,14 @@ export function appHost(
     });
   };
 
+  const deps = (): ParkDeps => ({
+    agent: options.agent,
+    serverNamed,
+    signal: stop.signal,
+    maxParked,
+    ...(pins === undefined ? {} : { pins }),
+  });
+
   const routes = async (
     request: Request,
     url: URL,
@@ -201,6 +239,9 @@ export function appHost(
         runId: run.id,
         status: run.status,
         ...(run.error === undefined ? {} : { error: run.error }),
+        ...(run.parked.size === 0
+          ? {}
+          : { pending: [...run.parked.values()].map(pendingRecord) }),
         log: run.log.slice(Number.isInteger(after) && after > 0 ? after : 0),
         next: run.log.length,
         ...(run.status === "idle" && run.result !== undefined
@@ -216,35 +257,61 @@ export function appHost(
       turn(run, stringOf(body.input, "input"));
       return json(200, { runId: run.id });
     }
+    if (what === "decisions") {
+      return json(200, {
+        decided: await decide(run, body.decisions, deps()),
+      });
+    }
     const server = serverNamed(body.server);
     if (what === "views/read") {
       const view = await readView(server, body.uri as string, stop.signal);
-      if (pins !== undefined) {
-        await checkViewPin(pins, server.name, view);
+      const changed = pins === undefined
+        ? undefined
+        : await changedView(pins, server.name, view);
+      if (changed !== undefined) {
+        // Shown only once the page approves it (or the host, approveView).
+        const answer = await park(run, {
+          kind: "view",
+          server: server.name,
+          uri: view.uri,
+          approval: changed,
+        }, deps());
+        return json(answer.status, answer.body);
       }
       return json(200, { ...view, csp: viewCsp(view.meta.csp) });
     }
     if (what === "views/call") {
-      const args = body.arguments ?? {};
-      const call = await callFromView(
-        options.agent,
-        server,
-        stringOf(body.name, "name"),
-        typeof args === "object" && args !== null && !Array.isArray(args)
-          ? args as Record<string, unknown>
-          : {},
-        stop.signal,
-      );
-      run.log.push({
-        type: "app_call",
-        from: "app",
+      const args = objectOf(body.arguments);
+      const name = stringOf(body.name, "name");
+      const call = await callFromView(options.agent, server, {
+        name,
+        args,
+        signal: stop.signal,
+      });
+      if (call.parked === undefined) {
+        run.log.push({
+          type: "app_call",
+          from: "app",
+          server: server.name,
+          tool: call.tool.tool,
+          input: args,
+          result: call.result,
+          isError: call.isError,
+        });
+        return json(200, call.result);
+      }
+      // The call waits for the page's decision; the view's tools/call is
+      // answered when it comes.
+      const answer = await park(run, {
+        kind: "call",
         server: server.name,
         tool: call.tool.tool,
         input: args,
-        result: call.result,
-        isError: call.isError,
-      });
-      return json(200, call.result);
+        ...(call.parked.approval === undefined
+          ? {}
+          : { approval: call.parked.approval }),
+      }, deps());
+      return json(answer.status, answer.body);
     }
     if (what === "views/message" || what === "views/context") {
       const tool = stringOf(body.tool, "tool");
@@ -365,12 +432,10 @@ function appText(params: unknown, message: boolean): string {
   }`;
 }
 
-class BodyError extends Error {
-  readonly status: number;
-  constructor(status: number, message: string) {
-    super(message);
-    this.status = status;
-  }
+function objectOf(value: unknown): Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? value as Record<string, unknown>
+    : {};
 }
 
 async function bodyOf(

@@ -11,10 +11,11 @@
  * - `wrong_mime_type`: the server answered a view read with another MIME type;
  * - `foreign_tool`: a view called a tool its server does not have (another server's);
  * - `not_app_visible`: a view called a tool whose visibility lacks `"app"`;
- * - `approval_required`: a view called a tool that waits for approval;
- * - `view_changed`: with `pins`, the view changed since it was pinned;
+ * - `view_changed`: with `pins`, the view changed since it was pinned and
+ *   the page denied it;
  * - `not_app_message`: a view's message that is not text from the app;
- * - `unknown_server`, `unknown_run`: the page named neither.
+ * - `unknown_server`, `unknown_run`: the page named neither;
+ * - `unknown_call`: a decision on a view call that is not waiting for approval.
  */
 export type AppGate =
   | "not_ui_uri"
@@ -22,16 +23,16 @@ export type AppGate =
   | "wrong_mime_type"
   | "foreign_tool"
   | "not_app_visible"
-  | "approval_required"
   | "view_changed"
   | "not_app_message"
   | "unknown_server"
-  | "unknown_run";
+  | "unknown_run"
+  | "unknown_call";
 
 /**
  * A request `appHost` refused: `gate` says which check, the message what
  * was asked and of which server. Answered as HTTP 403 (404 for an unknown
- * run or server) with `{ error: { gate, message } }`.
+ * run, server or parked call) with `{ error: { gate, message } }`.
  *
  * @example Tell a refusal by its gate
  * ```ts
@@ -55,7 +56,8 @@ export class AppGateError extends Error {
 
   /** The HTTP status it is answered with. */
   get status(): number {
-    return this.gate === "unknown_run" || this.gate === "unknown_server"
+    return this.gate === "unknown_run" || this.gate === "unknown_server" ||
+        this.gate === "unknown_call"
       ? 404
       : 403;
   }

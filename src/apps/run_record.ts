@@ -6,6 +6,7 @@
  */
 
 import type { RunEvent } from "../core/events.ts";
+import type { ApprovalRequest } from "../core/errors.ts";
 
 /**
  * What a view did in a run, as the run's log records it: a call it made
@@ -42,6 +43,61 @@ export type AppRecord =
     readonly result: unknown;
     /** Whether the result is an error. */
     readonly isError: boolean;
+    /** The call's id, when it was parked for approval first (`app_call_<n>`). */
+    readonly id?: string;
+    /** What the page decided on the parked call. */
+    readonly decision?: "approve" | "deny";
+  }
+  | {
+    /**
+     * A call a view made that waits for approval (the tool's
+     * `requireApproval`, middleware, a changed pinned definition): it has
+     * not run; the page decides on it (`POST /runs/<id>/decisions`).
+     */
+    readonly type: "app_pending";
+    /** Always `"app"`: a view made it. */
+    readonly from: "app";
+    /** The id to decide on (`app_call_<n>`). */
+    readonly id: string;
+    /** The server whose view made the call. */
+    readonly server: string;
+    /** The server's name for the tool. */
+    readonly tool: string;
+    /** The call's arguments. */
+    readonly input: unknown;
+    /** Why it waits, as the tool said; absent for a `requireApproval` tool. */
+    readonly approval?: ApprovalRequest;
+  }
+  | {
+    /**
+     * With pins: a view read whose view changed since it was pinned; it is
+     * not shown until the page approves it (`POST /runs/<id>/decisions`).
+     */
+    readonly type: "view_pending";
+    /** Always `"app"`: the app's view. */
+    readonly from: "app";
+    /** The id to decide on (`app_view_<n>`). */
+    readonly id: string;
+    /** The view's server. */
+    readonly server: string;
+    /** The view's `ui://` URI. */
+    readonly uri: string;
+    /** `view_changed`, the old and new digests as its diff, the new one as `digest`. */
+    readonly approval: ApprovalRequest;
+  }
+  | {
+    /** The page's decision on a changed view. */
+    readonly type: "view_decided";
+    /** Always `"app"`: the app's view. */
+    readonly from: "app";
+    /** The parked read's id. */
+    readonly id: string;
+    /** The view's server. */
+    readonly server: string;
+    /** The view's `ui://` URI. */
+    readonly uri: string;
+    /** Approved (pinned and shown) or denied. */
+    readonly decision: "approve" | "deny";
   }
   | {
     /** A `ui/message` or `ui/update-model-context` of a view, as it entered the run. */
