@@ -22,6 +22,7 @@ import {
 } from "../../mod.ts";
 import { memoryEraStore } from "../../runtime.ts";
 import { npmServer } from "../fixtures/npm_servers.ts";
+import { readBody } from "../_helpers/read_body.ts";
 import { listenMastra } from "./fixtures/mastra_server.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
@@ -104,10 +105,8 @@ function listenV2(options: V2Options) {
   const seen: Seen[] = [];
   const http = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen() {} },
-    async (request) => {
-      const text = request.method === "POST"
-        ? await request.clone().text()
-        : "";
+    async (received) => {
+      const { text, request } = await readBody(received);
       seen.push({
         method: request.method,
         headers: {
@@ -292,10 +291,8 @@ Deno.test("the verdict is kept in Deno KV: a second cold start sends no probe (m
     let discovers = 0;
     const legacyHttp = Deno.serve(
       { hostname: "127.0.0.1", port: 0, onListen() {} },
-      async (request) => {
-        const body = request.method === "POST"
-          ? await request.clone().text()
-          : "";
+      async (received) => {
+        const { text: body, request } = await readBody(received);
         if (body.includes('"server/discover"')) discovers++;
         return legacyHandler(request);
       },
