@@ -28,7 +28,7 @@ import { memoryStore } from "../store.ts";
 import { connectHttp } from "../src/runtime/client/connect_http.ts";
 import { callTools, say, script } from "../testing.ts";
 import { childEnv } from "./fixtures/runtime_server_helpers.ts";
-import { readBody } from "./_helpers/read_body.ts";
+import { passOn } from "./_helpers/pass_on.ts";
 
 const CHILD = new URL("./fixtures/tasks_resume_client.ts", import.meta.url)
   .pathname;
@@ -84,7 +84,7 @@ function slowServer() {
   const listener = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen() {} },
     async (received, info) => {
-      const { text, request } = await readBody(received);
+      const { text, request } = await passOn(received, info);
       if (request.method === "POST") {
         try {
           const body = JSON.parse(text);

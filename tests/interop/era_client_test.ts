@@ -22,7 +22,7 @@ import {
 } from "../../mod.ts";
 import { memoryEraStore } from "../../runtime.ts";
 import { npmServer } from "../fixtures/npm_servers.ts";
-import { readBody } from "../_helpers/read_body.ts";
+import { passOn } from "../_helpers/pass_on.ts";
 import { listenMastra } from "./fixtures/mastra_server.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
@@ -123,8 +123,8 @@ function listenV2(options: V2Options) {
   const seen: Seen[] = [];
   const http = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen() {} },
-    async (received) => {
-      const { text, request } = await readBody(received);
+    async (received, info) => {
+      const { text, request } = await passOn(received, info);
       seen.push({
         method: request.method,
         headers: {
@@ -309,8 +309,8 @@ Deno.test("the verdict is kept in Deno KV: a second cold start sends no probe (m
     let discovers = 0;
     const legacyHttp = Deno.serve(
       { hostname: "127.0.0.1", port: 0, onListen() {} },
-      async (received) => {
-        const { text: body, request } = await readBody(received);
+      async (received, info) => {
+        const { text: body, request } = await passOn(received, info);
         if (body.includes('"server/discover"')) discovers++;
         return legacyHandler(request);
       },

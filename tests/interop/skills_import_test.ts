@@ -18,7 +18,7 @@ import { memoryStore } from "../../store.ts";
 import { callTools, say, script } from "../../testing.ts";
 import { importSkills } from "../../skills.ts";
 import { PDF_SKILL_MD, skillFiles } from "../fixtures/skills.ts";
-import { readBody } from "../_helpers/read_body.ts";
+import { passOn } from "../_helpers/pass_on.ts";
 
 const catalog = await SkillsExtension.load(memorySkillFiles(skillFiles()), {
   onWarning: () => {},
@@ -35,8 +35,8 @@ async function listen() {
   const methods: string[] = [];
   const http = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen() {} },
-    async (received) => {
-      const { text, request } = await readBody(received);
+    async (received, info) => {
+      const { text, request } = await passOn(received, info);
       if (request.method === "POST") {
         const body = JSON.parse(text);
         if (typeof body?.method === "string") methods.push(body.method);
