@@ -80,8 +80,7 @@ async function viewFrame(
 }
 
 Deno.test({
-  name:
-    "apps in Chromium: get-time's view renders the result, and its button calls through appHost",
+  name: "apps in Chromium: get-time's view renders the result, and its button calls through appHost",
   sanitizeResources: false,
   sanitizeOps: false,
   fn: async () => {
@@ -108,10 +107,7 @@ Deno.test({
       },
     }, { apps: true, signal: AbortSignal.timeout(30_000) });
     assert.equal(servers.error, undefined, servers.error?.message);
-    const model = script(
-      callTools({ name: "get-time" }),
-      say("Here is the time."),
-    );
+    const model = script(callTools({ name: "get-time" }), say("Here is the time."));
     const agent = new Agent(model, { toolSource: servers.toolSource });
 
     let handler: AppHostHandler | undefined;
@@ -121,9 +117,7 @@ Deno.test({
       (request) => {
         const path = new URL(request.url).pathname;
         if (path === "/") {
-          return new Response(page, {
-            headers: { "content-type": "text/html" },
-          });
+          return new Response(page, { headers: { "content-type": "text/html" } });
         }
         if (path === "/page.js") {
           return new Response(script_js, {
@@ -143,10 +137,7 @@ Deno.test({
     handler = appHost(servers, { agent, hostOrigin, sandboxOrigin });
 
     const profile = await Deno.makeTempDir({ prefix: "weft-chromium-" });
-    const shot = await Deno.makeTempFile({
-      prefix: "weft-apps-",
-      suffix: ".png",
-    });
+    const shot = await Deno.makeTempFile({ prefix: "weft-apps-", suffix: ".png" });
     const browser = await puppeteer.launch({
       executablePath: CHROMIUM,
       headless: true,
