@@ -31,6 +31,14 @@ async function runWith(
   }
 }
 
+// The fixture server's first stderr line (`pid <n>`), as the CLI routes it:
+// to the caller's stderr, prefixed with the server's name.
+const PID_LINE = /^\[fx\] pid \d+\n/m;
+
+function withoutPid(stderr: string): string {
+  return stderr.replace(new RegExp(PID_LINE.source, "gm"), "");
+}
+
 const CONFIG = {
   mcpServers: {
     fx: fixtureServer(),
@@ -83,6 +91,8 @@ Deno.test("inspect --config with every server up exits 0", async () => {
   const ran = await runWith({ mcpServers: { fx: fixtureServer() } }, "inspect");
   assert.equal(ran.code, ExitCode.ok, ran.stderr);
   assert.ok(ran.stdout.includes("\nfx_pid\n"));
+  // A server's stderr reaches the caller's output, not this process's.
+  assert.match(ran.stderr, /^\[fx\] pid \d+\n$/);
 });
 
 Deno.test("call <server>.<tool> --config calls it; the prefixed name works too", async () => {
@@ -104,13 +114,13 @@ Deno.test("call --config on a failed server or an unknown tool says which, exit 
   const ghost = await runWith(CONFIG, "call", "ghost.anything");
   assert.equal(ghost.code, ExitCode.failure);
   assert.equal(
-    ghost.stderr,
+    withoutPid(ghost.stderr),
     'weft-mcp: server "ghost" (weft-no-such-server): spawn failed: command not found: weft-no-such-server\n',
   );
   const unknown = await runWith(CONFIG, "call", "fx.nope");
   assert.equal(unknown.code, ExitCode.failure);
   assert.match(
-    unknown.stderr,
+    withoutPid(unknown.stderr),
     /^weft-mcp: server "fx" has no tool named "fx\.nope" \(its tools: fx_echo, fx_big, .*\)\n$/,
   );
 });

@@ -85,7 +85,7 @@ function orders(options: OrdersOptions = {}): Orders {
     port: 0,
     signal: closer.signal,
     onListen: () => {},
-  }, async (request) => {
+  }, async (request, info) => {
     const url = new URL(request.url);
     const origin = url.origin;
     if (url.pathname === "/.well-known/oauth-authorization-server/as") {
@@ -140,7 +140,7 @@ function orders(options: OrdersOptions = {}): Orders {
       });
     }
     // Requests come after the listener is up, `mcp` defined below.
-    const response = await mcp(request);
+    const response = await mcp(request, info);
     if (options.challengeWithoutScope && response.status === 401) {
       const headers = new Headers(response.headers);
       headers.set(

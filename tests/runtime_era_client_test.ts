@@ -18,6 +18,7 @@ import {
 import { classifyProbe, type ProbeOutcome } from "../src/runtime/era_client.ts";
 import { childEnv } from "./fixtures/runtime_server_helpers.ts";
 import { memoryStore } from "../store.ts";
+import { passOn } from "./_helpers/pass_on.ts";
 
 const DISCOVER = {
   supportedVersions: ["2026-07-28"],
@@ -119,9 +120,10 @@ function legacyServer() {
   >();
   const http = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen() {} },
-    async (request) => {
+    async (received, info) => {
+      const { text, request } = await passOn(received, info);
       if (request.method === "POST") {
-        const body = JSON.parse(await request.clone().text());
+        const body = JSON.parse(text);
         if (typeof body.method === "string") methods.push(body.method);
       }
       const id = request.headers.get("mcp-session-id");

@@ -7,13 +7,15 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { isRawJson, parseLossless } from "../src/core/json.ts";
 import { connectHttp } from "../src/runtime/client/connect_http.ts";
 import { serveWith } from "./fixtures/http_test_server.ts";
+import { passOn } from "./_helpers/pass_on.ts";
 import { BIG_DIGITS } from "./fixtures/tool_server.ts";
 
 Deno.test("connectHttp keeps integers beyond 2^53 exact with a server answering application/json", async () => {
   const posted: string[] = [];
   const types = new Set<string>();
-  const listening = serveWith((newServer) => async (req) => {
-    if (req.method === "POST") posted.push(await req.clone().text());
+  const listening = serveWith((newServer) => async (received) => {
+    const { text, request: req } = await passOn(received);
+    if (req.method === "POST") posted.push(text);
     const server = newServer();
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,

@@ -419,14 +419,17 @@ function sseReader(res: Response) {
 
 Deno.test("modern: with sessions in KV, listChanged on one instance reaches a listen stream open on another", async () => {
   const kv = await Deno.openKv(":memory:");
+  const errors: Error[] = [];
   try {
     await using a = httpHandler(() => eraServer(), {
       sessions: true,
       store: kvStore(kv, { pollInterval: 20 }),
+      onerror: (error) => errors.push(error),
     });
     await using b = httpHandler(() => eraServer(), {
       sessions: true,
       store: kvStore(kv, { pollInterval: 20 }),
+      onerror: (error) => errors.push(error),
     });
     const res = await post(
       a,
@@ -459,6 +462,11 @@ Deno.test("modern: with sessions in KV, listChanged on one instance reaches a li
   } finally {
     kv.close();
   }
+  // Closed, the handlers no longer read the store: closing the store after
+  // them is no bus failure (a watch still polling would say one within a
+  // poll interval).
+  await new Promise((resolve) => setTimeout(resolve, 60));
+  assert.deepEqual(errors.map((e) => e.message), []);
 });
 
 Deno.test("modern: with sessions in a contract store (memory, Redis), listChanged on one instance reaches a listen stream open on another", async () => {

@@ -11,6 +11,7 @@ import { LosslessHttpTransport } from "../src/runtime/client/_http_transport.ts"
 import { ConnectionLostError } from "../src/runtime/errors.ts";
 import { isRawJson } from "../src/core/json.ts";
 import { SseParser } from "../src/runtime/client/_sse_parser.ts";
+import { resetSeamReport, setSeamWarn } from "../src/seam/sdk_internals.ts";
 
 const URL_ = new URL("http://127.0.0.1:9/mcp");
 const REQUEST: JSONRPCMessage = {
@@ -284,6 +285,10 @@ Deno.test("when the SDK's internals are not as expected, the SDK reads the body,
     sdkRead = true;
     return original.apply(this, [stream, ...[...arguments].slice(1)]);
   };
+  // The fallback is said once per process: forget it was, and hear it here.
+  resetSeamReport();
+  const said: string[] = [];
+  const restoreWarn = setSeamWarn((message) => void said.push(message));
   try {
     const seen: Seen = { messages: [], errors: [], tokens: [], resumed: [] };
     const weft = new LosslessHttpTransport(URL_, {
@@ -302,8 +307,12 @@ Deno.test("when the SDK's internals are not as expected, the SDK reads the body,
       '{"n":12345678901234567890123}',
     );
     assert.ok(sdkRead, "the SDK read the body");
+    assert.deepEqual(said, [
+      "@weft/mcp: this copy of the MCP SDK (or zod) does not have the shape expected of StreamableHTTPClientTransport's SSE reading (_handleSseStream); the SDK reads SSE bodies itself, watched [sseReader]",
+    ]);
     await weft.close();
   } finally {
+    restoreWarn();
     proto._handleSseStream = original;
   }
 });

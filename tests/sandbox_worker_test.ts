@@ -41,12 +41,11 @@ Deno.test("workerExecutor runs programs in permissionless workers; hostile ones 
       string,
       { result?: unknown; error?: string; logs?: string[]; ms: number }
     >;
-    console.log(
-      Object.entries(out).map(([k, v]) =>
-        `  ${k}: ${v.error ?? JSON.stringify(v.result)} (${v.ms} ms)`
-      ).join("\n"),
-    );
-    assert.equal(out.sum.result, 5);
+    // Each program's outcome, said when an assertion fails.
+    const seen = Object.entries(out).map(([k, v]) =>
+      `  ${k}: ${v.error ?? JSON.stringify(v.result)} (${v.ms} ms)`
+    ).join("\n");
+    assert.equal(out.sum.result, 5, seen);
     assert.deepEqual(out.sum.logs, ["adding"]);
     assert.match(
       out.fetch.error ?? "",

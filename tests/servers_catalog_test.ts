@@ -80,10 +80,10 @@ async function withServer(
   const handler = httpHandler(build);
   const listener = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen() {} },
-    (request) => {
+    (request, info) => {
       remote.requests++;
       if (remote.down) return new Response("down", { status: 503 });
-      return handler(request);
+      return handler(request, info);
     },
   );
   try {

@@ -28,6 +28,7 @@ import { memoryStore } from "../store.ts";
 import { connectHttp } from "../src/runtime/client/connect_http.ts";
 import { callTools, say, script } from "../testing.ts";
 import { childEnv } from "./fixtures/runtime_server_helpers.ts";
+import { passOn } from "./_helpers/pass_on.ts";
 
 const CHILD = new URL("./fixtures/tasks_resume_client.ts", import.meta.url)
   .pathname;
@@ -82,14 +83,15 @@ function slowServer() {
   });
   const listener = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen() {} },
-    async (request) => {
+    async (received, info) => {
+      const { text, request } = await passOn(received, info);
       if (request.method === "POST") {
         try {
-          const body = JSON.parse(await request.clone().text());
+          const body = JSON.parse(text);
           if (typeof body?.method === "string") seen.methods.push(body.method);
         } catch { /* not ours to judge */ }
       }
-      return await handler(request);
+      return await handler(request, info);
     },
   );
   return {

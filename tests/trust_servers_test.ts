@@ -112,9 +112,11 @@ Deno.test("connectServers pins: a rename through list_changed is a removal and a
   try {
     const kv = await Deno.openKv(path);
     await using store = denoKvStore(kv);
+    const errors: Error[] = [];
     await using servers = await connectServers(config(), {
       pins: { store },
       signal: AbortSignal.timeout(20_000),
+      onError: (e) => errors.push(e),
     });
     const agent = new Agent(
       script(
@@ -131,6 +133,13 @@ Deno.test("connectServers pins: a rename through list_changed is a removal and a
     assert.deepEqual(report?.removed, ["read_note"]);
     assert.deepEqual(report?.added, ["read_note_v2"]);
     assert.equal(parked.pending[0].approval?.reason, "tool_added");
+    // The new tool is reported once to onError, as a PinDriftError.
+    assert.equal(errors.length, 1);
+    assert.ok(errors[0] instanceof PinDriftError);
+    assert.equal(
+      errors[0].message,
+      'server "notes": new: read_note_v2 (their calls wait for approval)',
+    );
     kv.close();
   } finally {
     await Deno.remove(path).catch(() => {});

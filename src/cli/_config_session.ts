@@ -72,6 +72,9 @@ export async function runConfig(
       signal,
       reconnect: false,
       onError: (error) => stderr(`weft-mcp: ${error.message}\n`),
+      // A server's own stderr goes where the caller's output does, each
+      // line prefixed with its name (runCli's default is this process's).
+      stderr: (server, line) => stderr(`[${server}] ${line}\n`),
       ...(auth === undefined ? {} : { auth: () => auth }),
     });
   } catch (error) {

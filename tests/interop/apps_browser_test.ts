@@ -230,13 +230,13 @@ Deno.test({
       assert.equal(calls[0].isError, false);
       // The model called get-time once; the view's call is not the model's.
       assert.equal(model.requests().length, 2);
-      console.log(`screenshot: ${shot}`);
     } finally {
       await browser.close();
       handler.close();
       await hostListener.shutdown();
       await sandboxListener.shutdown();
       await Deno.remove(profile, { recursive: true });
+      await Deno.remove(shot);
     }
   },
 });

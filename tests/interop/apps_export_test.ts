@@ -53,9 +53,9 @@ for (const discovery of [true, false]) {
     const versions = new Set<string | null>();
     const listener = Deno.serve(
       { hostname: "127.0.0.1", port: 0, onListen: () => {} },
-      (request) => {
+      (request, info) => {
         versions.add(request.headers.get("mcp-protocol-version"));
-        return handler(request);
+        return handler(request, info);
       },
     );
     const client = await createMCPClient({

@@ -12,6 +12,9 @@ Deno.test("an agent in code mode drives server-filesystem and server-memory in o
   const dir = await Deno.realPath(
     await Deno.makeTempDir({ prefix: "weft-code-" }),
   );
+  // The servers' own stderr (their start banners), kept for a failure's
+  // message instead of printed.
+  const said: string[] = [];
   const servers = await connectServers({
     mcpServers: {
       memory: npmServer("server-memory", [], {
@@ -19,7 +22,10 @@ Deno.test("an agent in code mode drives server-filesystem and server-memory in o
       }),
       files: { ...npmServer("server-filesystem", [dir]), prefix: "fs_" },
     },
-  }, { signal: AbortSignal.timeout(30_000) });
+  }, {
+    signal: AbortSignal.timeout(30_000),
+    stderr: (server, line) => void said.push(`[${server}] ${line}`),
+  });
   await using executor = subprocessExecutor({ timeout: 30_000 });
   try {
     const code = `async () => {
@@ -50,7 +56,7 @@ Deno.test("an agent in code mode drives server-filesystem and server-memory in o
     );
     const result = await agent.generate("Note that weft bridges MCP.");
     const part = result.steps[0].results[0];
-    assert.equal(part.isError, false, part.content);
+    assert.equal(part.isError, false, [part.content, ...said].join("\n"));
     assert.deepEqual(JSON.parse(part.content), {
       content: "weft bridges MCP",
       entities: ["weft"],

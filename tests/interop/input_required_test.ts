@@ -22,6 +22,7 @@ import {
 import { z } from "zod";
 import { Agent, answer, importTools } from "../../mod.ts";
 import { callTools, say, script } from "../../testing.ts";
+import { passOn } from "../_helpers/pass_on.ts";
 
 const MODERN = "2026-07-28";
 
@@ -57,7 +58,7 @@ function serve(): { url: string } & AsyncDisposable {
   const stop = new AbortController();
   const listening = Deno.serve(
     { hostname: "127.0.0.1", port: 0, signal: stop.signal, onListen() {} },
-    (request) => handler.fetch(request),
+    async (received, info) => handler.fetch((await passOn(received, info)).request),
   );
   return {
     url: `http://127.0.0.1:${listening.addr.port}/mcp`,

@@ -18,6 +18,7 @@ import { memoryStore } from "../../store.ts";
 import { callTools, say, script } from "../../testing.ts";
 import { importSkills } from "../../skills.ts";
 import { PDF_SKILL_MD, skillFiles } from "../fixtures/skills.ts";
+import { passOn } from "../_helpers/pass_on.ts";
 
 const catalog = await SkillsExtension.load(memorySkillFiles(skillFiles()), {
   onWarning: () => {},
@@ -34,9 +35,10 @@ function listen() {
   const methods: string[] = [];
   const http = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen() {} },
-    async (request) => {
+    async (received, info) => {
+      const { text, request } = await passOn(received, info);
       if (request.method === "POST") {
-        const body = JSON.parse(await request.clone().text());
+        const body = JSON.parse(text);
         if (typeof body?.method === "string") methods.push(body.method);
       }
       return handler.fetch(request);

@@ -504,14 +504,19 @@ export function httpHandler(
   // this instance's listen streams, watched while any is open.
   const closing = new AbortController();
   let watching = false;
+  // The watch under way: close waits for it, so the store is not read after.
+  let watched: Promise<unknown> = Promise.resolve();
   const watchChanges = (): void => {
     if (backend === undefined || watching || closing.signal.aborted) return;
     watching = true;
-    backend.watchChanges(LISTS, {
+    watched = backend.watchChanges(LISTS, {
       onChange: (list) => void deliver(list),
       signal: closing.signal,
       wanted: () => listening().length > 0,
     }).catch((error) => {
+      // Closing: no listen stream is left to tell, and the store may be
+      // closing with the handler; nothing is lost.
+      if (closing.signal.aborted) return;
       // The bus failed: the open listen streams would hear nothing more.
       // Each ends with an error saying so; the client listens again.
       report(
@@ -602,6 +607,7 @@ export function httpHandler(
     closing.abort();
     // Listen streams end with their result, then the servers close.
     await Promise.all(listening().map((era) => era.endListens()));
+    await watched;
     await Promise.all([route.close(), modern.close()]);
     enter.close();
   };
