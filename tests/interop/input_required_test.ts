@@ -58,7 +58,8 @@ function serve(): { url: string } & AsyncDisposable {
   const stop = new AbortController();
   const listening = Deno.serve(
     { hostname: "127.0.0.1", port: 0, signal: stop.signal, onListen() {} },
-    async (received, info) => handler.fetch((await passOn(received, info)).request),
+    async (received, info) =>
+      handler.fetch((await passOn(received, info)).request),
   );
   return {
     url: `http://127.0.0.1:${listening.addr.port}/mcp`,
