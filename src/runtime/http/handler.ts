@@ -40,7 +40,7 @@ import {
   type CacheHints,
   type EraTransport,
   resolveCacheHints,
-} from "../era_server.ts";
+} from "../era/era_server.ts";
 
 /**
  * Options of {@link httpHandler}.
