@@ -34,11 +34,11 @@ export { connectSse } from "./src/runtime/client/connect_sse.ts";
 export { httpHandler } from "./src/runtime/http/handler.ts";
 export type {
   HttpHandler,
-  HttpHandlerOptions,
   HttpHandlerStats,
   HttpRequestInfo,
   ListenAddress,
 } from "./src/runtime/http/handler.ts";
+export type { HttpHandlerOptions } from "./src/runtime/http/handler_options.ts";
 export { kvStore } from "./src/runtime/http/kv_store.ts";
 // OAuth (the resource server's verify option, the OAuth client): "@weft/mcp/auth".
 export type {
