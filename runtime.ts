@@ -22,7 +22,7 @@ export { stdioTransport } from "./src/runtime/process/stdio_transport.ts";
 export type { StdioTransportOptions } from "./src/runtime/process/stdio_transport.ts";
 export { serveStdio } from "./src/runtime/process/serve_stdio.ts";
 export type { ServeStdioOptions } from "./src/runtime/process/serve_stdio.ts";
-export type { CacheHints } from "./src/runtime/era_server.ts";
+export type { CacheHints } from "./src/runtime/era/era_server.ts";
 export {
   connectStdio,
   DEFAULT_INHERITED_ENV,
@@ -34,11 +34,11 @@ export { connectSse } from "./src/runtime/client/connect_sse.ts";
 export { httpHandler } from "./src/runtime/http/handler.ts";
 export type {
   HttpHandler,
-  HttpHandlerOptions,
   HttpHandlerStats,
   HttpRequestInfo,
   ListenAddress,
 } from "./src/runtime/http/handler.ts";
+export type { HttpHandlerOptions } from "./src/runtime/http/handler_options.ts";
 export { kvStore } from "./src/runtime/http/kv_store.ts";
 // OAuth (the resource server's verify option, the OAuth client): "@weft/mcp/auth".
 export type {
@@ -66,11 +66,17 @@ export {
   McpClient,
 } from "./src/runtime/client/disposable_client.ts";
 export type { ClientLink } from "./src/runtime/client/disposable_client.ts";
-export { ProtocolNegotiationError } from "./src/runtime/era_client.ts";
-export type { EraInfo, ProtocolPreference } from "./src/runtime/era_client.ts";
-export type { ProtocolEra } from "./src/runtime/era.ts";
-export { memoryEraStore } from "./src/runtime/era_store.ts";
-export type { EraKeyValueStore, EraStore } from "./src/runtime/era_store.ts";
+export { ProtocolNegotiationError } from "./src/runtime/era/era_client.ts";
+export type {
+  EraInfo,
+  ProtocolPreference,
+} from "./src/runtime/era/era_client.ts";
+export type { ProtocolEra } from "./src/runtime/era/era.ts";
+export { memoryEraStore } from "./src/runtime/era/era_store.ts";
+export type {
+  EraKeyValueStore,
+  EraStore,
+} from "./src/runtime/era/era_store.ts";
 export { DEFAULT_KILL_GRACE } from "./src/runtime/process/process_group.ts";
 export {
   CommandNotFoundError,

@@ -21,7 +21,7 @@ import {
   StreamableHTTPClientTransport,
 } from "@modelcontextprotocol/client";
 import { connectHttp } from "../src/runtime/client/connect_http.ts";
-import { memoryEraStore } from "../src/runtime/era_store.ts";
+import { memoryEraStore } from "../src/runtime/era/era_store.ts";
 import { interleavedMedians } from "./_medians.ts";
 
 const calls = Number(

@@ -17,7 +17,10 @@
  * @module
  */
 
-import { META, MODERN_PROTOCOL_VERSION as MODERN } from "../src/runtime/era.ts";
+import {
+  META,
+  MODERN_PROTOCOL_VERSION as MODERN,
+} from "../src/runtime/era/era.ts";
 
 const n = Number(
   Deno.args.find((a) => a.startsWith("--n="))?.slice(4) ?? 2000,

@@ -29,7 +29,7 @@ import {
   startPostgres,
   startRedis,
 } from "../tests/_helpers/store_servers.ts";
-import { META, MODERN_PROTOCOL_VERSION } from "../src/runtime/era.ts";
+import { META, MODERN_PROTOCOL_VERSION } from "../src/runtime/era/era.ts";
 
 const arg = (name: string, fallback: number) =>
   Number(

@@ -20,7 +20,12 @@
  *   runtime's root files (`src/runtime/*.ts`, shared by all three), which
  *   import no subfolder: `http` imports neither `client` nor `process`;
  *   `client` imports neither `http` nor `process`; `process` may import
- *   `client` (a stdio connection is a client), never `http`.
+ *   `client` (a stdio connection is a client), never `http`. Between them
+ *   and the root files sit `era` (the 2026-07-28 machinery: the root files,
+ *   the store contract and the core) and `fast` (the routes that answer
+ *   tools without the SDK's Protocol: the root files, the core and the
+ *   seam), neither importing another subfolder; `http` and `process` may
+ *   import both, `client` only `era`.
  * - The HTTP server runs wherever `Request` and `Response` do. What it
  *   loads (the value imports reached from `src/runtime/http`) imports no
  *   `node:` module and not the SDK's client, and names the global `Deno`
@@ -118,6 +123,8 @@ const LAYERS: Record<
   "src/runtime/http/": {
     folders: [
       "src/runtime/http/",
+      "src/runtime/era/",
+      "src/runtime/fast/",
       "src/runtime/*",
       "src/auth/server/",
       "src/store/",
@@ -129,6 +136,7 @@ const LAYERS: Record<
   "src/runtime/client/": {
     folders: [
       "src/runtime/client/",
+      "src/runtime/era/",
       "src/runtime/*",
       "src/auth/client/",
       "src/store/",
@@ -141,10 +149,23 @@ const LAYERS: Record<
     folders: [
       "src/runtime/process/",
       "src/runtime/client/",
+      "src/runtime/era/",
+      "src/runtime/fast/",
       "src/runtime/*",
       "src/core/",
       SEAM,
     ],
+    bare: sdkOrNode,
+  },
+  // The 2026-07-28 machinery (probe, era transports, verdicts) and the
+  // routes that answer tools without the SDK's Protocol: each a layer over
+  // the root files, shared by the layers above.
+  "src/runtime/era/": {
+    folders: ["src/runtime/era/", "src/runtime/*", "src/store/", "src/core/"],
+    bare: sdkOrNode,
+  },
+  "src/runtime/fast/": {
+    folders: ["src/runtime/fast/", "src/runtime/*", "src/core/", SEAM],
     bare: sdkOrNode,
   },
   "src/runtime/": {
@@ -581,6 +602,14 @@ Deno.test("the checker holds each folder to the layers below it", () => {
     ["src/cli/c.ts", 'import { z } from "zod";', false],
     ["src/runtime/r.ts", 'import { j } from "../core/json.ts";', true],
     ["src/runtime/r.ts", 'import { i } from "../mcp/import.ts";', false],
+    ["src/runtime/r.ts", 'import { e } from "./era/era.ts";', false],
+    ["src/runtime/http/h.ts", 'import { f } from "../fast/f.ts";', true],
+    ["src/runtime/client/c.ts", 'import { e } from "../era/era.ts";', true],
+    ["src/runtime/client/c.ts", 'import { f } from "../fast/f.ts";', false],
+    ["src/runtime/era/e.ts", 'import { h } from "../http/h.ts";', false],
+    ["src/runtime/era/e.ts", 'import { f } from "../fast/f.ts";', false],
+    ["src/runtime/fast/f.ts", 'import { e } from "../era/era.ts";', false],
+    ["src/runtime/fast/f.ts", 'import { t } from "../sdk_types.ts";', true],
     ["src/testing/t.ts", 'import type { M } from "../core/model.ts";', true],
     ["src/testing/t.ts", 'import { r } from "../runtime/r.ts";', false],
     ["src/store/s.ts", 'const m = await import("ioredis");', true],

@@ -8,7 +8,10 @@
  */
 
 import assert from "node:assert/strict";
-import { META, MODERN_PROTOCOL_VERSION as MODERN } from "../src/runtime/era.ts";
+import {
+  META,
+  MODERN_PROTOCOL_VERSION as MODERN,
+} from "../src/runtime/era/era.ts";
 import { BYTES } from "./fixtures/surface_server.ts";
 
 const FIXTURE = new URL("./fixtures/surface_server.ts", import.meta.url)

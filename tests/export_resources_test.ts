@@ -21,12 +21,15 @@ import {
   type HttpHandlerOptions,
   InMemoryTransport,
 } from "../mod.ts";
-import { EraTransport, resolveCacheHints } from "../src/runtime/era_server.ts";
+import {
+  EraTransport,
+  resolveCacheHints,
+} from "../src/runtime/era/era_server.ts";
 import {
   encodeHeaderValue,
   META,
   MODERN_PROTOCOL_VERSION as MODERN,
-} from "../src/runtime/era.ts";
+} from "../src/runtime/era/era.ts";
 import {
   BYTES,
   counterResource,

@@ -14,9 +14,12 @@ import {
   Server,
   type ToolDef,
 } from "../mod.ts";
-import { fastPath } from "../src/runtime/fast_tools.ts";
+import { fastPath } from "../src/runtime/fast/fast_tools.ts";
 import { DirectCall } from "../src/runtime/http/_direct.ts";
-import { META, MODERN_PROTOCOL_VERSION as MODERN } from "../src/runtime/era.ts";
+import {
+  META,
+  MODERN_PROTOCOL_VERSION as MODERN,
+} from "../src/runtime/era/era.ts";
 
 const DEADLINE = 10_000;
 

@@ -11,8 +11,11 @@ import { connectServers, InMemoryTransport } from "../mod.ts";
 import { McpClient } from "../runtime.ts";
 import { memoryStore, type Store } from "../store.ts";
 import { httpHandler } from "../src/runtime/http/handler.ts";
-import { EraTransport, resolveCacheHints } from "../src/runtime/era_server.ts";
-import { META, MODERN_PROTOCOL_VERSION } from "../src/runtime/era.ts";
+import {
+  EraTransport,
+  resolveCacheHints,
+} from "../src/runtime/era/era_server.ts";
+import { META, MODERN_PROTOCOL_VERSION } from "../src/runtime/era/era.ts";
 import { buildToolServer } from "./fixtures/tool_server.ts";
 import { POST_HEADERS } from "./fixtures/http_test_server.ts";
 import { eraServer } from "./fixtures/era_server.ts";

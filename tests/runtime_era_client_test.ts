@@ -1,4 +1,4 @@
-// The client's era negotiation (src/runtime/era_client.ts) offline: the
+// The client's era negotiation (src/runtime/era/era_client.ts) offline: the
 // classifier on every kind of answer, the verdict kept per server, pins,
 // and a stdio server that stays silent or answers late. The real modern
 // counterparts (SDK v2, Mastra) are in tests/interop/era_client_test.ts.
@@ -15,7 +15,10 @@ import {
   ProtocolNegotiationError,
   ServerConnectError,
 } from "../runtime.ts";
-import { classifyProbe, type ProbeOutcome } from "../src/runtime/era_client.ts";
+import {
+  classifyProbe,
+  type ProbeOutcome,
+} from "../src/runtime/era/era_client.ts";
 import { childEnv } from "./fixtures/runtime_server_helpers.ts";
 import { memoryStore } from "../store.ts";
 import { passOn } from "./_helpers/pass_on.ts";

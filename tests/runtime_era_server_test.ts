@@ -1,5 +1,5 @@
 /**
- * `EraTransport` (src/runtime/era_server.ts), the message-level adapter
+ * `EraTransport` (src/runtime/era/era_server.ts), the message-level adapter
  * `serveStdio` and the HTTP handler share, on the SDK's in-memory
  * transports: modern requests served without `initialize`, `-32022` for a
  * version not served, a legacy client's traffic untouched, and a
@@ -8,8 +8,14 @@
 
 import assert from "node:assert/strict";
 import { InMemoryTransport } from "../mod.ts";
-import { META, MODERN_PROTOCOL_VERSION as MODERN } from "../src/runtime/era.ts";
-import { EraTransport, resolveCacheHints } from "../src/runtime/era_server.ts";
+import {
+  META,
+  MODERN_PROTOCOL_VERSION as MODERN,
+} from "../src/runtime/era/era.ts";
+import {
+  EraTransport,
+  resolveCacheHints,
+} from "../src/runtime/era/era_server.ts";
 import { type EraHooks, eraServer } from "./fixtures/era_server.ts";
 
 type Message = Record<string, unknown> & {

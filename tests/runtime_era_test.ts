@@ -7,7 +7,7 @@ import {
   encodeHeaderValue,
   isModernVersion,
   nameParamOf,
-} from "../src/runtime/era.ts";
+} from "../src/runtime/era/era.ts";
 
 Deno.test("era: 2026-07-28 and later are modern; 2025 revisions and junk are not", () => {
   assert.equal(isModernVersion("2026-07-28"), true);

@@ -14,7 +14,7 @@ import {
   type JwtVerifierOptions,
   type TokenVerifier,
 } from "../auth.ts";
-import { META, MODERN_PROTOCOL_VERSION } from "../src/runtime/era.ts";
+import { META, MODERN_PROTOCOL_VERSION } from "../src/runtime/era/era.ts";
 import { mint, signer } from "./_helpers/jwt_mint.ts";
 
 const ISSUER = "https://as.example";

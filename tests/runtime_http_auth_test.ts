@@ -21,7 +21,10 @@ import {
 import { type AuthInfo, InvalidTokenError, jwtVerifier } from "../auth.ts";
 import { kvStore } from "../runtime.ts";
 import { callTools, say, script } from "../testing.ts";
-import { META, MODERN_PROTOCOL_VERSION as MODERN } from "../src/runtime/era.ts";
+import {
+  META,
+  MODERN_PROTOCOL_VERSION as MODERN,
+} from "../src/runtime/era/era.ts";
 import {
   b64url,
   hmacWithPublicKey,

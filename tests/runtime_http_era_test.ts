@@ -14,7 +14,7 @@ import {
   encodeHeaderValue,
   META,
   MODERN_PROTOCOL_VERSION as MODERN,
-} from "../src/runtime/era.ts";
+} from "../src/runtime/era/era.ts";
 import { eraServer } from "./fixtures/era_server.ts";
 import { memoryStore, redisStore, type Store } from "../store.ts";
 import { startRedis } from "./_helpers/store_servers.ts";

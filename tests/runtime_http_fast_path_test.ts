@@ -23,8 +23,11 @@ import {
   Server,
   tool,
 } from "../mod.ts";
-import { fastPath } from "../src/runtime/fast_tools.ts";
-import { META, MODERN_PROTOCOL_VERSION as MODERN } from "../src/runtime/era.ts";
+import { fastPath } from "../src/runtime/fast/fast_tools.ts";
+import {
+  META,
+  MODERN_PROTOCOL_VERSION as MODERN,
+} from "../src/runtime/era/era.ts";
 
 const DEADLINE = 10_000;
 
@@ -476,7 +479,7 @@ Deno.test("fast path: tools/call and tools/list are answered without connecting 
 });
 
 Deno.test("fast path: what one call's handler writes on its close reason never reaches another caller's", async () => {
-  const { FastDispatch } = await import("../src/runtime/fast_tools.ts");
+  const { FastDispatch } = await import("../src/runtime/fast/fast_tools.ts");
   const reasons: unknown[] = [];
   const hanging = {
     list: () => ({ tools: [] }),

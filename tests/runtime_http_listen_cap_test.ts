@@ -13,7 +13,10 @@ import {
   DEFAULT_MAX_LISTENS,
   DEFAULT_MAX_LISTENS_PER_PRINCIPAL,
 } from "../src/runtime/http/limits.ts";
-import { META, MODERN_PROTOCOL_VERSION as MODERN } from "../src/runtime/era.ts";
+import {
+  META,
+  MODERN_PROTOCOL_VERSION as MODERN,
+} from "../src/runtime/era/era.ts";
 import { ListenCap } from "../src/runtime/http/_listen_cap.ts";
 import { eraServer } from "./fixtures/era_server.ts";
 

@@ -18,7 +18,10 @@ import {
 } from "../mod.ts";
 import type { AuthInfo } from "../auth.ts";
 import { callTools, say, script, type ScriptModel } from "../testing.ts";
-import { META, MODERN_PROTOCOL_VERSION as MODERN } from "../src/runtime/era.ts";
+import {
+  META,
+  MODERN_PROTOCOL_VERSION as MODERN,
+} from "../src/runtime/era/era.ts";
 import type { ToolResultPart } from "../src/core/messages.ts";
 
 const DEADLINE = 10_000;

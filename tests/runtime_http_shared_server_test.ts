@@ -12,7 +12,10 @@ import assert from "node:assert/strict";
 import { ListPromptsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { exportTools, httpHandler, Server, tool } from "../mod.ts";
-import { META, MODERN_PROTOCOL_VERSION as MODERN } from "../src/runtime/era.ts";
+import {
+  META,
+  MODERN_PROTOCOL_VERSION as MODERN,
+} from "../src/runtime/era/era.ts";
 
 const OVERLAP = 6;
 

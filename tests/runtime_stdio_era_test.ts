@@ -7,7 +7,10 @@
  */
 
 import assert from "node:assert/strict";
-import { META, MODERN_PROTOCOL_VERSION as MODERN } from "../src/runtime/era.ts";
+import {
+  META,
+  MODERN_PROTOCOL_VERSION as MODERN,
+} from "../src/runtime/era/era.ts";
 
 const FIXTURE = new URL("./fixtures/era_server.ts", import.meta.url).pathname;
 

@@ -19,9 +19,15 @@ import {
   Server,
   tool,
 } from "../mod.ts";
-import { ToolsLane } from "../src/runtime/fast_tools.ts";
-import { EraTransport, resolveCacheHints } from "../src/runtime/era_server.ts";
-import { META, MODERN_PROTOCOL_VERSION as MODERN } from "../src/runtime/era.ts";
+import { ToolsLane } from "../src/runtime/fast/fast_tools.ts";
+import {
+  EraTransport,
+  resolveCacheHints,
+} from "../src/runtime/era/era_server.ts";
+import {
+  META,
+  MODERN_PROTOCOL_VERSION as MODERN,
+} from "../src/runtime/era/era.ts";
 
 const DEADLINE = 5_000;
 

@@ -44,11 +44,14 @@ import {
 import { shareDeadlines } from "../src/runtime/client/_protocol_lane.ts";
 import { LANE_CALL_RESULT } from "../src/runtime/client/_response_lane.ts";
 import { LosslessHttpTransport } from "../src/runtime/client/_http_transport.ts";
-import { ToolsLane } from "../src/runtime/fast_tools.ts";
+import { ToolsLane } from "../src/runtime/fast/fast_tools.ts";
 import { checkAnswer } from "../src/mcp/_answer.ts";
 import { connectHttp } from "../src/runtime/client/connect_http.ts";
 import { buildToolServer } from "./fixtures/tool_server.ts";
-import { META, MODERN_PROTOCOL_VERSION as MODERN } from "../src/runtime/era.ts";
+import {
+  META,
+  MODERN_PROTOCOL_VERSION as MODERN,
+} from "../src/runtime/era/era.ts";
 
 const DEADLINE = 5_000;
 

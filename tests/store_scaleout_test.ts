@@ -16,7 +16,7 @@
  */
 
 import assert from "node:assert/strict";
-import { META, MODERN_PROTOCOL_VERSION } from "../src/runtime/era.ts";
+import { META, MODERN_PROTOCOL_VERSION } from "../src/runtime/era/era.ts";
 import { postgresStore, redisStore, type Store } from "../store.ts";
 import { type Rig, startRig } from "./_helpers/scaleout_rig.ts";
 import { startPostgres, startRedis } from "./_helpers/store_servers.ts";

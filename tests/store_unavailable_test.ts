@@ -20,7 +20,7 @@ import {
 import { buildToolServer } from "./fixtures/tool_server.ts";
 import { POST_HEADERS } from "./fixtures/http_test_server.ts";
 import { eraServer } from "./fixtures/era_server.ts";
-import { META, MODERN_PROTOCOL_VERSION } from "../src/runtime/era.ts";
+import { META, MODERN_PROTOCOL_VERSION } from "../src/runtime/era/era.ts";
 import {
   type RunningServer,
   startPostgres,

@@ -36,7 +36,7 @@ import {
   UNRECORDED_TEXT,
 } from "../src/tasks/_outcome.ts";
 import { startRedis } from "./_helpers/store_servers.ts";
-import { META, MODERN_PROTOCOL_VERSION } from "../src/runtime/era.ts";
+import { META, MODERN_PROTOCOL_VERSION } from "../src/runtime/era/era.ts";
 
 const HEADERS = {
   "content-type": "application/json",

@@ -55,7 +55,7 @@ import {
 } from "./_sampling.ts";
 import { type SampleFn, SamplingUnavailableError } from "../core/sampling.ts";
 
-// The `_meta` keys of a modern request (src/runtime/era.ts names them too;
+// The `_meta` keys of a modern request (src/runtime/era/era.ts names them too;
 // the bridge does not import the runtime).
 const PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
 const CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";

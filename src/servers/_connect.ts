@@ -12,7 +12,7 @@ import {
   type ConnectStdioOptions,
 } from "../runtime/process/connect_stdio.ts";
 import { ServerConfigError, type ServerSpec } from "./config.ts";
-import type { EraStore } from "../runtime/era_store.ts";
+import type { EraStore } from "../runtime/era/era_store.ts";
 import type { OAuthClientProvider } from "../auth/client/oauth_client.ts";
 import type { Launch } from "./_permissions.ts";
 import { egressFetch } from "./_egress.ts";

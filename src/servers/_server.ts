@@ -5,8 +5,8 @@
  * @module
  */
 
-import type { EraStore } from "../runtime/era_store.ts";
-import type { ProtocolEra } from "../runtime/era.ts";
+import type { EraStore } from "../runtime/era/era_store.ts";
+import type { ProtocolEra } from "../runtime/era/era.ts";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol";
 // @ts-types="@modelcontextprotocol/sdk/server/zod-compat"
 import type {

@@ -6,8 +6,8 @@
  */
 
 import type { OAuthClientProvider } from "../auth/client/oauth_client.ts";
-import { acceptEraStore, type EraStore } from "../runtime/era_store.ts";
-import type { ProtocolEra } from "../runtime/era.ts";
+import { acceptEraStore, type EraStore } from "../runtime/era/era_store.ts";
+import type { ProtocolEra } from "../runtime/era/era.ts";
 import type { ToolDef } from "../core/tool.ts";
 import type { ResultRendering } from "../mcp/render.ts";
 import type { InputHandler } from "../mcp/input.ts";

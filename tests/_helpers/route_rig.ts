@@ -22,12 +22,12 @@ import {
 } from "../../mod.ts";
 import type { AuthInfo } from "../../auth.ts";
 import { z } from "zod";
-import { fastPath, ToolsLane } from "../../src/runtime/fast_tools.ts";
+import { fastPath, ToolsLane } from "../../src/runtime/fast/fast_tools.ts";
 import {
   EraTransport,
   resolveCacheHints,
-} from "../../src/runtime/era_server.ts";
-import { META, MODERN_PROTOCOL_VERSION } from "../../src/runtime/era.ts";
+} from "../../src/runtime/era/era_server.ts";
+import { META, MODERN_PROTOCOL_VERSION } from "../../src/runtime/era/era.ts";
 
 /** The routes under test. */
 export type RouteName = "sdk" | "direct" | "sessions" | "stdio" | "stdio-sdk";

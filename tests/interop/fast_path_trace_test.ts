@@ -8,11 +8,11 @@
 
 import assert from "node:assert/strict";
 import { exportTools, httpHandler, rawTool, Server } from "../../mod.ts";
-import { fastPath } from "../../src/runtime/fast_tools.ts";
+import { fastPath } from "../../src/runtime/fast/fast_tools.ts";
 import {
   META,
   MODERN_PROTOCOL_VERSION as MODERN,
-} from "../../src/runtime/era.ts";
+} from "../../src/runtime/era/era.ts";
 import { installSdk } from "./_otel.ts";
 
 const TRACE = "0af7651916cd43dd8448eb211c80319c";

@@ -27,12 +27,12 @@ import {
   seamReport,
   setSeamWarn,
 } from "../../src/seam/sdk_internals.ts";
-import { ToolsLane } from "../../src/runtime/fast_tools.ts";
+import { ToolsLane } from "../../src/runtime/fast/fast_tools.ts";
 import { checkAnswer, InvalidAnswerError } from "../../src/mcp/_answer.ts";
 import {
   META,
   MODERN_PROTOCOL_VERSION as MODERN,
-} from "../../src/runtime/era.ts";
+} from "../../src/runtime/era/era.ts";
 
 const DEADLINE = 10_000;
 

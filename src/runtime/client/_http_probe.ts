@@ -9,8 +9,8 @@
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport";
-import { HEADER, META } from "../era.ts";
-import type { ProbeOutcome } from "../era_client.ts";
+import { HEADER, META } from "../era/era.ts";
+import type { ProbeOutcome } from "../era/era_client.ts";
 
 /** Where and how the probe is sent. */
 export interface HttpProbeOptions {

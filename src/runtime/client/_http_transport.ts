@@ -40,7 +40,7 @@ import {
   isModernVersion,
   META,
   nameParamOf,
-} from "../era.ts";
+} from "../era/era.ts";
 import { mayHoldBigNumber, RawNumberCodec } from "./_raw_number_codec.ts";
 import {
   answeredId,

@@ -31,8 +31,8 @@ import {
   EraClientTransport,
   type EraInfo,
   type ProtocolPreference,
-} from "../era_client.ts";
-import { acceptEraStore, type EraStore } from "../era_store.ts";
+} from "../era/era_client.ts";
+import { acceptEraStore, type EraStore } from "../era/era_store.ts";
 import { probeHttp } from "./_http_probe.ts";
 
 /**

@@ -31,7 +31,7 @@ import {
   ServerConnectError,
 } from "../errors.ts";
 import { linkSignal } from "../../core/abort.ts";
-import type { EraInfo } from "../era_client.ts";
+import type { EraInfo } from "../era/era_client.ts";
 import { isPlainResultResponse, laneSchema } from "./_response_lane.ts";
 import { resultDelivery, shareDeadlines } from "./_protocol_lane.ts";
 import { clientHandshake } from "../../seam/sdk_internals.ts";

@@ -26,7 +26,7 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport";
 import type { ServedTools } from "../../core/served_tools.ts";
 import { forgetWireId, noteWireId } from "../../core/telemetry.ts";
-import { MODERN_PROTOCOL_VERSIONS } from "../era.ts";
+import { MODERN_PROTOCOL_VERSIONS } from "../era/era.ts";
 import {
   envelopeClient,
   factsOf,
@@ -37,13 +37,13 @@ import {
   type ResolvedCacheHints,
   type ServerFacts,
   stampResult,
-} from "../era_server.ts";
+} from "../era/era_server.ts";
 import {
   answerInitialize,
   FastDispatch,
   type FastLink,
   initialized,
-} from "../fast_tools.ts";
+} from "../fast/fast_tools.ts";
 import { listAnswerText } from "./_list_text.ts";
 import { isJsonRpcMessage, type RequestId } from "./_messages.ts";
 import { requestInfo } from "./_post.ts";

@@ -18,12 +18,12 @@ import {
   MODERN_ERROR,
   MODERN_PROTOCOL_VERSIONS,
   nameParamOf,
-} from "../era.ts";
+} from "../era/era.ts";
 import {
   metaOf,
   modernVersionOf,
   unsupportedVersionError,
-} from "../era_server.ts";
+} from "../era/era_server.ts";
 
 type RequestId = string | number;
 

@@ -13,14 +13,14 @@ import {
   EraTransport,
   type InitMemo,
   type ResolvedCacheHints,
-} from "../era_server.ts";
+} from "../era/era_server.ts";
 import type { Transport } from "../sdk_types.ts";
 import type { ConnectionInfo } from "./_sse_body.ts";
 import { HttpServerTransport } from "./_transport.ts";
 import type { ListenCap, Release } from "./_listen_cap.ts";
 import { principalOf } from "../../core/auth.ts";
 import { authOf } from "./_auth.ts";
-import { fastToolsFor } from "../fast_tools.ts";
+import { fastToolsFor } from "../fast/fast_tools.ts";
 import { directable, DirectCall } from "./_direct.ts";
 
 /** How many idle servers are kept for reuse. */

@@ -40,8 +40,8 @@ import {
   EraClientTransport,
   type EraInfo,
   type ProtocolPreference,
-} from "../era_client.ts";
-import { acceptEraStore, type EraStore } from "../era_store.ts";
+} from "../era/era_client.ts";
+import { acceptEraStore, type EraStore } from "../era/era_store.ts";
 import { passedThrough, passthroughOf } from "./_env_passthrough.ts";
 
 /**

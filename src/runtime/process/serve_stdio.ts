@@ -12,11 +12,11 @@ import {
   type CacheHints,
   EraTransport,
   resolveCacheHints,
-} from "../era_server.ts";
+} from "../era/era_server.ts";
 import { LineTransport } from "./_line_transport.ts";
 import { bufferSource, type ByteSource, fileSink } from "./_byte_pipe.ts";
 import { DEFAULT_MAX_LINE_BYTES } from "../errors.ts";
-import { ToolsLane } from "../fast_tools.ts";
+import { ToolsLane } from "../fast/fast_tools.ts";
 
 /** Options of {@link serveStdio}. */
 export interface ServeStdioOptions {

@@ -33,10 +33,10 @@ import type {
 } from "@modelcontextprotocol/sdk/types.js";
 // @ts-types="@modelcontextprotocol/sdk/server/zod-compat"
 import { safeParse } from "@modelcontextprotocol/sdk/server/zod-compat.js";
-import type { Transport } from "./sdk_types.ts";
-import { serverHandshake } from "../seam/sdk_internals.ts";
+import type { Transport } from "../sdk_types.ts";
+import { serverHandshake } from "../../seam/sdk_internals.ts";
 import type { TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport";
-import { type ServedTools, servedToolsOf } from "../core/served_tools.ts";
+import { type ServedTools, servedToolsOf } from "../../core/served_tools.ts";
 
 type RequestId = string | number;
 type Json = Record<string, unknown>;

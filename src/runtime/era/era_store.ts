@@ -6,9 +6,9 @@
  */
 
 import { isModernVersion, type ProtocolEra } from "./era.ts";
-import type { Store } from "../store/contract.ts";
-import { eraView, type KeyArrayStore } from "./store_views.ts";
-import { acceptStore, hasMethods } from "../store/accept.ts";
+import type { Store } from "../../store/contract.ts";
+import { eraView, type KeyArrayStore } from "../store_views.ts";
+import { acceptStore, hasMethods } from "../../store/accept.ts";
 
 /**
  * An `eraStore` option as kept (see {@link acceptStore}): a contract store,
