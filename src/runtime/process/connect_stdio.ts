@@ -450,6 +450,9 @@ class StdioConnection {
         // Our own cancel ends a pending read too: that is no loss.
         if (chunk !== null || cancelled) return chunk;
         await settleWithin(this.#proc.status, EXIT_STATUS_WAIT);
+        // What it wrote on stderr as it died (a denied permission, say) is
+        // read before its calls fail, so they can name it.
+        await settleWithin(this.#stderrDone, EXIT_STATUS_WAIT);
         this.#lost ??= new ConnectionLostError("server closed its stdout");
         return null;
       },
@@ -465,7 +468,8 @@ class StdioConnection {
     );
     // A descendant may hold stdout open after the server died: the exit
     // ends the connection even without end of input.
-    this.#proc.status.then(() => {
+    this.#proc.status.then(async () => {
+      await settleWithin(this.#stderrDone, EXIT_STATUS_WAIT);
       if (this.#closing === undefined) void transport.close();
     });
     return transport;
