@@ -255,6 +255,7 @@ async function readChunks(
   // The most the body can be: its declared length, or the cap.
   const most = Math.min(bound, limits.maxBytes);
   let buffer: Uint8Array = EMPTY;
+  let first: Uint8Array | undefined;
   let size = 0;
   try {
     for (;;) {
@@ -270,6 +271,19 @@ async function readChunks(
       // Bytes past a declared length are not the body's.
       const take = Math.min(value.byteLength, most - size);
       if (size === 0 && take === bound) return value.subarray(0, take);
+      // A body of unknown length often comes in one chunk: kept as it is
+      // until a second one comes (a declared length is never waited for
+      // this way, so a lying one pins no chunk).
+      if (size === 0 && bound === Infinity && first === undefined) {
+        first = value;
+        size = take;
+        continue;
+      }
+      if (first !== undefined) {
+        buffer = grow(buffer, 0, size + take, most, limits);
+        buffer.set(first, 0);
+        first = undefined;
+      }
       if (size + take > buffer.byteLength) {
         buffer = grow(buffer, size, size + take, most, limits);
       }
@@ -288,7 +302,7 @@ async function readChunks(
   } finally {
     done();
   }
-  return buffer.subarray(0, size);
+  return first ?? buffer.subarray(0, size);
 }
 
 const EMPTY = new Uint8Array(0);
