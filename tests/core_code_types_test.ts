@@ -67,7 +67,7 @@ Deno.test("code types: names become identifiers, colliding ones numbered", () =>
   const text = agent.tools[0].description;
   assert.match(
     text,
-    /\n  get_sum\(input: Record<string, unknown>\): Promise<unknown>;\n  get_sum_2\(/,
+    /\n {2}get_sum\(input: Record<string, unknown>\): Promise<unknown>;\n {2}get_sum_2\(/,
   );
 });
 
