@@ -6,10 +6,54 @@
  */
 
 import {
+  type ExecuteResult,
   identifierOf,
   type ResolvedProvider,
   type SandboxFn,
 } from "../core/code_mode.ts";
+import type { RunnerMessage } from "./_runner.ts";
+
+/** One run as {@link answerProgram} sees it. */
+export interface ProgramRun {
+  readonly logs: LogBuffer;
+  readonly fns: ReadonlyMap<string, SandboxFn>;
+  /** Ends the run with `outcome` (a second end is ignored). */
+  end(outcome: ExecuteResult): void;
+  /** Sends a call's answer back to the program. */
+  reply(answer: RunnerMessage): void;
+}
+
+/**
+ * The host's side of what a running program sends, the same for every
+ * executor: a log line is kept (bounded), its end ends the run, and a call
+ * of a host function is answered with its value or its error's message.
+ */
+export function answerProgram(message: RunnerMessage, run: ProgramRun): void {
+  if (message.t === "log") run.logs.add(plain(String(message.s)));
+  else if (message.t === "done") {
+    run.logs.drop(message.d ?? 0);
+    run.end(
+      message.ok
+        ? { result: message.v }
+        : { result: undefined, error: plain(String(message.e)) },
+    );
+  } else if (message.t === "call") {
+    const f = run.fns.get(`${message.ns}.${message.fn}`);
+    const answer = f === undefined
+      ? Promise.reject(new Error(`no function ${message.ns}.${message.fn}`))
+      : Promise.resolve().then(() => f(...(message.args ?? [])));
+    answer.then(
+      (v) => run.reply({ t: "ret", id: message.id, ok: true, v }),
+      (e) =>
+        run.reply({
+          t: "ret",
+          id: message.id,
+          ok: false,
+          e: e instanceof Error ? e.message : String(e),
+        }),
+    );
+  }
+}
 
 /** The host functions by `<namespace>.<identifier>`, and each namespace's identifiers. */
 export interface Resolved {

@@ -23,7 +23,7 @@ import type {
 import { Child, type ChildOptions } from "./_child.ts";
 import { type Clock, SYSTEM_CLOCK } from "./clock.ts";
 import { checkProgram } from "./_check.ts";
-import { LogBuffer, plain, resolveProviders } from "./_shared.ts";
+import { answerProgram, LogBuffer, resolveProviders } from "./_shared.ts";
 
 /**
  * How the subprocess executor runs programs. Every field is optional.
@@ -238,34 +238,14 @@ export class SubprocessExecutor implements Executor, TypeChecker {
         });
       if (signal?.aborted) return onAbort();
       signal?.addEventListener("abort", onAbort, { once: true });
-      child.listen((message) => {
-        if (message.t === "log") logs.add(plain(String(message.s)));
-        else if (message.t === "done") {
-          logs.drop(message.d ?? 0);
-          end(
-            message.ok
-              ? { result: message.v }
-              : { result: undefined, error: plain(String(message.e)) },
-          );
-        } else if (message.t === "call") {
-          const f = fns.get(`${message.ns}.${message.fn}`);
-          const answer = f === undefined
-            ? Promise.reject(
-              new Error(`no function ${message.ns}.${message.fn}`),
-            )
-            : Promise.resolve().then(() => f(...(message.args ?? [])));
-          answer.then(
-            (v) => child.send({ t: "ret", id: message.id, ok: true, v }),
-            (e) =>
-              child.send({
-                t: "ret",
-                id: message.id,
-                ok: false,
-                e: e instanceof Error ? e.message : String(e),
-              }),
-          );
-        }
-      });
+      child.listen((message) =>
+        answerProgram(message, {
+          logs,
+          fns,
+          end,
+          reply: (answer) => void child.send(answer),
+        })
+      );
       child.ended.then((status) =>
         end({ result: undefined, error: this.#crashText(child, status) })
       );

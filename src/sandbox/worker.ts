@@ -24,7 +24,12 @@ import type {
 import { type Clock, SYSTEM_CLOCK } from "./clock.ts";
 import { WORKER_RUNNER_URL } from "./_runner.ts";
 import type { RunnerMessage } from "./_runner.ts";
-import { LogBuffer, plain, resolveProviders } from "./_shared.ts";
+import {
+  answerProgram,
+  LogBuffer,
+  plain,
+  resolveProviders,
+} from "./_shared.ts";
 
 /**
  * How the worker executor runs programs. Every field is optional.
@@ -221,37 +226,15 @@ export class WorkerExecutor implements Executor {
             preludes: providers.flatMap((p) => p.prelude ?? []),
             maxLogs: this.#maxLogLines,
           });
-        } else if (message.t === "log") logs.add(plain(String(message.s)));
-        else if (message.t === "done") {
-          logs.drop(message.d ?? 0);
-          end(
-            message.ok
-              ? { result: message.v }
-              : { result: undefined, error: plain(String(message.e)) },
-          );
-        } else if (message.t === "call") {
-          const f = fns.get(`${message.ns}.${message.fn}`);
-          const answer = f === undefined
-            ? Promise.reject(
-              new Error(`no function ${message.ns}.${message.fn}`),
-            )
-            : Promise.resolve().then(() => f(...(message.args ?? [])));
-          answer.then(
-            (v) => {
-              if (!settled) {
-                w.postMessage({ t: "ret", id: message.id, ok: true, v });
-              }
+        } else {
+          answerProgram(message, {
+            logs,
+            fns,
+            end,
+            reply: (answer) => {
+              if (!settled) w.postMessage(answer);
             },
-            (e) => {
-              if (settled) return;
-              w.postMessage({
-                t: "ret",
-                id: message.id,
-                ok: false,
-                e: e instanceof Error ? e.message : String(e),
-              });
-            },
-          );
+          });
         }
       };
     });
