@@ -49,6 +49,7 @@ export type {
   Icon,
   ResourceBody,
   ResourceDef,
+  ResourceListing,
   ResourceOptions,
   ResourceReadRequest,
   ResourceTemplateDef,

@@ -51,8 +51,19 @@ export type Completer = (
   },
 ) => readonly string[] | Promise<readonly string[]>;
 
-/** Options of {@linkcode resource}: one of `text`, `bytes` or `read`. */
-export interface ResourceOptions {
+/**
+ * What a resource and a resource template are listed with, beside their URI
+ * or URI template.
+ *
+ * @example
+ * ```ts
+ * import type { ResourceListing } from "@weft/mcp/bridge";
+ *
+ * const listing: ResourceListing = { name: "readme", mimeType: "text/markdown" };
+ * console.log(listing.name);
+ * ```
+ */
+export interface ResourceListing {
   /** The name clients list it by. */
   readonly name: string;
   /** A display name. */
@@ -67,6 +78,10 @@ export interface ResourceOptions {
   readonly icons?: readonly Icon[];
   /** Metadata listed as it is. */
   readonly _meta?: Readonly<Record<string, unknown>>;
+}
+
+/** Options of {@linkcode resource}: one of `text`, `bytes` or `read`. */
+export interface ResourceOptions extends ResourceListing {
   /** The resource's URI. */
   readonly uri: string;
   /** Its size in bytes, listed (default: the length of `text` or `bytes`). */
@@ -82,21 +97,7 @@ export interface ResourceOptions {
 }
 
 /** Options of {@linkcode resourceTemplate}. */
-export interface ResourceTemplateOptions {
-  /** The name clients list it by. */
-  readonly name: string;
-  /** A display name. */
-  readonly title?: string;
-  /** What it holds, for the client and its model. */
-  readonly description?: string;
-  /** The MIME type of its contents. */
-  readonly mimeType?: string;
-  /** Hints for the client (audience, priority, lastModified). */
-  readonly annotations?: ContentAnnotations;
-  /** Icons a client may show. */
-  readonly icons?: readonly Icon[];
-  /** Metadata listed as it is. */
-  readonly _meta?: Readonly<Record<string, unknown>>;
+export interface ResourceTemplateOptions extends ResourceListing {
   /** An RFC 6570 URI template, levels 1 to 3 (`file:///{+path}`, `db://{table}/{id}`). */
   readonly uriTemplate: string;
   /** Reads the resource a matching URI names. */
