@@ -442,3 +442,36 @@ Deno.test("2025: a client's answer that is no sampling result fails the tool wit
     text: "invalid sampling result: model must be a string",
   }]);
 });
+
+Deno.test("stateless, reused servers: one caller's logging/setLevel does not reach the next caller of the same server", async () => {
+  const handler = httpHandler(newServer, { reuseServers: true });
+  const stop = new AbortController();
+  const served = Deno.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    signal: stop.signal,
+    onListen: () => {},
+  }, handler);
+  const url = new URL(`http://127.0.0.1:${served.addr.port}/mcp`);
+  const first = new Client({ name: "a", version: "1" });
+  const second = new Client({ name: "b", version: "1" });
+  const seen = logged(second);
+  try {
+    const signal = AbortSignal.timeout(10_000);
+    await first.connect(new StreamableHTTPClientTransport(url));
+    await first.setLoggingLevel("error", { signal });
+    await second.connect(new StreamableHTTPClientTransport(url));
+    await second.callTool({ name: "chatty", arguments: {} }, undefined, {
+      signal,
+    });
+    // Servers are pooled here, but never one that kept a caller's level
+    // (pooling setLevel's server makes the second caller read "error" only).
+    assert.deepEqual(seen, ["debug", "info", "warning", "error"]);
+  } finally {
+    await first.close();
+    await second.close();
+    await handler.close();
+    stop.abort();
+    await served.finished;
+  }
+});
