@@ -27,13 +27,13 @@ export {
   APP_MIME_TYPE,
   appToolInfo,
   toolUi,
-} from "./src/mcp/app_meta.ts";
+} from "./src/bridge/app_meta.ts";
 export type {
   AppServer,
   AppToolInfo,
   AppVisibility,
   ToolUi,
-} from "./src/mcp/app_meta.ts";
+} from "./src/bridge/app_meta.ts";
 export { withAppsCapability } from "./src/runtime/app_capability.ts";
 export type { ToolAppOptions } from "./src/core/app_view.ts";
 export { appHost } from "./src/apps/app_host.ts";

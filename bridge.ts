@@ -22,28 +22,31 @@ export type {
   ImportOptions,
   ImportPolicy,
   ImportResult,
-} from "./src/mcp/import.ts";
-export { importTools } from "./src/mcp/import.ts";
-export type { SkippedTool } from "./src/mcp/import_error.ts";
+} from "./src/bridge/import.ts";
+export { importTools } from "./src/bridge/import.ts";
+export type { SkippedTool } from "./src/bridge/import_error.ts";
 export {
   DuplicateNameError,
   EmptyNameError,
   ImportError,
   ListToolsError,
   NonObjectEntryError,
-} from "./src/mcp/import_error.ts";
-export { McpTransportError, RemoteToolError } from "./src/mcp/remote_error.ts";
-export { renderContent } from "./src/mcp/render.ts";
-export { toolDigest } from "./src/mcp/pins.ts";
-export type { PinReport, PinStore, ToolPins } from "./src/mcp/pins.ts";
-export type { InputContext, InputHandler } from "./src/mcp/input.ts";
-export type { RenderOptions, ResultRendering } from "./src/mcp/render.ts";
-export { exportTools, setRequestStateKey } from "./src/mcp/export.ts";
-export { serveAgent } from "./src/mcp/serve.ts";
-export type { ServeAgentOptions } from "./src/mcp/serve.ts";
-export { exportResources } from "./src/mcp/resources.ts";
-export type { ExportResourcesOptions } from "./src/mcp/resources.ts";
-export { resource, resourceTemplate } from "./src/mcp/resource_def.ts";
+} from "./src/bridge/import_error.ts";
+export {
+  McpTransportError,
+  RemoteToolError,
+} from "./src/bridge/remote_error.ts";
+export { renderContent } from "./src/bridge/render.ts";
+export { toolDigest } from "./src/bridge/pins.ts";
+export type { PinReport, PinStore, ToolPins } from "./src/bridge/pins.ts";
+export type { InputContext, InputHandler } from "./src/bridge/input.ts";
+export type { RenderOptions, ResultRendering } from "./src/bridge/render.ts";
+export { exportTools, setRequestStateKey } from "./src/bridge/export.ts";
+export { serveAgent } from "./src/bridge/serve.ts";
+export type { ServeAgentOptions } from "./src/bridge/serve.ts";
+export { exportResources } from "./src/bridge/resources.ts";
+export type { ExportResourcesOptions } from "./src/bridge/resources.ts";
+export { resource, resourceTemplate } from "./src/bridge/resource_def.ts";
 export type {
   Completer,
   Icon,
@@ -54,24 +57,24 @@ export type {
   ResourceReadRequest,
   ResourceTemplateDef,
   ResourceTemplateOptions,
-} from "./src/mcp/resource_def.ts";
-export { exportPrompts } from "./src/mcp/prompts.ts";
-export { prompt } from "./src/mcp/prompt_def.ts";
-export type { ExportPromptsOptions } from "./src/mcp/prompts.ts";
+} from "./src/bridge/resource_def.ts";
+export { exportPrompts } from "./src/bridge/prompts.ts";
+export { prompt } from "./src/bridge/prompt_def.ts";
+export type { ExportPromptsOptions } from "./src/bridge/prompts.ts";
 export type {
   PromptBody,
   PromptDef,
   PromptMessage,
   PromptOptions,
   PromptRequest,
-} from "./src/mcp/prompt_def.ts";
+} from "./src/bridge/prompt_def.ts";
 export type {
   ToolClient,
   ToolRequest,
   ToolRequestOptions,
   ToolServer,
   Transport,
-} from "./src/mcp/peers.ts";
+} from "./src/bridge/peers.ts";
 // A connected server's resources and prompts, read from weft.
 export {
   getPrompt,
@@ -81,7 +84,7 @@ export {
   listResourceTemplates,
   ListResultError,
   readResource,
-} from "./src/mcp/remote_resources.ts";
+} from "./src/bridge/remote_resources.ts";
 export type {
   GetPromptResult,
   ListOptions,
@@ -90,4 +93,4 @@ export type {
   ReadResourceResult,
   Resource,
   ResourceTemplate,
-} from "./src/mcp/remote_resources.ts";
+} from "./src/bridge/remote_resources.ts";

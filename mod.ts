@@ -88,22 +88,22 @@ export { SamplingUnavailableError } from "./src/core/sampling.ts";
 export { aiSdkModel } from "./src/providers/ai_sdk.ts";
 
 // The bridge: MCP tools in, weft tools and agents out.
-export { importTools } from "./src/mcp/import.ts";
+export { importTools } from "./src/bridge/import.ts";
 export type {
   ApprovalRule,
   ImportOptions,
   ImportPolicy,
   ImportResult,
-} from "./src/mcp/import.ts";
-export { ImportError } from "./src/mcp/import_error.ts";
-export type { InputHandler } from "./src/mcp/input.ts";
-export { RemoteToolError } from "./src/mcp/remote_error.ts";
-export { exportTools, setRequestStateKey } from "./src/mcp/export.ts";
-export { serveAgent } from "./src/mcp/serve.ts";
-export { exportResources } from "./src/mcp/resources.ts";
-export { resource, resourceTemplate } from "./src/mcp/resource_def.ts";
-export { exportPrompts } from "./src/mcp/prompts.ts";
-export { prompt } from "./src/mcp/prompt_def.ts";
+} from "./src/bridge/import.ts";
+export { ImportError } from "./src/bridge/import_error.ts";
+export type { InputHandler } from "./src/bridge/input.ts";
+export { RemoteToolError } from "./src/bridge/remote_error.ts";
+export { exportTools, setRequestStateKey } from "./src/bridge/export.ts";
+export { serveAgent } from "./src/bridge/serve.ts";
+export { exportResources } from "./src/bridge/resources.ts";
+export { resource, resourceTemplate } from "./src/bridge/resource_def.ts";
+export { exportPrompts } from "./src/bridge/prompts.ts";
+export { prompt } from "./src/bridge/prompt_def.ts";
 // Serving MCP tasks (serveTasks) is in "@weft/mcp/tasks".
 
 // Tracing: OpenTelemetry spans and metrics, recorded once the host registers a provider.

@@ -46,7 +46,7 @@ export {
 } from "./src/tasks/tasks.ts";
 export type { ServeTasksOptions, TaskLimit } from "./src/tasks/tasks.ts";
 export type { TaskSupport } from "./src/core/tool.ts";
-export { RemoteTaskError, taskClient } from "./src/mcp/remote_tasks.ts";
+export { RemoteTaskError, taskClient } from "./src/bridge/remote_tasks.ts";
 export type {
   ListTasksOptions,
   RemoteTask,
@@ -57,4 +57,4 @@ export type {
   TaskClient,
   TaskRequestOptions,
   TaskResultOptions,
-} from "./src/mcp/remote_tasks.ts";
+} from "./src/bridge/remote_tasks.ts";

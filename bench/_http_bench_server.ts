@@ -27,7 +27,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { tool } from "../src/core/tool.ts";
-import { exportTools } from "../src/mcp/export.ts";
+import { exportTools } from "../src/bridge/export.ts";
 import { httpHandler } from "../src/runtime/http/handler.ts";
 import { kvStore } from "../src/runtime/http/kv_store.ts";
 import { floorHandler } from "./_floor_handler.ts";

@@ -20,7 +20,7 @@ import { cpuUsage } from "node:process";
 import { z } from "zod";
 import { Server } from "../src/runtime/sdk.ts";
 import { tool } from "../src/core/tool.ts";
-import { exportTools } from "../src/mcp/export.ts";
+import { exportTools } from "../src/bridge/export.ts";
 import { httpHandler } from "../src/runtime/http/handler.ts";
 import { floorHandler } from "./_floor_handler.ts";
 import { median } from "./_medians.ts";

@@ -17,7 +17,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { Server } from "../src/runtime/sdk.ts";
 import { tool } from "../src/core/tool.ts";
-import { exportTools } from "../src/mcp/export.ts";
+import { exportTools } from "../src/bridge/export.ts";
 import { serveStdio } from "../src/runtime/process/serve_stdio.ts";
 
 const kind = Deno.args[0];

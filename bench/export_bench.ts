@@ -28,7 +28,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 // @ts-types="@modelcontextprotocol/sdk/inMemory"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { tool } from "../src/core/tool.ts";
-import { exportTools } from "../src/mcp/export.ts";
+import { exportTools } from "../src/bridge/export.ts";
 import { interleavedMedians } from "./_medians.ts";
 
 const LIST_SIZE = 1000;

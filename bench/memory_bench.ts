@@ -16,7 +16,7 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { z } from "zod";
 import { tool } from "../src/core/tool.ts";
-import { exportTools } from "../src/mcp/export.ts";
+import { exportTools } from "../src/bridge/export.ts";
 import { httpHandler } from "../src/runtime/http/handler.ts";
 
 const count = Number(

@@ -8,13 +8,13 @@
  *   (erased at runtime; ADR 0002) and `re2js` (linear-time regular
  *   expressions for the tool search), imported by `src/core/_regex.ts` only.
  * - `src/core` touches `Deno` only in `src/core/env.ts`.
- * - `src/mcp` never imports `src/runtime`.
+ * - `src/bridge` never imports `src/runtime`.
  * - `src/trace` (OpenTelemetry) imports the core and `@opentelemetry/api`
- *   only; `src/mcp`, `src/servers` and `src/cli` may import it.
+ *   only; `src/bridge`, `src/servers` and `src/cli` may import it.
  * - Each folder imports only the folders below it: `src/providers` → core
- *   (and type-only `@ai-sdk/provider`); `src/mcp` and `src/runtime` → core
- *   and the SDK; `src/servers` → runtime, mcp, core and the SDK; `src/cli` →
- *   servers, runtime, mcp, core and the SDK; `src/testing` → core.
+ *   (and type-only `@ai-sdk/provider`); `src/bridge` and `src/runtime` → core
+ *   and the SDK; `src/servers` → runtime, bridge, core and the SDK; `src/cli` →
+ *   servers, runtime, bridge, core and the SDK; `src/testing` → core.
  * - Inside `src/runtime`, each of `http` (the HTTP server), `client` (the
  *   HTTP clients) and `process` (stdio) is a layer of its own over the
  *   runtime's root files (`src/runtime/*.ts`, shared by all three), which
@@ -48,7 +48,7 @@
  *   another folder (nor an entry point) imports it.
  * - Nothing under `src/` imports `tests/`, `examples/` or `bench/`.
  * - `src/seam/sdk_internals.ts`, the one module naming private fields of
- *   the SDK or zod, imports nothing; `src/mcp` and every layer of
+ *   the SDK or zod, imports nothing; `src/bridge` and every layer of
  *   `src/runtime` may import that one file (ADR 0086), and no other file
  *   under `src/` names such a field.
  */
@@ -97,8 +97,8 @@ const LAYERS: Record<
   },
   // The store folder for its one door (`accept.ts`): pins and claims take
   // a contract store, or a raw Deno.Kv, as every stateful option does.
-  "src/mcp/": {
-    folders: ["src/mcp/", "src/trace/", "src/store/", "src/core/", SEAM],
+  "src/bridge/": {
+    folders: ["src/bridge/", "src/trace/", "src/store/", "src/core/", SEAM],
     bare: sdkOrNode,
   },
   // Tracing (issue 20): the OpenTelemetry API is its one dependency; the
@@ -177,7 +177,7 @@ const LAYERS: Record<
       "src/servers/",
       "src/runtime/",
       "src/auth/client/",
-      "src/mcp/",
+      "src/bridge/",
       "src/trace/",
       "src/store/",
       "src/core/",
@@ -190,7 +190,7 @@ const LAYERS: Record<
       "src/apps/",
       "src/servers/",
       "src/runtime/",
-      "src/mcp/",
+      "src/bridge/",
       "src/store/",
       "src/core/",
     ],
@@ -202,7 +202,7 @@ const LAYERS: Record<
       "src/servers/",
       "src/runtime/",
       "src/auth/client/",
-      "src/mcp/",
+      "src/bridge/",
       "src/trace/",
       "src/core/",
     ],
@@ -210,12 +210,12 @@ const LAYERS: Record<
   },
   // Serving tasks: the bridge's registry hook and the store's records.
   "src/tasks/": {
-    folders: ["src/tasks/", "src/mcp/", "src/store/", "src/core/"],
+    folders: ["src/tasks/", "src/bridge/", "src/store/", "src/core/"],
     bare: (s) => (sdkOrNode(s) && !isSdkClient(s)) || s === "zod",
   },
   // Skills over MCP: served through the bridge's resource registry.
   "src/skills/": {
-    folders: ["src/skills/", "src/mcp/", "src/store/", "src/core/"],
+    folders: ["src/skills/", "src/bridge/", "src/store/", "src/core/"],
     bare: (s) => (sdkOrNode(s) && !isSdkClient(s)) || s === "zod",
   },
   "src/testing/": { folders: ["src/testing/", "src/core/"], bare: () => false },
@@ -563,16 +563,16 @@ Deno.test("no entry point imports a folder's internal file", async () => {
 
 Deno.test("the checker refuses another folder's internal files and allows its own", () => {
   assert.deepEqual(
-    violations("src/mcp/m.ts", 'import { r } from "./_registry.ts";'),
+    violations("src/bridge/m.ts", 'import { r } from "./_registry.ts";'),
     [],
   );
   assert.equal(
-    violations("src/mcp/m.ts", 'import { b } from "../core/_tool_build.ts";')
+    violations("src/bridge/m.ts", 'import { b } from "../core/_tool_build.ts";')
       .length,
     1,
   );
   assert.deepEqual(
-    violations("src/mcp/m.ts", 'import { b } from "../core/bridge.ts";'),
+    violations("src/bridge/m.ts", 'import { b } from "../core/bridge.ts";'),
     [],
   );
   assert.equal(
@@ -589,19 +589,19 @@ Deno.test("the checker holds each folder to the layers below it", () => {
     ["src/providers/p.ts", 'import { tool } from "../core/tool.ts";', true],
     ["src/providers/p.ts", 'import type { L } from "@ai-sdk/provider";', true],
     ["src/providers/p.ts", 'import { L } from "@ai-sdk/provider";', false],
-    ["src/providers/p.ts", 'import { e } from "../mcp/export.ts";', false],
+    ["src/providers/p.ts", 'import { e } from "../bridge/export.ts";', false],
     [
       "src/providers/p.ts",
       'import { S } from "@modelcontextprotocol/sdk";',
       false,
     ],
-    ["src/servers/s.ts", 'import { i } from "../mcp/import.ts";', true],
+    ["src/servers/s.ts", 'import { i } from "../bridge/import.ts";', true],
     ["src/servers/s.ts", 'import { c } from "../runtime/process/c.ts";', true],
     ["src/servers/s.ts", 'import { p } from "../providers/p.ts";', false],
     ["src/cli/c.ts", 'import { c } from "../runtime/client/c.ts";', true],
     ["src/cli/c.ts", 'import { z } from "zod";', false],
     ["src/runtime/r.ts", 'import { j } from "../core/json.ts";', true],
-    ["src/runtime/r.ts", 'import { i } from "../mcp/import.ts";', false],
+    ["src/runtime/r.ts", 'import { i } from "../bridge/import.ts";', false],
     ["src/runtime/r.ts", 'import { e } from "./era/era.ts";', false],
     ["src/runtime/http/h.ts", 'import { f } from "../fast/f.ts";', true],
     ["src/runtime/client/c.ts", 'import { e } from "../era/era.ts";', true],
@@ -616,8 +616,8 @@ Deno.test("the checker holds each folder to the layers below it", () => {
     ["src/store/s.ts", 'import { e } from "../core/errors.ts";', true],
     ["src/store/s.ts", 'import { h } from "../runtime/http/h.ts";', false],
     ["src/store/s.ts", 'import { S } from "@modelcontextprotocol/sdk";', false],
-    ["src/mcp/m.ts", 'import { s } from "../seam/sdk_internals.ts";', true],
-    ["src/mcp/m.ts", 'import { s } from "../seam/other.ts";', false],
+    ["src/bridge/m.ts", 'import { s } from "../seam/sdk_internals.ts";', true],
+    ["src/bridge/m.ts", 'import { s } from "../seam/other.ts";', false],
     [
       "src/runtime/client/c.ts",
       'import { s } from "../../seam/sdk_internals.ts";',
@@ -672,7 +672,7 @@ Deno.test("the checker refuses core imports from outside core", () => {
   assert.deepEqual(violations(file, 'import { y } from "./y.ts";'), []);
   for (
     const specifier of [
-      "../mcp/m.ts",
+      "../bridge/m.ts",
       "../runtime/r.ts",
       "../../mod.ts",
       "@modelcontextprotocol/sdk",
@@ -706,20 +706,22 @@ Deno.test("the checker allows only a type-only import of the Standard Schema spe
   );
 });
 
-Deno.test("the checker refuses src/mcp importing src/runtime", () => {
+Deno.test("the checker refuses src/bridge importing src/runtime", () => {
   assert.equal(
-    violations("src/mcp/m.ts", 'import { r } from "../runtime/r.ts";').length,
+    violations("src/bridge/m.ts", 'import { r } from "../runtime/r.ts";')
+      .length,
     1,
   );
   assert.deepEqual(
-    violations("src/mcp/m.ts", 'import { c } from "../core/c.ts";'),
+    violations("src/bridge/m.ts", 'import { c } from "../core/c.ts";'),
     [],
   );
 });
 
 Deno.test("the checker refuses src importing tests, examples or bench", () => {
   assert.equal(
-    violations("src/mcp/m.ts", 'import { t } from "../../tests/t.ts";').length,
+    violations("src/bridge/m.ts", 'import { t } from "../../tests/t.ts";')
+      .length,
     1,
   );
   assert.equal(
@@ -742,11 +744,12 @@ Deno.test("the checker keeps src/providers on the core and type-only AI SDK impo
     1,
   );
   assert.equal(
-    violations("src/providers/p.ts", 'import { m } from "../mcp/m.ts";').length,
+    violations("src/providers/p.ts", 'import { m } from "../bridge/m.ts";')
+      .length,
     1,
   );
   // Nothing under src/ but the providers themselves imports them.
-  for (const file of ["src/core/x.ts", "src/mcp/x.ts", "src/servers/x.ts"]) {
+  for (const file of ["src/core/x.ts", "src/bridge/x.ts", "src/servers/x.ts"]) {
     assert.equal(
       violations(file, 'import { p } from "../providers/p.ts";').length,
       1,
@@ -883,7 +886,7 @@ Deno.test("the checker keeps src/auth off the runtime: the server side on web st
       true,
     ],
     [
-      "src/mcp/m.ts",
+      "src/bridge/m.ts",
       'import { o } from "../auth/client/oauth_client.ts";',
       false,
     ],

@@ -17,9 +17,9 @@ import {
   renderContentItems,
 } from "../src/core/content.ts";
 import { rawTool, tool, type ToolResult } from "../src/core/tool.ts";
-import { exportTools } from "../src/mcp/export.ts";
-import { importTools } from "../src/mcp/import.ts";
-import { renderContent } from "../src/mcp/render.ts";
+import { exportTools } from "../src/bridge/export.ts";
+import { importTools } from "../src/bridge/import.ts";
+import { renderContent } from "../src/bridge/render.ts";
 import { say, script } from "../src/testing/script.ts";
 import { connected } from "./_helpers/export_pair.ts";
 

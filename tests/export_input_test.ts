@@ -23,7 +23,7 @@ import {
   ElicitRequestSchema,
   type JSONRPCMessage,
 } from "@modelcontextprotocol/sdk/types.js";
-import { signState } from "../src/mcp/_request_state.ts";
+import { signState } from "../src/bridge/_request_state.ts";
 
 const FORM = {
   type: "object",

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { z } from "zod";
 import { ToolError } from "../src/core/errors.ts";
 import { rawTool, tool, type ToolDef } from "../src/core/tool.ts";
-import { argumentText } from "../src/mcp/_registry.ts";
+import { argumentText } from "../src/bridge/_registry.ts";
 import { callRaw, onlyText } from "./_helpers/export_pair.ts";
 import {
   echo,

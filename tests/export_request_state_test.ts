@@ -15,7 +15,7 @@ import {
 } from "../mod.ts";
 import type { AuthInfo } from "../auth.ts";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { kvClaims, MemoryClaims } from "../src/mcp/_claims.ts";
+import { kvClaims, MemoryClaims } from "../src/bridge/_claims.ts";
 
 const SECRET = "0123456789abcdef0123456789abcdef";
 

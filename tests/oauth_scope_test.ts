@@ -24,7 +24,7 @@ import {
 import { jwtVerifier } from "../auth.ts";
 import type { ToolResultPart } from "../core.ts";
 import { callTools, say, script } from "../testing.ts";
-import { McpTransportError } from "../src/mcp/remote_error.ts";
+import { McpTransportError } from "../src/bridge/remote_error.ts";
 import {
   AuthorizationError,
   type OAuthClient,

@@ -12,7 +12,7 @@ import { content } from "../src/core/content.ts";
 import { OutputSchemaError } from "../src/core/errors.ts";
 import type { ToolResultPart } from "../src/core/messages.ts";
 import { tool } from "../src/core/tool.ts";
-import { exportTools } from "../src/mcp/export.ts";
+import { exportTools } from "../src/bridge/export.ts";
 import { callTools, say, script } from "../src/testing/script.ts";
 import { callRaw, connected, onlyText } from "./_helpers/export_pair.ts";
 

@@ -13,8 +13,8 @@ import { z } from "zod";
 import type { Client } from "@modelcontextprotocol/sdk/client";
 import { isPlainJson, stringifyExact } from "../src/core/json.ts";
 import { rawTool, tool, type ToolDef } from "../src/core/tool.ts";
-import { exportTools } from "../src/mcp/export.ts";
-import { importTools } from "../src/mcp/import.ts";
+import { exportTools } from "../src/bridge/export.ts";
+import { importTools } from "../src/bridge/import.ts";
 import { callRaw, connected, onlyText } from "./_helpers/export_pair.ts";
 import { listedServer } from "./_helpers/mcp_servers.ts";
 

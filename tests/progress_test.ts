@@ -20,7 +20,7 @@ import {
   type ToolContext,
 } from "../mod.ts";
 import type { ToolProgress } from "../core.ts";
-import { toolProgressMessage } from "../src/mcp/_progress.ts";
+import { toolProgressMessage } from "../src/bridge/_progress.ts";
 import { callTools, say, script } from "../testing.ts";
 import { connected, onlyText } from "./_helpers/export_pair.ts";
 

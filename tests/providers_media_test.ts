@@ -28,7 +28,7 @@ import { approve } from "../src/core/decisions.ts";
 import type { Message, ToolResultPart } from "../src/core/messages.ts";
 import type { ToolMiddleware } from "../src/core/middleware.ts";
 import { rawTool, type ToolDef } from "../src/core/tool.ts";
-import { importTools } from "../src/mcp/import.ts";
+import { importTools } from "../src/bridge/import.ts";
 import { aiSdkModel, type AiSdkModelOptions } from "../src/providers/ai_sdk.ts";
 import { callTools, say, script } from "../src/testing/script.ts";
 

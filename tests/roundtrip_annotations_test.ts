@@ -19,9 +19,9 @@ import {
   type ToolDef,
   type ToolResult,
 } from "../src/core/tool.ts";
-import { exportTools } from "../src/mcp/export.ts";
-import { serveAgent } from "../src/mcp/serve.ts";
-import { importTools } from "../src/mcp/import.ts";
+import { exportTools } from "../src/bridge/export.ts";
+import { serveAgent } from "../src/bridge/serve.ts";
+import { importTools } from "../src/bridge/import.ts";
 import { callTools, say, script } from "../src/testing/script.ts";
 import { callRaw, connected, type Pair } from "./_helpers/export_pair.ts";
 

@@ -13,8 +13,8 @@ import { Server } from "@modelcontextprotocol/sdk/server";
 // @ts-types="@modelcontextprotocol/sdk/inMemory"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { rawTool, tool, type ToolDef } from "../src/core/tool.ts";
-import { exportTools } from "../src/mcp/export.ts";
-import { importTools } from "../src/mcp/import.ts";
+import { exportTools } from "../src/bridge/export.ts";
+import { importTools } from "../src/bridge/import.ts";
 import { assertJsonEqual } from "./_helpers/json_equal.ts";
 
 const lookupOrder = tool({

@@ -19,7 +19,7 @@ import { HttpServerTransport } from "../src/runtime/http/_transport.ts";
 import { isJsonRpcMessage } from "../src/runtime/http/_messages.ts";
 import { SessionEventStore } from "../src/runtime/http/event_store.ts";
 import { tool } from "../src/core/tool.ts";
-import { exportTools } from "../src/mcp/export.ts";
+import { exportTools } from "../src/bridge/export.ts";
 import { REQUEST_DEADLINE } from "./fixtures/http_test_server.ts";
 import { httpHandler } from "../src/runtime/http/handler.ts";
 

@@ -24,7 +24,7 @@ import {
 import { InMemoryTaskStore } from "@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js";
 import { Server as WeftServer } from "../src/runtime/sdk.ts";
 import { rawTool, type ToolDef } from "../src/core/tool.ts";
-import { exportTools } from "../src/mcp/export.ts";
+import { exportTools } from "../src/bridge/export.ts";
 import { servedToolsOf } from "../src/core/served_tools.ts";
 
 type AnyServer = SdkServer;

@@ -45,7 +45,7 @@ import { shareDeadlines } from "../src/runtime/client/_protocol_lane.ts";
 import { LANE_CALL_RESULT } from "../src/runtime/client/_response_lane.ts";
 import { LosslessHttpTransport } from "../src/runtime/client/_http_transport.ts";
 import { ToolsLane } from "../src/runtime/fast/fast_tools.ts";
-import { checkAnswer } from "../src/mcp/_answer.ts";
+import { checkAnswer } from "../src/bridge/_answer.ts";
 import { connectHttp } from "../src/runtime/client/connect_http.ts";
 import { buildToolServer } from "./fixtures/tool_server.ts";
 import {

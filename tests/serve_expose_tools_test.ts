@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { Server } from "@modelcontextprotocol/sdk/server";
 import { Agent } from "../src/core/agent.ts";
 import { rawTool } from "../src/core/tool.ts";
-import { serveAgent } from "../src/mcp/serve.ts";
+import { serveAgent } from "../src/bridge/serve.ts";
 import { callTools, say, script } from "../testing.ts";
 import { callRaw, connected, onlyText } from "./_helpers/export_pair.ts";
 

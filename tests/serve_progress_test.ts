@@ -12,9 +12,9 @@ import type { Progress } from "@modelcontextprotocol/sdk/types.js";
 import { Agent } from "../src/core/agent.ts";
 import type { RunEvent } from "../src/core/events.ts";
 import { rawTool, tool } from "../src/core/tool.ts";
-import { exportTools } from "../src/mcp/export.ts";
-import { progressMessage } from "../src/mcp/_progress.ts";
-import { serveAgent } from "../src/mcp/serve.ts";
+import { exportTools } from "../src/bridge/export.ts";
+import { progressMessage } from "../src/bridge/_progress.ts";
+import { serveAgent } from "../src/bridge/serve.ts";
 import { callTools, say, script } from "../testing.ts";
 import { connected, onlyText } from "./_helpers/export_pair.ts";
 

@@ -19,8 +19,8 @@ import {
   type ToolContext,
   type ToolDef,
 } from "../src/core/tool.ts";
-import { exportTools } from "../src/mcp/export.ts";
-import { serveAgent } from "../src/mcp/serve.ts";
+import { exportTools } from "../src/bridge/export.ts";
+import { serveAgent } from "../src/bridge/serve.ts";
 import { callTools, fail, say, script, submit } from "../testing.ts";
 import { callRaw, connected, onlyText } from "./_helpers/export_pair.ts";
 import { assertJsonEqual } from "./_helpers/json_equal.ts";

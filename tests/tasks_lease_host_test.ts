@@ -15,8 +15,8 @@ import {
 } from "../mod.ts";
 import { serveTasks, type ServeTasksOptions } from "../tasks.ts";
 import { memoryStore, type Store } from "../store.ts";
-import { register } from "../src/mcp/_registry.ts";
-import { exported } from "../src/mcp/export.ts";
+import { register } from "../src/bridge/_registry.ts";
+import { exported } from "../src/bridge/export.ts";
 import { REAL_CLOCK, setTaskClock } from "../src/tasks/_outcome.ts";
 import type { TaskRecord } from "../src/tasks/_record.ts";
 import { FakeClock } from "./_helpers/fake_clock.ts";

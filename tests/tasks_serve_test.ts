@@ -25,8 +25,8 @@ import {
   RESUMED_TEXT,
 } from "../src/tasks/_host.ts";
 import { memoryStore } from "../store.ts";
-import { register } from "../src/mcp/_registry.ts";
-import { exported } from "../src/mcp/export.ts";
+import { register } from "../src/bridge/_registry.ts";
+import { exported } from "../src/bridge/export.ts";
 import { say, script } from "../testing.ts";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import {

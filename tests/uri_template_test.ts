@@ -5,7 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import { parseUriTemplate } from "../src/mcp/_uri_template.ts";
+import { parseUriTemplate } from "../src/bridge/_uri_template.ts";
 
 const match = (template: string, uri: string) =>
   parseUriTemplate(template, "test").match(uri);

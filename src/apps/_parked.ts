@@ -15,8 +15,8 @@ import {
   type DenyDecision,
 } from "../core/decisions.ts";
 import type { ApprovalRequest } from "../core/errors.ts";
-import type { AppServer } from "../mcp/app_meta.ts";
-import type { PinStore } from "../mcp/pins.ts";
+import type { AppServer } from "../bridge/app_meta.ts";
+import type { PinStore } from "../bridge/pins.ts";
 import { viewCsp } from "./_csp.ts";
 import { BodyError } from "./_http_error.ts";
 import type { HostRun } from "./_runs.ts";

@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { PinStore } from "../mcp/pins.ts";
+import type { PinStore } from "../bridge/pins.ts";
 import type { ApprovalRequest } from "../core/errors.ts";
 import type { ViewDocument } from "./_views.ts";
 

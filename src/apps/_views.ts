@@ -19,7 +19,7 @@ import {
   type AppServer,
   type AppToolInfo,
   appToolInfo,
-} from "../mcp/app_meta.ts";
+} from "../bridge/app_meta.ts";
 import { AppGateError } from "./errors.ts";
 
 /** A view document as the host page gets it. */

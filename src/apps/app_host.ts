@@ -8,7 +8,7 @@
 
 import type { Agent } from "../core/agent.ts";
 import { type Message, userMessage } from "../core/messages.ts";
-import type { AppServer } from "../mcp/app_meta.ts";
+import type { AppServer } from "../bridge/app_meta.ts";
 import { AppGateError } from "./errors.ts";
 import { HostRun } from "./_runs.ts";
 import { BodyError } from "./_http_error.ts";
@@ -18,7 +18,7 @@ import { callFromView, readView } from "./_views.ts";
 import { viewCsp } from "./_csp.ts";
 import { sandboxPage } from "./_sandbox_page.ts";
 import { approveViewPin, changedView } from "./_view_pins.ts";
-import { acceptPinStore, type PinStore } from "../mcp/pins.ts";
+import { acceptPinStore, type PinStore } from "../bridge/pins.ts";
 import type { DenoKvLike } from "../store/deno_kv.ts";
 
 /** Options of {@linkcode appHost}. */

@@ -5,7 +5,7 @@
  */
 
 import type { ToolDef } from "../core/tool.ts";
-import type { ImportError } from "../mcp/import_error.ts";
+import type { ImportError } from "../bridge/import_error.ts";
 
 /** What one `inspect` found: the server's identity and `importTools`' result. */
 export interface Inspection {

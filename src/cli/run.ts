@@ -12,7 +12,7 @@ import {
   truncateResult,
 } from "../core/policy.ts";
 import type { ToolDef } from "../core/tool.ts";
-import { type ImportResult, importTools } from "../mcp/import.ts";
+import { type ImportResult, importTools } from "../bridge/import.ts";
 import {
   type CliCommand,
   type EnvSetting,

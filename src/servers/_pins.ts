@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { PinStore, ToolPins } from "../mcp/pins.ts";
+import type { PinStore, ToolPins } from "../bridge/pins.ts";
 import type { ServerSpec } from "./config.ts";
 import type { DenoKvLike } from "../store/deno_kv.ts";
 

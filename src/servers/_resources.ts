@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { ToolClient } from "../mcp/peers.ts";
+import type { ToolClient } from "../bridge/peers.ts";
 import {
   getPrompt,
   type GetPromptResult,
@@ -20,7 +20,7 @@ import {
   type ReadResourceResult,
   type Resource,
   type ResourceTemplate,
-} from "../mcp/remote_resources.ts";
+} from "../bridge/remote_resources.ts";
 import type { ManagedServer } from "./_server.ts";
 
 /** A listed item and the name of the server (the config key) that listed it. */

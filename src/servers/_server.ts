@@ -22,11 +22,11 @@ import {
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolDef } from "../core/tool.ts";
-import { importTools } from "../mcp/import.ts";
-import { forwardElicitation, type InputHandler } from "../mcp/input.ts";
-import type { ResultRendering } from "../mcp/render.ts";
-import type { ImportError } from "../mcp/import_error.ts";
-import type { PinReport } from "../mcp/pins.ts";
+import { importTools } from "../bridge/import.ts";
+import { forwardElicitation, type InputHandler } from "../bridge/input.ts";
+import type { ResultRendering } from "../bridge/render.ts";
+import type { ImportError } from "../bridge/import_error.ts";
+import type { PinReport } from "../bridge/pins.ts";
 import { pinsFor, type ServerPins } from "./_pins.ts";
 import type { McpClient } from "../runtime/client/disposable_client.ts";
 import {

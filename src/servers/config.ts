@@ -5,8 +5,8 @@
  * @module
  */
 
-import type { ImportPolicy } from "../mcp/import.ts";
-import type { ResultRendering } from "../mcp/render.ts";
+import type { ImportPolicy } from "../bridge/import.ts";
+import type { ResultRendering } from "../bridge/render.ts";
 
 /** Fields every server entry may carry beside its connection. */
 export interface ServerEntryOptions {

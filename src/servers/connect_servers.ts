@@ -9,11 +9,11 @@ import type { OAuthClientProvider } from "../auth/client/oauth_client.ts";
 import { acceptEraStore, type EraStore } from "../runtime/era/era_store.ts";
 import type { ProtocolEra } from "../runtime/era/era.ts";
 import type { ToolDef } from "../core/tool.ts";
-import type { ResultRendering } from "../mcp/render.ts";
-import type { InputHandler } from "../mcp/input.ts";
-import { acceptPinStore, type PinReport } from "../mcp/pins.ts";
-import type { AppServer } from "../mcp/app_meta.ts";
-import type { ToolClient } from "../mcp/peers.ts";
+import type { ResultRendering } from "../bridge/render.ts";
+import type { InputHandler } from "../bridge/input.ts";
+import { acceptPinStore, type PinReport } from "../bridge/pins.ts";
+import type { AppServer } from "../bridge/app_meta.ts";
+import type { ToolClient } from "../bridge/peers.ts";
 import type { ServerPins } from "./_pins.ts";
 import { findShadowing, quarantined, type ShadowFinding } from "./_shadow.ts";
 import type { ServerConnectError } from "../runtime/errors.ts";
@@ -53,7 +53,7 @@ import type {
   GetPromptResult,
   ListOptions,
   ReadResourceResult,
-} from "../mcp/remote_resources.ts";
+} from "../bridge/remote_resources.ts";
 
 export type { ReconnectOptions, ServerState } from "./_server.ts";
 export type {

@@ -10,7 +10,11 @@
 
 import { type ApprovalRequest, ApprovalRequiredError } from "../core/errors.ts";
 import type { CallInfo } from "../core/tool.ts";
-import { acceptPinStore, canonicalJson, type PinStore } from "../mcp/pins.ts";
+import {
+  acceptPinStore,
+  canonicalJson,
+  type PinStore,
+} from "../bridge/pins.ts";
 import type { HeldSkill } from "./_remote.ts";
 import type { SkillFileEntry } from "./manifest.ts";
 

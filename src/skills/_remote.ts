@@ -9,8 +9,8 @@
  */
 
 import { z } from "zod";
-import type { ToolClient } from "../mcp/peers.ts";
-import { canonicalJson } from "../mcp/pins.ts";
+import type { ToolClient } from "../bridge/peers.ts";
+import { canonicalJson } from "../bridge/pins.ts";
 import { FrontmatterError, parseSkillMarkdown } from "./_frontmatter.ts";
 import {
   DIGEST,

@@ -14,8 +14,8 @@ import { z } from "zod";
 import { tool, type ToolDef } from "../core/tool.ts";
 import { ToolError } from "../core/errors.ts";
 import type { ToolMiddleware } from "../core/middleware.ts";
-import type { ToolClient } from "../mcp/peers.ts";
-import type { PinStore } from "../mcp/pins.ts";
+import type { ToolClient } from "../bridge/peers.ts";
+import type { PinStore } from "../bridge/pins.ts";
 import {
   declaresSkills,
   getSkill,

@@ -8,10 +8,10 @@
  */
 
 import { z } from "zod";
-import type { ToolServer as Server } from "../mcp/peers.ts";
-import { exportResources } from "../mcp/resources.ts";
-import { resourceTemplate } from "../mcp/resource_def.ts";
-import { isModernRequest } from "../mcp/task_hook.ts";
+import type { ToolServer as Server } from "../bridge/peers.ts";
+import { exportResources } from "../bridge/resources.ts";
+import { resourceTemplate } from "../bridge/resource_def.ts";
+import { isModernRequest } from "../bridge/task_hook.ts";
 import { SKILLS_EXTENSION } from "./manifest.ts";
 import {
   loadSkills,

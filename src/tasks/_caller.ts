@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { CallExtra } from "../mcp/task_hook.ts";
+import type { CallExtra } from "../bridge/task_hook.ts";
 import type { InputResponse } from "../core/input.ts";
 import { principalOf } from "../core/auth.ts";
 import type { TaskRecord } from "./_record.ts";

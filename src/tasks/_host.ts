@@ -17,7 +17,7 @@ import {
   type TaskRunOptions,
   type TaskTool,
   taskToolOf,
-} from "../mcp/task_hook.ts";
+} from "../bridge/task_hook.ts";
 import {
   askElicitation,
   askKey,

@@ -9,7 +9,7 @@
  */
 
 import type { Store } from "../store/contract.ts";
-import { checkAnswer, InvalidAnswerError } from "../mcp/task_hook.ts";
+import { checkAnswer, InvalidAnswerError } from "../bridge/task_hook.ts";
 import type { InputResponse } from "../core/input.ts";
 import { recordKey, type TaskRecord } from "./_record.ts";
 import type { RecordBook } from "./_book.ts";

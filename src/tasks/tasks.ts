@@ -8,13 +8,13 @@
  * @module
  */
 
-import type { ToolServer as Server } from "../mcp/peers.ts";
+import type { ToolServer as Server } from "../bridge/peers.ts";
 import {
   type CallExtra,
   isModernRequest,
   setTaskRunner,
   TASKS_EXTENSION,
-} from "../mcp/task_hook.ts";
+} from "../bridge/task_hook.ts";
 import { z } from "zod";
 import type { Store } from "../store/contract.ts";
 import { memoryStore } from "../store/memory.ts";

@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import { rawTool, tool, type ToolDef } from "../../src/core/tool.ts";
-import { exportTools } from "../../src/mcp/export.ts";
+import { exportTools } from "../../src/bridge/export.ts";
 import { connected, type Pair } from "./export_pair.ts";
 
 /** The seed's typed tool with an object output schema. */

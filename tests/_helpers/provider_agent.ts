@@ -16,7 +16,7 @@ import type { RunEvent } from "../../src/core/events.ts";
 import type { Model } from "../../src/core/model.ts";
 import { RunError } from "../../src/core/run.ts";
 import type { ToolDef } from "../../src/core/tool.ts";
-import { importTools } from "../../src/mcp/import.ts";
+import { importTools } from "../../src/bridge/import.ts";
 import { connectStdio } from "../../src/runtime/process/connect_stdio.ts";
 import { newProviderToolServer } from "../fixtures/provider_tools.ts";
 import type { ReplayFetch } from "./provider_replay.ts";

@@ -23,7 +23,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { Agent } from "../../src/core/agent.ts";
 import type { Model } from "../../src/core/model.ts";
-import { importTools } from "../../src/mcp/import.ts";
+import { importTools } from "../../src/bridge/import.ts";
 import { aiSdkModel } from "../../src/providers/ai_sdk.ts";
 import { own, replayFetch } from "../_helpers/provider_replay.ts";
 

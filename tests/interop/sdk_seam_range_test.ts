@@ -28,7 +28,7 @@ import {
   setSeamWarn,
 } from "../../src/seam/sdk_internals.ts";
 import { ToolsLane } from "../../src/runtime/fast/fast_tools.ts";
-import { checkAnswer, InvalidAnswerError } from "../../src/mcp/_answer.ts";
+import { checkAnswer, InvalidAnswerError } from "../../src/bridge/_answer.ts";
 import {
   META,
   MODERN_PROTOCOL_VERSION as MODERN,
