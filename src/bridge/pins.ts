@@ -19,6 +19,10 @@ import type { DenoKvLike } from "../store/deno_kv.ts";
  * is taken as `denoKvStore(kv)`; pins live under the `pin/` namespace, one
  * record per server. Another object with these two methods still works
  * but is deprecated: pass a contract store.
+ *
+ * @deprecated As an option's type, pass a contract store from
+ * `@weft/mcp/store` (or a `Deno.Kv`); this shape becomes internal in a
+ * later release.
  */
 export interface PinStore {
   /** The value at `key` with its version, or `undefined`. */

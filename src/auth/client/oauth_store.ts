@@ -1,10 +1,14 @@
 /**
  * Where an OAuth client keeps what it learns: discovery results, client
  * registrations, tokens and pending authorizations. In memory by default
- * ({@link memoryOAuthStore}); `kvOAuthStore` keeps them in Deno KV.
+ * (`memoryStore()` from `@weft/mcp/store`); any contract store or a
+ * `Deno.Kv` keeps them elsewhere. The shapes below are the older ones.
  *
  * @module
  */
+
+import { memoryStore } from "../../store/memory.ts";
+import { oauthStoreOf } from "./oauth_store_view.ts";
 
 /** One stored value with the version it was read at. */
 export interface OAuthStoreEntry {
@@ -62,8 +66,11 @@ export interface OAuthStore {
 }
 
 /**
- * A store in this process's memory: tokens are lost on restart. The
- * default of `oauthClient`.
+ * A store in this process's memory: tokens are lost on restart. It is
+ * `memoryStore()` from `@weft/mcp/store` seen through the older shape.
+ *
+ * @deprecated Pass `memoryStore()` from `@weft/mcp/store` as
+ * `oauthClient`'s `store` (or nothing: memory is the default).
  *
  * @example
  * ```ts
@@ -72,57 +79,7 @@ export interface OAuthStore {
  * ```
  */
 export function memoryOAuthStore(): OAuthStore {
-  const entries = new Map<
-    string,
-    { value: unknown; version: string; expires: number }
-  >();
-  let counter = 0;
-  const read = (key: readonly string[]) => {
-    const id = JSON.stringify(key);
-    const entry = entries.get(id);
-    if (entry !== undefined && entry.expires <= Date.now()) {
-      entries.delete(id);
-      return undefined;
-    }
-    return entry;
-  };
-  const write = (
-    key: readonly string[],
-    value: unknown,
-    options?: OAuthStoreSetOptions,
-  ) => {
-    entries.set(JSON.stringify(key), {
-      value: structuredClone(value),
-      version: String(++counter),
-      expires: options?.expireIn === undefined
-        ? Infinity
-        : Date.now() + options.expireIn,
-    });
-  };
-  return {
-    get(key) {
-      const entry = read(key);
-      return Promise.resolve(
-        entry === undefined ? undefined : {
-          value: structuredClone(entry.value),
-          version: entry.version,
-        },
-      );
-    },
-    set(key, value, options) {
-      write(key, value, options);
-      return Promise.resolve();
-    },
-    delete(key) {
-      entries.delete(JSON.stringify(key));
-      return Promise.resolve();
-    },
-    swap(key, version, value, options) {
-      if (read(key)?.version !== version) return Promise.resolve(false);
-      write(key, value, options);
-      return Promise.resolve(true);
-    },
-  };
+  return oauthStoreOf(memoryStore());
 }
 
 /** Options of {@link kvOAuthStore}. */

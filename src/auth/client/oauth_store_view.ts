@@ -8,18 +8,19 @@
 
 import { isStore, STORE_NAMESPACES } from "../../store/contract.ts";
 import { acceptStore, hasMethods } from "../../store/accept.ts";
-import { memoryOAuthStore, type OAuthStore } from "./oauth_store.ts";
+import type { OAuthStore } from "./oauth_store.ts";
+import { memoryStore } from "../../store/memory.ts";
 
 /**
  * The OAuth store `option` names: itself, a view of a contract store, or
  * this process's memory when absent.
  */
 export function oauthStoreOf(option: unknown): OAuthStore {
-  if (option === undefined) return memoryOAuthStore();
+  // Absent: this process's memory, through the same view as any store.
   // A contract store or a raw Deno.Kv (as `denoKvStore(kv)`) becomes the
   // view below; a deprecated `OAuthStore` is used as it is.
   const accepted = acceptStore(
-    option,
+    option ?? memoryStore(),
     "oauthClient: options.store",
     (value): value is OAuthStore =>
       hasMethods(value, "get", "set", "delete", "swap"),

@@ -7,7 +7,8 @@
 
 import { isModernVersion, type ProtocolEra } from "./era.ts";
 import type { Store } from "../../store/contract.ts";
-import { eraView, type KeyArrayStore } from "../store_views.ts";
+import { memoryStore } from "../../store/memory.ts";
+import { eraView } from "../store_views.ts";
 import { acceptStore, hasMethods } from "../../store/accept.ts";
 
 /**
@@ -97,7 +98,11 @@ export function eraKey(target: string): string[] {
 
 /**
  * A store in this process's memory: verdicts survive reconnects, not
- * restarts. Every connection without an `eraStore` shares one.
+ * restarts. It is `memoryStore()` from `@weft/mcp/store` seen through the
+ * older key-value shape.
+ *
+ * @deprecated Pass `memoryStore()` from `@weft/mcp/store` as `eraStore`
+ * (or nothing: every connection without one shares this process's memory).
  *
  * @experimental Follows the MCP 2026-07-28 draft; may change with it.
  *
@@ -111,22 +116,11 @@ export function eraKey(target: string): string[] {
  * ```
  */
 export function memoryEraStore(): EraKeyValueStore {
-  const kept = new Map<string, { value: unknown; until: number }>();
-  return {
-    get(key) {
-      const entry = kept.get(JSON.stringify(key));
-      const live = entry !== undefined && entry.until > Date.now();
-      return Promise.resolve({ value: live ? entry.value : null });
-    },
-    set(key, value, options) {
-      const until = Date.now() + (options?.expireIn ?? Infinity);
-      kept.set(JSON.stringify(key), { value, until });
-      return Promise.resolve();
-    },
-  };
+  return eraView(memoryStore()) as EraKeyValueStore;
 }
 
-const processStore: KeyArrayStore = memoryEraStore();
+// Every connection without an `eraStore` shares this one.
+const processStore: Store = memoryStore();
 
 /** The verdict kept for `target`, or `undefined` (a store that fails counts as empty). */
 export async function readVerdict(
@@ -135,7 +129,7 @@ export async function readVerdict(
 ): Promise<EraVerdict | undefined> {
   let value: unknown;
   try {
-    value = (await (eraView(store) ?? processStore).get(eraKey(target))).value;
+    value = (await (eraView(store ?? processStore)!).get(eraKey(target))).value;
   } catch {
     return undefined;
   }
@@ -156,7 +150,7 @@ export async function writeVerdict(
   verdict: EraVerdict,
 ): Promise<void> {
   try {
-    await (eraView(store) ?? processStore).set(eraKey(target), verdict, {
+    await (eraView(store ?? processStore)!).set(eraKey(target), verdict, {
       expireIn: ERA_VERDICT_TTL,
     });
   } catch {
@@ -170,7 +164,7 @@ export async function forgetVerdict(
   target: string,
 ): Promise<void> {
   try {
-    await (eraView(store) ?? processStore).set(eraKey(target), null, {
+    await (eraView(store ?? processStore)!).set(eraKey(target), null, {
       expireIn: ERA_VERDICT_TTL,
     });
   } catch {
