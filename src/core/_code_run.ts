@@ -86,24 +86,98 @@ export async function runProgram(
   code: string,
   run: ProgramRun,
 ): Promise<string> {
-  const { ctx, journal } = run;
-  // Stops the sandbox (a call parked, or the run ended); calls already
-  // running keep their own signal, `live`, and finish.
-  const stop = linkSignal(ctx.signal);
-  // Ends the calls still running once the program has ended without
-  // parking (its deadline passed, or it returned without awaiting them).
-  const live = linkSignal(ctx.signal);
-  const calls: (Entry | null)[] = [];
-  const inFlight = new Set<Promise<unknown>>();
-  let parked:
-    | { index: number; tool: string; args: string; err: unknown }
-    | undefined;
-  let seq = 0;
-  let diverged = false;
+  const calls = new ProgramCalls(run);
+  let result;
+  try {
+    result = await run.executor.execute(code, [{
+      name: NAMESPACE,
+      fns: calls.fns(),
+    }], { signal: calls.stop.signal });
+  } finally {
+    await calls.settle();
+  }
+  if (calls.parked !== undefined) {
+    throw parkedError(run, calls.parked, calls.made);
+  }
+  const logs = result.logs !== undefined && result.logs.length > 0
+    ? LOGS_HEADER + result.logs.join("\n")
+    : "";
+  if (result.error !== undefined) {
+    throw new ToolError(CODE_PROGRAM_FAILED, result.error + logs);
+  }
+  return resultText(result.result) + logs;
+}
 
-  const call = async (tool: ToolDef, input: unknown): Promise<unknown> => {
-    const index = seq++;
-    if (parked !== undefined) throw new Error("the program was stopped");
+/** The gated call a program stopped at. */
+interface ParkedCall {
+  readonly index: number;
+  readonly tool: string;
+  readonly args: string;
+  readonly err: unknown;
+}
+
+/** The calls of one program run: answered from the journal, or made through the chain. */
+class ProgramCalls {
+  readonly #run: ProgramRun;
+  /**
+   * Stops the sandbox (a call parked, or the run ended); calls already
+   * running keep their own signal, `live`, and finish.
+   */
+  readonly stop: ReturnType<typeof linkSignal>;
+  /**
+   * Ends the calls still running once the program has ended without
+   * parking (its deadline passed, or it returned without awaiting them).
+   */
+  readonly #live: ReturnType<typeof linkSignal>;
+  /** What each call got, by position; null where a call did not finish. */
+  readonly made: (Entry | null)[] = [];
+  readonly #inFlight = new Set<Promise<unknown>>();
+  /** The first call that waits for approval, once one does. */
+  parked: ParkedCall | undefined;
+  #seq = 0;
+  #diverged = false;
+
+  constructor(run: ProgramRun) {
+    this.#run = run;
+    this.stop = linkSignal(run.ctx.signal);
+    this.#live = linkSignal(run.ctx.signal);
+  }
+
+  /** The sandbox's functions, one per tool, each tracked while in flight. */
+  fns(): Record<string, SandboxFn> {
+    const fns: Record<string, SandboxFn> = {};
+    const inFlight = this.#inFlight;
+    for (const [id, tool] of this.#run.named) {
+      fns[id] = (input?: unknown) => {
+        const p = this.#call(tool, input);
+        inFlight.add(p);
+        const done = () => inFlight.delete(p);
+        p.then(done, done);
+        return p;
+      };
+    }
+    return fns;
+  }
+
+  /**
+   * Once the program has ended. Parked: calls already running finish, so
+   * the journal holds every call made. Otherwise nothing waits for them
+   * any more.
+   */
+  async settle(): Promise<void> {
+    if (this.parked === undefined) {
+      this.#live.abort(new Error("the program ended before the call did"));
+    }
+    await Promise.allSettled([...this.#inFlight]);
+    this.stop.unlink();
+    this.#live.unlink();
+  }
+
+  async #call(tool: ToolDef, input: unknown): Promise<unknown> {
+    const { ctx, journal } = this.#run;
+    const calls = this.made;
+    const index = this.#seq++;
+    if (this.parked !== undefined) throw new Error("the program was stopped");
     const args = stringifyExact(input ?? {}) ?? "{}";
     const before = journal.calls[index];
     if (before && before.tool === tool.name && before.args === args) {
@@ -113,9 +187,9 @@ export async function runProgram(
     }
     // A call the journal holds otherwise: the program went another way, and
     // the approval, given for the program as it was, no longer holds.
-    if (before) diverged = true;
+    if (before) this.#diverged = true;
     const approved = journal.approved;
-    const isApproved = !diverged && approved !== undefined &&
+    const isApproved = !this.#diverged && approved !== undefined &&
       approved.index === index && approved.tool === tool.name &&
       approved.args === args;
     calls[index] = null;
@@ -126,19 +200,19 @@ export async function runProgram(
       message: `calls tool ${quote(tool.name)}`,
     });
     try {
-      const value = await callTool(run, tool, args, {
+      const value = await callTool(this.#run, tool, args, {
         index,
         approved: isApproved,
-        signal: live.signal,
+        signal: this.#live.signal,
       });
       calls[index] = { tool: tool.name, args, ok: true, value };
       return value;
     } catch (err) {
       if (isApprovalRequired(err)) {
-        if (parked === undefined) {
-          parked = { index, tool: tool.name, args, err };
+        if (this.parked === undefined) {
+          this.parked = { index, tool: tool.name, args, err };
         }
-        stop.abort(new Error("a call waits for approval"));
+        this.stop.abort(new Error("a call waits for approval"));
         throw new Error("the program was stopped: a call waits for approval");
       }
       const text = ctx.signal.aborted
@@ -147,59 +221,32 @@ export async function runProgram(
       calls[index] = { tool: tool.name, args, ok: false, value: text };
       throw new Error(text);
     }
-  };
+  }
+}
 
-  const fns: Record<string, SandboxFn> = {};
-  for (const [id, tool] of run.named) {
-    fns[id] = (input?: unknown) => {
-      const p = call(tool, input);
-      inFlight.add(p);
-      const done = () => inFlight.delete(p);
-      p.then(done, done);
-      return p;
-    };
-  }
-  let result;
-  try {
-    result = await run.executor.execute(code, [{ name: NAMESPACE, fns }], {
-      signal: stop.signal,
-    });
-  } finally {
-    // Parked: calls already running finish, so the journal holds every call
-    // made. Otherwise nothing waits for them any more.
-    if (parked === undefined) {
-      live.abort(new Error("the program ended before the call did"));
-    }
-    await Promise.allSettled([...inFlight]);
-    stop.unlink();
-    live.unlink();
-  }
-  if (parked !== undefined) {
-    const request = approvalRequestOf(parked.err);
-    const next: Journal = {
-      v: 1,
-      calls,
-      approved: { index: parked.index, tool: parked.tool, args: parked.args },
-    };
-    throw new ApprovalRequiredError(run.ctx.call?.name ?? "code", {
-      cause: parked.err,
-      request: {
-        reason: request?.reason ?? PROGRAM_CALL,
-        message: `the program calls tool ${quote(parked.tool)} with ${
-          clip(parked.args)
-        }${request !== undefined ? `: ${request.message}` : ""}`,
-        ...(request?.diff !== undefined ? { diff: request.diff } : {}),
-        state: JSON.stringify(next),
-      },
-    });
-  }
-  const logs = result.logs !== undefined && result.logs.length > 0
-    ? LOGS_HEADER + result.logs.join("\n")
-    : "";
-  if (result.error !== undefined) {
-    throw new ToolError(CODE_PROGRAM_FAILED, result.error + logs);
-  }
-  return resultText(result.result) + logs;
+/** The approval a parked program asks for, carrying its journal (`state`). */
+function parkedError(
+  run: ProgramRun,
+  parked: ParkedCall,
+  calls: (Entry | null)[],
+): ApprovalRequiredError {
+  const request = approvalRequestOf(parked.err);
+  const next: Journal = {
+    v: 1,
+    calls,
+    approved: { index: parked.index, tool: parked.tool, args: parked.args },
+  };
+  return new ApprovalRequiredError(run.ctx.call?.name ?? "code", {
+    cause: parked.err,
+    request: {
+      reason: request?.reason ?? PROGRAM_CALL,
+      message: `the program calls tool ${quote(parked.tool)} with ${
+        clip(parked.args)
+      }${request !== undefined ? `: ${request.message}` : ""}`,
+      ...(request?.diff !== undefined ? { diff: request.diff } : {}),
+      state: JSON.stringify(next),
+    },
+  });
 }
 
 /** The text of a program's return value: a string itself, else its JSON. */

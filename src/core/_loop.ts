@@ -229,38 +229,7 @@ async function runStep(
     })),
     sequentialTools: config.parallelism === 1,
   };
-  const sink: TurnSink = {
-    text: (text) => run.emit({ type: "text_delta", runId: run.id, text }),
-    reasoning: (text) =>
-      run.emit({ type: "reasoning_delta", runId: run.id, text }),
-    warning: (warning) =>
-      run.emit({
-        type: "model_warning",
-        runId: run.id,
-        index: step,
-        warning,
-      }),
-  };
-  let turn: ModelTurn;
-  try {
-    const hooks = telemetry();
-    if (!hooks.enabled()) {
-      turn = await readTurn(config.model, request, { signal, sink });
-    } else {
-      const info = config.model.info;
-      turn = await hooks.chat(
-        {
-          runId: run.id,
-          tools: request.tools.length,
-          ...(info ? { model: info } : {}),
-        },
-        () => readTurn(config.model, request, { signal, sink }),
-        (t) => t,
-      );
-    }
-  } catch (err) {
-    throw run.fail(step, err);
-  }
+  const turn = await readStepTurn(config, run, request, at);
   run.appendAssistant(turn);
   const outcomes = await runCalls(config, run, turn, { ...at, tools });
   const results: ToolResultPart[] = [];
@@ -280,6 +249,61 @@ async function runStep(
   }
   if (results.length > 0) run.messages.push({ role: "tool", content: results });
   run.pending.push(...parked);
+  recordStep(run, step, turn, results);
+  // Cancellation wins over every other ending, the step budget included.
+  if (signal.aborted) throw run.fail(step, signal.reason);
+  if (parked.length > 0) return true;
+  if (run.takeSubmissions(config.outputs, results)) return true;
+  return turn.calls.length === 0;
+}
+
+/** The model's turn of one step, its deltas and warnings emitted as they come; rejects with the RunError. */
+async function readStepTurn(
+  config: LoopConfig,
+  run: RunState,
+  request: ModelRequest,
+  at: StepContext,
+): Promise<ModelTurn> {
+  const { step, signal } = at;
+  const sink: TurnSink = {
+    text: (text) => run.emit({ type: "text_delta", runId: run.id, text }),
+    reasoning: (text) =>
+      run.emit({ type: "reasoning_delta", runId: run.id, text }),
+    warning: (warning) =>
+      run.emit({
+        type: "model_warning",
+        runId: run.id,
+        index: step,
+        warning,
+      }),
+  };
+  try {
+    const hooks = telemetry();
+    if (!hooks.enabled()) {
+      return await readTurn(config.model, request, { signal, sink });
+    }
+    const info = config.model.info;
+    return await hooks.chat(
+      {
+        runId: run.id,
+        tools: request.tools.length,
+        ...(info ? { model: info } : {}),
+      },
+      () => readTurn(config.model, request, { signal, sink }),
+      (t) => t,
+    );
+  } catch (err) {
+    throw run.fail(step, err);
+  }
+}
+
+/** The step's record and its `step_finish` event. */
+function recordStep(
+  run: RunState,
+  step: number,
+  turn: ModelTurn,
+  results: ToolResultPart[],
+): void {
   const about = {
     ...(turn.response !== undefined ? { response: turn.response } : {}),
     ...(turn.providerMetadata !== undefined
@@ -304,11 +328,6 @@ async function runStep(
     usage: turn.usage,
     ...about,
   });
-  // Cancellation wins over every other ending, the step budget included.
-  if (signal.aborted) throw run.fail(step, signal.reason);
-  if (parked.length > 0) return true;
-  if (run.takeSubmissions(config.outputs, results)) return true;
-  return turn.calls.length === 0;
 }
 
 function runCalls(

@@ -188,19 +188,6 @@ async function runCall(
     }, timeout);
   }
   const answer = options.answers?.get(call.id);
-  const approval = options.approvals?.get(call.id);
-  const suspended = options.resumes?.get(call.id);
-  const info: CallInfo = {
-    runId: options.runId,
-    step: options.step,
-    callId: call.id,
-    name: call.name,
-    approved: options.approved === true,
-    ...(answer !== undefined ? { answer } : {}),
-    ...(approval !== undefined ? { approval } : {}),
-    ...(options.suspend !== undefined ? { suspend: options.suspend } : {}),
-    ...(suspended !== undefined ? { suspended } : {}),
-  };
   const ctx: {
     signal: AbortSignal;
     call: CallInfo;
@@ -210,7 +197,7 @@ async function runCall(
     auth?: AuthInfo;
   } = {
     signal: link.signal,
-    call: info,
+    call: callInfo(call, options, answer),
     lineage: options.lineage,
     ask: loopAsk(call.name, answer),
   };
@@ -250,16 +237,9 @@ async function runCall(
   } catch (err) {
     if (run.aborted) content = errorText(run.reason);
     else if (timedOut !== undefined) content = timedOut.message;
-    else if (isApprovalRequired(err)) {
-      const approval = approvalRequestOf(err);
-      return approval === undefined
-        ? { kind: "parked", call }
-        : { kind: "parked", call, approval };
-    } else {
-      const input = inputRequiredOf(err);
-      if (input !== undefined) return { kind: "parked", call, input };
-      const suspended = suspendedOf(err);
-      if (suspended !== undefined) return { kind: "parked", call, suspended };
+    else {
+      const parked = parkedOf(call, err);
+      if (parked !== undefined) return parked;
       content = failureText(call.name, err);
     }
   } finally {
@@ -271,6 +251,42 @@ async function runCall(
   options.events.finish(call, content, isError);
   if (view !== undefined) options.events.app?.(call, view);
   return result(call, content, isError, media, view);
+}
+
+/** What a call is told of itself (`ctx.call`). */
+function callInfo(
+  call: ToolCallPart,
+  options: DispatchOptions,
+  answer: InputAnswer | undefined,
+): CallInfo {
+  const approval = options.approvals?.get(call.id);
+  const suspended = options.resumes?.get(call.id);
+  return {
+    runId: options.runId,
+    step: options.step,
+    callId: call.id,
+    name: call.name,
+    approved: options.approved === true,
+    ...(answer !== undefined ? { answer } : {}),
+    ...(approval !== undefined ? { approval } : {}),
+    ...(options.suspend !== undefined ? { suspend: options.suspend } : {}),
+    ...(suspended !== undefined ? { suspended } : {}),
+  };
+}
+
+/** The parked outcome of a call that asked for approval or input or was suspended; undefined for a failure. */
+function parkedOf(call: ToolCallPart, err: unknown): CallOutcome | undefined {
+  if (isApprovalRequired(err)) {
+    const approval = approvalRequestOf(err);
+    return approval === undefined
+      ? { kind: "parked", call }
+      : { kind: "parked", call, approval };
+  }
+  const input = inputRequiredOf(err);
+  if (input !== undefined) return { kind: "parked", call, input };
+  const suspended = suspendedOf(err);
+  if (suspended !== undefined) return { kind: "parked", call, suspended };
+  return undefined;
 }
 
 /** What the tracing wrapper is told of a call. */

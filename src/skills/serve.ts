@@ -170,76 +170,13 @@ function register(
   options: ServeSkillsOptions | undefined,
   caller: string,
 ): void {
-  if (server.transport !== undefined) {
-    throw new TypeError(
-      `${caller}: the server is already connected; serve skills before connect (in the server factory)`,
-    );
-  }
-  if (served.has(server)) {
-    throw new TypeError(
-      `${caller}: this server already serves skills; serve one catalog per server (put every skill folder under one root)`,
-    );
-  }
   const directoryRead = options?.directoryRead ?? true;
   const methods = ["skills/list", "skills/get"];
   if (directoryRead) methods.push("resources/directory/read");
-  for (const method of methods) {
-    try {
-      server.assertCanSetRequestHandler(method);
-    } catch (cause) {
-      throw new TypeError(
-        `${caller}: the server already has a ${method} handler; one skills extension per server`,
-        { cause },
-      );
-    }
-  }
-  const files = resourceTemplate({
-    uriTemplate: "skill://{+path}",
-    name: "skills",
-    description: "The files of the skills this server serves.",
-    read: async ({ uri }) => {
-      const file = await catalog.read(uri);
-      if (file === undefined) throw new Error(`no skill file at ${uri}`);
-      const text = textOf(file.bytes);
-      return [
-        text === undefined
-          ? { uri, mimeType: file.mimeType, blob: base64Of(file.bytes) }
-          : { uri, mimeType: file.mimeType, text },
-      ];
-    },
-  });
-  // Only the URIs of served files match: any other skill:// URI is an
-  // unknown resource (-32602), as the extension says.
-  const def = Object.freeze({
-    ...files,
-    match: (uri: string) => catalog.has(uri) ? files.match(uri) : undefined,
-  });
-  exportResources(server, [def]);
-  const cache = (params: unknown): Record<string, unknown> =>
-    isModernRequest(params)
-      ? {
-        ttlMs: options?.cacheHint?.ttlMs ?? 0,
-        cacheScope: options?.cacheHint?.cacheScope ?? "private",
-      }
-      : {};
-  const set = (method: string, handler: (params: Params) => unknown): void =>
-    (server.setRequestHandler as unknown as (s: unknown, h: Handler) => void)
-      .call(
-        server,
-        z.looseObject({ method: z.literal(method) }),
-        (request) => {
-          const params =
-            ((request as { params?: unknown }).params ?? {}) as Params;
-          if (typeof params !== "object" || params === null) {
-            throw new SkillsProtocolError(
-              INVALID_PARAMS,
-              `invalid ${method} params: expected an object`,
-            );
-          }
-          return handler(params);
-        },
-      );
-  set("skills/list", (params) => {
+  checkServable(server, methods, caller);
+  exportResources(server, [filesOf(catalog)]);
+  const hint = options?.cacheHint;
+  setHandler(server, "skills/list", (params) => {
     const { page, nextCursor } = pageOf(
       catalog.entries,
       params.cursor,
@@ -249,10 +186,10 @@ function register(
     return {
       skills: page,
       ...(nextCursor !== undefined && { nextCursor }),
-      ...cache(params),
+      ...cacheOf(params, hint),
     };
   });
-  set("skills/get", (params) => {
+  setHandler(server, "skills/get", (params) => {
     const uri = uriParam(params, "skills/get");
     const skill = catalog.get(uri);
     if (skill === undefined) {
@@ -261,10 +198,10 @@ function register(
         `No skill is served at ${uri}`,
       );
     }
-    return { skill, ...cache(params) };
+    return { skill, ...cacheOf(params, hint) };
   });
   if (directoryRead) {
-    set("resources/directory/read", (params) => {
+    setHandler(server, "resources/directory/read", (params) => {
       const uri = uriParam(params, "resources/directory/read");
       const children = catalog.directory(uri);
       if (children === undefined) {
@@ -282,7 +219,7 @@ function register(
       return {
         resources: page,
         ...(nextCursor !== undefined && { nextCursor }),
-        ...cache(params),
+        ...cacheOf(params, hint),
       };
     });
   }
@@ -290,6 +227,96 @@ function register(
     extensions: { [SKILLS_EXTENSION]: directoryRead ? { directoryRead } : {} },
   });
   served.add(server);
+}
+
+/** Refuses a connected server, a second catalog, and a method already handled. */
+function checkServable(
+  server: Server,
+  methods: readonly string[],
+  caller: string,
+): void {
+  if (server.transport !== undefined) {
+    throw new TypeError(
+      `${caller}: the server is already connected; serve skills before connect (in the server factory)`,
+    );
+  }
+  if (served.has(server)) {
+    throw new TypeError(
+      `${caller}: this server already serves skills; serve one catalog per server (put every skill folder under one root)`,
+    );
+  }
+  for (const method of methods) {
+    try {
+      server.assertCanSetRequestHandler(method);
+    } catch (cause) {
+      throw new TypeError(
+        `${caller}: the server already has a ${method} handler; one skills extension per server`,
+        { cause },
+      );
+    }
+  }
+}
+
+/** The `skill://{+path}` template serving the catalog's files, and only them. */
+function filesOf(catalog: SkillCatalog): ReturnType<typeof resourceTemplate> {
+  const files = resourceTemplate({
+    uriTemplate: "skill://{+path}",
+    name: "skills",
+    description: "The files of the skills this server serves.",
+    read: async ({ uri }) => {
+      const file = await catalog.read(uri);
+      if (file === undefined) throw new Error(`no skill file at ${uri}`);
+      const text = textOf(file.bytes);
+      return [
+        text === undefined
+          ? { uri, mimeType: file.mimeType, blob: base64Of(file.bytes) }
+          : { uri, mimeType: file.mimeType, text },
+      ];
+    },
+  });
+  // Only the URIs of served files match: any other skill:// URI is an
+  // unknown resource (-32602), as the extension says.
+  return Object.freeze({
+    ...files,
+    match: (uri: string) => catalog.has(uri) ? files.match(uri) : undefined,
+  });
+}
+
+/** The cache hint of an answer: to 2026-07-28 clients only. */
+function cacheOf(
+  params: unknown,
+  hint: ServeSkillsOptions["cacheHint"],
+): Record<string, unknown> {
+  return isModernRequest(params)
+    ? {
+      ttlMs: hint?.ttlMs ?? 0,
+      cacheScope: hint?.cacheScope ?? "private",
+    }
+    : {};
+}
+
+/** Answers `method` with `handler`, its params checked to be an object. */
+function setHandler(
+  server: Server,
+  method: string,
+  handler: (params: Params) => unknown,
+): void {
+  (server.setRequestHandler as unknown as (s: unknown, h: Handler) => void)
+    .call(
+      server,
+      z.looseObject({ method: z.literal(method) }),
+      (request) => {
+        const params = ((request as { params?: unknown }).params ??
+          {}) as Params;
+        if (typeof params !== "object" || params === null) {
+          throw new SkillsProtocolError(
+            INVALID_PARAMS,
+            `invalid ${method} params: expected an object`,
+          );
+        }
+        return handler(params);
+      },
+    );
 }
 
 type Params = Record<string, unknown>;

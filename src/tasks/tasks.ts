@@ -179,6 +179,64 @@ let processStore: Store | undefined;
  * ```
  */
 export function serveTasks(server: Server, options?: ServeTasksOptions): void {
+  const host = hostOf(options);
+  if (server.transport !== undefined) {
+    throw new TypeError(
+      "serveTasks: the server is already connected; call serveTasks before connect (in the server factory)",
+    );
+  }
+  (server.registerCapabilities as (c: Record<string, unknown>) => void)({
+    tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+    extensions: { [TASKS_EXTENSION]: {} },
+  });
+  const id = (request: unknown): string =>
+    (request as { params: { taskId: string } }).params.taskId;
+  const modern = (request: unknown): boolean =>
+    isModernRequest((request as { params?: unknown }).params);
+  setTaskHandler(
+    server,
+    GetTaskRequestSchema,
+    (request, extra) =>
+      modern(request)
+        ? host.getV2(id(request), extra, server)
+        : host.get(id(request), extra, server),
+  );
+  setTaskHandler(
+    server,
+    UPDATE_REQUEST,
+    async (request, extra) => {
+      const params = (request as { params: UpdateParams }).params;
+      await host.update(params.taskId, params.inputResponses, extra, server);
+      return {};
+    },
+  );
+  setTaskHandler(
+    server,
+    GetTaskPayloadRequestSchema,
+    (request, extra) => host.result(id(request), extra, server, extra.release),
+  );
+  setTaskHandler(
+    server,
+    CancelTaskRequestSchema,
+    async (request, extra) => {
+      const task = await host.cancel(id(request), extra, server);
+      // 2026-07-28: a bare complete result.
+      return modern(request) ? {} : task;
+    },
+  );
+  setTaskHandler(
+    server,
+    ListTasksRequestSchema,
+    async (_request, extra) => ({ tasks: await host.list(extra, server) }),
+  );
+  setTaskRunner(server, host);
+}
+
+/**
+ * The task host of the options' store (one per store: made by the first
+ * `serveTasks` on it), stopped when the options' `signal` aborts.
+ */
+function hostOf(options: ServeTasksOptions | undefined): TaskHost {
   const store = options?.store === undefined
     ? (processStore ??= memoryStore())
     : acceptStore(options.store, "serveTasks: options.store");
@@ -198,98 +256,53 @@ export function serveTasks(server: Server, options?: ServeTasksOptions): void {
     if (stopping.aborted) stop();
     else stopping.addEventListener("abort", stop, { once: true });
   }
-  if (server.transport !== undefined) {
-    throw new TypeError(
-      "serveTasks: the server is already connected; call serveTasks before connect (in the server factory)",
-    );
-  }
-  (server.registerCapabilities as (c: Record<string, unknown>) => void)({
-    tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
-    extensions: { [TASKS_EXTENSION]: {} },
-  });
-  const setLoose = server.setRequestHandler as unknown as (
+  return host;
+}
+
+/** A request schema as `setTaskHandler` checks a request against it. */
+interface RequestSchema {
+  safeParse(
+    value: unknown,
+  ): { success: boolean; data?: unknown; error?: unknown };
+}
+
+/**
+ * Installs `handler` on the schema's method alone; it checks the request
+ * itself: wrong-shaped params answer InvalidParams (-32602), not the
+ * InternalError (-32603) of the SDK's own parse.
+ */
+function setTaskHandler(
+  server: Server,
+  schema: RequestSchema,
+  handler: (request: unknown, extra: HeldExtra) => unknown,
+): void {
+  const method = methodOf(schema);
+  (server.setRequestHandler as unknown as (
     schema: unknown,
     handler: (request: unknown, extra: CallExtra) => unknown,
-  ) => void;
-  // Each handler is installed on its method alone and checks the request
-  // itself: wrong-shaped params answer InvalidParams (-32602), not the
-  // InternalError (-32603) of the SDK's own parse.
-  const set = function (
-    this: Server,
-    schema: {
-      safeParse(
-        value: unknown,
-      ): { success: boolean; data?: unknown; error?: unknown };
-    },
-    handler: (request: unknown, extra: HeldExtra) => unknown,
-  ): void {
-    const method = methodOf(schema);
-    setLoose.call(
-      this,
-      z.looseObject({ method: z.literal(method) }),
-      async (request, extra) => {
-        const checked = schema.safeParse(request);
-        if (!checked.success) throw new TaskParamsError(method, checked.error);
-        // Held until the store answered: an outage is answered as one
-        // (503 over httpHandler), never as a 200 naming the store.
-        const hold = holdAnswer(extra.requestInfo);
-        try {
-          return await handler(checked.data, {
-            ...extra,
-            release: hold.release,
-          });
-        } catch (error) {
-          if (!isStoreOutage(error)) throw error;
-          hold.outage();
-          throw new TaskStoreUnavailableError(error);
-        } finally {
-          hold.release();
-        }
-      },
-    );
-  };
-  const id = (request: unknown): string =>
-    (request as { params: { taskId: string } }).params.taskId;
-  const h = host;
-  const modern = (request: unknown): boolean =>
-    isModernRequest((request as { params?: unknown }).params);
-  set.call(
+  ) => void).call(
     server,
-    GetTaskRequestSchema,
-    (request, extra) =>
-      modern(request)
-        ? h.getV2(id(request), extra, server)
-        : h.get(id(request), extra, server),
-  );
-  set.call(
-    server,
-    UPDATE_REQUEST,
+    z.looseObject({ method: z.literal(method) }),
     async (request, extra) => {
-      const params = (request as { params: UpdateParams }).params;
-      await h.update(params.taskId, params.inputResponses, extra, server);
-      return {};
+      const checked = schema.safeParse(request);
+      if (!checked.success) throw new TaskParamsError(method, checked.error);
+      // Held until the store answered: an outage is answered as one
+      // (503 over httpHandler), never as a 200 naming the store.
+      const hold = holdAnswer(extra.requestInfo);
+      try {
+        return await handler(checked.data, {
+          ...extra,
+          release: hold.release,
+        });
+      } catch (error) {
+        if (!isStoreOutage(error)) throw error;
+        hold.outage();
+        throw new TaskStoreUnavailableError(error);
+      } finally {
+        hold.release();
+      }
     },
   );
-  set.call(
-    server,
-    GetTaskPayloadRequestSchema,
-    (request, extra) => h.result(id(request), extra, server, extra.release),
-  );
-  set.call(
-    server,
-    CancelTaskRequestSchema,
-    async (request, extra) => {
-      const task = await h.cancel(id(request), extra, server);
-      // 2026-07-28: a bare complete result.
-      return modern(request) ? {} : task;
-    },
-  );
-  set.call(
-    server,
-    ListTasksRequestSchema,
-    async (_request, extra) => ({ tasks: await h.list(extra, server) }),
-  );
-  setTaskRunner(server, host);
 }
 
 /** A request's context, with the release of its held answer. */

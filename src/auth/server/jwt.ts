@@ -144,42 +144,7 @@ const DEFAULT_ALGORITHMS: JwtAlgorithm[] = ["RS256", "PS256", "ES256", "EdDSA"];
 export function jwtVerifier(
   options: JwtVerifierOptions,
 ): (token: string) => Promise<AuthInfo> {
-  const algorithms = options.algorithms ?? DEFAULT_ALGORITHMS;
-  for (const alg of algorithms) {
-    if (!Object.hasOwn(PARAMS, alg)) {
-      throw new TypeError(
-        `jwtVerifier: algorithm ${
-          JSON.stringify(alg)
-        } is not accepted; use RS256/384/512, PS256/384/512, ES256/384 or EdDSA (none and HMAC are refused)`,
-      );
-    }
-  }
-  if (typeof options.issuer !== "string" || options.issuer === "") {
-    throw new TypeError("jwtVerifier: options.issuer is required");
-  }
-  if (typeof options.audience !== "string" || options.audience === "") {
-    throw new TypeError("jwtVerifier: options.audience is required");
-  }
-  let resource: URL;
-  try {
-    resource = new URL(options.audience);
-  } catch (cause) {
-    throw new TypeError(
-      `jwtVerifier: options.audience must be this resource's URL, got ${
-        JSON.stringify(options.audience)
-      }`,
-      { cause },
-    );
-  }
-  const keys = new KeySet(options);
-  const tolerance = options.clockTolerance ?? 30;
-  if (!Number.isFinite(tolerance) || tolerance < 0) {
-    throw new TypeError(
-      `jwtVerifier: options.clockTolerance must be a non-negative number of seconds, got ${
-        String(tolerance)
-      }`,
-    );
-  }
+  const { algorithms, resource, keys, tolerance } = checked(options);
   const cacheSize = options.cacheSize ?? 1000;
   const typs = options.allowJwtTyp === true ? JWT_TYPS : AT_JWT_TYPS;
   const verified = new Map<string, AuthInfo>();
@@ -241,6 +206,52 @@ export function jwtVerifier(
   };
   setClockTolerance(verify, tolerance);
   return verify;
+}
+
+/** The options a verifier keeps, checked in order; a `TypeError` names the first one wrong. */
+function checked(options: JwtVerifierOptions): {
+  algorithms: JwtAlgorithm[];
+  resource: URL;
+  keys: KeySet;
+  tolerance: number;
+} {
+  const algorithms = options.algorithms ?? DEFAULT_ALGORITHMS;
+  for (const alg of algorithms) {
+    if (!Object.hasOwn(PARAMS, alg)) {
+      throw new TypeError(
+        `jwtVerifier: algorithm ${
+          JSON.stringify(alg)
+        } is not accepted; use RS256/384/512, PS256/384/512, ES256/384 or EdDSA (none and HMAC are refused)`,
+      );
+    }
+  }
+  if (typeof options.issuer !== "string" || options.issuer === "") {
+    throw new TypeError("jwtVerifier: options.issuer is required");
+  }
+  if (typeof options.audience !== "string" || options.audience === "") {
+    throw new TypeError("jwtVerifier: options.audience is required");
+  }
+  let resource: URL;
+  try {
+    resource = new URL(options.audience);
+  } catch (cause) {
+    throw new TypeError(
+      `jwtVerifier: options.audience must be this resource's URL, got ${
+        JSON.stringify(options.audience)
+      }`,
+      { cause },
+    );
+  }
+  const keys = new KeySet(options);
+  const tolerance = options.clockTolerance ?? 30;
+  if (!Number.isFinite(tolerance) || tolerance < 0) {
+    throw new TypeError(
+      `jwtVerifier: options.clockTolerance must be a non-negative number of seconds, got ${
+        String(tolerance)
+      }`,
+    );
+  }
+  return { algorithms, resource, keys, tolerance };
 }
 
 /** Longer tokens are refused unread (a JWT access token is a few KiB). */
