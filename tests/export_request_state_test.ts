@@ -15,7 +15,8 @@ import {
 } from "../mod.ts";
 import type { AuthInfo } from "../auth.ts";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { kvClaims, MemoryClaims } from "../src/bridge/_claims.ts";
+import { MemoryClaims } from "../src/bridge/_claims.ts";
+import { denoKvStore } from "../src/store/deno_kv.ts";
 
 const SECRET = "0123456789abcdef0123456789abcdef";
 
@@ -254,7 +255,8 @@ Deno.test("setRequestStateKey: a key under 32 bytes is refused at once with a Ty
 Deno.test("requestState: instances sharing a key and a KV store refuse a retry replayed on the other instance", async () => {
   const kv = await Deno.openKv(":memory:");
   try {
-    const store = kvClaims(kv);
+    // The raw Deno.Kv, as a user passes it (taken as denoKvStore(kv)).
+    const store = kv;
     const paid = { count: 0 };
     const peers = [];
     for (let i = 0; i < 2; i++) {
@@ -282,7 +284,7 @@ Deno.test("requestState: instances sharing a key and a KV store refuse a retry r
 Deno.test("claim stores: once per key within the TTL; memory bounded, refusing rather than forgetting", async () => {
   const kv = await Deno.openKv(":memory:");
   try {
-    const store = kvClaims(kv);
+    const store = denoKvStore(kv);
     assert.equal(await store.claimOnce("a", 60_000), true);
     assert.equal(await store.claimOnce("a", 60_000), false);
     assert.equal(await store.claimOnce("b", 60_000), true);

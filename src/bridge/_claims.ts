@@ -2,8 +2,9 @@
  * Single-use records for signed `requestState`s: a state is accepted once,
  * its id claimed until the state expires. The store is anything with
  * `claimOnce(key, ttlMs)` (true the first time a key is claimed within
- * `ttlMs`, false after) — the shape the project's shared stores take; this
- * file holds the memory default and a Deno KV one.
+ * `ttlMs`, false after) — the shape every contract store of
+ * `@weft/mcp/store` takes (a raw `Deno.Kv` is taken as `denoKvStore(kv)`
+ * before it gets here); this file holds the bounded memory default.
  *
  * @module
  */
@@ -59,47 +60,4 @@ export class MemoryClaims implements ClaimStore {
       if (until <= now) this.#until.delete(key);
     }
   }
-}
-
-/** A KV key, structurally (`Deno.KvKey` without the unstable types). */
-export type ClaimKvKey = readonly (string | number | bigint | boolean)[];
-
-/** What `kvClaims` needs of a `Deno.Kv`. */
-export interface ClaimKv {
-  atomic(): ClaimAtomic;
-}
-
-/** What `kvClaims` needs of a `Deno.AtomicOperation`. */
-export interface ClaimAtomic {
-  check(
-    ...checks: { key: ClaimKvKey; versionstamp: string | null }[]
-  ): ClaimAtomic;
-  set(
-    key: ClaimKvKey,
-    value: unknown,
-    options?: { expireIn?: number },
-  ): ClaimAtomic;
-  commit(): Promise<{ ok: boolean }>;
-}
-
-/**
- * Claims kept in a Deno KV, shared by every instance that opens it: an
- * atomic "set if absent" (`check` with a null versionstamp), expiring with
- * the state. KV deletes expired keys eventually, not at once: a claim seen
- * after its expiry is still refused, never accepted twice.
- */
-export function kvClaims(
-  kv: ClaimKv,
-  prefix: ClaimKvKey = ["weft", "requestState"],
-): ClaimStore {
-  return {
-    async claimOnce(key: string, ttlMs: number): Promise<boolean> {
-      const at = [...prefix, key];
-      const result = await kv.atomic()
-        .check({ key: at, versionstamp: null })
-        .set(at, 1, { expireIn: Math.max(1, Math.ceil(ttlMs)) })
-        .commit();
-      return result.ok;
-    },
-  };
 }
