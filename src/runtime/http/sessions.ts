@@ -16,11 +16,8 @@ import {
   storeDown,
   storeUnavailable,
 } from "./guard.ts";
-import {
-  type KvSessionBackend,
-  parseEventId,
-  type SessionRecord,
-} from "./kv_store.ts";
+import type { SessionRecord, StoreSessionBackend } from "./store_sessions.ts";
+import { resumeShared } from "./_shared_events.ts";
 import type { ConnectionInfo } from "./_sse_body.ts";
 import { HttpServerTransport } from "./_transport.ts";
 import { shapeRefusal } from "./_post.ts";
@@ -53,8 +50,8 @@ export interface SessionStoreOptions {
   readonly onFull?: (max: number) => void;
   /** Told when a stream was closed by the unread cap. */
   readonly onOverflow?: () => void;
-  /** Sessions shared through KV: records and events there, this store a local cache of servers. */
-  readonly shared?: KvSessionBackend;
+  /** Sessions shared through a store: records and events there, this store a local cache of servers. */
+  readonly shared?: StoreSessionBackend;
   /** `auth`: the 403 for tool calls whose scopes the token lacks, asked before the server runs. */
   readonly checkScopes?: (
     server: object,
@@ -66,8 +63,6 @@ export interface SessionStoreOptions {
   /** Told of a request answered 503 because the shared store was unreachable. */
   readonly onStoreDown?: (error: Error) => void;
 }
-
-type RequestId = string | number;
 
 interface Session {
   /** The session id, once the SDK gave one. */
@@ -201,10 +196,10 @@ export class SessionStore {
     return this.#forward(session, req, body, info);
   }
 
-  // Shared sessions: KV holds the truth; every request checks the record
+  // Shared sessions: the store holds the truth; every request checks the record
   // (a DELETE or an expiry on another instance ends the session here too).
   async #handleShared(
-    shared: KvSessionBackend,
+    shared: StoreSessionBackend,
     id: string,
     req: Request,
     body: unknown,
@@ -256,7 +251,7 @@ export class SessionStore {
   // server is made for the request that found it here.
   async #restore(
     req: Request,
-    shared: KvSessionBackend,
+    shared: StoreSessionBackend,
     record: SessionRecord,
   ): Promise<Session> {
     const session = this.#make(
@@ -355,7 +350,7 @@ export class SessionStore {
     req: Request,
     sid: string,
     protocol: string,
-    shared: KvSessionBackend | undefined,
+    shared: StoreSessionBackend | undefined,
     registered?: () => void,
     principal?: string,
   ): Session {
@@ -513,84 +508,6 @@ export class SessionStore {
     // A DELETE ends a shared session on every instance before it answers.
     return this.#options.shared?.remove(sid);
   }
-}
-
-/**
- * Serves a stream resumed with `Last-Event-ID` from KV, on whichever
- * instance the client reached: the stream's stored events after that id,
- * then — polling, woken by `watch` where it works — the ones stored later,
- * until a response ends a call's stream (a GET stream runs until the client
- * leaves). Pulled by the client, so nothing piles up for one that does not
- * read.
- */
-async function resumeShared(
-  shared: KvSessionBackend,
-  record: SessionRecord,
-  lastEventId: string,
-): Promise<Response> {
-  const parsed = parseEventId(lastEventId);
-  if (parsed === undefined) {
-    return jsonRpcError(400, -32000, "Invalid event ID format");
-  }
-  const stop = new AbortController();
-  const encoder = new TextEncoder();
-  let last = parsed.seq;
-  let polls = 0;
-  // Read once before answering: a store down now is a 503, not a 200
-  // whose stream breaks.
-  let first: Awaited<ReturnType<KvSessionBackend["after"]>> | undefined =
-    await shared.after(record.id, parsed.streamId, last);
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      while (!stop.signal.aborted) {
-        const found = first ??
-          await shared.after(record.id, parsed.streamId, last);
-        first = undefined;
-        last = found.last;
-        if (found.events.length > 0) {
-          let answered = false;
-          for (const [id, message] of found.events) {
-            controller.enqueue(encoder.encode(
-              `event: message\nid: ${id}\ndata: ${JSON.stringify(message)}\n\n`,
-            ));
-            if (answerId(message) !== undefined) answered = true;
-          }
-          if (answered && parsed.streamId !== "_GET_stream") {
-            controller.close();
-            stop.abort();
-            await shared.dropStream(record.id, parsed.streamId).catch(() => {
-              // Nothing lost: the answer was delivered; unmarked, its events expire with the session.
-            });
-          }
-          return;
-        }
-        // Now and then: is the session still there?
-        if (++polls % 20 === 0 && await shared.get(record.id) === undefined) {
-          controller.close();
-          return;
-        }
-        await shared.wait(record.id, shared.pollInterval, stop.signal);
-      }
-    },
-    cancel() {
-      stop.abort();
-    },
-  }, { highWaterMark: 0 });
-  return new Response(body, {
-    headers: {
-      "content-type": "text/event-stream",
-      "cache-control": "no-cache, no-transform",
-      "mcp-session-id": record.id,
-    },
-  });
-}
-
-function answerId(message: unknown): RequestId | undefined {
-  const m = message as { id?: unknown; result?: unknown; error?: unknown };
-  if (m.result === undefined && m.error === undefined) return undefined;
-  return typeof m.id === "string" || typeof m.id === "number"
-    ? m.id
-    : undefined;
 }
 
 /** Ends a session: its kept events go, its server (and transport) closes. */
