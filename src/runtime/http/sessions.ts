@@ -21,7 +21,7 @@ import { resumeShared } from "./_shared_events.ts";
 import type { ConnectionInfo } from "./_sse_body.ts";
 import { HttpServerTransport } from "./_transport.ts";
 import { shapeRefusal } from "./_post.ts";
-import { unrefTimer } from "./_host.ts";
+import { IdleSessions } from "./_idle_sessions.ts";
 import { principalOf } from "../../core/auth.ts";
 import { authOf } from "./_auth.ts";
 import { HttpRefusalError } from "../errors.ts";
@@ -103,12 +103,11 @@ export class SessionStore {
   readonly #newServer: (request: Request) => Server;
   readonly #options: SessionStoreOptions;
   readonly #sessions = new Map<string, Session>();
-  /** Idle sessions, in the order they went idle (oldest first). */
-  readonly #idle = new Map<string, Session>();
+  /** Idle sessions, oldest first, and the timer that expires them. */
+  readonly #idle: IdleSessions<Session>;
   /** Initialize requests in flight: they count toward the cap. */
   #opening = 0;
   #full = false;
-  #timer?: ReturnType<typeof setTimeout>;
 
   /** Builds a store making servers with `newServer`. */
   constructor(
@@ -117,6 +116,10 @@ export class SessionStore {
   ) {
     this.#newServer = newServer;
     this.#options = options;
+    this.#idle = new IdleSessions(this.#sessions, options.idle, {
+      end: (session) => void end(session),
+      expired: () => this.#roomAgain(),
+    });
   }
 
   /** The number of live sessions. */
@@ -186,8 +189,8 @@ export class SessionStore {
       return this.#handleShared(this.#options.shared, id, req, body, info);
     }
     const session = this.#sessions.get(id);
-    if (session === undefined || this.#expired(session, Date.now())) {
-      if (session !== undefined) this.#expire();
+    if (session === undefined || this.#idle.expired(session, Date.now())) {
+      if (session !== undefined) this.#idle.expire();
       return Promise.resolve(sessionNotFound());
     }
     if (this.#foreign(session.principal, req)) {
@@ -284,8 +287,6 @@ export class SessionStore {
     this.#sessions.clear();
     this.#opening = 0;
     this.#idle.clear();
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
     await Promise.all(sessions.map(end));
   }
 
@@ -313,7 +314,7 @@ export class SessionStore {
       }, max);
       if (!stored) return this.#refuse(body);
     } else if (this.#sessions.size + this.#opening >= max) {
-      this.#expire();
+      this.#idle.expire();
       if (this.#sessions.size + this.#opening >= max) return this.#refuse(body);
     }
     this.#opening++;
@@ -408,7 +409,7 @@ export class SessionStore {
       this.#full = true;
       this.#options.onFull?.(max);
     }
-    const oldest = this.#idle.values().next().value;
+    const oldest = this.#idle.oldest();
     const wait = oldest === undefined
       ? this.#options.idle
       : oldest.lastSeen + this.#options.idle - Date.now();
@@ -431,70 +432,24 @@ export class SessionStore {
   ): Promise<Response> {
     const refusal = this.#options.checkScopes?.(session.server, req, body);
     if (refusal !== undefined) return refusal;
-    this.#acquire(session);
+    this.#idle.acquire(session);
     let ended = false;
     try {
       return await session.transport.handle(req, body, info, () => {
         ended = true;
-        this.#release(session);
+        this.#idle.release(session);
       });
     } catch (error) {
-      if (!ended) this.#release(session);
+      if (!ended) this.#idle.release(session);
       throw error;
     }
   }
 
-  #acquire(session: Session): void {
-    session.open++;
-    if (session.open === 1 && session.id !== undefined) {
-      this.#idle.delete(session.id);
-    }
-  }
-
-  #release(session: Session): void {
-    session.open--;
-    session.lastSeen = Date.now();
-    if (session.open > 0 || session.id === undefined) return;
-    if (!this.#sessions.has(session.id)) return;
-    // Re-inserted: the idle queue stays ordered by when sessions went idle.
-    this.#idle.delete(session.id);
-    this.#idle.set(session.id, session);
-    this.#schedule();
-  }
-
-  #expired(session: Session, now: number): boolean {
-    return session.open === 0 && now - session.lastSeen >= this.#options.idle;
-  }
-
-  /** Expires the idle sessions past their time, oldest first; stops at the first that is not. */
-  #expire(): void {
-    const now = Date.now();
-    for (const [sid, session] of this.#idle) {
-      if (!this.#expired(session, now)) break;
-      this.#idle.delete(sid);
-      this.#sessions.delete(sid);
-      void end(session);
-    }
+  // Below the cap again: the next time it is reached is told again.
+  #roomAgain(): void {
     if (this.#sessions.size + this.#opening < this.#options.maxSessions) {
       this.#full = false;
     }
-  }
-
-  #schedule(): void {
-    if (this.#timer !== undefined) return;
-    const oldest = this.#idle.values().next().value;
-    if (oldest === undefined) return;
-    const wait = Math.max(
-      0,
-      oldest.lastSeen + this.#options.idle - Date.now(),
-    );
-    const timer = setTimeout(() => {
-      this.#timer = undefined;
-      this.#expire();
-      this.#schedule();
-    }, wait + 1);
-    this.#timer = timer;
-    unrefTimer(timer);
   }
 
   #forget(sid: string): Promise<void> | void {
@@ -502,9 +457,7 @@ export class SessionStore {
     if (session?.events instanceof SessionEventStore) session.events.clear();
     this.#sessions.delete(sid);
     this.#idle.delete(sid);
-    if (this.#sessions.size + this.#opening < this.#options.maxSessions) {
-      this.#full = false;
-    }
+    this.#roomAgain();
     // A DELETE ends a shared session on every instance before it answers.
     return this.#options.shared?.remove(sid);
   }
