@@ -41,8 +41,8 @@ export type {
 export type { HttpHandlerOptions } from "./src/runtime/http/handler_options.ts";
 export { kvStore } from "./src/runtime/http/kv_store.ts";
 // OAuth (the resource server's verify option, the OAuth client): "@weft/mcp/auth".
+export type { HttpSessionStore } from "./src/runtime/http/store_sessions.ts";
 export type {
-  HttpSessionStore,
   KvAtomicLike,
   KvEntryLike,
   KvKeyLike,

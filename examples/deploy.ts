@@ -35,22 +35,20 @@
  * @module
  */
 
-import { httpHandler, kvStore } from "../mod.ts";
+import { httpHandler } from "../mod.ts";
 import { jwtVerifier } from "../auth.ts";
-import type { HttpHandler, HttpHandlerOptions, KvLike } from "../runtime.ts";
+import type { HttpHandler, HttpHandlerOptions } from "../runtime.ts";
+import type { DenoKvLike } from "../store.ts";
 import type { JsonWebKeySet } from "../auth.ts";
 import { newServer } from "./server.ts";
 
 /** The session-mode handler with its sessions in `kv`. */
 export function kvSessions(
-  kv: KvLike,
+  kv: DenoKvLike,
   options: HttpHandlerOptions = {},
 ): HttpHandler {
-  return httpHandler(newServer, {
-    ...options,
-    sessions: true,
-    store: kvStore(kv),
-  });
+  // The Deno.Kv itself: taken as denoKvStore(kv), never closed for us.
+  return httpHandler(newServer, { ...options, sessions: true, store: kv });
 }
 
 /** Where the OAuth settings come from: the environment on Deploy, a test's values here. */

@@ -1,12 +1,17 @@
-// Sessions shared through Deno KV: two server processes on one KV file are
-// two instances of one server — a session opened on one is served by the
-// other, a stream started on one resumes on the other, a DELETE on one ends
-// the session on both, a forged id is refused by both.
+// Sessions shared through Deno KV with the deprecated `kvStore(kv)`, a view
+// over the one session backend on `denoKvStore(kv)`: two server processes on
+// one KV file are two instances of one server — a session opened on one is
+// served by the other, a stream started on one resumes on the other, a
+// DELETE on one ends the session on both, a forged id is refused by both; a
+// session outlives its handler on the same KV file; `kvStore(kv)` and the
+// `Deno.Kv` itself are the same sessions. Asserted through the handlers and
+// the contract store, never KV's raw keys.
 
 import assert from "node:assert/strict";
 import { movableClock } from "./_helpers/clock.ts";
 import { httpHandler } from "../src/runtime/http/handler.ts";
 import { kvStore } from "../src/runtime/http/kv_store.ts";
+import { denoKvStore, STORE_NAMESPACES } from "../store.ts";
 import {
   events,
   openSession,
@@ -181,14 +186,16 @@ Deno.test("KV sessions: an answer sent whole is written to KV only when its deli
   const options = { sessions: true, store: kvStore(kv), onerror: () => {} };
   const a = httpHandler(() => buildToolServer(), options);
   const b = httpHandler(() => buildToolServer(), options);
-  const storedEvents = async () => {
-    let n = 0;
-    for await (const _ of kv.list({ prefix: ["weft-mcp", "e"] })) n++;
-    return n;
-  };
+  // The session's kept events, read through the contract store the
+  // sessions live in (the same `Deno.Kv`, the same default prefix).
+  const view = denoKvStore(kv);
+  let sid = "";
+  const storedEvents = async () =>
+    (await view.readAfter(`${STORE_NAMESPACES.events}${sid}`, undefined))
+      .length;
   try {
     const first = await a(request({}, INIT), { completed: Promise.resolve() });
-    const sid = first.headers.get("mcp-session-id")!;
+    sid = first.headers.get("mcp-session-id")!;
     await first.text();
     const session = { "mcp-session-id": sid, "mcp-protocol-version": MODERN };
     const list = { jsonrpc: "2.0", id: 1, method: "tools/list" };
@@ -229,6 +236,75 @@ Deno.test("KV sessions: an answer sent whole is written to KV only when its deli
   } finally {
     await a.close();
     await b.close();
+    await view.close();
     kv.close();
+  }
+});
+
+/** A tools/list on `handler` in session `sid`: its status. */
+async function listStatus(
+  handler: (req: Request) => Promise<Response>,
+  sid: string,
+): Promise<number> {
+  const res = await handler(request(
+    { "mcp-session-id": sid, "mcp-protocol-version": MODERN },
+    { jsonrpc: "2.0", id: 1, method: "tools/list" },
+  ));
+  await res.body?.cancel();
+  return res.status;
+}
+
+Deno.test("KV sessions: a session outlives its handler on the same KV file, and kvStore(kv) and the Deno.Kv itself are the same sessions", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/sessions.kv`;
+  try {
+    // Opened by a handler on kvStore(kv); that handler and its KV handle go.
+    let sid: string;
+    {
+      const kv = await Deno.openKv(path);
+      const a = httpHandler(() => buildToolServer(), {
+        sessions: true,
+        store: kvStore(kv),
+      });
+      const opened = await a(request({}, INIT));
+      assert.equal(opened.status, 200);
+      sid = opened.headers.get("mcp-session-id")!;
+      await opened.text();
+      await a.close();
+      kv.close();
+    }
+    // A new handler on a new handle of the same file serves it, whether it
+    // is given kvStore(kv) or the Deno.Kv.
+    const kv = await Deno.openKv(path);
+    const b = httpHandler(() => buildToolServer(), {
+      sessions: true,
+      store: kvStore(kv),
+    });
+    const c = httpHandler(() => buildToolServer(), {
+      sessions: true,
+      store: kv,
+    });
+    try {
+      assert.equal(await listStatus(b, sid), 200, "restored after a restart");
+      assert.equal(await listStatus(c, sid), 200, "the Deno.Kv: same session");
+      const forged = await listStatus(c, crypto.randomUUID());
+      assert.equal(forged, 404);
+      // Ended through the Deno.Kv handler: gone for the kvStore one too.
+      const deleted = await c(
+        new Request("http://localhost/mcp", {
+          method: "DELETE",
+          headers: { "mcp-session-id": sid, "mcp-protocol-version": MODERN },
+        }),
+      );
+      assert.equal(deleted.status, 200);
+      await deleted.body?.cancel();
+      assert.equal(await listStatus(b, sid), 404);
+    } finally {
+      await b.close();
+      await c.close();
+      kv.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });

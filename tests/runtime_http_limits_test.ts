@@ -21,6 +21,7 @@ import {
   rawHttp,
 } from "./fixtures/http_test_server.ts";
 import { sleep, waitUntil } from "./fixtures/runtime_server_helpers.ts";
+import { movableClock } from "./_helpers/clock.ts";
 
 const MODERN = "2025-11-25";
 
@@ -369,4 +370,45 @@ Deno.test("limits: a handler given no options applies the documented body cap an
   const deeper = await request(nest(DEFAULT_MAX_BODY_DEPTH + 1));
   assert.equal(deeper.status, 400);
   await deeper.body?.cancel();
+});
+
+Deno.test("limits: the session cap is told once while it holds, and again once expiry made room and it is reached anew", async () => {
+  // Expiry by moving the clock past the idle timeout, not by sleeping.
+  using clock = movableClock();
+  const told: Error[] = [];
+  const handler = httpHandler(() => buildToolServer(), {
+    sessions: true,
+    maxSessions: 1,
+    sessionIdleTimeout: 60_000,
+    onerror: (error) => told.push(error),
+  });
+  const open = async () => {
+    const res = await handler(
+      new Request("http://localhost/mcp", {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: initialize(),
+      }),
+    );
+    await res.body?.cancel();
+    return res.status;
+  };
+  const full = () =>
+    told.filter((e) => e instanceof HttpRefusalError && e.status === 503)
+      .length;
+  try {
+    assert.equal(await open(), 200);
+    assert.equal(await open(), 503);
+    assert.equal(await open(), 503);
+    assert.equal(full(), 1, "told once while the cap holds");
+    clock.advance(61_000);
+    assert.equal(await open(), 200, "the idle session expired: room again");
+    assert.equal(await open(), 503);
+    assert.equal(full(), 2, "the cap reached anew is told anew");
+  } finally {
+    await handler.close();
+  }
 });

@@ -47,42 +47,6 @@ export function checkTtl(ms: number | undefined, where: string): void {
   }
 }
 
-/** The methods whose first argument is a key, stream or channel. */
-const KEYED = new Set<string | symbol>([
-  "get",
-  "set",
-  "delete",
-  "swap",
-  "claimOnce",
-  "append",
-  "readAfter",
-  "dropLog",
-  "publish",
-  "subscribe",
-]);
-
-/**
- * `store` with every method's synchronous throw (a bad argument) turned
- * into a rejected promise, as the contract's methods fail, and every key
- * checked first.
- */
-export function rejecting<T extends object>(store: T): T {
-  const wrapped = { ...store } as Record<string | symbol, unknown>;
-  for (const name of Reflect.ownKeys(store)) {
-    const method = (store as Record<string | symbol, unknown>)[name];
-    if (typeof method !== "function") continue;
-    wrapped[name] = (...args: unknown[]) => {
-      try {
-        if (KEYED.has(name)) checkKey(args[0] as string, String(name));
-        return method.apply(store, args);
-      } catch (error) {
-        return Promise.reject(error);
-      }
-    };
-  }
-  return wrapped as T;
-}
-
 /** Throws unless `key` is a key the contract takes (no U+0000). */
 export function checkKey(key: string, where: string): void {
   if (typeof key !== "string" || key.includes("\u0000")) {

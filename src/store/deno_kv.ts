@@ -8,12 +8,14 @@
 
 import type {
   Store,
+  StoreAppendOptions,
   StoreEntry,
   StoreLogEntry,
+  StoreSetOptions,
   StoreSubscribeOptions,
   StoreSubscription,
 } from "./contract.ts";
-import { checkTtl, rejecting, subscription } from "./_subscription.ts";
+import { checkKey, checkTtl, subscription } from "./_subscription.ts";
 import { storeFailure } from "./outage.ts";
 
 /** A Deno KV key part, as this adapter writes them. */
@@ -147,31 +149,76 @@ export function denoKvStore(
   kv: DenoKvLike,
   options: DenoKvStoreOptions = {},
 ): Store {
-  const prefix: Key = options.prefix ?? ["weft"];
-  const pollInterval = options.pollInterval ?? 100;
-  const messageTtl = options.messageTtlMs ?? 60_000;
-  const open = new Set<StoreSubscription>();
-  const valueKey = (key: string): Key => [...prefix, "v", key];
-  const claimKey = (key: string): Key => [...prefix, "c", key];
-  const headKey = (stream: string): Key => [...prefix, "l", stream, "n"];
-  const eventKey = (stream: string, n: number): Key => [
-    ...prefix,
-    "l",
-    stream,
-    "e",
-    n,
-  ];
-  // A channel's messages: a log outside the key space of `append`'s.
-  const busStream = (channel: string) => `\u0000bus/${channel}`;
-  const kept = (value: unknown, ttl: number | undefined): Kept => ({
+  return new DenoKvStore(kv, options);
+}
+
+/** A value as kept: its JSON and its deadline (`null`: kept until deleted). */
+function kept(value: unknown, ttl: number | undefined): Kept {
+  return {
     j: JSON.stringify(value ?? null),
     u: ttl === undefined ? null : Date.now() + ttl,
-  });
-  const expireIn = (ttl: number | undefined) =>
-    ttl === undefined ? {} : { expireIn: ttl };
+  };
+}
+
+/** KV's `expireIn` of a TTL, or none. */
+function expireIn(ttl: number | undefined): { expireIn?: number } {
+  return ttl === undefined ? {} : { expireIn: ttl };
+}
+
+/** A channel's messages: a log outside the key space of `append`'s. */
+function busStream(channel: string): string {
+  return `\u0000bus/${channel}`;
+}
+
+/**
+ * An atomic write, tried again when the commit throws (SQLite busy when
+ * two handles write at once): the checks keep it correct. Resolves to the
+ * commit's result.
+ */
+async function commitRetrying(
+  build: () => DenoKvAtomicLike,
+): Promise<{ ok: boolean; versionstamp?: string }> {
+  for (let attempt = 0;; attempt++) {
+    try {
+      return await build().commit() as { ok: boolean; versionstamp?: string };
+    } catch (error) {
+      if (attempt >= 8) throw error;
+      await new Promise((r) => setTimeout(r, 5 + 15 * attempt));
+    }
+  }
+}
+
+/** The contract over Deno KV: what {@link denoKvStore} returns. */
+class DenoKvStore implements Store {
+  readonly kind = "deno-kv";
+  readonly #kv: DenoKvLike;
+  readonly #prefix: Key;
+  readonly #pollInterval: number;
+  readonly #messageTtl: number;
+  readonly #open = new Set<StoreSubscription>();
+
+  constructor(kv: DenoKvLike, options: DenoKvStoreOptions) {
+    this.#kv = kv;
+    this.#prefix = options.prefix ?? ["weft"];
+    this.#pollInterval = options.pollInterval ?? 100;
+    this.#messageTtl = options.messageTtlMs ?? 60_000;
+  }
+
+  #valueKey(key: string): Key {
+    return [...this.#prefix, "v", key];
+  }
+  #claimKey(key: string): Key {
+    return [...this.#prefix, "c", key];
+  }
+  #headKey(stream: string): Key {
+    return [...this.#prefix, "l", stream, "n"];
+  }
+  #eventKey(stream: string, n: number): Key {
+    return [...this.#prefix, "l", stream, "e", n];
+  }
 
   // An operation against KV: its failure read by the one classifier.
-  async function run<T>(operation: string, body: () => Promise<T>): Promise<T> {
+  async #run<T>(operation: string, body: () => Promise<T>): Promise<T> {
     try {
       return await body();
     } catch (error) {
@@ -179,26 +226,11 @@ export function denoKvStore(
     }
   }
 
-  // An atomic write, tried again when the commit throws (SQLite busy when
-  // two handles write at once): the checks keep it correct.
-  async function commit(
-    build: () => DenoKvAtomicLike,
-  ): Promise<boolean> {
-    for (let attempt = 0;; attempt++) {
-      try {
-        return (await build().commit()).ok;
-      } catch (error) {
-        if (attempt >= 8) throw error;
-        await new Promise((r) => setTimeout(r, 5 + 15 * attempt));
-      }
-    }
+  async #lastId(stream: string): Promise<number> {
+    return (await this.#kv.get<Head>(this.#headKey(stream))).value?.n ?? 0;
   }
 
-  async function lastId(stream: string): Promise<number> {
-    return (await kv.get<Head>(headKey(stream))).value?.n ?? 0;
-  }
-
-  async function readAfter<T>(
+  async #readAfter<T>(
     stream: string,
     afterId: string | undefined,
     limit?: number,
@@ -211,9 +243,9 @@ export function denoKvStore(
     }
     const events: StoreLogEntry<T>[] = [];
     for await (
-      const entry of kv.list<Kept>({
-        prefix: [...prefix, "l", stream, "e"],
-        start: eventKey(stream, after + 1),
+      const entry of this.#kv.list<Kept>({
+        prefix: [...this.#prefix, "l", stream, "e"],
+        start: this.#eventKey(stream, after + 1),
       }, limit === undefined ? {} : { limit })
     ) {
       if (!live(entry.value)) continue;
@@ -223,20 +255,21 @@ export function denoKvStore(
     return events;
   }
 
-  async function append(
+  async #append(
     stream: string,
     value: unknown,
     ttl: number | undefined,
   ): Promise<string> {
     checkTtl(ttl, "denoKvStore.append");
+    const head = this.#headKey(stream);
     for (;;) {
-      const head = await kv.get<Head>(headKey(stream));
-      const n = (head.value?.n ?? 0) + 1;
-      const ok = await commit(() =>
-        kv.atomic()
-          .check({ key: headKey(stream), versionstamp: head.versionstamp })
-          .set(headKey(stream), { n } satisfies Head, expireIn(ttl))
-          .set(eventKey(stream, n), kept(value, ttl), expireIn(ttl))
+      const current = await this.#kv.get<Head>(head);
+      const n = (current.value?.n ?? 0) + 1;
+      const { ok } = await commitRetrying(() =>
+        this.#kv.atomic()
+          .check({ key: head, versionstamp: current.versionstamp })
+          .set(head, { n } satisfies Head, expireIn(ttl))
+          .set(this.#eventKey(stream, n), kept(value, ttl), expireIn(ttl))
       );
       if (ok) return String(n);
     }
@@ -244,7 +277,8 @@ export function denoKvStore(
 
   // Resolves after `ms`, sooner when `key` changes where `watch` sees it
   // or `signal` aborts; lets go of its timer and watch stream either way.
-  function nap(key: Key, ms: number, signal: AbortSignal): Promise<void> {
+  #nap(key: Key, ms: number, signal: AbortSignal): Promise<void> {
+    const kv = this.#kv;
     return new Promise((resolve) => {
       let stream: ReadableStream<unknown> | undefined;
       const done = () => {
@@ -280,160 +314,185 @@ export function denoKvStore(
     });
   }
 
-  const store: Store = {
-    kind: "deno-kv",
-    get<T>(name: string): Promise<StoreEntry<T> | undefined> {
-      return run("get", async () => {
-        const key = await part(name);
-        const entry = await kv.get<Kept>(valueKey(key));
-        if (!live(entry.value) || entry.versionstamp === null) return undefined;
-        return {
-          value: JSON.parse(entry.value.j) as T,
-          version: entry.versionstamp,
-        };
-      });
-    },
-    set(name, value, options) {
-      checkTtl(options?.ttlMs, "denoKvStore.set");
-      return run("set", async () => {
-        const key = await part(name);
-        for (;;) {
-          const result = await commitWithStamp(() =>
-            kv.atomic().set(
-              valueKey(key),
-              kept(value, options?.ttlMs),
-              expireIn(options?.ttlMs),
-            )
-          );
-          if (result !== undefined) return result;
-        }
-      });
-    },
-    delete(name) {
-      return run("delete", async () => kv.delete(valueKey(await part(name))));
-    },
-    swap(name, version, value, options) {
-      checkTtl(options?.ttlMs, "denoKvStore.swap");
-      return run("swap", async () => {
-        const key = await part(name);
-        const entry = await kv.get<Kept>(valueKey(key));
-        const current = live(entry.value)
-          ? entry.versionstamp ?? undefined
-          : undefined;
-        if (current !== version) return false;
-        return await commit(() =>
-          kv.atomic()
-            .check({ key: valueKey(key), versionstamp: entry.versionstamp })
-            .set(
-              valueKey(key),
-              kept(value, options?.ttlMs),
-              expireIn(options?.ttlMs),
-            )
-        );
-      });
-    },
-    claimOnce(name, ttlMs) {
-      checkTtl(ttlMs, "denoKvStore.claimOnce");
-      return run("claimOnce", async () => {
-        const key = await part(name);
-        for (;;) {
-          const entry = await kv.get<Kept>(claimKey(key));
-          if (live(entry.value)) return false;
-          const ok = await commit(() =>
-            kv.atomic()
-              .check({ key: claimKey(key), versionstamp: entry.versionstamp })
-              .set(claimKey(key), kept(true, ttlMs), { expireIn: ttlMs })
-          );
-          if (ok) return true;
-        }
-      });
-    },
-    append(stream, value, options) {
-      return run(
-        "append",
-        async () => append(await part(stream), value, options?.ttlMs),
-      );
-    },
-    readAfter<T>(stream: string, afterId: string | undefined, limit?: number) {
-      return run(
-        "readAfter",
-        async () => readAfter<T>(await part(stream), afterId, limit),
-      );
-    },
-    dropLog(name) {
-      return run("dropLog", async () => {
-        const stream = await part(name);
-        for await (
-          const entry of kv.list({ prefix: [...prefix, "l", stream] })
-        ) {
-          await kv.delete(entry.key as Key);
-        }
-      });
-    },
-    publish(channel, message) {
-      return run("publish", async () => {
-        await append(await part(busStream(channel)), message, messageTtl);
-      });
-    },
-    subscribe(
-      channel: string,
-      onMessage: (message: string) => void,
-      options?: StoreSubscribeOptions,
-    ): Promise<StoreSubscription> {
-      return run("subscribe", async () => {
-        const stream = await part(busStream(channel));
-        let last = String(await lastId(stream));
-        const stop = new AbortController();
-        const loop = (async () => {
-          while (!stop.signal.aborted) {
-            await nap(headKey(stream), pollInterval, stop.signal);
-            if (stop.signal.aborted) return;
-            try {
-              for (const event of await readAfter<string>(stream, last)) {
-                last = event.id;
-                if (!stop.signal.aborted) onMessage(event.value);
-              }
-            } catch {
-              // KV unreachable for a moment: the next round reads again
-              // from the last id delivered, so nothing is lost.
-            }
-          }
-        })();
-        const sub = subscription(async () => {
-          stop.abort();
-          await loop;
-          open.delete(sub);
-        }, options?.signal);
-        open.add(sub);
-        if (options?.signal?.aborted) await sub.unsubscribe();
-        return sub;
-      });
-    },
-    async close() {
-      await Promise.all([...open].map((sub) => sub.unsubscribe()));
-    },
-    [Symbol.asyncDispose]() {
-      return store.close();
-    },
-  };
-
-  // A plain write, resolving to the versionstamp it got (Deno KV's
-  // commit result carries it).
-  async function commitWithStamp(
-    build: () => DenoKvAtomicLike,
-  ): Promise<string | undefined> {
-    for (let attempt = 0;; attempt++) {
-      try {
-        const result = await build().commit() as {
-          ok: boolean;
-          versionstamp?: string;
-        };
-        return result.ok ? result.versionstamp ?? "" : undefined;
-      } catch (error) {
-        if (attempt >= 8) throw error;
-        await new Promise((r) => setTimeout(r, 5 + 15 * attempt));
-      }
-    }
+  async get<T>(name: string): Promise<StoreEntry<T> | undefined> {
+    checkKey(name, "get");
+    return await this.#run("get", async () => {
+      const key = await part(name);
+      const entry = await this.#kv.get<Kept>(this.#valueKey(key));
+      if (!live(entry.value) || entry.versionstamp === null) return undefined;
+      return {
+        value: JSON.parse(entry.value.j) as T,
+        version: entry.versionstamp,
+      };
+    });
   }
-  return rejecting(store);
+
+  async set(
+    name: string,
+    value: unknown,
+    options?: StoreSetOptions,
+  ): Promise<string> {
+    checkKey(name, "set");
+    checkTtl(options?.ttlMs, "denoKvStore.set");
+    return await this.#run("set", async () => {
+      const key = this.#valueKey(await part(name));
+      // A plain write, resolving to the versionstamp it got (Deno KV's
+      // commit result carries it).
+      for (;;) {
+        const result = await commitRetrying(() =>
+          this.#kv.atomic().set(
+            key,
+            kept(value, options?.ttlMs),
+            expireIn(options?.ttlMs),
+          )
+        );
+        if (result.ok) return result.versionstamp ?? "";
+      }
+    });
+  }
+
+  async delete(name: string): Promise<void> {
+    checkKey(name, "delete");
+    await this.#run(
+      "delete",
+      async () => this.#kv.delete(this.#valueKey(await part(name))),
+    );
+  }
+
+  async swap(
+    name: string,
+    version: string | undefined,
+    value: unknown,
+    options?: StoreSetOptions,
+  ): Promise<boolean> {
+    checkKey(name, "swap");
+    checkTtl(options?.ttlMs, "denoKvStore.swap");
+    return await this.#run("swap", async () => {
+      const key = this.#valueKey(await part(name));
+      const entry = await this.#kv.get<Kept>(key);
+      const current = live(entry.value)
+        ? entry.versionstamp ?? undefined
+        : undefined;
+      if (current !== version) return false;
+      const { ok } = await commitRetrying(() =>
+        this.#kv.atomic()
+          .check({ key, versionstamp: entry.versionstamp })
+          .set(key, kept(value, options?.ttlMs), expireIn(options?.ttlMs))
+      );
+      return ok;
+    });
+  }
+
+  async claimOnce(name: string, ttlMs: number): Promise<boolean> {
+    checkKey(name, "claimOnce");
+    checkTtl(ttlMs, "denoKvStore.claimOnce");
+    return await this.#run("claimOnce", async () => {
+      const key = this.#claimKey(await part(name));
+      for (;;) {
+        const entry = await this.#kv.get<Kept>(key);
+        if (live(entry.value)) return false;
+        const { ok } = await commitRetrying(() =>
+          this.#kv.atomic()
+            .check({ key, versionstamp: entry.versionstamp })
+            .set(key, kept(true, ttlMs), { expireIn: ttlMs })
+        );
+        if (ok) return true;
+      }
+    });
+  }
+
+  async append(
+    stream: string,
+    value: unknown,
+    options?: StoreAppendOptions,
+  ): Promise<string> {
+    checkKey(stream, "append");
+    return await this.#run(
+      "append",
+      async () => this.#append(await part(stream), value, options?.ttlMs),
+    );
+  }
+
+  async readAfter<T>(
+    stream: string,
+    afterId: string | undefined,
+    limit?: number,
+  ): Promise<StoreLogEntry<T>[]> {
+    checkKey(stream, "readAfter");
+    return await this.#run(
+      "readAfter",
+      async () => this.#readAfter<T>(await part(stream), afterId, limit),
+    );
+  }
+
+  async dropLog(name: string): Promise<void> {
+    checkKey(name, "dropLog");
+    await this.#run("dropLog", async () => {
+      const stream = await part(name);
+      for await (
+        const entry of this.#kv.list({ prefix: [...this.#prefix, "l", stream] })
+      ) {
+        await this.#kv.delete(entry.key as Key);
+      }
+    });
+  }
+
+  async publish(channel: string, message: string): Promise<void> {
+    checkKey(channel, "publish");
+    await this.#run("publish", async () => {
+      await this.#append(
+        await part(busStream(channel)),
+        message,
+        this.#messageTtl,
+      );
+    });
+  }
+
+  async subscribe(
+    channel: string,
+    onMessage: (message: string) => void,
+    options?: StoreSubscribeOptions,
+  ): Promise<StoreSubscription> {
+    checkKey(channel, "subscribe");
+    return await this.#run("subscribe", async () => {
+      const stream = await part(busStream(channel));
+      let last = String(await this.#lastId(stream));
+      const stop = new AbortController();
+      const loop = (async () => {
+        while (!stop.signal.aborted) {
+          await this.#nap(
+            this.#headKey(stream),
+            this.#pollInterval,
+            stop.signal,
+          );
+          if (stop.signal.aborted) return;
+          try {
+            for (const event of await this.#readAfter<string>(stream, last)) {
+              last = event.id;
+              if (!stop.signal.aborted) onMessage(event.value);
+            }
+          } catch {
+            // KV unreachable for a moment: the next round reads again
+            // from the last id delivered, so nothing is lost.
+          }
+        }
+      })();
+      const sub = subscription(async () => {
+        stop.abort();
+        await loop;
+        this.#open.delete(sub);
+      }, options?.signal);
+      this.#open.add(sub);
+      if (options?.signal?.aborted) await sub.unsubscribe();
+      return sub;
+    });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#open].map((sub) => sub.unsubscribe()));
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
 }

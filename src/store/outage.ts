@@ -5,7 +5,7 @@
  * operation (a plain error naming it), or a bug in the call (a
  * `RangeError`/`TypeError`, thrown as it is) — and, for every consumer,
  * whether an error is or was caused by an outage. The Redis, Postgres and
- * Deno KV adapters, `kvStore`'s guard, the HTTP handler and the task host
+ * Deno KV adapters, the HTTP handler and the task host
  * all use it; nothing else decides.
  *
  * Each engine is read by its own types and codes, never by a message:

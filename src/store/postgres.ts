@@ -8,13 +8,15 @@
 
 import {
   type Store,
+  type StoreAppendOptions,
   type StoreEntry,
   type StoreLogEntry,
+  type StoreSetOptions,
   type StoreSubscribeOptions,
   type StoreSubscription,
   StoreUnavailableError,
 } from "./contract.ts";
-import { ChannelSet, checkTtl, rejecting } from "./_subscription.ts";
+import { ChannelSet, checkKey, checkTtl } from "./_subscription.ts";
 import { storeFailure } from "./outage.ts";
 
 /**
@@ -83,26 +85,62 @@ export function postgresStore(
   target: string | PostgresClientLike,
   options: PostgresStoreOptions = {},
 ): Store {
-  const prefix = options.prefix ?? "weft";
-  if (!/^[a-z_][a-z0-9_]{0,40}$/.test(prefix)) {
-    throw new RangeError(
-      `postgresStore: prefix must be lower-case letters, digits and _, got ${prefix}`,
-    );
-  }
-  const owned = typeof target === "string";
-  const kv = `${prefix}_kv`, claim = `${prefix}_claim`;
-  const log = `${prefix}_log`, head = `${prefix}_log_head`;
-  const bus = `${prefix}_bus`;
-  let ready: Promise<PostgresClientLike> | undefined;
-  let closed = false;
-  let lastSweep = Date.now();
-  let sweeping: Promise<void> | undefined;
+  return new PostgresStore(target, options);
+}
+
+/** A TTL in ms as a statement parameter (`null`: kept until deleted). */
+function ttl(ms: number | undefined): never {
+  return (ms === undefined ? null : ms) as never;
+}
+
+/** A text statement parameter. */
+function text(value: string): never {
+  return value as never;
+}
+
+/** The contract over Postgres: what {@link postgresStore} returns. */
+class PostgresStore implements Store {
+  readonly kind = "postgres";
+  readonly #target: string | PostgresClientLike;
+  readonly #connectTimeout: number;
+  readonly #kv: string;
+  readonly #claim: string;
+  readonly #log: string;
+  readonly #head: string;
+  readonly #bus: string;
+  #ready: Promise<PostgresClientLike> | undefined;
+  #closed = false;
+  #lastSweep = Date.now();
+  #sweeping: Promise<void> | undefined;
   // LISTEN once per channel, however many subscribe to it; the last
   // subscriber UNLISTENs it.
-  const channels = new ChannelSet(async (channel) => {
-    const sql = await connect();
+  readonly #channels: ChannelSet;
+
+  constructor(
+    target: string | PostgresClientLike,
+    options: PostgresStoreOptions,
+  ) {
+    const prefix = options.prefix ?? "weft";
+    if (!/^[a-z_][a-z0-9_]{0,40}$/.test(prefix)) {
+      throw new RangeError(
+        `postgresStore: prefix must be lower-case letters, digits and _, got ${prefix}`,
+      );
+    }
+    this.#target = target;
+    this.#connectTimeout = options.connectTimeout ?? 5;
+    this.#kv = `${prefix}_kv`;
+    this.#claim = `${prefix}_claim`;
+    this.#log = `${prefix}_log`;
+    this.#head = `${prefix}_log_head`;
+    this.#bus = `${prefix}_bus`;
+    this.#channels = new ChannelSet((channel) => this.#listen(channel));
+  }
+
+  // LISTENs on `channel`'s Postgres channel; resolves to its UNLISTEN.
+  async #listen(channel: string): Promise<() => Promise<void>> {
+    const sql = await this.#connect();
     let listens = 0;
-    const handle = await sql.listen(ident(channel), (payload) => {
+    const handle = await sql.listen(this.#ident(channel), (payload) => {
       let parsed: unknown;
       try {
         parsed = JSON.parse(payload);
@@ -110,56 +148,63 @@ export function postgresStore(
         return;
       }
       if (!Array.isArray(parsed) || parsed[0] !== channel) return;
-      channels.deliver(channel, String(parsed[1]));
+      this.#channels.deliver(channel, String(parsed[1]));
     }, () => {
       // Again after the first: the listening connection was lost and made
       // anew; what was notified in between is gone.
-      if (listens++ > 0) channels.gap(channel);
+      if (listens++ > 0) this.#channels.gap(channel);
     });
     return () => handle.unlisten();
-  });
+  }
 
-  function connect(): Promise<PostgresClientLike> {
-    if (ready !== undefined) return ready;
-    ready = (async () => {
-      let sql: PostgresClientLike;
-      if (typeof target === "string") {
-        const { default: postgres } = await import("postgres");
-        sql = postgres(target, {
-          connect_timeout: options.connectTimeout ?? 5,
-          onnotice: () => {},
-          max: 4,
-        }) as unknown as PostgresClientLike;
-      } else sql = target;
-      for (
-        const statement of [
-          `CREATE TABLE IF NOT EXISTS ${kv} (key text PRIMARY KEY, value text NOT NULL, version text NOT NULL, expires_at timestamptz)`,
-          `CREATE TABLE IF NOT EXISTS ${claim} (key text PRIMARY KEY, expires_at timestamptz NOT NULL)`,
-          `CREATE TABLE IF NOT EXISTS ${head} (stream text PRIMARY KEY, n bigint NOT NULL, expires_at timestamptz)`,
-          `CREATE TABLE IF NOT EXISTS ${log} (stream text NOT NULL, id bigint NOT NULL, value text NOT NULL, expires_at timestamptz, PRIMARY KEY (stream, id))`,
-        ]
-      ) {
-        try {
-          await sql.unsafe(statement);
-        } catch (error) {
-          // Another instance created it at the same moment.
-          const code = (error as { code?: unknown }).code;
-          if (code !== "23505" && code !== "42P07") throw error;
-        }
-      }
-      return sql;
-    })();
+  #connect(): Promise<PostgresClientLike> {
+    if (this.#ready !== undefined) return this.#ready;
+    const ready = this.#open();
+    this.#ready = ready;
     ready.catch(() => {
-      ready = undefined; // the next operation tries again
+      if (this.#ready === ready) this.#ready = undefined; // the next operation tries again
     });
     return ready;
   }
 
-  async function run<T>(
+  // The client, with the four tables made sure of.
+  async #open(): Promise<PostgresClientLike> {
+    let sql: PostgresClientLike;
+    if (typeof this.#target === "string") {
+      const { default: postgres } = await import("postgres");
+      sql = postgres(this.#target, {
+        connect_timeout: this.#connectTimeout,
+        onnotice: () => {},
+        max: 4,
+      }) as unknown as PostgresClientLike;
+    } else sql = this.#target;
+    const kv = this.#kv, claim = this.#claim;
+    const log = this.#log, head = this.#head;
+    for (
+      const statement of [
+        `CREATE TABLE IF NOT EXISTS ${kv} (key text PRIMARY KEY, value text NOT NULL, version text NOT NULL, expires_at timestamptz)`,
+        `CREATE TABLE IF NOT EXISTS ${claim} (key text PRIMARY KEY, expires_at timestamptz NOT NULL)`,
+        `CREATE TABLE IF NOT EXISTS ${head} (stream text PRIMARY KEY, n bigint NOT NULL, expires_at timestamptz)`,
+        `CREATE TABLE IF NOT EXISTS ${log} (stream text NOT NULL, id bigint NOT NULL, value text NOT NULL, expires_at timestamptz, PRIMARY KEY (stream, id))`,
+      ]
+    ) {
+      try {
+        await sql.unsafe(statement);
+      } catch (error) {
+        // Another instance created it at the same moment.
+        const code = (error as { code?: unknown }).code;
+        if (code !== "23505" && code !== "42P07") throw error;
+      }
+    }
+    return sql;
+  }
+
+  // An operation against Postgres: its failure read by the one classifier.
+  async #run<T>(
     operation: string,
     body: (sql: PostgresClientLike) => Promise<T>,
   ): Promise<T> {
-    if (closed) {
+    if (this.#closed) {
       throw new StoreUnavailableError(
         "postgres",
         operation,
@@ -167,14 +212,16 @@ export function postgresStore(
       );
     }
     try {
-      const sql = await connect();
+      const sql = await this.#connect();
       const result = await body(sql);
-      if (Date.now() - lastSweep > 60_000 && sweeping === undefined) {
-        lastSweep = Date.now();
-        sweeping = sweep(sql).catch(() => {
+      if (
+        Date.now() - this.#lastSweep > 60_000 && this.#sweeping === undefined
+      ) {
+        this.#lastSweep = Date.now();
+        this.#sweeping = this.#sweep(sql).catch(() => {
           // Nothing lost: expired rows stay unread (reads check the expiry) until the next sweep.
         }).finally(() => {
-          sweeping = undefined;
+          this.#sweeping = undefined;
         });
       }
       return result;
@@ -185,198 +232,236 @@ export function postgresStore(
     }
   }
 
-  async function sweep(sql: PostgresClientLike): Promise<void> {
-    for (const table of [kv, claim, log, head]) {
+  async #sweep(sql: PostgresClientLike): Promise<void> {
+    for (const table of [this.#kv, this.#claim, this.#log, this.#head]) {
       await sql.unsafe(
         `DELETE FROM ${table} WHERE ctid IN (SELECT ctid FROM ${table} WHERE expires_at <= clock_timestamp() LIMIT 1000)`,
       );
     }
   }
 
-  const ttl = (ms: number | undefined) =>
-    (ms === undefined ? null : ms) as never;
-  const text = (value: string) => value as never;
-
   // The Postgres channel of `channel`: a name within the 63-byte limit,
   // the same on every instance. The payload names the channel in full.
-  function ident(channel: string): string {
+  #ident(channel: string): string {
     let a = 0x811c9dc5, b = 0x01000193;
     for (const byte of new TextEncoder().encode(channel)) {
       a = Math.imul(a ^ byte, 0x01000193) >>> 0;
       b = Math.imul(b ^ byte, 0x811c9dc5) >>> 0;
     }
     const hex = (n: number) => n.toString(16).padStart(8, "0");
-    return `${bus}_${hex(a)}${hex(b)}`;
+    return `${this.#bus}_${hex(a)}${hex(b)}`;
   }
 
-  const store: Store = {
-    kind: "postgres",
-    get<T>(key: string) {
-      return run("get", async (sql): Promise<StoreEntry<T> | undefined> => {
-        const rows = await sql.unsafe(
-          `SELECT value, version FROM ${kv} WHERE key = $1 AND ${liveRow(kv)}`,
-          [text(key)],
-        );
-        if (rows.length === 0) return undefined;
-        return {
-          value: JSON.parse(String(rows[0].value)) as T,
-          version: String(rows[0].version),
-        };
-      });
-    },
-    set(key, value, options) {
-      checkTtl(options?.ttlMs, "postgresStore.set");
-      return run("set", async (sql) => {
-        const rows = await sql.unsafe(
+  async get<T>(key: string): Promise<StoreEntry<T> | undefined> {
+    checkKey(key, "get");
+    const kv = this.#kv;
+    return await this.#run("get", async (sql) => {
+      const rows = await sql.unsafe(
+        `SELECT value, version FROM ${kv} WHERE key = $1 AND ${liveRow(kv)}`,
+        [text(key)],
+      );
+      if (rows.length === 0) return undefined;
+      return {
+        value: JSON.parse(String(rows[0].value)) as T,
+        version: String(rows[0].version),
+      };
+    });
+  }
+
+  async set(
+    key: string,
+    value: unknown,
+    options?: StoreSetOptions,
+  ): Promise<string> {
+    checkKey(key, "set");
+    checkTtl(options?.ttlMs, "postgresStore.set");
+    const kv = this.#kv;
+    return await this.#run("set", async (sql) => {
+      const rows = await sql.unsafe(
+        `INSERT INTO ${kv} (key, value, version, expires_at)
+         VALUES ($1, $2, gen_random_uuid()::text, ${expiry(3)})
+         ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value,
+           version = EXCLUDED.version, expires_at = EXCLUDED.expires_at
+         RETURNING version`,
+        [text(key), text(JSON.stringify(value ?? null)), ttl(options?.ttlMs)],
+      );
+      return String(rows[0].version);
+    });
+  }
+
+  async delete(key: string): Promise<void> {
+    checkKey(key, "delete");
+    const kv = this.#kv;
+    await this.#run("delete", async (sql) => {
+      await sql.unsafe(`DELETE FROM ${kv} WHERE key = $1`, [text(key)]);
+    });
+  }
+
+  async swap(
+    key: string,
+    expected: string | undefined,
+    value: unknown,
+    options?: StoreSetOptions,
+  ): Promise<boolean> {
+    checkKey(key, "swap");
+    checkTtl(options?.ttlMs, "postgresStore.swap");
+    const kv = this.#kv;
+    return await this.#run("swap", async (sql) => {
+      const json = text(JSON.stringify(value ?? null));
+      const rows = expected === undefined
+        ? await sql.unsafe(
           `INSERT INTO ${kv} (key, value, version, expires_at)
            VALUES ($1, $2, gen_random_uuid()::text, ${expiry(3)})
            ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value,
              version = EXCLUDED.version, expires_at = EXCLUDED.expires_at
+           WHERE NOT ${liveRow(kv)}
            RETURNING version`,
-          [text(key), text(JSON.stringify(value ?? null)), ttl(options?.ttlMs)],
+          [text(key), json, ttl(options?.ttlMs)],
+        )
+        : await sql.unsafe(
+          `UPDATE ${kv} SET value = $2, version = gen_random_uuid()::text,
+             expires_at = ${expiry(3)}
+           WHERE key = $1 AND version = $4 AND ${liveRow(kv)}
+           RETURNING version`,
+          [text(key), json, ttl(options?.ttlMs), text(expected)],
         );
-        return String(rows[0].version);
-      });
-    },
-    delete(key) {
-      return run("delete", async (sql) => {
-        await sql.unsafe(`DELETE FROM ${kv} WHERE key = $1`, [text(key)]);
-      });
-    },
-    swap(key, expected, value, options) {
-      checkTtl(options?.ttlMs, "postgresStore.swap");
-      return run("swap", async (sql) => {
-        const json = text(JSON.stringify(value ?? null));
-        const rows = expected === undefined
-          ? await sql.unsafe(
-            `INSERT INTO ${kv} (key, value, version, expires_at)
-             VALUES ($1, $2, gen_random_uuid()::text, ${expiry(3)})
-             ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value,
-               version = EXCLUDED.version, expires_at = EXCLUDED.expires_at
-             WHERE NOT ${liveRow(kv)}
-             RETURNING version`,
-            [text(key), json, ttl(options?.ttlMs)],
-          )
-          : await sql.unsafe(
-            `UPDATE ${kv} SET value = $2, version = gen_random_uuid()::text,
-               expires_at = ${expiry(3)}
-             WHERE key = $1 AND version = $4 AND ${liveRow(kv)}
-             RETURNING version`,
-            [text(key), json, ttl(options?.ttlMs), text(expected)],
-          );
-        return rows.length === 1;
-      });
-    },
-    claimOnce(key, ttlMs) {
-      checkTtl(ttlMs, "postgresStore.claimOnce");
-      return run("claimOnce", async (sql) => {
-        const rows = await sql.unsafe(
-          `INSERT INTO ${claim} (key, expires_at) VALUES ($1, ${expiry(2)})
-           ON CONFLICT (key) DO UPDATE SET expires_at = EXCLUDED.expires_at
-           WHERE ${claim}.expires_at <= clock_timestamp()
-           RETURNING 1 AS won`,
-          [text(key), ttl(ttlMs)],
-        );
-        return rows.length === 1;
-      });
-    },
-    append(stream, value, options) {
-      checkTtl(options?.ttlMs, "postgresStore.append");
-      return run("append", async (sql) => {
-        // The counter row stays locked until the insert commits: appends
-        // to one stream commit in id order.
-        const rows = await sql.unsafe(
-          `WITH h AS (
-             INSERT INTO ${head} (stream, n, expires_at) VALUES ($1, 1, ${
-            expiry(3)
-          })
-             ON CONFLICT (stream) DO UPDATE SET n = ${head}.n + 1,
-               expires_at = EXCLUDED.expires_at
-             RETURNING n)
-           INSERT INTO ${log} (stream, id, value, expires_at)
-           SELECT $1, h.n, $2, ${expiry(3)} FROM h RETURNING id`,
-          [
-            text(stream),
-            text(JSON.stringify(value ?? null)),
-            ttl(options?.ttlMs),
-          ],
-        );
-        return String(rows[0].id);
-      });
-    },
-    readAfter<T>(stream: string, afterId: string | undefined, limit?: number) {
-      if (afterId !== undefined && !/^[0-9]{1,18}$/.test(afterId)) {
-        throw new RangeError(
-          `postgresStore.readAfter: ${afterId} is not an id of this store`,
-        );
-      }
-      return run("readAfter", async (sql) => {
-        const rows = await sql.unsafe(
-          `SELECT id, value FROM ${log}
-           WHERE stream = $1 AND id > $2::bigint AND ${liveRow(log)}
-           ORDER BY id LIMIT $3::bigint`,
-          [
-            text(stream),
-            text(afterId ?? "0"),
-            (limit === undefined ? null : limit) as never,
-          ],
-        );
-        return rows.map((row): StoreLogEntry<T> => ({
-          id: String(row.id),
-          value: JSON.parse(String(row.value)) as T,
-        }));
-      });
-    },
-    dropLog(stream) {
-      return run("dropLog", async (sql) => {
-        await sql.unsafe(`DELETE FROM ${log} WHERE stream = $1`, [
-          text(stream),
-        ]);
-        await sql.unsafe(`DELETE FROM ${head} WHERE stream = $1`, [
-          text(stream),
-        ]);
-      });
-    },
-    publish(channel, message) {
-      return run("publish", async (sql) => {
-        await sql.unsafe(`SELECT pg_notify($1, $2)`, [
-          text(ident(channel)),
-          text(JSON.stringify([channel, message])),
-        ]);
-      });
-    },
-    subscribe(
-      channel: string,
-      onMessage: (message: string) => void,
-      options?: StoreSubscribeOptions,
-    ): Promise<StoreSubscription> {
-      return run(
-        "subscribe",
-        () =>
-          channels.subscribe(
-            channel,
-            onMessage,
-            options?.signal,
-            options?.onGap,
-          ),
+      return rows.length === 1;
+    });
+  }
+
+  async claimOnce(key: string, ttlMs: number): Promise<boolean> {
+    checkKey(key, "claimOnce");
+    checkTtl(ttlMs, "postgresStore.claimOnce");
+    const claim = this.#claim;
+    return await this.#run("claimOnce", async (sql) => {
+      const rows = await sql.unsafe(
+        `INSERT INTO ${claim} (key, expires_at) VALUES ($1, ${expiry(2)})
+         ON CONFLICT (key) DO UPDATE SET expires_at = EXCLUDED.expires_at
+         WHERE ${claim}.expires_at <= clock_timestamp()
+         RETURNING 1 AS won`,
+        [text(key), ttl(ttlMs)],
       );
-    },
-    async close() {
-      if (closed) return;
-      await channels.close();
-      closed = true;
-      await sweeping;
-      if (owned && ready !== undefined) {
-        const sql = await ready.catch(() =>
-          // Nothing lost: a connection that never opened has nothing to end.
-          undefined
-        );
-        await sql?.end({ timeout: 1 });
-      }
-    },
-    [Symbol.asyncDispose]() {
-      return store.close();
-    },
-  };
-  return rejecting(store);
+      return rows.length === 1;
+    });
+  }
+
+  async append(
+    stream: string,
+    value: unknown,
+    options?: StoreAppendOptions,
+  ): Promise<string> {
+    checkKey(stream, "append");
+    checkTtl(options?.ttlMs, "postgresStore.append");
+    const head = this.#head, log = this.#log;
+    return await this.#run("append", async (sql) => {
+      // The counter row stays locked until the insert commits: appends
+      // to one stream commit in id order.
+      const rows = await sql.unsafe(
+        `WITH h AS (
+           INSERT INTO ${head} (stream, n, expires_at) VALUES ($1, 1, ${
+          expiry(3)
+        })
+           ON CONFLICT (stream) DO UPDATE SET n = ${head}.n + 1,
+             expires_at = EXCLUDED.expires_at
+           RETURNING n)
+         INSERT INTO ${log} (stream, id, value, expires_at)
+         SELECT $1, h.n, $2, ${expiry(3)} FROM h RETURNING id`,
+        [
+          text(stream),
+          text(JSON.stringify(value ?? null)),
+          ttl(options?.ttlMs),
+        ],
+      );
+      return String(rows[0].id);
+    });
+  }
+
+  async readAfter<T>(
+    stream: string,
+    afterId: string | undefined,
+    limit?: number,
+  ): Promise<StoreLogEntry<T>[]> {
+    checkKey(stream, "readAfter");
+    if (afterId !== undefined && !/^[0-9]{1,18}$/.test(afterId)) {
+      throw new RangeError(
+        `postgresStore.readAfter: ${afterId} is not an id of this store`,
+      );
+    }
+    const log = this.#log;
+    return await this.#run("readAfter", async (sql) => {
+      const rows = await sql.unsafe(
+        `SELECT id, value FROM ${log}
+         WHERE stream = $1 AND id > $2::bigint AND ${liveRow(log)}
+         ORDER BY id LIMIT $3::bigint`,
+        [
+          text(stream),
+          text(afterId ?? "0"),
+          (limit === undefined ? null : limit) as never,
+        ],
+      );
+      return rows.map((row): StoreLogEntry<T> => ({
+        id: String(row.id),
+        value: JSON.parse(String(row.value)) as T,
+      }));
+    });
+  }
+
+  async dropLog(stream: string): Promise<void> {
+    checkKey(stream, "dropLog");
+    const log = this.#log, head = this.#head;
+    await this.#run("dropLog", async (sql) => {
+      await sql.unsafe(`DELETE FROM ${log} WHERE stream = $1`, [
+        text(stream),
+      ]);
+      await sql.unsafe(`DELETE FROM ${head} WHERE stream = $1`, [
+        text(stream),
+      ]);
+    });
+  }
+
+  async publish(channel: string, message: string): Promise<void> {
+    checkKey(channel, "publish");
+    await this.#run("publish", async (sql) => {
+      await sql.unsafe(`SELECT pg_notify($1, $2)`, [
+        text(this.#ident(channel)),
+        text(JSON.stringify([channel, message])),
+      ]);
+    });
+  }
+
+  async subscribe(
+    channel: string,
+    onMessage: (message: string) => void,
+    options?: StoreSubscribeOptions,
+  ): Promise<StoreSubscription> {
+    checkKey(channel, "subscribe");
+    return await this.#run(
+      "subscribe",
+      () =>
+        this.#channels.subscribe(
+          channel,
+          onMessage,
+          options?.signal,
+          options?.onGap,
+        ),
+    );
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    await this.#channels.close();
+    this.#closed = true;
+    await this.#sweeping;
+    if (typeof this.#target === "string" && this.#ready !== undefined) {
+      const sql = await this.#ready.catch(() =>
+        // Nothing lost: a connection that never opened has nothing to end.
+        undefined
+      );
+      await sql?.end({ timeout: 1 });
+    }
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
 }

@@ -7,13 +7,15 @@
 
 import {
   type Store,
+  type StoreAppendOptions,
   type StoreEntry,
   type StoreLogEntry,
+  type StoreSetOptions,
   type StoreSubscribeOptions,
   type StoreSubscription,
   StoreUnavailableError,
 } from "./contract.ts";
-import { ChannelSet, checkTtl, rejecting } from "./_subscription.ts";
+import { ChannelSet, checkKey, checkTtl } from "./_subscription.ts";
 import { storeFailure } from "./outage.ts";
 
 /**
@@ -115,61 +117,99 @@ export function redisStore(
   target: string | RedisClientLike,
   options: RedisStoreOptions = {},
 ): Store {
-  const prefix = options.prefix ?? "weft:";
-  const timeout = options.timeoutMs ?? 5_000;
-  const owned = typeof target === "string";
-  let client: Promise<RedisClientLike> | undefined = owned
-    ? undefined
-    : Promise.resolve(target);
-  let subscriber: RedisSubscriberLike | undefined;
-  let subscriberReady: Promise<RedisSubscriberLike> | undefined;
+  return new RedisStore(target, options);
+}
+
+/** A stream id as Redis gives it (`<ms>-<seq>`). */
+const STREAM_ID = /^[0-9]+-[0-9]+$/;
+
+/** A new version of a key-value: random, opaque. */
+function version(): string {
+  return crypto.randomUUID().replaceAll("-", "");
+}
+
+/** The `PX` arguments of a TTL, or none. */
+function ttlArgs(ttl: number | undefined): (string | number)[] {
+  return ttl === undefined ? [] : ["PX", Math.ceil(ttl)];
+}
+
+/** A key-value as kept (`<version>\n<json>`), read back. */
+function parse<T>(raw: unknown): StoreEntry<T> | undefined {
+  if (typeof raw !== "string") return undefined;
+  const nl = raw.indexOf("\n");
+  return { version: raw.slice(0, nl), value: JSON.parse(raw.slice(nl + 1)) };
+}
+
+/** The contract over Redis: what {@link redisStore} returns. */
+class RedisStore implements Store {
+  readonly kind = "redis";
+  readonly #target: string | RedisClientLike;
+  readonly #prefix: string;
+  readonly #timeout: number;
+  /** Whether the connection is this store's own (made from a URL). */
+  readonly #owned: boolean;
+  #client: Promise<RedisClientLike> | undefined;
+  #subscriber: RedisSubscriberLike | undefined;
+  #subscriberReady: Promise<RedisSubscriberLike> | undefined;
   // SUBSCRIBE once per channel (resolved once the server confirmed); the
   // subscriber connection closes with the last channel.
-  const channels = new ChannelSet(async (full) => {
-    const sub = await subscriberConnection();
-    await sub.subscribe(full);
-    return async () => {
-      if (subscriber === sub) await sub.unsubscribe(full);
-    };
-  }, async () => {
-    const sub = subscriber;
-    if (channels.size > 0 || sub === undefined) return;
-    subscriber = undefined;
-    subscriberReady = undefined;
-    await sub.quit().catch(() => {
-      // Nothing lost: the subscriber is dropped; a failed quit closes the connection anyway.
-    });
-  });
-  let closed = false;
+  readonly #channels: ChannelSet;
+  #closed = false;
 
-  function connect(): Promise<RedisClientLike> {
-    if (client !== undefined) return client;
-    client = (async () => {
+  constructor(target: string | RedisClientLike, options: RedisStoreOptions) {
+    this.#target = target;
+    this.#prefix = options.prefix ?? "weft:";
+    this.#timeout = options.timeoutMs ?? 5_000;
+    this.#owned = typeof target === "string";
+    this.#client = typeof target === "string"
+      ? undefined
+      : Promise.resolve(target);
+    this.#channels = new ChannelSet(async (full) => {
+      const sub = await this.#subscriberConnection();
+      await sub.subscribe(full);
+      return async () => {
+        if (this.#subscriber === sub) await sub.unsubscribe(full);
+      };
+    }, async () => {
+      const sub = this.#subscriber;
+      if (this.#channels.size > 0 || sub === undefined) return;
+      this.#subscriber = undefined;
+      this.#subscriberReady = undefined;
+      await sub.quit().catch(() => {
+        // Nothing lost: the subscriber is dropped; a failed quit closes the connection anyway.
+      });
+    });
+  }
+
+  #connect(): Promise<RedisClientLike> {
+    if (this.#client !== undefined) return this.#client;
+    this.#client = (async () => {
       const { Redis } = await import("ioredis");
-      const redis = new Redis(target as string, {
-        connectTimeout: timeout,
-        commandTimeout: timeout,
+      const redis = new Redis(this.#target as string, {
+        connectTimeout: this.#timeout,
+        commandTimeout: this.#timeout,
         maxRetriesPerRequest: 1,
         lazyConnect: false,
       });
       redis.on("error", () => {}); // surfaced by the commands that fail
       return redis as unknown as RedisClientLike;
     })();
-    return client;
+    return this.#client;
   }
 
-  async function run<T>(
+  // An operation against Redis: its failure read by the one classifier.
+  async #run<T>(
     operation: string,
     body: (redis: RedisClientLike) => Promise<T>,
   ): Promise<T> {
-    if (closed) {
+    if (this.#closed) {
       throw new StoreUnavailableError(
         "redis",
         operation,
         "the store is closed",
       );
     }
-    const redis = await connect();
+    const redis = await this.#connect();
     try {
       return await body(redis);
     } catch (error) {
@@ -177,169 +217,196 @@ export function redisStore(
     }
   }
 
-  const key = (kind: string, name: string) => `${prefix}${kind}:${name}`;
-  const version = () => crypto.randomUUID().replaceAll("-", "");
-  const ttlArgs = (ttl: number | undefined): (string | number)[] =>
-    ttl === undefined ? [] : ["PX", Math.ceil(ttl)];
-  const parse = <T>(raw: unknown): StoreEntry<T> | undefined => {
-    if (typeof raw !== "string") return undefined;
-    const nl = raw.indexOf("\n");
-    return { version: raw.slice(0, nl), value: JSON.parse(raw.slice(nl + 1)) };
-  };
-  const streamId = /^[0-9]+-[0-9]+$/;
+  #key(kind: string, name: string): string {
+    return `${this.#prefix}${kind}:${name}`;
+  }
 
-  function subscriberConnection(): Promise<RedisSubscriberLike> {
-    if (subscriberReady !== undefined) return subscriberReady;
-    subscriberReady = (async () => {
-      const sub = (await connect()).duplicate();
+  #subscriberConnection(): Promise<RedisSubscriberLike> {
+    if (this.#subscriberReady !== undefined) return this.#subscriberReady;
+    this.#subscriberReady = (async () => {
+      const sub = (await this.#connect()).duplicate();
       sub.on("error", () => {});
       sub.on("message", (channel, message) => {
-        channels.deliver(channel, message);
+        this.#channels.deliver(channel, message);
       });
       // "ready" again after the first: the connection dropped and came
       // back (the client subscribes again by itself); what was published
       // in between is gone.
       let readies = 0;
       sub.on("ready", () => {
-        if (readies++ > 0 && subscriber === sub) channels.gap();
+        if (readies++ > 0 && this.#subscriber === sub) this.#channels.gap();
       });
-      subscriber = sub;
+      this.#subscriber = sub;
       return sub;
     })();
-    return subscriberReady;
+    return this.#subscriberReady;
   }
 
-  const store: Store = {
-    kind: "redis",
-    get<T>(name: string) {
-      return run(
-        "get",
-        async (redis) => parse<T>(await redis.call("GET", key("v", name))),
+  async get<T>(name: string): Promise<StoreEntry<T> | undefined> {
+    checkKey(name, "get");
+    return await this.#run(
+      "get",
+      async (redis) => parse<T>(await redis.call("GET", this.#key("v", name))),
+    );
+  }
+
+  async set(
+    name: string,
+    value: unknown,
+    options?: StoreSetOptions,
+  ): Promise<string> {
+    checkKey(name, "set");
+    checkTtl(options?.ttlMs, "redisStore.set");
+    return await this.#run("set", async (redis) => {
+      const v = version();
+      await redis.call(
+        "SET",
+        this.#key("v", name),
+        `${v}\n${JSON.stringify(value ?? null)}`,
+        ...ttlArgs(options?.ttlMs),
       );
-    },
-    set(name, value, options) {
-      checkTtl(options?.ttlMs, "redisStore.set");
-      return run("set", async (redis) => {
-        const v = version();
+      return v;
+    });
+  }
+
+  async delete(name: string): Promise<void> {
+    checkKey(name, "delete");
+    await this.#run("delete", async (redis) => {
+      await redis.call("DEL", this.#key("v", name));
+    });
+  }
+
+  async swap(
+    name: string,
+    expected: string | undefined,
+    value: unknown,
+    options?: StoreSetOptions,
+  ): Promise<boolean> {
+    checkKey(name, "swap");
+    checkTtl(options?.ttlMs, "redisStore.swap");
+    return await this.#run("swap", async (redis) => {
+      const result = await redis.call(
+        "EVAL",
+        SWAP,
+        1,
+        this.#key("v", name),
+        expected ?? "",
+        `${version()}\n${JSON.stringify(value ?? null)}`,
+        options?.ttlMs === undefined ? "" : Math.ceil(options.ttlMs),
+      );
+      return result === 1;
+    });
+  }
+
+  async claimOnce(name: string, ttlMs: number): Promise<boolean> {
+    checkKey(name, "claimOnce");
+    checkTtl(ttlMs, "redisStore.claimOnce");
+    return await this.#run("claimOnce", async (redis) =>
+      await redis.call(
+        "SET",
+        this.#key("c", name),
+        "1",
+        "PX",
+        Math.ceil(ttlMs),
+        "NX",
+      ) === "OK");
+  }
+
+  async append(
+    stream: string,
+    value: unknown,
+    options?: StoreAppendOptions,
+  ): Promise<string> {
+    checkKey(stream, "append");
+    checkTtl(options?.ttlMs, "redisStore.append");
+    return await this.#run("append", async (redis) =>
+      String(
         await redis.call(
-          "SET",
-          key("v", name),
-          `${v}\n${JSON.stringify(value ?? null)}`,
-          ...ttlArgs(options?.ttlMs),
-        );
-        return v;
-      });
-    },
-    delete(name) {
-      return run("delete", async (redis) => {
-        await redis.call("DEL", key("v", name));
-      });
-    },
-    swap(name, expected, value, options) {
-      checkTtl(options?.ttlMs, "redisStore.swap");
-      return run("swap", async (redis) => {
-        const result = await redis.call(
           "EVAL",
-          SWAP,
+          APPEND,
           1,
-          key("v", name),
-          expected ?? "",
-          `${version()}\n${JSON.stringify(value ?? null)}`,
+          this.#key("l", stream),
+          JSON.stringify(value ?? null),
           options?.ttlMs === undefined ? "" : Math.ceil(options.ttlMs),
-        );
-        return result === 1;
-      });
-    },
-    claimOnce(name, ttlMs) {
-      checkTtl(ttlMs, "redisStore.claimOnce");
-      return run("claimOnce", async (redis) =>
-        await redis.call(
-          "SET",
-          key("c", name),
-          "1",
-          "PX",
-          Math.ceil(ttlMs),
-          "NX",
-        ) === "OK");
-    },
-    append(stream, value, options) {
-      checkTtl(options?.ttlMs, "redisStore.append");
-      return run("append", async (redis) =>
-        String(
-          await redis.call(
-            "EVAL",
-            APPEND,
-            1,
-            key("l", stream),
-            JSON.stringify(value ?? null),
-            options?.ttlMs === undefined ? "" : Math.ceil(options.ttlMs),
-          ),
-        ));
-    },
-    readAfter<T>(stream: string, afterId: string | undefined, limit?: number) {
-      if (afterId !== undefined && !streamId.test(afterId)) {
-        throw new RangeError(
-          `redisStore.readAfter: ${afterId} is not an id of this store`,
-        );
-      }
-      return run("readAfter", async (redis) => {
-        const raw = await redis.call(
-          "XRANGE",
-          key("l", stream),
-          afterId === undefined ? "-" : `(${afterId}`,
-          "+",
-          ...(limit === undefined ? [] : ["COUNT", limit]),
-        ) as [string, string[]][];
-        return raw.map(([id, fields]): StoreLogEntry<T> => ({
-          id,
-          value: JSON.parse(fields[fields.indexOf("v") + 1]) as T,
-        }));
-      });
-    },
-    dropLog(stream) {
-      return run("dropLog", async (redis) => {
-        await redis.call("DEL", key("l", stream));
-      });
-    },
-    publish(channel, message) {
-      return run("publish", async (redis) => {
-        await redis.call("PUBLISH", key("b", channel), message);
-      });
-    },
-    subscribe(
-      channel: string,
-      onMessage: (message: string) => void,
-      options?: StoreSubscribeOptions,
-    ): Promise<StoreSubscription> {
-      return run(
-        "subscribe",
-        () =>
-          channels.subscribe(
-            key("b", channel),
-            onMessage,
-            options?.signal,
-            options?.onGap,
-          ),
+        ),
+      ));
+  }
+
+  async readAfter<T>(
+    stream: string,
+    afterId: string | undefined,
+    limit?: number,
+  ): Promise<StoreLogEntry<T>[]> {
+    checkKey(stream, "readAfter");
+    if (afterId !== undefined && !STREAM_ID.test(afterId)) {
+      throw new RangeError(
+        `redisStore.readAfter: ${afterId} is not an id of this store`,
       );
-    },
-    async close() {
-      if (closed) return;
-      await channels.close();
-      closed = true;
-      if (subscriber !== undefined) {
-        await subscriber.quit().catch(() => {
-          // Nothing lost: the store is closing; a failed quit closes the connection anyway.
-        });
-      }
-      if (owned && client !== undefined) {
-        await (await client).quit().catch(() => {
-          // Nothing lost: the store is closing; a failed quit closes the connection anyway.
-        });
-      }
-    },
-    [Symbol.asyncDispose]() {
-      return store.close();
-    },
-  };
-  return rejecting(store);
+    }
+    return await this.#run("readAfter", async (redis) => {
+      const raw = await redis.call(
+        "XRANGE",
+        this.#key("l", stream),
+        afterId === undefined ? "-" : `(${afterId}`,
+        "+",
+        ...(limit === undefined ? [] : ["COUNT", limit]),
+      ) as [string, string[]][];
+      return raw.map(([id, fields]): StoreLogEntry<T> => ({
+        id,
+        value: JSON.parse(fields[fields.indexOf("v") + 1]) as T,
+      }));
+    });
+  }
+
+  async dropLog(stream: string): Promise<void> {
+    checkKey(stream, "dropLog");
+    await this.#run("dropLog", async (redis) => {
+      await redis.call("DEL", this.#key("l", stream));
+    });
+  }
+
+  async publish(channel: string, message: string): Promise<void> {
+    checkKey(channel, "publish");
+    await this.#run("publish", async (redis) => {
+      await redis.call("PUBLISH", this.#key("b", channel), message);
+    });
+  }
+
+  async subscribe(
+    channel: string,
+    onMessage: (message: string) => void,
+    options?: StoreSubscribeOptions,
+  ): Promise<StoreSubscription> {
+    checkKey(channel, "subscribe");
+    return await this.#run(
+      "subscribe",
+      () =>
+        this.#channels.subscribe(
+          this.#key("b", channel),
+          onMessage,
+          options?.signal,
+          options?.onGap,
+        ),
+    );
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    await this.#channels.close();
+    this.#closed = true;
+    if (this.#subscriber !== undefined) {
+      await this.#subscriber.quit().catch(() => {
+        // Nothing lost: the store is closing; a failed quit closes the connection anyway.
+      });
+    }
+    if (this.#owned && this.#client !== undefined) {
+      await (await this.#client).quit().catch(() => {
+        // Nothing lost: the store is closing; a failed quit closes the connection anyway.
+      });
+    }
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
 }

@@ -144,9 +144,27 @@ export async function contractSuite(
         assert.equal(await other.get(`kv/${run}/absent`), undefined);
         await other.delete(`kv/${run}/a`);
         assert.equal(await store.get(`kv/${run}/a`), undefined);
-        // U+0000 is refused everywhere (Postgres text cannot hold it).
-        await assert.rejects(() => store.set("a\u0000b", 1), RangeError);
-        await assert.rejects(() => store.publish("a\u0000b", "m"), RangeError);
+        // U+0000 is refused everywhere (Postgres text cannot hold it), by
+        // every method that takes a key, stream or channel, as a rejected
+        // promise (never a synchronous throw).
+        const bad = "a\u0000b";
+        const keyed: [string, () => Promise<unknown>][] = [
+          ["get", () => store.get(bad)],
+          ["set", () => store.set(bad, 1)],
+          ["delete", () => store.delete(bad)],
+          ["swap", () => store.swap(bad, undefined, 1)],
+          ["claimOnce", () => store.claimOnce(bad, 1_000)],
+          ["append", () => store.append(bad, 1)],
+          ["readAfter", () => store.readAfter(bad, undefined)],
+          ["dropLog", () => store.dropLog(bad)],
+          ["publish", () => store.publish(bad, "m")],
+          ["subscribe", () => store.subscribe(bad, () => {})],
+        ];
+        for (const [name, call] of keyed) {
+          let promise: Promise<unknown> | undefined;
+          assert.doesNotThrow(() => void (promise = call()), name);
+          await assert.rejects(promise!, RangeError, name);
+        }
       },
     );
 

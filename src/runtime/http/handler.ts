@@ -22,8 +22,7 @@ import {
   DEFAULT_SESSION_EVENT_BYTES,
 } from "./limits.ts";
 import { DEFAULT_SESSION_EVENTS } from "./event_store.ts";
-import { type HttpSessionStore, KvSessionBackend } from "./kv_store.ts";
-import { isStore, type Store } from "../../store/contract.ts";
+import { isStore } from "../../store/contract.ts";
 import { acceptStore } from "../../store/accept.ts";
 import { StoreSessionBackend } from "./store_sessions.ts";
 import { DEFAULT_SESSION_IDLE_TIMEOUT, SessionStore } from "./sessions.ts";
@@ -40,14 +39,15 @@ import type { HttpHandlerOptions } from "./handler_options.ts";
 
 export type { HttpHandlerOptions } from "./handler_options.ts";
 
-function isKvBackend(value: object): value is KvSessionBackend {
-  return value instanceof KvSessionBackend;
+// `kvStore(kv)` (deprecated): a backend already built over `denoKvStore(kv)`.
+function isKvBackend(value: object): value is StoreSessionBackend {
+  return value instanceof StoreSessionBackend;
 }
 
 function sharedBackend(
-  store: HttpSessionStore | Store | undefined,
+  store: HttpHandlerOptions["store"],
   report: (error: Error) => void,
-): KvSessionBackend | undefined {
+): StoreSessionBackend | undefined {
   if (store === undefined) return undefined;
   const accepted = acceptStore(
     store,
@@ -129,11 +129,11 @@ export interface HttpHandler {
    * For lists `newServer` builds differently from now on; a server that
    * sends the notification itself (`exportTools` on a connected server)
    * reaches the streams it serves without this. Legacy clients are not
-   * told (their sessions' servers send their own). With sessions in KV
-   * (`store: kvStore(kv)`), the change reaches the streams open on every
-   * instance sharing the store (watched while a stream is open here:
-   * at once where KV's `watch` works across instances, else within its
-   * `pollInterval`).
+   * told (their sessions' servers send their own). With sessions in a
+   * shared `store`, the change reaches the streams open on every instance
+   * sharing the store (watched while a stream is open here: pushed by
+   * Redis and Postgres; on Deno KV at once where its `watch` works across
+   * instances, else within its `pollInterval`).
    */
   listChanged(list?: "tools" | "prompts" | "resources"): Promise<void>;
   /**
@@ -204,8 +204,7 @@ export interface HttpHandler {
  *
  * Failures answer 500 with `{"code":-32603,"message":"Internal error"}`,
  * never a stack or an exception's text; `onerror` sees them. A shared
- * `store` that cannot be reached — a contract store, or the Deno KV behind
- * `kvStore` (a `StoreUnavailableError`) — answers 503
+ * `store` that cannot be reached (a `StoreUnavailableError`) answers 503
  * with `Retry-After: 5` and a JSON-RPC error saying so, and ends the open
  * `subscriptions/listen` streams with an error when its bus fails.
  *

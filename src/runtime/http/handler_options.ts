@@ -6,7 +6,8 @@
  */
 
 import type { CacheHints } from "../era/era_server.ts";
-import type { HttpSessionStore } from "./kv_store.ts";
+import type { HttpSessionStore } from "./store_sessions.ts";
+import type { DenoKvLike } from "../../store/deno_kv.ts";
 import type { Store } from "../../store/contract.ts";
 import type { ResourceAuthOptions } from "../../auth/server/resource.ts";
 
@@ -62,15 +63,14 @@ export interface HttpHandlerOptions {
   reuseServers?: boolean;
   /**
    * Session mode: where sessions live. Absent: in this handler's memory
-   * (one process). `kvStore(kv)`: in Deno KV, so every instance serves
-   * every session (see `kvStore`). A contract store from `@weft/mcp/store`
+   * (one process). A contract store from `@weft/mcp/store`
    * (`redisStore(url)`, `postgresStore(url)`, `denoKvStore(kv)`): sessions,
-   * their events and the list changes of listen streams in it. A raw
-   * `Deno.Kv` is taken as `denoKvStore(kv)`; anything else is a
-   * `TypeError` at the call. (`kvStore(kv)` is deprecated: pass the
-   * contract store, or the `Deno.Kv` itself.)
+   * their events and the list changes of listen streams in it, so every
+   * instance serves every session. A raw `Deno.Kv` is taken as
+   * `denoKvStore(kv)`; anything else is a `TypeError` at the call.
+   * (`kvStore(kv)` is deprecated: the same sessions as the `Deno.Kv`.)
    */
-  store?: HttpSessionStore | Store;
+  store?: HttpSessionStore | Store | DenoKvLike;
   /** Idle time after which a session expires, in ms. Default 10 minutes. */
   sessionIdleTimeout?: number;
   /**

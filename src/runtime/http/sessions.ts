@@ -16,15 +16,12 @@ import {
   storeDown,
   storeUnavailable,
 } from "./guard.ts";
-import {
-  type KvSessionBackend,
-  parseEventId,
-  type SessionRecord,
-} from "./kv_store.ts";
+import type { SessionRecord, StoreSessionBackend } from "./store_sessions.ts";
+import { resumeShared } from "./_shared_events.ts";
 import type { ConnectionInfo } from "./_sse_body.ts";
 import { HttpServerTransport } from "./_transport.ts";
 import { shapeRefusal } from "./_post.ts";
-import { unrefTimer } from "./_host.ts";
+import { IdleSessions } from "./_idle_sessions.ts";
 import { principalOf } from "../../core/auth.ts";
 import { authOf } from "./_auth.ts";
 import { HttpRefusalError } from "../errors.ts";
@@ -53,8 +50,8 @@ export interface SessionStoreOptions {
   readonly onFull?: (max: number) => void;
   /** Told when a stream was closed by the unread cap. */
   readonly onOverflow?: () => void;
-  /** Sessions shared through KV: records and events there, this store a local cache of servers. */
-  readonly shared?: KvSessionBackend;
+  /** Sessions shared through a store: records and events there, this store a local cache of servers. */
+  readonly shared?: StoreSessionBackend;
   /** `auth`: the 403 for tool calls whose scopes the token lacks, asked before the server runs. */
   readonly checkScopes?: (
     server: object,
@@ -66,8 +63,6 @@ export interface SessionStoreOptions {
   /** Told of a request answered 503 because the shared store was unreachable. */
   readonly onStoreDown?: (error: Error) => void;
 }
-
-type RequestId = string | number;
 
 interface Session {
   /** The session id, once the SDK gave one. */
@@ -108,12 +103,11 @@ export class SessionStore {
   readonly #newServer: (request: Request) => Server;
   readonly #options: SessionStoreOptions;
   readonly #sessions = new Map<string, Session>();
-  /** Idle sessions, in the order they went idle (oldest first). */
-  readonly #idle = new Map<string, Session>();
+  /** Idle sessions, oldest first, and the timer that expires them. */
+  readonly #idle: IdleSessions<Session>;
   /** Initialize requests in flight: they count toward the cap. */
   #opening = 0;
   #full = false;
-  #timer?: ReturnType<typeof setTimeout>;
 
   /** Builds a store making servers with `newServer`. */
   constructor(
@@ -122,6 +116,10 @@ export class SessionStore {
   ) {
     this.#newServer = newServer;
     this.#options = options;
+    this.#idle = new IdleSessions(this.#sessions, options.idle, {
+      end: (session) => void end(session),
+      expired: () => this.#roomAgain(),
+    });
   }
 
   /** The number of live sessions. */
@@ -191,8 +189,8 @@ export class SessionStore {
       return this.#handleShared(this.#options.shared, id, req, body, info);
     }
     const session = this.#sessions.get(id);
-    if (session === undefined || this.#expired(session, Date.now())) {
-      if (session !== undefined) this.#expire();
+    if (session === undefined || this.#idle.expired(session, Date.now())) {
+      if (session !== undefined) this.#idle.expire();
       return Promise.resolve(sessionNotFound());
     }
     if (this.#foreign(session.principal, req)) {
@@ -201,10 +199,10 @@ export class SessionStore {
     return this.#forward(session, req, body, info);
   }
 
-  // Shared sessions: KV holds the truth; every request checks the record
+  // Shared sessions: the store holds the truth; every request checks the record
   // (a DELETE or an expiry on another instance ends the session here too).
   async #handleShared(
-    shared: KvSessionBackend,
+    shared: StoreSessionBackend,
     id: string,
     req: Request,
     body: unknown,
@@ -256,7 +254,7 @@ export class SessionStore {
   // server is made for the request that found it here.
   async #restore(
     req: Request,
-    shared: KvSessionBackend,
+    shared: StoreSessionBackend,
     record: SessionRecord,
   ): Promise<Session> {
     const session = this.#make(
@@ -289,8 +287,6 @@ export class SessionStore {
     this.#sessions.clear();
     this.#opening = 0;
     this.#idle.clear();
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
     await Promise.all(sessions.map(end));
   }
 
@@ -318,7 +314,7 @@ export class SessionStore {
       }, max);
       if (!stored) return this.#refuse(body);
     } else if (this.#sessions.size + this.#opening >= max) {
-      this.#expire();
+      this.#idle.expire();
       if (this.#sessions.size + this.#opening >= max) return this.#refuse(body);
     }
     this.#opening++;
@@ -355,7 +351,7 @@ export class SessionStore {
     req: Request,
     sid: string,
     protocol: string,
-    shared: KvSessionBackend | undefined,
+    shared: StoreSessionBackend | undefined,
     registered?: () => void,
     principal?: string,
   ): Session {
@@ -413,7 +409,7 @@ export class SessionStore {
       this.#full = true;
       this.#options.onFull?.(max);
     }
-    const oldest = this.#idle.values().next().value;
+    const oldest = this.#idle.oldest();
     const wait = oldest === undefined
       ? this.#options.idle
       : oldest.lastSeen + this.#options.idle - Date.now();
@@ -436,70 +432,24 @@ export class SessionStore {
   ): Promise<Response> {
     const refusal = this.#options.checkScopes?.(session.server, req, body);
     if (refusal !== undefined) return refusal;
-    this.#acquire(session);
+    this.#idle.acquire(session);
     let ended = false;
     try {
       return await session.transport.handle(req, body, info, () => {
         ended = true;
-        this.#release(session);
+        this.#idle.release(session);
       });
     } catch (error) {
-      if (!ended) this.#release(session);
+      if (!ended) this.#idle.release(session);
       throw error;
     }
   }
 
-  #acquire(session: Session): void {
-    session.open++;
-    if (session.open === 1 && session.id !== undefined) {
-      this.#idle.delete(session.id);
-    }
-  }
-
-  #release(session: Session): void {
-    session.open--;
-    session.lastSeen = Date.now();
-    if (session.open > 0 || session.id === undefined) return;
-    if (!this.#sessions.has(session.id)) return;
-    // Re-inserted: the idle queue stays ordered by when sessions went idle.
-    this.#idle.delete(session.id);
-    this.#idle.set(session.id, session);
-    this.#schedule();
-  }
-
-  #expired(session: Session, now: number): boolean {
-    return session.open === 0 && now - session.lastSeen >= this.#options.idle;
-  }
-
-  /** Expires the idle sessions past their time, oldest first; stops at the first that is not. */
-  #expire(): void {
-    const now = Date.now();
-    for (const [sid, session] of this.#idle) {
-      if (!this.#expired(session, now)) break;
-      this.#idle.delete(sid);
-      this.#sessions.delete(sid);
-      void end(session);
-    }
+  // Below the cap again: the next time it is reached is told again.
+  #roomAgain(): void {
     if (this.#sessions.size + this.#opening < this.#options.maxSessions) {
       this.#full = false;
     }
-  }
-
-  #schedule(): void {
-    if (this.#timer !== undefined) return;
-    const oldest = this.#idle.values().next().value;
-    if (oldest === undefined) return;
-    const wait = Math.max(
-      0,
-      oldest.lastSeen + this.#options.idle - Date.now(),
-    );
-    const timer = setTimeout(() => {
-      this.#timer = undefined;
-      this.#expire();
-      this.#schedule();
-    }, wait + 1);
-    this.#timer = timer;
-    unrefTimer(timer);
   }
 
   #forget(sid: string): Promise<void> | void {
@@ -507,90 +457,10 @@ export class SessionStore {
     if (session?.events instanceof SessionEventStore) session.events.clear();
     this.#sessions.delete(sid);
     this.#idle.delete(sid);
-    if (this.#sessions.size + this.#opening < this.#options.maxSessions) {
-      this.#full = false;
-    }
+    this.#roomAgain();
     // A DELETE ends a shared session on every instance before it answers.
     return this.#options.shared?.remove(sid);
   }
-}
-
-/**
- * Serves a stream resumed with `Last-Event-ID` from KV, on whichever
- * instance the client reached: the stream's stored events after that id,
- * then — polling, woken by `watch` where it works — the ones stored later,
- * until a response ends a call's stream (a GET stream runs until the client
- * leaves). Pulled by the client, so nothing piles up for one that does not
- * read.
- */
-async function resumeShared(
-  shared: KvSessionBackend,
-  record: SessionRecord,
-  lastEventId: string,
-): Promise<Response> {
-  const parsed = parseEventId(lastEventId);
-  if (parsed === undefined) {
-    return jsonRpcError(400, -32000, "Invalid event ID format");
-  }
-  const stop = new AbortController();
-  const encoder = new TextEncoder();
-  let last = parsed.seq;
-  let polls = 0;
-  // Read once before answering: a store down now is a 503, not a 200
-  // whose stream breaks.
-  let first: Awaited<ReturnType<KvSessionBackend["after"]>> | undefined =
-    await shared.after(record.id, parsed.streamId, last);
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      while (!stop.signal.aborted) {
-        const found = first ??
-          await shared.after(record.id, parsed.streamId, last);
-        first = undefined;
-        last = found.last;
-        if (found.events.length > 0) {
-          let answered = false;
-          for (const [id, message] of found.events) {
-            controller.enqueue(encoder.encode(
-              `event: message\nid: ${id}\ndata: ${JSON.stringify(message)}\n\n`,
-            ));
-            if (answerId(message) !== undefined) answered = true;
-          }
-          if (answered && parsed.streamId !== "_GET_stream") {
-            controller.close();
-            stop.abort();
-            await shared.dropStream(record.id, parsed.streamId).catch(() => {
-              // Nothing lost: the answer was delivered; unmarked, its events expire with the session.
-            });
-          }
-          return;
-        }
-        // Now and then: is the session still there?
-        if (++polls % 20 === 0 && await shared.get(record.id) === undefined) {
-          controller.close();
-          return;
-        }
-        await shared.wait(record.id, shared.pollInterval, stop.signal);
-      }
-    },
-    cancel() {
-      stop.abort();
-    },
-  }, { highWaterMark: 0 });
-  return new Response(body, {
-    headers: {
-      "content-type": "text/event-stream",
-      "cache-control": "no-cache, no-transform",
-      "mcp-session-id": record.id,
-    },
-  });
-}
-
-function answerId(message: unknown): RequestId | undefined {
-  const m = message as { id?: unknown; result?: unknown; error?: unknown };
-  if (m.result === undefined && m.error === undefined) return undefined;
-  return typeof m.id === "string" || typeof m.id === "number"
-    ? m.id
-    : undefined;
 }
 
 /** Ends a session: its kept events go, its server (and transport) closes. */

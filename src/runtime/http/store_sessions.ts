@@ -1,9 +1,11 @@
 /**
  * `httpHandler`'s shared sessions over a contract store (from
- * `@weft/mcp/store`: Redis, Postgres, Deno KV, memory): the same records
- * and resumable events as `kvStore(kv)`, and the listen bus on the
- * store's publish/subscribe. The handler builds one when its `store`
- * option is a contract store.
+ * `@weft/mcp/store`: Redis, Postgres, Deno KV, memory): session records,
+ * their resumable events and the listen bus on the store's
+ * publish/subscribe. The one session backend: the handler builds one when
+ * its `store` option is a contract store (or a `Deno.Kv`, taken as
+ * `denoKvStore(kv)`), and the deprecated `kvStore(kv)` is one over
+ * `denoKvStore(kv)`.
  *
  * @module
  */
@@ -21,11 +23,37 @@ import {
   type StoreSubscription,
   StoreUnavailableError,
 } from "../../store/contract.ts";
-import {
-  type KvLike,
-  KvSessionBackend,
-  type SessionRecord,
-} from "./kv_store.ts";
+import { SharedEventStore } from "./_shared_events.ts";
+
+/**
+ * Where `httpHandler` keeps sessions when given `store`: made by the
+ * deprecated `kvStore`. Opaque: its members are the handler's business.
+ */
+export interface HttpSessionStore {
+  /** Identifies the store kind. */
+  readonly kind: "kv";
+}
+
+/** What a shared session's record holds. */
+export interface SessionRecord {
+  /** The session id. */
+  readonly id: string;
+  /** The protocol version the session negotiated. */
+  readonly protocol: string;
+  /** The client's capabilities, from its initialize request. */
+  readonly capabilities: unknown;
+  /** The client's name and version, from its initialize request. */
+  readonly clientInfo: unknown;
+  /** `auth`: the principal (client and subject) that opened the session. */
+  readonly principal?: string;
+  /** When the session was last used, ms since the epoch. */
+  readonly lastSeen: number;
+  /** When it expires unless used again, ms since the epoch. */
+  readonly expiresAt: number;
+}
+
+/** The longest session id looked up, in characters: the handler issues UUIDs. */
+const MAX_SESSION_ID = 256;
 
 /** One event as logged: its sequence, its stream, the message. */
 interface LoggedEvent {
@@ -37,16 +65,14 @@ interface LoggedEvent {
 /** The live sessions over every instance: id → expiry as last written. */
 type SessionIndex = Record<string, number>;
 
-// The base class's KV is never reached: every member that uses it is
-// overridden here.
-const NO_KV = new Proxy({}, {
-  get() {
-    throw new Error("httpHandler: the contract store backend reached KV");
-  },
-}) as KvLike;
-
 /** The session backend over a contract {@link Store}. */
-export class StoreSessionBackend extends KvSessionBackend {
+export class StoreSessionBackend implements HttpSessionStore {
+  /** Identifies the store kind. */
+  readonly kind = "kv" as const;
+  /** How often resumed streams poll, ms. */
+  readonly pollInterval: number;
+  /** Told when an event could not be stored. */
+  onStoreError?: (error: unknown) => void;
   readonly #store: Store;
   readonly #instance = crypto.randomUUID().replaceAll("-", "").slice(0, 8);
   #counter = 0;
@@ -64,8 +90,8 @@ export class StoreSessionBackend extends KvSessionBackend {
     store: Store,
     options: { pollInterval?: number; heartbeat?: number } = {},
   ) {
-    super(NO_KV, { pollInterval: options.pollInterval ?? 100 });
     this.#store = store;
+    this.pollInterval = options.pollInterval ?? 100;
     this.#heartbeat = options.heartbeat ?? 2_000;
   }
 
@@ -80,7 +106,9 @@ export class StoreSessionBackend extends KvSessionBackend {
   }
 
   /** The record of session `id`, unless absent or expired. */
-  override async get(id: string): Promise<SessionRecord | undefined> {
+  async get(id: string): Promise<SessionRecord | undefined> {
+    // A longer id (a client's) names no session and never reaches the store.
+    if (id.length > MAX_SESSION_ID) return undefined;
     const entry = await this.#store.get<SessionRecord>(this.#session(id));
     if (entry === undefined || entry.value.expiresAt <= Date.now()) {
       return undefined;
@@ -94,7 +122,7 @@ export class StoreSessionBackend extends KvSessionBackend {
    * compare-and-set, an entry past its indexed expiry dropped unless its
    * record says it was used since.
    */
-  override async create(record: SessionRecord, max: number): Promise<boolean> {
+  async create(record: SessionRecord, max: number): Promise<boolean> {
     for (;;) {
       const entry = await this.#store.get<SessionIndex>(this.#index());
       const index: SessionIndex = { ...entry?.value };
@@ -116,7 +144,7 @@ export class StoreSessionBackend extends KvSessionBackend {
   }
 
   /** Moves a session's expiry on (it was used). */
-  override async touch(
+  async touch(
     record: SessionRecord,
     idle: number,
   ): Promise<SessionRecord> {
@@ -127,7 +155,7 @@ export class StoreSessionBackend extends KvSessionBackend {
   }
 
   /** Ends a session on every instance: its record, index entry and events go. */
-  override async remove(id: string): Promise<void> {
+  async remove(id: string): Promise<void> {
     await this.#store.delete(this.#session(id));
     for (;;) {
       const entry = await this.#store.get<SessionIndex>(this.#index());
@@ -139,6 +167,23 @@ export class StoreSessionBackend extends KvSessionBackend {
     await this.#store.dropLog(this.#log(id));
   }
 
+  /** The SDK event store of session `id`; its events live `ttl` ms. */
+  events(id: string, ttl: number): SharedEventStore {
+    return new SharedEventStore(this, id, ttl);
+  }
+
+  /** Stores one event; resolves to its id. */
+  async store(
+    id: string,
+    streamId: StreamId,
+    message: JSONRPCMessage,
+    ttl: number,
+  ): Promise<EventId> {
+    const { eventId, commit } = this.reserve(id, streamId, message, ttl);
+    await commit();
+    return eventId;
+  }
+
   /** A new event sequence, in the format `parseEventId` reads. */
   #sequence(): string {
     const count = (this.#counter++ % 1_000_000).toString().padStart(6, "0");
@@ -148,7 +193,7 @@ export class StoreSessionBackend extends KvSessionBackend {
   }
 
   /** Names an event now; `commit` appends it to the session's log. */
-  override reserve(
+  reserve(
     id: string,
     streamId: StreamId,
     message: JSONRPCMessage,
@@ -175,7 +220,7 @@ export class StoreSessionBackend extends KvSessionBackend {
    * replayed. The mark lives as long as the stream's events can (the
    * events' time to live, from now; 24 h before this instance stored one).
    */
-  override async dropStream(id: string, streamId: StreamId): Promise<void> {
+  async dropStream(id: string, streamId: StreamId): Promise<void> {
     await this.#store.set(`${this.#log(id)}/dropped/${streamId}`, true, {
       ttlMs: this.#eventTtl ?? 24 * 3_600_000,
     });
@@ -185,7 +230,7 @@ export class StoreSessionBackend extends KvSessionBackend {
    * The events of `streamId` stored after sequence `after`, in sequence
    * order, with their ids; and the last sequence seen.
    */
-  override async after(
+  async after(
     id: string,
     streamId: StreamId,
     after: string,
@@ -214,7 +259,7 @@ export class StoreSessionBackend extends KvSessionBackend {
   }
 
   /** Tells every instance that `list` changed. */
-  override async publishChange(list: string): Promise<void> {
+  async publishChange(list: string): Promise<void> {
     await this.#store.publish(`list/${list}`, this.#instance);
   }
 
@@ -226,7 +271,7 @@ export class StoreSessionBackend extends KvSessionBackend {
    * or is not back within `heartbeat` ms rejects with a
    * `StoreUnavailableError` — the bus is down, changes would be lost.
    */
-  override async watchChanges(
+  async watchChanges(
     lists: readonly string[],
     options: {
       readonly onChange: (list: string) => void;
@@ -292,7 +337,7 @@ export class StoreSessionBackend extends KvSessionBackend {
    * Resolves after `ms`, or sooner when another event of session `id` is
    * stored (pushed by the store) or `signal` aborts.
    */
-  override async wait(
+  async wait(
     id: string,
     ms: number,
     signal: AbortSignal,
