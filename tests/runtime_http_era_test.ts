@@ -251,6 +251,53 @@ Deno.test("modern: headers that disagree with the body are refused with -32020",
   }
 });
 
+Deno.test("modern: a header mismatch names the first header that disagrees — version, method, name — byte for byte", async () => {
+  await using handler = httpHandler(() => eraServer());
+  const call = modern("tools/call", { name: "echo", arguments: { text: "x" } });
+  const right = headersOf(call);
+  const version = `the envelope names protocol version ${MODERN}`;
+  const cases: [Record<string, string | undefined>, string][] = [
+    [{
+      "mcp-protocol-version": "2025-11-25",
+      "mcp-method": "tools/list",
+      "mcp-name": "roots",
+    }, `${version} but MCP-Protocol-Version says 2025-11-25`],
+    [
+      { "mcp-protocol-version": undefined, "mcp-method": undefined },
+      `${version} but the MCP-Protocol-Version header is absent`,
+    ],
+    [
+      { "mcp-method": undefined, "mcp-name": "roots" },
+      "the body's method is tools/call but the Mcp-Method header is absent",
+    ],
+    [
+      { "mcp-method": "tools/list", "mcp-name": undefined },
+      "the body's method is tools/call but Mcp-Method says tools/list",
+    ],
+    [
+      { "mcp-name": undefined },
+      'the body\'s params.name is "echo" but the Mcp-Name header is absent',
+    ],
+    [
+      { "mcp-name": "roots" },
+      'the body\'s params.name is "echo" but Mcp-Name says "roots"',
+    ],
+    [
+      { "mcp-name": "=?base64?***?=" },
+      "the Mcp-Name header's base64 form is malformed",
+    ],
+  ];
+  for (const [wrong, message] of cases) {
+    const res = await post(handler, call, { ...right, ...wrong });
+    assert.equal(res.status, 400, message);
+    assert.deepEqual(await res.json(), {
+      jsonrpc: "2.0",
+      id: 7,
+      error: { code: -32020, message: `Header mismatch: ${message}` },
+    });
+  }
+});
+
 Deno.test("modern: an Mcp-Name in its base64 form matches a non-ASCII name", async () => {
   await using handler = httpHandler(() => eraServer());
   const call = modern("tools/call", { name: "échö", arguments: {} });

@@ -33,6 +33,18 @@ export function authOf(req: Request): AuthInfo | undefined {
   return verified.get(req);
 }
 
+/** What an {@link AuthGate} calls: where it reports, how it makes a server to read scopes from. */
+export interface AuthGateHooks {
+  /** Sees every refusal, and a `probe` that failed. */
+  readonly report: (error: Error) => void;
+  /**
+   * Makes a server (with no caller) whose tools' scopes the metadata
+   * document lists before any request was served; called once, with the
+   * first metadata request.
+   */
+  readonly probe?: (req: Request) => object;
+}
+
 /** Checks made before a request reaches a server: built once per handler. */
 export class AuthGate {
   readonly #options: ResourceAuthOptions;
@@ -45,11 +57,16 @@ export class AuthGate {
   readonly #tolerance: number;
   /** The endpoint's scopes, then every scope a served tool names. */
   readonly #supported: Set<string>;
+  /**
+   * Makes a server whose tools' scopes the metadata document lists before
+   * any request was served: called once, with the first metadata request
+   * (and no caller); dropped after.
+   */
   #probe?: (req: Request) => object;
   #document?: string;
 
   /** A gate for `options`; throws `TypeError` for a missing or malformed option. */
-  constructor(options: ResourceAuthOptions, report: (error: Error) => void) {
+  constructor(options: ResourceAuthOptions, hooks: AuthGateHooks) {
     if (typeof options?.verify !== "function") {
       throw new TypeError(
         "httpHandler: options.auth.verify must be a function (jwtVerifier(…) or your own)",
@@ -79,17 +96,9 @@ export class AuthGate {
     this.#metadataUrl = new URL(WELL_KNOWN + path, resource).href;
     this.#scopes = options.scopes ?? [];
     this.#supported = new Set(this.#scopes);
-    this.#report = report;
+    this.#report = hooks.report;
+    this.#probe = hooks.probe;
     this.#tolerance = clockToleranceOf(options.verify);
-  }
-
-  /**
-   * How to make a server whose tools' scopes the metadata document lists
-   * before any request was served: called once, with the first metadata
-   * request (and no caller).
-   */
-  set probe(make: (req: Request) => object) {
-    this.#probe = make;
   }
 
   /** Adds the scopes `server`'s tools name to `scopes_supported`. */

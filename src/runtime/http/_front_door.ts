@@ -23,7 +23,12 @@ import {
   tooDeep,
   tooLarge,
 } from "./guard.ts";
-import { type BodyLimits, Deadlines, readJsonBody } from "./_body.ts";
+import {
+  type BodyLimits,
+  type BodyResult,
+  Deadlines,
+  readJsonBody,
+} from "./_body.ts";
 import { DEFAULT_BODY_TIMEOUT, DEFAULT_MAX_BODY_DEPTH } from "./limits.ts";
 import { discoverRequest } from "./_requests.ts";
 import { classify } from "./_modern.ts";
@@ -52,7 +57,7 @@ export interface Route {
  */
 export type Notice = (key: string, error: Error, log: () => string) => void;
 
-/** Options of {@link frontDoor}: the handler's, and how it reports. */
+/** Options of {@link FrontDoor}: the handler's, and how it reports. */
 export interface FrontDoorOptions {
   /** Session mode: GET and DELETE are served too. */
   readonly sessions: boolean;
@@ -78,164 +83,204 @@ export interface FrontDoorOptions {
   readonly auth?: AuthGate;
 }
 
-/** The front door: answers a request; `close` lets go of its idle body-deadline timer. */
-export type FrontDoor =
-  & ((req: Request, info: PeerInfo | undefined) => Promise<Response>)
-  & { close(): void };
-
 /** The methods each mode serves, for a 405's `Allow`. */
 const ALLOW_STATELESS = { allow: "POST" };
 const ALLOW_SESSIONS = { allow: "GET, POST, DELETE" };
 
 /**
- * The checks in front of `route`: a function answering a request with a
- * refusal, or with what `route` answers.
+ * The checks in front of a route, in the order a request meets them:
+ * `enter` answers a request with a refusal, or with what the route
+ * answers; `close` lets go of the idle body-deadline timer.
  */
-export function frontDoor(
-  route: Route,
-  options: FrontDoorOptions,
-): FrontDoor {
-  const bodyTimeout = options.bodyTimeout ?? DEFAULT_BODY_TIMEOUT;
-  const limits: BodyLimits = {
-    maxBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-    timeout: bodyTimeout,
-    maxDepth: options.maxBodyDepth ?? DEFAULT_MAX_BODY_DEPTH,
-    deadlines: new Deadlines(bodyTimeout),
-  };
-  const { report, notice, sessions } = options;
-  const guard = options.dnsRebindingProtection === false ? undefined : {
-    allowedHosts: options.allowedHosts,
-    allowedOrigins: options.allowedOrigins,
-  };
+export class FrontDoor {
+  readonly #route: Route;
+  readonly #modern: Route;
+  readonly #auth: AuthGate | undefined;
+  readonly #limits: BodyLimits;
+  readonly #report: (error: Error) => void;
+  readonly #notice: Notice;
+  readonly #sessions: boolean;
+  readonly #guard:
+    | { allowedHosts?: string[]; allowedOrigins?: string[] }
+    | undefined;
 
-  function refuseRebinding(refusal: RebindingRefusal): void {
+  /** The checks in front of `route` (legacy requests) and `options.modern`. */
+  constructor(route: Route, options: FrontDoorOptions) {
+    const bodyTimeout = options.bodyTimeout ?? DEFAULT_BODY_TIMEOUT;
+    this.#limits = {
+      maxBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+      timeout: bodyTimeout,
+      maxDepth: options.maxBodyDepth ?? DEFAULT_MAX_BODY_DEPTH,
+      deadlines: new Deadlines(bodyTimeout),
+    };
+    this.#route = route;
+    this.#modern = options.modern;
+    this.#auth = options.auth;
+    this.#report = options.report;
+    this.#notice = options.notice;
+    this.#sessions = options.sessions;
+    this.#guard = options.dnsRebindingProtection === false ? undefined : {
+      allowedHosts: options.allowedHosts,
+      allowedOrigins: options.allowedOrigins,
+    };
+  }
+
+  /** Answers `req`: a refusal, or what its route answers. */
+  async enter(req: Request, info: PeerInfo | undefined): Promise<Response> {
+    const refusal = this.#screen(req, info);
+    if (refusal !== undefined) return await refusal;
+    // The token, before the body is read: a stranger's body is never parsed.
+    if (this.#auth !== undefined) {
+      const refused = await this.#auth.admit(req);
+      if (refused !== undefined) return await dropBody(req, refused);
+    }
+    if (
+      req.method !== "POST" ||
+      !isJsonContentType(req.headers.get("content-type"))
+    ) {
+      return this.#route.handle(req, undefined, info);
+    }
+    // Deno.serve's bodies (its info has `completed`) end at their
+    // declared length: read whole.
+    const read = await readJsonBody(
+      req,
+      this.#limits,
+      info?.completed !== undefined,
+    );
+    if (read.kind !== "json") return this.#bodyRefusal(read);
+    return this.#dispatch(req, read.value, info);
+  }
+
+  /** Lets go of the idle body-deadline timer. */
+  close(): void {
+    this.#limits.deadlines?.clear();
+  }
+
+  /**
+   * The refusals by the request line and headers alone: a malformed Host
+   * (400), the DNS-rebinding rule (403) — both drop the unread body —
+   * and a method the mode does not serve (405).
+   */
+  #screen(
+    req: Request,
+    info: PeerInfo | undefined,
+  ): Response | Promise<Response> | undefined {
+    if (!isValidHost(req.headers.get("host"))) {
+      this.#report(new HttpRefusalError(400, "malformed Host header"));
+      return dropBody(req, badHost());
+    }
+    const guard = this.#guard;
+    if (guard !== undefined) {
+      const refusal = checkRebinding(req, info?.remoteAddr, guard);
+      if (refusal !== undefined) {
+        this.#refuseRebinding(refusal);
+        return dropBody(req, forbidden(refusal));
+      }
+    }
+    const method = req.method;
+    if (method === "POST") return undefined;
+    const sessions = this.#sessions;
+    if (sessions && (method === "GET" || method === "DELETE")) return undefined;
+    return jsonRpcError(
+      405,
+      -32000,
+      "Method not allowed.",
+      null,
+      sessions ? ALLOW_SESSIONS : ALLOW_STATELESS,
+    );
+  }
+
+  #refuseRebinding(refusal: RebindingRefusal): void {
     const error = new HttpRefusalError(403, refusal.reason);
-    notice(refusal.header, error, () => {
+    this.#notice(refusal.header, error, () => {
       const value = JSON.stringify(refusal.value.slice(0, 200));
       return `httpHandler: ${error.message}: ${value}; DNS-rebinding protection refuses it — to accept it, list it in the ${refusal.option} option (logged once)`;
     });
   }
 
-  const enter = async (
+  /** The answer to a body that could not be read as JSON within the limits. */
+  #bodyRefusal(read: Exclude<BodyResult, { kind: "json" }>): Response {
+    const limits = this.#limits;
+    switch (read.kind) {
+      case "tooLarge":
+        this.#report(
+          new HttpRefusalError(413, `body over ${limits.maxBytes} bytes`),
+        );
+        return tooLarge(limits.maxBytes);
+      case "timeout":
+        this.#report(
+          new HttpRefusalError(
+            408,
+            `body not read within ${limits.timeout} ms`,
+          ),
+        );
+        return bodyTimedOut(limits.timeout);
+      case "tooDeep":
+        this.#report(
+          new HttpRefusalError(
+            400,
+            `body nested deeper than ${limits.maxDepth} levels`,
+          ),
+        );
+        return tooDeep(limits.maxDepth);
+      case "disconnected": {
+        const error = new HttpRefusalError(
+          499,
+          "the client disconnected while sending its body",
+        );
+        this.#notice(
+          "disconnect",
+          error,
+          () =>
+            `httpHandler: ${error.message} (a client going away is not a failure; logged once)`,
+        );
+        return jsonRpcError(400, -32700, "Parse error");
+      }
+      case "invalid":
+        return jsonRpcError(400, -32700, "Parse error");
+    }
+  }
+
+  /**
+   * A JSON POST by its era: a modern one (2026-07-28) checked and sent to
+   * the modern route, a legacy `server/discover` probe answered -32601,
+   * anything else to the route.
+   */
+  #dispatch(
     req: Request,
+    body: unknown,
     info: PeerInfo | undefined,
-  ): Promise<Response> => {
-    if (!isValidHost(req.headers.get("host"))) {
-      report(new HttpRefusalError(400, "malformed Host header"));
-      await req.body?.cancel().catch(() => {
-        // Nothing lost: the request is refused; the unread body is dropped either way.
-      });
-      return badHost();
-    }
-    if (guard !== undefined) {
-      const refusal = checkRebinding(req, info?.remoteAddr, guard);
-      if (refusal !== undefined) {
-        refuseRebinding(refusal);
-        await req.body?.cancel().catch(() => {
-          // Nothing lost: the request is refused; the unread body is dropped either way.
-        });
-        return forbidden(refusal);
-      }
-    }
-    const method = req.method;
-    if (
-      method !== "POST" &&
-      (!sessions || (method !== "GET" && method !== "DELETE"))
-    ) {
-      return jsonRpcError(
-        405,
-        -32000,
-        "Method not allowed.",
-        null,
-        sessions ? ALLOW_SESSIONS : ALLOW_STATELESS,
-      );
-    }
-    // The token, before the body is read: a stranger's body is never parsed.
-    if (options.auth !== undefined) {
-      const refusal = await options.auth.admit(req);
-      if (refusal !== undefined) {
-        await req.body?.cancel().catch(() => {
-          // Nothing lost: the request is refused; the unread body is dropped either way.
-        });
-        return refusal;
-      }
-    }
-    let body: unknown = undefined;
-    if (
-      method === "POST" && isJsonContentType(req.headers.get("content-type"))
-    ) {
-      // Deno.serve's bodies (its info has `completed`) end at their
-      // declared length: read whole.
-      const read = await readJsonBody(
-        req,
-        limits,
-        info?.completed !== undefined,
-      );
-      switch (read.kind) {
-        case "tooLarge":
-          report(
-            new HttpRefusalError(413, `body over ${limits.maxBytes} bytes`),
-          );
-          return tooLarge(limits.maxBytes);
-        case "timeout":
-          report(
-            new HttpRefusalError(
-              408,
-              `body not read within ${limits.timeout} ms`,
-            ),
-          );
-          return bodyTimedOut(limits.timeout);
-        case "tooDeep":
-          report(
-            new HttpRefusalError(
-              400,
-              `body nested deeper than ${limits.maxDepth} levels`,
-            ),
-          );
-          return tooDeep(limits.maxDepth);
-        case "disconnected": {
-          const error = new HttpRefusalError(
-            499,
-            "the client disconnected while sending its body",
-          );
-          notice(
-            "disconnect",
-            error,
-            () =>
-              `httpHandler: ${error.message} (a client going away is not a failure; logged once)`,
-          );
-          return jsonRpcError(400, -32700, "Parse error");
+  ): Promise<Response> | Response {
+    const era = classify(req, body);
+    switch (era.era) {
+      case "refused":
+        this.#report(
+          new HttpRefusalError(
+            era.response.status,
+            "a modern request's headers or version were refused",
+          ),
+        );
+        return era.response;
+      case "modern":
+        // Closing a modern request's stream cancels it; a notification
+        // has nothing to say on HTTP.
+        if (era.kind === "notification") {
+          return new Response(null, { status: 202 });
         }
-        case "invalid":
-          return jsonRpcError(400, -32700, "Parse error");
-      }
-      body = read.value;
-      const era = classify(req, body);
-      switch (era.era) {
-        case "refused":
-          report(
-            new HttpRefusalError(
-              era.response.status,
-              "a modern request's headers or version were refused",
-            ),
-          );
-          return era.response;
-        case "modern":
-          // Closing a modern request's stream cancels it; a notification
-          // has nothing to say on HTTP.
-          if (era.kind === "notification") {
-            return new Response(null, { status: 202 });
-          }
-          return options.modern.handle(req, body, info);
-      }
-      const discover = discoverRequest(body);
-      if (discover !== undefined) {
-        return jsonRpcError(400, -32601, "Method not found", discover.id);
-      }
+        return this.#modern.handle(req, body, info);
     }
-    return route.handle(req, body, info);
-  };
-  return Object.assign(enter, {
-    close: () => limits.deadlines?.clear(),
+    const discover = discoverRequest(body);
+    if (discover !== undefined) {
+      return jsonRpcError(400, -32601, "Method not found", discover.id);
+    }
+    return this.#route.handle(req, body, info);
+  }
+}
+
+/** `response`, once the refused request's unread body is dropped. */
+async function dropBody(req: Request, response: Response): Promise<Response> {
+  await req.body?.cancel().catch(() => {
+    // Nothing lost: the request is refused; the unread body is dropped either way.
   });
+  return response;
 }

@@ -20,7 +20,7 @@ import { PRIMING_VERSION } from "./event_store.ts";
 import { sessionNotFound, storeUnavailable } from "./guard.ts";
 import { answerHeld, storeWasDown } from "../../store/request_hold.ts";
 import { isInitialize, isJsonRpcMessage, type RequestId } from "./_messages.ts";
-import { checkRequest, decline, without } from "./_refusals.ts";
+import { checkRequest, decline, refuse, without } from "./_refusals.ts";
 import { authOf } from "./_auth.ts";
 import type { EndListener, Stream, StreamTable } from "./_stream_table.ts";
 
@@ -52,34 +52,8 @@ export async function post(
     if (m.method === "initialize" && isInitialize(m)) init ??= m;
   }
   const version = req.headers.get("mcp-protocol-version");
-  if (init !== undefined) {
-    if (table.initialized && table.sessionId !== undefined) {
-      return decline(
-        table,
-        onEnd,
-        400,
-        -32600,
-        "Invalid Request: Server already initialized",
-      );
-    }
-    if (messages.length > 1) {
-      return decline(
-        table,
-        onEnd,
-        400,
-        -32600,
-        "Invalid Request: Only one initialization request is allowed",
-      );
-    }
-    table.sessionId = table.options.sessionId;
-    table.initialized = true;
-    if (table.sessionId !== undefined) {
-      table.options.onInitialized?.(table.sessionId);
-    }
-  } else {
-    const refusal = checkRequest(table, req);
-    if (refusal !== undefined) return without(onEnd, refusal);
-  }
+  const refusal = sessionRefusal(table, req, init, messages.length);
+  if (refusal !== undefined) return without(onEnd, refusal);
   if (table.closed) return without(onEnd, sessionNotFound());
   const extra = requestInfo(req);
   const admitted = messages.map((m) => table.admit(m));
@@ -88,14 +62,8 @@ export async function post(
     onEnd("delivered");
     return new Response(null, { status: 202 });
   }
-  const ids: RequestId[] = [];
-  for (const m of admitted) {
-    if ("method" in m && "id" in m) ids.push(m.id as RequestId);
-  }
-  const stream = table.stream(crypto.randomUUID(), ids);
-  stream.onEnd = onEnd;
-  table.streams.set(stream.id, stream);
-  for (const id of ids) table.byRequest.set(id, stream);
+  const stream = openStream(table, admitted, onEnd);
+  const ids = stream.ids;
   const events = table.options.events;
   const primed = events !== undefined &&
     effectiveVersion(table, init?.params.protocolVersion, version) >=
@@ -112,36 +80,8 @@ export async function post(
       stream.resumable = true;
       stream.primed = true;
     }
-    const ready = new Promise<void>((resolve) => {
-      stream.ready = resolve;
-    });
-    for (const m of admitted) {
-      if (primed && "id" in m && "method" in m) {
-        const id = m.id as RequestId;
-        table.deliver(m, {
-          ...extra,
-          closeSSEStream: () => table.closeStream(id),
-          closeStandaloneSSEStream: () => table.closeStandalone(),
-        } as MessageExtraInfo);
-      } else {
-        table.deliver(m, extra);
-      }
-    }
-    if (stream.pending > 0) {
-      afterThisTurn(() => {
-        // A handler reading a shared store holds the answer until the
-        // store answered (an outage is then a 503, not a 200 stream).
-        const held = answerHeld(extra.requestInfo);
-        if (held === undefined) stream.ready?.();
-        // Down: the error answer is on its way, and ends the wait itself.
-        else {
-          void held.then(() => {
-            if (!storeWasDown(extra.requestInfo)) stream.ready?.();
-          });
-        }
-      });
-      await ready;
-    }
+    const ready = firstTurn(table, stream, admitted, extra);
+    if (ready !== undefined) await ready;
     stream.ready = undefined;
   } catch (error) {
     table.forget(stream);
@@ -162,6 +102,103 @@ export async function post(
     status: 200,
     headers,
   });
+}
+
+/**
+ * The refusal of a POST by the session it opens or names: a second
+ * `initialize` on an initialized session, or one sharing its batch
+ * (400), else a request not for this session or at an unsupported
+ * version (`checkRequest`). An `initialize` that passes starts the
+ * session.
+ */
+function sessionRefusal(
+  table: StreamTable,
+  req: Request,
+  init: unknown,
+  count: number,
+): Response | undefined {
+  if (init === undefined) return checkRequest(table, req);
+  if (table.initialized && table.sessionId !== undefined) {
+    return refuse(
+      table,
+      400,
+      -32600,
+      "Invalid Request: Server already initialized",
+    );
+  }
+  if (count > 1) {
+    return refuse(
+      table,
+      400,
+      -32600,
+      "Invalid Request: Only one initialization request is allowed",
+    );
+  }
+  table.sessionId = table.options.sessionId;
+  table.initialized = true;
+  if (table.sessionId !== undefined) {
+    table.options.onInitialized?.(table.sessionId);
+  }
+  return undefined;
+}
+
+/** The stream a POST's requests answer on, in the table under its id and theirs. */
+function openStream(
+  table: StreamTable,
+  admitted: readonly JSONRPCMessage[],
+  onEnd: EndListener,
+): Stream {
+  const ids: RequestId[] = [];
+  for (const m of admitted) {
+    if ("method" in m && "id" in m) ids.push(m.id as RequestId);
+  }
+  const stream = table.stream(crypto.randomUUID(), ids);
+  stream.onEnd = onEnd;
+  table.streams.set(stream.id, stream);
+  for (const id of ids) table.byRequest.set(id, stream);
+  return stream;
+}
+
+/**
+ * Hands the admitted messages to the server in the POST's first turn
+ * (`stream.ready` set: answers then are kept for one whole text): the
+ * wait for the answers still pending at its end, else `undefined`. A
+ * handler reading a shared store holds the answer until the store
+ * answered (an outage is then a 503, not a 200 stream).
+ */
+function firstTurn(
+  table: StreamTable,
+  stream: Stream,
+  admitted: readonly JSONRPCMessage[],
+  extra: MessageExtraInfo,
+): Promise<void> | undefined {
+  const ready = new Promise<void>((resolve) => {
+    stream.ready = resolve;
+  });
+  for (const m of admitted) {
+    if (stream.primed && "id" in m && "method" in m) {
+      const id = m.id as RequestId;
+      table.deliver(m, {
+        ...extra,
+        closeSSEStream: () => table.closeStream(id),
+        closeStandaloneSSEStream: () => table.closeStandalone(),
+      } as MessageExtraInfo);
+    } else {
+      table.deliver(m, extra);
+    }
+  }
+  if (stream.pending === 0) return undefined;
+  afterThisTurn(() => {
+    const held = answerHeld(extra.requestInfo);
+    if (held === undefined) stream.ready?.();
+    // Down: the error answer is on its way, and ends the wait itself.
+    else {
+      void held.then(() => {
+        if (!storeWasDown(extra.requestInfo)) stream.ready?.();
+      });
+    }
+  });
+  return ready;
 }
 
 /** A POST refused for its shape: status, JSON-RPC code, the SDK transport's words. */

@@ -14,8 +14,7 @@ import {
   type InitMemo,
   type ResolvedCacheHints,
 } from "../era/era_server.ts";
-import type { Transport } from "../sdk_types.ts";
-import type { ConnectionInfo } from "./_sse_body.ts";
+import type { ConnectionInfo, ResponseEnd } from "./_sse_body.ts";
 import { HttpServerTransport } from "./_transport.ts";
 import type { ListenCap, Release } from "./_listen_cap.ts";
 import { principalOf } from "../../core/auth.ts";
@@ -131,15 +130,20 @@ export class StatelessRoute {
     }
   }
 
-  async #serve(
+  /**
+   * A server for the request — pooled or fresh — whose scopes the caller
+   * holds, then the one switch between the two routes: a tools/list or
+   * tools/call of exported tools that the transports would hand over
+   * unrefused is answered from the server's registry straight into the
+   * Response; everything else (refusals included) takes the SDK's path.
+   */
+  #serve(
     req: Request,
     body: unknown,
     info: ConnectionInfo | undefined,
     release: Release | undefined,
-  ): Promise<Response> {
-    const { report } = this.#options;
+  ): Promise<Response> | Response {
     const idle = this.#idle;
-    const busy = this.#busy;
     const reusable = this.#reuse && holdsNoClientState(body);
     const server = (reusable ? idle.pop() : undefined) ??
       this.#newServer(req);
@@ -151,53 +155,53 @@ export class StatelessRoute {
       return refusal;
     }
     const modern = this.#options.modern;
-    // The one switch between the two routes: a tools/list or tools/call
-    // of exported tools that the transports would hand over unrefused is
-    // answered from the server's registry straight into the Response;
-    // everything else (refusals included) takes the SDK's path.
     const tools = directable(req, body, modern !== undefined)
       ? fastToolsFor(server, body)
       : undefined;
-    if (tools !== undefined) {
-      const direct = body as { id: string | number; method: string };
-      return await this.#serveDirect(
-        new DirectCall(server, tools, {
-          maxUnread: this.#options.maxUnread,
-          onOverflow: this.#options.onOverflow,
-          modern: modern === undefined ? undefined : {
-            cacheHints: modern.cacheHints,
-            memo: this.#reuse ? this.#memo(server) : undefined,
-          },
-        }),
-        server,
-        reusable,
-        { req, body: direct, info, release },
-      );
+    if (tools === undefined) {
+      return this.#serveSdk(server, reusable, req, body, info, release);
     }
+    const direct = body as { id: string | number; method: string };
+    return this.#serveDirect(
+      new DirectCall(server, tools, {
+        maxUnread: this.#options.maxUnread,
+        onOverflow: this.#options.onOverflow,
+        modern: modern === undefined ? undefined : {
+          cacheHints: modern.cacheHints,
+          memo: this.#reuse ? this.#memo(server) : undefined,
+        },
+      }),
+      server,
+      reusable,
+      { req, body: direct, info, release },
+    );
+  }
+
+  /**
+   * The SDK's path: `server` connected to a transport of the request's
+   * own. (Positional: this path makes no record of the request.)
+   */
+  async #serveSdk(
+    server: Server,
+    reusable: boolean,
+    req: Request,
+    body: unknown,
+    info: ConnectionInfo | undefined,
+    release: Release | undefined,
+  ): Promise<Response> {
     const transport = new HttpServerTransport({
       maxUnread: this.#options.maxUnread,
       onOverflow: this.#options.onOverflow,
-      modern: modern !== undefined,
+      modern: this.#options.modern !== undefined,
     });
-    let era: EraTransport | undefined;
-    let connected: Transport = transport;
-    if (modern !== undefined) {
-      const clientId = (body as { id: string | number }).id;
-      era = new EraTransport(transport, {
-        cacheHints: modern.cacheHints,
-        clientId: () => clientId,
-        onListen: modern.onListen,
-        memo: this.#memo(server),
-      });
-      modern.live.add(era);
-      connected = era;
-    }
+    const era = this.#eraOf(transport, server, body);
+    const busy = this.#busy;
     await this.#take(server);
     busy.add(server);
     try {
-      await server.connect(connected);
+      await server.connect(era ?? transport);
     } catch (error) {
-      if (era !== undefined) modern?.live.delete(era);
+      if (era !== undefined) this.#options.modern?.live.delete(era);
       busy.delete(server);
       this.#give(server);
       throw error;
@@ -205,35 +209,66 @@ export class StatelessRoute {
     try {
       return await transport.handle(req, body, info, (end) => {
         release?.();
-        if (era !== undefined) modern?.live.delete(era);
-        // Not busy any more: `close` ended its request (never reused).
-        const interrupted = !busy.delete(server);
-        if (end === "delivered") {
-          server.close().then(() => {
-            if (
-              reusable && !interrupted && idle.length < IDLE_SERVERS &&
-              !idle.includes(server)
-            ) {
-              idle.push(server);
-            }
-          }, report).finally(() => this.#give(server));
-          return;
-        }
-        // The transport cancelled the calls; the SDK handles notifications
-        // a tick later: close once it has, so the handlers see the
-        // cancellation's reason, not a bare close.
-        setTimeout(
-          () => server.close().catch(report).finally(() => this.#give(server)),
-          0,
-        );
+        this.#sdkEnded(server, era, reusable, end);
       });
     } catch (error) {
-      if (era !== undefined) modern?.live.delete(era);
+      if (era !== undefined) this.#options.modern?.live.delete(era);
       busy.delete(server);
-      await server.close().catch(report);
+      await server.close().catch(this.#options.report);
       this.#give(server);
       throw error;
     }
+  }
+
+  /** Modern route: the transport stamping the era's fields, kept live while it serves. */
+  #eraOf(
+    transport: HttpServerTransport,
+    server: Server,
+    body: unknown,
+  ): EraTransport | undefined {
+    const modern = this.#options.modern;
+    if (modern === undefined) return undefined;
+    const clientId = (body as { id: string | number }).id;
+    const era = new EraTransport(transport, {
+      cacheHints: modern.cacheHints,
+      clientId: () => clientId,
+      onListen: modern.onListen,
+      memo: this.#memo(server),
+    });
+    modern.live.add(era);
+    return era;
+  }
+
+  /** A request on the SDK's path holds nothing any more: its server closes, then is pooled or given on. */
+  #sdkEnded(
+    server: Server,
+    era: EraTransport | undefined,
+    reusable: boolean,
+    end: ResponseEnd,
+  ): void {
+    const { modern, report } = this.#options;
+    if (era !== undefined) modern?.live.delete(era);
+    // Not busy any more: `close` ended its request (never reused).
+    const interrupted = !this.#busy.delete(server);
+    if (end === "delivered") {
+      const idle = this.#idle;
+      server.close().then(() => {
+        if (
+          reusable && !interrupted && idle.length < IDLE_SERVERS &&
+          !idle.includes(server)
+        ) {
+          idle.push(server);
+        }
+      }, report).finally(() => this.#give(server));
+      return;
+    }
+    // The transport cancelled the calls; the SDK handles notifications
+    // a tick later: close once it has, so the handlers see the
+    // cancellation's reason, not a bare close.
+    setTimeout(
+      () => server.close().catch(report).finally(() => this.#give(server)),
+      0,
+    );
   }
 
   async #serveDirect(
