@@ -299,7 +299,34 @@ function looksLikeEntry(value: unknown): boolean {
   return isRecord(value) && ("command" in value || "url" in value);
 }
 
+// One entry, checked field by field in a fixed order (the first wrong
+// field is the one named): its kind and fields, what every server has,
+// then what its kind has.
 function checkEntry(name: string, entry: Record<string, unknown>): ServerSpec {
+  const type = entry.type;
+  const stdio = checkKind(name, entry);
+  const prefix = checkCommon(name, entry);
+  if (stdio) {
+    checkStdio(name, entry);
+    return {
+      name,
+      prefix,
+      kind: "stdio",
+      config: entry as unknown as StdioServerConfig,
+    };
+  }
+  checkHttp(name, entry);
+  return {
+    name,
+    prefix,
+    kind: type === "sse" ? "sse" : "http",
+    config: entry as unknown as HttpServerConfig,
+  };
+}
+
+// The entry's `type`, and whether it is a stdio server: a known type, a
+// `command` or a `url` for it, and no field its kind does not have.
+function checkKind(name: string, entry: Record<string, unknown>): boolean {
   const type = entry.type;
   if (
     type !== undefined && type !== "stdio" && type !== "http" &&
@@ -335,6 +362,11 @@ function checkEntry(name: string, entry: Record<string, unknown>): ServerSpec {
       );
     }
   }
+  return stdio;
+}
+
+// The fields every server has; resolves to its prefix.
+function checkCommon(name: string, entry: Record<string, unknown>): string {
   const prefix = entry.prefix === undefined ? `${name}_` : entry.prefix;
   if (typeof prefix !== "string") {
     throw new ServerConfigError(name, "prefix", "must be a string");
@@ -394,44 +426,46 @@ function checkEntry(name: string, entry: Record<string, unknown>): ServerSpec {
       `must be "auto", "modern" or "legacy", got ${JSON.stringify(protocol)}`,
     );
   }
-  if (stdio) {
-    if (typeof entry.command !== "string" || entry.command.trim() === "") {
-      throw new ServerConfigError(
-        name,
-        "command",
-        "must be a non-empty string",
-      );
-    }
-    if (
-      entry.args !== undefined &&
-      (!Array.isArray(entry.args) ||
-        !entry.args.every((a) => typeof a === "string"))
-    ) {
-      throw new ServerConfigError(name, "args", "must be an array of strings");
-    }
-    checkStrings(name, "env", entry.env);
-    if (entry.cwd !== undefined && typeof entry.cwd !== "string") {
-      throw new ServerConfigError(name, "cwd", "must be a string");
-    }
-    checkPermissions(name, entry.permissions);
-    if (
-      entry.inheritEnv !== undefined &&
-      !(Array.isArray(entry.inheritEnv) &&
-        entry.inheritEnv.every(isVariablePattern))
-    ) {
-      throw new ServerConfigError(
-        name,
-        "inheritEnv",
-        'must be an array of variable names or prefixes ending in "*" (e.g. ["HOME", "OTEL_*"])',
-      );
-    }
-    return {
+  return prefix;
+}
+
+// A stdio server's own fields: its command line, environment, directory
+// and permissions.
+function checkStdio(name: string, entry: Record<string, unknown>): void {
+  if (typeof entry.command !== "string" || entry.command.trim() === "") {
+    throw new ServerConfigError(
       name,
-      prefix,
-      kind: "stdio",
-      config: entry as unknown as StdioServerConfig,
-    };
+      "command",
+      "must be a non-empty string",
+    );
   }
+  if (
+    entry.args !== undefined &&
+    (!Array.isArray(entry.args) ||
+      !entry.args.every((a) => typeof a === "string"))
+  ) {
+    throw new ServerConfigError(name, "args", "must be an array of strings");
+  }
+  checkStrings(name, "env", entry.env);
+  if (entry.cwd !== undefined && typeof entry.cwd !== "string") {
+    throw new ServerConfigError(name, "cwd", "must be a string");
+  }
+  checkPermissions(name, entry.permissions);
+  if (
+    entry.inheritEnv !== undefined &&
+    !(Array.isArray(entry.inheritEnv) &&
+      entry.inheritEnv.every(isVariablePattern))
+  ) {
+    throw new ServerConfigError(
+      name,
+      "inheritEnv",
+      'must be an array of variable names or prefixes ending in "*" (e.g. ["HOME", "OTEL_*"])',
+    );
+  }
+}
+
+// An HTTP server's own fields: its URL, headers, hosts and auth.
+function checkHttp(name: string, entry: Record<string, unknown>): void {
   const url = entry.url;
   if (
     typeof url !== "string" || !/^https?:\/\//i.test(url) || !URL.canParse(url)
@@ -464,12 +498,6 @@ function checkEntry(name: string, entry: Record<string, unknown>): ServerSpec {
       `must be "oauth", got ${JSON.stringify(entry.auth)}`,
     );
   }
-  return {
-    name,
-    prefix,
-    kind: type === "sse" ? "sse" : "http",
-    config: entry as unknown as HttpServerConfig,
-  };
 }
 
 const PERMISSION_KEYS = ["read", "write", "net", "env", "run"];
