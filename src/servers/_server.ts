@@ -1,10 +1,11 @@
 /**
- * One server of a `connectServers` set: its connection and the state
- * machine that keeps it (the first start, the retries of a start that
- * failed, the reconnect of a lost connection, the first connection of a
- * server built from the catalog, the give-up, the close), and the route
- * of every request over the connection it has now. Its tool list is
- * `_tool_listing.ts`'s; how its failures are named, `_server_failure.ts`'s.
+ * One server of a `connectServers` set: the state machine that keeps it
+ * connected (the first start, the retries of a start that failed, the
+ * reconnect of a lost connection, the first connection of a server built
+ * from the catalog, the give-up, the close), and the route of every
+ * request over the connection it has now. The connection itself is
+ * `_connection.ts`'s, its tool list `_tool_listing.ts`'s, how its failures
+ * are named `_server_failure.ts`'s.
  *
  * @module
  */
@@ -17,32 +18,25 @@ import type {
   SchemaOutput,
 } from "@modelcontextprotocol/sdk/server/zod-compat.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
-import {
-  type ClientRequest,
-  type Implementation,
-  type Request as McpRequest,
-  type ServerCapabilities,
-  ToolListChangedNotificationSchema,
+import type {
+  ClientRequest,
+  Implementation,
+  Request as McpRequest,
+  ServerCapabilities,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolDef } from "../core/tool.ts";
-import { forwardElicitation } from "../bridge/input.ts";
 import type { ImportError } from "../bridge/import_error.ts";
 import type { PinReport } from "../bridge/pins.ts";
 import type { McpClient } from "../runtime/client/disposable_client.ts";
 import { ConnectionLostError, ServerConnectError } from "../runtime/errors.ts";
 import { commandLine } from "../runtime/process/command.ts";
 import { delay, reconnectDelay, type ReconnectOptions } from "./_backoff.ts";
-import { connectSpec } from "./_connect.ts";
 import { RoutedClient } from "./_routed_client.ts";
 import type { ServerSpec } from "./config.ts";
-import { type EgressRefusedError, ReconnectLimitError } from "./errors.ts";
-import {
-  type Launch,
-  launchOf,
-  type PermissionDenial,
-} from "./_permissions.ts";
+import { ReconnectLimitError } from "./errors.ts";
+import type { Launch } from "./_permissions.ts";
 import { StaleToolError } from "./_catalog.ts";
-import { DenialTap } from "./_denial_tap.ts";
+import { ServerConnection } from "./_connection.ts";
 import type { ServerContext } from "./_server_context.ts";
 import {
   closedError,
@@ -81,12 +75,7 @@ export class ManagedServer {
   readonly #routed: RoutedClient;
   readonly #closing = new AbortController();
   readonly #listing: ToolListing;
-  /** Its stderr, read for permission denials (a stdio server with `permissions`). */
-  readonly #denials = new DenialTap();
-  #client?: McpClient;
-  #lostCause?: Error;
-  #launch?: Launch;
-  #refusal?: EgressRefusedError;
+  readonly #conn: ServerConnection;
   #attempts = 0;
   /** Failed first connections in a row of a server built from the catalog. */
   #deferredFailures = 0;
@@ -104,6 +93,7 @@ export class ManagedServer {
       : new URL(spec.config.url).href;
     this.#routed = new RoutedClient(this);
     this.#listing = new ToolListing(this, ctx, this.#closing.signal);
+    this.#conn = new ServerConnection(this, ctx, this.#closing.signal);
   }
 
   /** The server's imported tools (last good list). */
@@ -128,7 +118,7 @@ export class ManagedServer {
 
   /** How a stdio server is started (its permissions applied), once known. */
   get startedAs(): Launch | undefined {
-    return this.#launch;
+    return this.#conn.launch;
   }
 
   /** How the last listing compared with the pins (with the `pins` option). */
@@ -157,7 +147,9 @@ export class ManagedServer {
     if (this.#startFailure !== undefined) {
       return this.#retrying !== undefined ? "retrying" : "failed";
     }
-    if (this.#client === undefined || this.#lostCause !== undefined) {
+    if (
+      this.#conn.current === undefined || this.#conn.lostCause !== undefined
+    ) {
       return "lost";
     }
     return "connected";
@@ -165,16 +157,16 @@ export class ManagedServer {
 
   /** The `serverInfo` of the current connection. */
   get serverInfo(): Implementation | undefined {
-    return this.#client?.getServerVersion();
+    return this.#conn.current?.getServerVersion();
   }
 
   /** The capabilities of the current connection. */
   get capabilities(): ServerCapabilities | undefined {
-    return this.#client?.getServerCapabilities();
+    return this.#conn.current?.getServerCapabilities();
   }
   /** The protocol era of the connection, when connected. */
   get protocolEra(): ProtocolEra | undefined {
-    return this.#client?.getProtocolEra()?.era;
+    return this.#conn.current?.getProtocolEra()?.era;
   }
 
   /**
@@ -261,25 +253,24 @@ export class ManagedServer {
     const onAbort = () => attempt.abort(deadline.reason);
     if (deadline.aborted) onAbort();
     else deadline.addEventListener("abort", onAbort, { once: true });
-    const denied = this.#denials.count;
-    const refused = this.#refusal;
+    const conn = this.#conn;
+    const denied = conn.denials;
+    const refused = conn.refusal;
     try {
-      this.#client = await this.#open(attempt.signal);
+      conn.use(await conn.open(attempt.signal));
       try {
         await this.#listing.list(attempt.signal);
         // Drift at the start is on the status; only later drift is news.
         this.#listing.reportDrift(false);
       } catch (error) {
-        const client = this.#client;
-        this.#client = undefined;
-        await client.close().catch((cause) => this.#closeFailed(cause));
+        await conn.close(conn.drop());
         throw error;
       }
     } catch (error) {
-      const refusal = this.#refusal;
+      const refusal = conn.refusal;
       throw startFailure(this, named(this, error, "initialize"), {
         refusal: refusal !== refused ? refusal : undefined,
-        denial: () => this.#deniedSince(denied),
+        denial: () => conn.deniedSince(denied),
       });
     } finally {
       deadline.removeEventListener("abort", onAbort);
@@ -295,19 +286,7 @@ export class ManagedServer {
       // Nothing lost: the call that awaits the reconnect sees its failure.
     });
     await this.#retrying;
-    const client = this.#client;
-    this.#client = undefined;
-    await client?.close().catch((cause) => this.#closeFailed(cause));
-  }
-
-  /** A close that failed (a process that may outlive us), to the host's `onError`. */
-  #closeFailed(cause: unknown): void {
-    this.#ctx.report(
-      new Error(
-        `server "${this.spec.name}": closing its connection failed; its process may still run`,
-        { cause },
-      ),
-    );
+    await this.#conn.close(this.#conn.drop());
   }
 
   /**
@@ -342,20 +321,20 @@ export class ManagedServer {
       }
     }
     let result: SchemaOutput<T>;
-    const denied = this.#denials.count;
+    const denied = this.#conn.denials;
     try {
       result = await client.request(request, resultSchema, options);
     } catch (error) {
       if (error instanceof ConnectionLostError) {
-        this.#lost(client, error);
+        this.#conn.lost(client, error);
         // A server that died of a permission it was not granted says so
         // on stderr: the call names the permission.
-        throw lostCall(this, error, this.#deniedSince(denied));
+        throw lostCall(this, error, this.#conn.deniedSince(denied));
       }
       if (isSessionGone(error)) {
         // The server forgot the session: the request never ran; a new
         // session runs it.
-        this.#lost(client, error as Error);
+        this.#conn.lost(client, error as Error);
         const fresh = await this.#ready();
         return await fresh.request(request, resultSchema, options);
       }
@@ -373,71 +352,13 @@ export class ManagedServer {
     return result;
   }
 
-  // The last denial its stderr reported, when one came after the count
-  // `before` (a denial still waiting for its target line counts now).
-  #deniedSince(before: number): PermissionDenial | undefined {
-    const denial = this.#denials.last();
-    return denial !== undefined && this.#denials.count !== before
-      ? denial
-      : undefined;
-  }
-
-  async #open(signal: AbortSignal): Promise<McpClient> {
-    const ctx = this.#ctx;
-    let client: McpClient;
-    if (this.spec.kind === "stdio" && this.#launch === undefined) {
-      try {
-        this.#launch = await launchOf(this.spec.name, this.spec.config);
-      } catch (error) {
-        throw named(this, error, "spawn");
-      }
-    }
-    try {
-      client = await connectSpec(this.spec, {
-        launch: this.#launch,
-        onEgressRefused: (error) => {
-          this.#refusal = error;
-        },
-        ...(this.spec.kind === "stdio" &&
-            this.spec.config.permissions !== undefined
-          ? { tapStderr: (line: string) => this.#denials.tap(line) }
-          : {}),
-        signal,
-        initializeTimeout: ctx.initializeTimeout,
-        clientInfo: ctx.clientInfo,
-        stderr: ctx.stderr,
-        fetch: ctx.fetch,
-        apps: this.apps,
-        forwardSignals: ctx.forwardSignals,
-        eraStore: ctx.eraStore,
-        auth: ctx.auth,
-      });
-    } catch (error) {
-      throw named(this, error, "initialize");
-    }
-    this.#lostCause = undefined;
-    // A 2025 server's elicitation/create reaches the imported tools' calls.
-    forwardElicitation(client, this.#routed);
-    client.onclose = () => {
-      if (this.#client === client && !this.#closed) {
-        this.#lostCause ??= new ConnectionLostError("the connection closed");
-      }
-    };
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-      if (this.#client === client) this.refresh();
-    });
-    return client;
-  }
-
-  #lost(client: McpClient, cause: Error): void {
-    if (this.#client === client) this.#lostCause ??= cause;
-  }
-
   async #ready(): Promise<McpClient> {
     if (this.#closed) throw closedError(this);
     if (this.#gaveUp !== undefined) throw this.#gaveUp;
-    const client = this.#client;
-    if (client !== undefined && this.#lostCause === undefined) return client;
+    const client = this.#conn.current;
+    if (client !== undefined && this.#conn.lostCause === undefined) {
+      return client;
+    }
     if (this.#listing.deferred !== undefined) {
       this.#reconnecting ??= this.#connectDeferred().finally(() => {
         this.#reconnecting = undefined;
@@ -450,7 +371,7 @@ export class ManagedServer {
         this.spec.name,
         this.target,
         "call",
-        this.#lostCause ?? new Error("not connected"),
+        this.#conn.lostCause ?? new Error("not connected"),
       );
     }
     this.#reconnecting ??= this.#reconnect(reconnect).finally(() => {
@@ -495,21 +416,20 @@ export class ManagedServer {
     this.#deferredFailures = 0;
     this.#listing.connected();
     this.#ctx.changed();
-    return this.#client!;
+    return this.#conn.current!;
   }
 
   async #reconnect(policy: Required<ReconnectOptions>): Promise<McpClient> {
-    const old = this.#client;
-    this.#client = undefined;
-    await old?.close().catch((cause) => this.#closeFailed(cause));
-    let last: unknown = this.#lostCause;
+    const conn = this.#conn;
+    await conn.close(conn.drop());
+    let last: unknown = conn.lostCause;
     while (this.#attempts < policy.maxAttempts) {
       const attempt = ++this.#attempts;
       await delay(reconnectDelay(attempt, policy), this.#closing.signal);
       if (this.#closed) break;
       try {
-        const client = await this.#open(this.#closing.signal);
-        this.#client = client;
+        const client = await conn.open(this.#closing.signal);
+        conn.use(client);
         void this.refresh();
         return client;
       } catch (error) {
