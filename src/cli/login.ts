@@ -27,8 +27,66 @@ export async function runLogin(
   output: CliOutput,
   signal: AbortSignal,
 ): Promise<number> {
-  let url: string;
-  let headers: Record<string, string> | undefined;
+  const target = await loginTarget(command, output);
+  if (typeof target === "number") return target;
+  const kv = command.kv === undefined
+    ? undefined
+    : await Deno.openKv(command.kv);
+  const stop = new AbortController();
+  const onAbort = () => stop.abort(signal.reason);
+  signal.addEventListener("abort", onAbort, { once: true });
+  const listener = callbackListener(command.port, stop.signal);
+  try {
+    const auth = oauthClient({
+      redirectUrl: listener.redirectUrl,
+      clientName: "weft-mcp",
+      ...(kv === undefined ? {} : { store: kvOAuthStore(kv) }),
+      authorize: (authorizationUrl) => {
+        output.stdout(
+          `Open this URL in a browser to authorize ${command.server}:\n\n  ${authorizationUrl.href}\n\n`,
+        );
+        return listener.callback;
+      },
+    });
+    await using _client = await connectHttp(target.url, {
+      auth,
+      signal,
+      name: command.server,
+      ...(target.headers === undefined ? {} : { headers: target.headers }),
+    });
+    output.stdout(
+      kv === undefined
+        ? `weft-mcp: ${command.server}: authorized (tokens kept in memory only: give --kv <path> to keep them)\n`
+        : `weft-mcp: ${command.server}: authorized; tokens stored in ${command.kv}\n`,
+    );
+    return ExitCode.ok;
+  } catch (error) {
+    output.stderr(
+      `weft-mcp: login ${command.server}: ${
+        error instanceof Error ? error.message : String(error)
+      }\n`,
+    );
+    return ExitCode.failure;
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+    stop.abort();
+    await listener.finished;
+    kv?.close();
+  }
+}
+
+/** The HTTP server to log in to, as the config file has it. */
+interface LoginTarget {
+  readonly url: string;
+  readonly headers?: Record<string, string>;
+}
+
+// The server `command` names in its config file; else the exit code, its
+// reason written to stderr.
+async function loginTarget(
+  command: LoginCommand,
+  output: CliOutput,
+): Promise<LoginTarget | number> {
   try {
     const specs = parseServersConfig(
       JSON.parse(await Deno.readTextFile(command.config)),
@@ -50,8 +108,7 @@ export async function runLogin(
       );
       return ExitCode.usage;
     }
-    url = spec.config.url;
-    headers = spec.config.headers;
+    return { url: spec.config.url, headers: spec.config.headers };
   } catch (error) {
     output.stderr(
       `weft-mcp: login: cannot read ${command.config}: ${
@@ -60,19 +117,29 @@ export async function runLogin(
     );
     return ExitCode.failure;
   }
+}
 
-  const kv = command.kv === undefined
-    ? undefined
-    : await Deno.openKv(command.kv);
-  const stop = new AbortController();
-  const onAbort = () => stop.abort(signal.reason);
-  signal.addEventListener("abort", onAbort, { once: true });
+/** The loopback listener the browser comes back to. */
+interface CallbackListener {
+  /** `http://127.0.0.1:<port>/callback`. */
+  readonly redirectUrl: string;
+  /** The callback URL, once the browser reached it. */
+  readonly callback: Promise<URL>;
+  /** Settles once the listener stopped (after `signal` aborts). */
+  readonly finished: Promise<void>;
+}
+
+// Listens on 127.0.0.1:`port` (0: any free port) until `signal` aborts.
+function callbackListener(
+  port: number,
+  signal: AbortSignal,
+): CallbackListener {
   let arrived: (url: URL) => void = () => {};
   const callback = new Promise<URL>((resolve) => arrived = resolve);
   const listener = Deno.serve({
     hostname: "127.0.0.1",
-    port: command.port,
-    signal: stop.signal,
+    port,
+    signal,
     onListen: () => {},
   }, (request) => {
     const at = new URL(request.url);
@@ -85,42 +152,9 @@ export async function runLogin(
       { headers: { "content-type": "text/html; charset=utf-8" } },
     );
   });
-  try {
-    const redirectUrl = `http://127.0.0.1:${listener.addr.port}/callback`;
-    const auth = oauthClient({
-      redirectUrl,
-      clientName: "weft-mcp",
-      ...(kv === undefined ? {} : { store: kvOAuthStore(kv) }),
-      authorize: (authorizationUrl) => {
-        output.stdout(
-          `Open this URL in a browser to authorize ${command.server}:\n\n  ${authorizationUrl.href}\n\n`,
-        );
-        return callback;
-      },
-    });
-    await using _client = await connectHttp(url, {
-      auth,
-      signal,
-      name: command.server,
-      ...(headers === undefined ? {} : { headers }),
-    });
-    output.stdout(
-      kv === undefined
-        ? `weft-mcp: ${command.server}: authorized (tokens kept in memory only: give --kv <path> to keep them)\n`
-        : `weft-mcp: ${command.server}: authorized; tokens stored in ${command.kv}\n`,
-    );
-    return ExitCode.ok;
-  } catch (error) {
-    output.stderr(
-      `weft-mcp: login ${command.server}: ${
-        error instanceof Error ? error.message : String(error)
-      }\n`,
-    );
-    return ExitCode.failure;
-  } finally {
-    signal.removeEventListener("abort", onAbort);
-    stop.abort();
-    await listener.finished;
-    kv?.close();
-  }
+  return {
+    redirectUrl: `http://127.0.0.1:${listener.addr.port}/callback`,
+    callback,
+    finished: listener.finished,
+  };
 }

@@ -314,7 +314,29 @@ interface Named {
 export function findShadowing(
   servers: readonly ShadowInput[],
 ): ShadowFinding[] {
-  const findings: ShadowFinding[] = [];
+  const all = entriesOf(servers);
+  const findings = confusableNames(all);
+  const index = indexNames(all);
+  for (const entry of all) {
+    const best = namedIn(entry, index);
+    if (best === undefined) continue;
+    findings.push({
+      kind: "names_other_tool",
+      server: entry.server,
+      tool: entry.tool,
+      other: { server: best.entry.server, tool: best.entry.tool },
+      message: `the description of tool ${
+        JSON.stringify(entry.tool)
+      } of server ${JSON.stringify(entry.server)} names ${
+        JSON.stringify(best.name)
+      }, a tool of server ${JSON.stringify(best.entry.server)}`,
+    });
+  }
+  return findings;
+}
+
+// Every tool of every server, in config order, its forms derived.
+function entriesOf(servers: readonly ShadowInput[]): Entry[] {
   const all: Entry[] = [];
   for (const s of servers) {
     for (const t of s.tools) {
@@ -330,6 +352,13 @@ export function findShadowing(
       });
     }
   }
+  return all;
+}
+
+// Each tool whose name is equal or confusable with an earlier server's
+// tool: the later one is reported, against the first it meets.
+function confusableNames(all: readonly Entry[]): ShadowFinding[] {
+  const findings: ShadowFinding[] = [];
   const seen = new Map<string, Entry>();
   for (const entry of all) {
     let shadowed: Entry | undefined;
@@ -357,11 +386,26 @@ export function findShadowing(
       if (!seen.has(key)) seen.set(key, entry);
     }
   }
-  // Every name long enough to mean something, by skeleton; and each
-  // server's own skeletons (a name its own server has is not another's).
+  return findings;
+}
+
+/** The names a description may mention, as the search looks them up. */
+interface NameIndex {
+  /** Every name long enough to mean something, by skeleton, in config order. */
+  readonly names: Map<string, Named[]>;
+  /**
+   * Every name's first words, folded: a description's words that start no
+   * name are passed over after one look-up.
+   */
+  readonly starts: Set<string>;
+  /** Each server's own skeletons (a name its own server has is not another's). */
+  readonly ownKeys: Map<string, Set<string>>;
+  /** The most words a name has (at most `MAX_WORDS`). */
+  readonly longest: number;
+}
+
+function indexNames(all: readonly Entry[]): NameIndex {
   const names = new Map<string, Named[]>();
-  // Every name's first words, folded: a description's words that start no
-  // name are passed over after one look-up.
   const starts = new Set<string>();
   const ownKeys = new Map<string, Set<string>>();
   let longest = 1;
@@ -379,50 +423,43 @@ export function findShadowing(
       else list.push(named);
     }
   }
-  for (const entry of all) {
-    const own = ownKeys.get(entry.server)!;
-    let best: Named | undefined;
-    for (const { words, keys, joined } of entry.derived.runs) {
-      for (let i = 0; i < keys.length; i++) {
-        // Most words start no name: one look-up of a string already hashed.
-        // A word inside an identifier (`issues` of `list_issues`) starts none.
-        if (joined[i] || !starts.has(keys[i])) continue;
-        let key = "";
-        for (let j = i; j < keys.length && j < i + longest; j++) {
-          key = j === i ? keys[i] : key + keys[j];
-          if (!starts.has(key)) break;
-          const hits = names.get(key);
-          // A name must end where the identifier does (`list_issues` names
-          // no `list`), yet a longer name may still match from here.
-          if (hits === undefined || own.has(key) || joined[j + 1]) continue;
-          for (const hit of hits) {
-            if (hit.entry.server === entry.server) continue;
-            if (
-              hit.exact !== undefined && (j > i || words[i] !== hit.exact)
-            ) continue;
-            if (
-              best === undefined || hit.entry.at < best.entry.at ||
-              (hit.entry.at === best.entry.at && hit.name === hit.entry.tool)
-            ) best = hit;
-            break; // the list is in config order: the first is the earliest
-          }
+  return { names, starts, ownKeys, longest };
+}
+
+// The other server's tool `entry`'s description names, the earliest in
+// config order (its prefixed name before its own at the same tool).
+function namedIn(entry: Entry, index: NameIndex): Named | undefined {
+  const { names, starts, longest } = index;
+  const own = index.ownKeys.get(entry.server)!;
+  let best: Named | undefined;
+  for (const { words, keys, joined } of entry.derived.runs) {
+    for (let i = 0; i < keys.length; i++) {
+      // Most words start no name: one look-up of a string already hashed.
+      // A word inside an identifier (`issues` of `list_issues`) starts none.
+      if (joined[i] || !starts.has(keys[i])) continue;
+      let key = "";
+      for (let j = i; j < keys.length && j < i + longest; j++) {
+        key = j === i ? keys[i] : key + keys[j];
+        if (!starts.has(key)) break;
+        const hits = names.get(key);
+        // A name must end where the identifier does (`list_issues` names
+        // no `list`), yet a longer name may still match from here.
+        if (hits === undefined || own.has(key) || joined[j + 1]) continue;
+        for (const hit of hits) {
+          if (hit.entry.server === entry.server) continue;
+          if (
+            hit.exact !== undefined && (j > i || words[i] !== hit.exact)
+          ) continue;
+          if (
+            best === undefined || hit.entry.at < best.entry.at ||
+            (hit.entry.at === best.entry.at && hit.name === hit.entry.tool)
+          ) best = hit;
+          break; // the list is in config order: the first is the earliest
         }
       }
     }
-    if (best === undefined) continue;
-    findings.push({
-      kind: "names_other_tool",
-      server: entry.server,
-      tool: entry.tool,
-      other: { server: best.entry.server, tool: best.entry.tool },
-      message: `the description of tool ${
-        JSON.stringify(entry.tool)
-      } of server ${JSON.stringify(entry.server)} names ${
-        JSON.stringify(best.name)
-      }, a tool of server ${JSON.stringify(best.entry.server)}`,
-    });
   }
-  return findings;
+  return best;
 }
 
 /**
