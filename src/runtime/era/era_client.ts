@@ -8,6 +8,8 @@
  * is turned into a local `InitializeResult` (the `Client` never knows), and
  * from then on every request carries the `_meta` envelope; any other
  * answer is legacy evidence and the original `initialize` goes through.
+ * This file is that negotiation; the connection once modern is
+ * `_modern_session.ts`, a probe over the inner transport `_inner_probes.ts`.
  *
  * @module
  */
