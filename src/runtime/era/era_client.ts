@@ -147,6 +147,7 @@ export class EraClientTransport implements Transport {
     initId: string | number;
     initialize: JSONRPCRequest;
   };
+  /** The id of the `initialize` a late modern answer overtook: its answer is dropped. */
   #dropId?: string | number;
   /** The `initialize` sent on a kept legacy verdict, until it is answered. */
   #recheck?: JSONRPCRequest;
