@@ -64,102 +64,128 @@ export function watchEventStream(
   body: ReadableStream<Uint8Array>,
   watch: EventStreamWatch,
 ): WatchedEventStream {
-  const state = new SseRewriterState(watch.rewrite);
-  const decoder = new TextDecoder();
-  let encoder: TextEncoder | undefined;
-  let out = "";
-  let afterLf = true; // the last chunk ended in LF (or none came yet)
-  const sink = { enqueue: (text: string) => void (out += text) };
-  const take = (): Uint8Array | undefined => {
-    if (out === "") return undefined;
-    encoder ??= new TextEncoder();
-    const bytes = encoder.encode(out);
-    out = "";
-    return bytes;
-  };
-  // One chunk read: its text, and whether it goes on as it came (else
-  // what to hand on is in `out`).
-  const read = (bytes: Uint8Array): { text: string; asItCame: boolean } => {
-    const text = decoder.decode(bytes, { stream: true });
-    // Handed on as they came only between chunks that end in LF, so the
-    // decoder holds no part of a character on either side and every byte
-    // is handed on exactly once.
-    const whole = afterLf && bytes[bytes.length - 1] === LF;
-    afterLf = bytes[bytes.length - 1] === LF;
-    if (whole && state.wholeEvents(text) && !watch.needsRewrite(text)) {
-      state.watch(text, watch.observe);
-      return { text, asItCame: true };
-    }
-    state.push(text, sink);
-    return { text, asItCame: false };
-  };
-  // The text that ends the stream (what the rewriter still held).
-  const last = (): string => {
-    state.push(decoder.decode(), sink);
-    state.end(sink);
-    const rest = out;
-    out = "";
-    return rest;
-  };
-  let over = false;
-  const finish = (): void => {
-    if (over) return;
-    over = true;
-    watch.finished?.();
-  };
-  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  return new WatchedBody(body, watch);
+}
 
-  // The next chunk with bytes, read and watched; or the source's end, with
-  // the text still held, reported to the watch; or its failure, with
-  // whether to end quietly (reported to the watch unless quiet already).
-  const advance = async (
-    source: ReadableStreamDefaultReader<Uint8Array>,
-  ): Promise<
-    | { kind: "failed"; error: unknown; quietly: boolean }
-    | { kind: "done"; rest: string }
-    | { kind: "chunk"; bytes: Uint8Array; text: string; asItCame: boolean }
-  > => {
-    for (;;) {
-      let chunk: ReadableStreamReadResult<Uint8Array>;
-      try {
-        chunk = await source.read();
-      } catch (error) {
-        finish();
-        const quietly = watch.quiet() ||
-          watch.ended(true, state.lastEventId, error);
-        return { kind: "failed", error, quietly };
-      }
-      if (chunk.done) {
-        finish();
-        const rest = last();
-        watch.ended(false, state.lastEventId);
-        return { kind: "done", rest };
-      }
-      if (chunk.value.length === 0) continue;
-      return { kind: "chunk", bytes: chunk.value, ...read(chunk.value) };
+/** One step of reading the source: a chunk read and watched, its end, or its failure. */
+type Step =
+  | { kind: "failed"; error: unknown; quietly: boolean }
+  | { kind: "done"; rest: string }
+  | { kind: "chunk"; bytes: Uint8Array; text: string; asItCame: boolean };
+
+/** See {@link watchEventStream}. */
+class WatchedBody implements WatchedEventStream {
+  readonly stream: ReadableStream<Uint8Array>;
+  readonly #watch: EventStreamWatch;
+  readonly #state: SseRewriterState;
+  readonly #decoder = new TextDecoder();
+  #encoder: TextEncoder | undefined;
+  /** What the rewriter gave for the chunks read, not yet handed on. */
+  #out = "";
+  /** The last chunk ended in LF (or none came yet). */
+  #afterLf = true;
+  readonly #sink = { enqueue: (text: string) => void (this.#out += text) };
+  #over = false;
+  /** The source's reader, once it is piped somewhere. */
+  #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+
+  constructor(body: ReadableStream<Uint8Array>, watch: EventStreamWatch) {
+    this.stream = body;
+    this.#watch = watch;
+    this.#state = new SseRewriterState(watch.rewrite);
+    // The SDK pipes with no options; none are taken (they would not apply
+    // to the pump).
+    replacePipeThrough(
+      body,
+      <T>(transform: ReadableWritablePair<T, Uint8Array>) =>
+        this.#pipeThrough(transform),
+    );
+  }
+
+  cancel(reason: unknown): void {
+    this.#finish();
+    const cancelled = this.#reader === undefined
+      ? this.stream.cancel(reason)
+      : this.#reader.cancel(reason);
+    void cancelled.catch(noop);
+  }
+
+  #pipeThrough<T>(
+    transform: ReadableWritablePair<T, Uint8Array>,
+  ): ReadableStream<T> {
+    if (isPlainTextDecoder(transform)) {
+      const source = this.stream.getReader(); // throws, as pipeThrough does, if locked
+      this.#reader = source;
+      return this.#decoded(source) as unknown as ReadableStream<T>;
     }
-  };
+    const source = this.stream.getReader(); // throws, as pipeThrough does, if locked
+    let writer: WritableStreamDefaultWriter<Uint8Array>;
+    try {
+      writer = transform.writable.getWriter();
+    } catch (error) {
+      source.releaseLock();
+      throw error;
+    }
+    this.#reader = source;
+    void this.#pump(source, writer);
+    return transform.readable;
+  }
+
+  // Piped into a plain TextDecoderStream (what the SDK does), the body is
+  // decoded here — it is anyway, to be watched — and the text handed on
+  // directly: one stream, not a pipe into a transform and out again.
+  #decoded(
+    source: ReadableStreamDefaultReader<Uint8Array>,
+  ): ReadableStream<string> {
+    return new ReadableStream<string>({
+      pull: async (controller) => {
+        for (;;) {
+          const next = await this.#advance(source);
+          if (next.kind === "failed") {
+            if (next.quietly) controller.close();
+            else controller.error(next.error);
+            return;
+          }
+          if (next.kind === "done") {
+            if (next.rest !== "") controller.enqueue(next.rest);
+            controller.close();
+            return;
+          }
+          const text = next.asItCame ? next.text : this.#out;
+          this.#out = "";
+          if (text !== "") {
+            controller.enqueue(text);
+            return;
+          }
+        }
+      },
+      cancel: (reason) => {
+        this.#finish();
+        return source.cancel(reason);
+      },
+    }, { highWaterMark: 0 });
+  }
 
   // Like `pipeTo` (close, abort and cancel carried across; the writer waits
   // for the transform's backpressure), with each chunk read and watched on the way.
-  const pump = async (
+  async #pump(
     source: ReadableStreamDefaultReader<Uint8Array>,
     sinkWriter: WritableStreamDefaultWriter<Uint8Array>,
-  ): Promise<void> => {
+  ): Promise<void> {
     // The reader went away (cancelled): stop reading, even while waiting.
     sinkWriter.closed.catch((error) => {
-      finish();
+      this.#finish();
       void source.cancel(error).catch(noop);
     });
     for (;;) {
       try {
         await sinkWriter.ready;
       } catch (error) {
-        finish(); // the reader went away: stop reading
+        this.#finish(); // the reader went away: stop reading
         await source.cancel(error).catch(noop);
         return;
       }
-      const next = await advance(source);
+      const next = await this.#advance(source);
       if (next.kind === "failed") {
         if (next.quietly) await sinkWriter.close().catch(noop);
         else await sinkWriter.abort(next.error).catch(noop);
@@ -172,78 +198,79 @@ export function watchEventStream(
         await sinkWriter.close().catch(noop);
         return;
       }
-      const bytes = next.asItCame ? next.bytes : take();
+      const bytes = next.asItCame ? next.bytes : this.#take();
       if (bytes !== undefined) sinkWriter.write(bytes).catch(noop);
     }
-  };
+  }
 
-  // Piped into a plain TextDecoderStream (what the SDK does), the body is
-  // decoded here — it is anyway, to be watched — and the text handed on
-  // directly: one stream, not a pipe into a transform and out again.
-  const decoded = (
+  // The next chunk with bytes, read and watched; or the source's end, with
+  // the text still held, reported to the watch; or its failure, with
+  // whether to end quietly (reported to the watch unless quiet already).
+  async #advance(
     source: ReadableStreamDefaultReader<Uint8Array>,
-  ): ReadableStream<string> =>
-    new ReadableStream<string>({
-      pull: async (controller) => {
-        for (;;) {
-          const next = await advance(source);
-          if (next.kind === "failed") {
-            if (next.quietly) controller.close();
-            else controller.error(next.error);
-            return;
-          }
-          if (next.kind === "done") {
-            if (next.rest !== "") controller.enqueue(next.rest);
-            controller.close();
-            return;
-          }
-          const text = next.asItCame ? next.text : out;
-          out = "";
-          if (text !== "") {
-            controller.enqueue(text);
-            return;
-          }
-        }
-      },
-      cancel: (reason) => {
-        finish();
-        return source.cancel(reason);
-      },
-    }, { highWaterMark: 0 });
+  ): Promise<Step> {
+    for (;;) {
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await source.read();
+      } catch (error) {
+        this.#finish();
+        const quietly = this.#watch.quiet() ||
+          this.#watch.ended(true, this.#state.lastEventId, error);
+        return { kind: "failed", error, quietly };
+      }
+      if (chunk.done) {
+        this.#finish();
+        const rest = this.#last();
+        this.#watch.ended(false, this.#state.lastEventId);
+        return { kind: "done", rest };
+      }
+      if (chunk.value.length === 0) continue;
+      return { kind: "chunk", bytes: chunk.value, ...this.#read(chunk.value) };
+    }
+  }
 
-  // The SDK pipes with no options; none are taken (they would not apply to
-  // the pump).
-  const pipeThrough = <T>(
-    transform: ReadableWritablePair<T, Uint8Array>,
-  ): ReadableStream<T> => {
-    if (isPlainTextDecoder(transform)) {
-      const source = body.getReader(); // throws, as pipeThrough does, if locked
-      reader = source;
-      return decoded(source) as unknown as ReadableStream<T>;
+  // One chunk read: its text, and whether it goes on as it came (else
+  // what to hand on is in `#out`).
+  #read(bytes: Uint8Array): { text: string; asItCame: boolean } {
+    const text = this.#decoder.decode(bytes, { stream: true });
+    // Handed on as they came only between chunks that end in LF, so the
+    // decoder holds no part of a character on either side and every byte
+    // is handed on exactly once.
+    const whole = this.#afterLf && bytes[bytes.length - 1] === LF;
+    this.#afterLf = bytes[bytes.length - 1] === LF;
+    const state = this.#state;
+    if (whole && state.wholeEvents(text) && !this.#watch.needsRewrite(text)) {
+      state.watch(text, this.#watch.observe);
+      return { text, asItCame: true };
     }
-    const source = body.getReader(); // throws, as pipeThrough does, if locked
-    let writer: WritableStreamDefaultWriter<Uint8Array>;
-    try {
-      writer = transform.writable.getWriter();
-    } catch (error) {
-      source.releaseLock();
-      throw error;
-    }
-    reader = source;
-    void pump(source, writer);
-    return transform.readable;
-  };
-  replacePipeThrough(body, pipeThrough);
-  return {
-    stream: body,
-    cancel: (reason) => {
-      finish();
-      const cancelled = reader === undefined
-        ? body.cancel(reason)
-        : reader.cancel(reason);
-      void cancelled.catch(noop);
-    },
-  };
+    state.push(text, this.#sink);
+    return { text, asItCame: false };
+  }
+
+  // The rewritten text not yet handed on, as bytes.
+  #take(): Uint8Array | undefined {
+    if (this.#out === "") return undefined;
+    this.#encoder ??= new TextEncoder();
+    const bytes = this.#encoder.encode(this.#out);
+    this.#out = "";
+    return bytes;
+  }
+
+  // The text that ends the stream (what the rewriter still held).
+  #last(): string {
+    this.#state.push(this.#decoder.decode(), this.#sink);
+    this.#state.end(this.#sink);
+    const rest = this.#out;
+    this.#out = "";
+    return rest;
+  }
+
+  #finish(): void {
+    if (this.#over) return;
+    this.#over = true;
+    this.#watch.finished?.();
+  }
 }
 
 function noop(): void {}

@@ -13,7 +13,12 @@
 
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { protocolSeam, type TimeoutInfo } from "../../seam/sdk_internals.ts";
+import {
+  type ProtocolSeam,
+  protocolSeam,
+  type ProtocolTimers,
+  type TimeoutInfo,
+} from "../../seam/sdk_internals.ts";
 import {
   type Deadline,
   DeadlineHeap,
@@ -70,55 +75,39 @@ export function shareDeadlines(
 ): void {
   const p = protocolSeam(protocol);
   if (p === undefined) return;
-  const timeouts = (): Map<number, LaneTimeoutInfo> => p.timeouts;
-  const heap = new DeadlineHeap<number>();
-  let timer: unknown;
-  let armedFor = Infinity;
-  /** Whether `entry` is the deadline its request holds now. */
-  const current = (entry: Deadline<number>): boolean =>
-    timeouts().get(entry.key)?.deadline === entry;
-  const disarm = (): void => {
-    if (timer !== undefined) clock.clearTimeout(timer);
-    timer = undefined;
-    armedFor = Infinity;
+  const shared = new SharedDeadlines(p, clock);
+  p.replaceTimers(shared);
+  // The SDK's close clears each entry's `timeoutId` (none here) and
+  // empties the map: emptying it clears the shared timer.
+  const map = p.timeouts;
+  const clear = map.clear.bind(map);
+  map.clear = () => {
+    clear();
+    shared.clear();
   };
-  const arm = (): void => {
-    // Stale entries (reset, cleaned up) at the top are dropped here; a heap
-    // grown well past the live requests is swept in one go.
-    while (heap.size > 0 && !current(heap.peek()!)) heap.pop();
-    if (heap.size > 2 * timeouts().size + 64) heap.retain(current);
-    const due = heap.peek()?.due ?? Infinity;
-    if (due === armedFor) return;
-    disarm();
-    if (due === Infinity) return;
-    armedFor = due;
-    timer = clock.setTimeout(fire, Math.max(0, due - clock.now()));
-  };
-  const fire = (): void => {
-    timer = undefined;
-    armedFor = Infinity;
-    const now = clock.now();
-    // Earliest deadline first; each fires as its own timer would have (the
-    // SDK's handler cleans up, which makes its entry stale).
-    for (let top = heap.peek(); top !== undefined; top = heap.peek()) {
-      if (!current(top)) {
-        heap.pop();
-        continue;
-      }
-      if (top.due > now) break;
-      heap.pop();
-      const info = timeouts().get(top.key)!;
-      info.deadline = undefined;
-      info.onTimeout();
-    }
-    arm();
-  };
-  const schedule = (messageId: number, info: LaneTimeoutInfo): void => {
-    info.due = clock.now() + info.timeout;
-    info.deadline = heap.push(messageId, info.due);
-    arm();
-  };
-  const setup = (
+}
+
+/**
+ * The deadlines of one `Protocol`'s requests behind one timer (see
+ * {@link shareDeadlines}). `setup`, `reset` and `cleanup` stand in for the
+ * `Protocol`'s methods of those names: fields, since the `Protocol` calls
+ * them as its own.
+ */
+class SharedDeadlines implements ProtocolTimers {
+  readonly #p: ProtocolSeam;
+  readonly #clock: LaneClock;
+  readonly #heap = new DeadlineHeap<number>();
+  #timer: unknown;
+  /** When the armed timer falls due; `Infinity` when none is armed. */
+  #armedFor = Infinity;
+
+  constructor(p: ProtocolSeam, clock: LaneClock) {
+    this.#p = p;
+    this.#clock = clock;
+  }
+
+  /** The SDK's `_setupTimeout`: a new request's deadline. */
+  readonly setup = (
     messageId: number,
     timeout: number,
     maxTotalTimeout: number | undefined,
@@ -127,47 +116,105 @@ export function shareDeadlines(
   ): void => {
     const info: LaneTimeoutInfo = {
       timeoutId: undefined,
-      startTime: clock.now(),
+      startTime: this.#clock.now(),
       timeout,
       maxTotalTimeout,
       resetTimeoutOnProgress,
       onTimeout,
     };
-    timeouts().set(messageId, info);
-    schedule(messageId, info);
+    this.#timeouts.set(messageId, info);
+    this.#schedule(messageId, info);
   };
-  const reset = (messageId: number): boolean => {
-    const info = timeouts().get(messageId);
+
+  /** The SDK's `_resetTimeout`: progress moved a request's deadline. */
+  readonly reset = (messageId: number): boolean => {
+    const info = this.#timeouts.get(messageId);
     if (!info) return false;
     // Whole milliseconds, as the SDK's `Date.now()` difference reports it.
-    const totalElapsed = Math.floor(clock.now() - info.startTime);
+    const totalElapsed = Math.floor(this.#clock.now() - info.startTime);
     if (info.maxTotalTimeout && totalElapsed >= info.maxTotalTimeout) {
-      timeouts().delete(messageId);
-      arm();
+      this.#timeouts.delete(messageId);
+      this.#arm();
       throw McpError.fromError(
         ErrorCode.RequestTimeout,
         "Maximum total timeout exceeded",
         { maxTotalTimeout: info.maxTotalTimeout, totalElapsed },
       );
     }
-    schedule(messageId, info);
+    this.#schedule(messageId, info);
     return true;
   };
-  const cleanup = (messageId: number): void => {
-    if (!timeouts().delete(messageId)) return;
-    if (timeouts().size === 0) {
-      heap.clear();
-      disarm();
-    }
+
+  /** The SDK's `_cleanupTimeout`: a request is done with. */
+  readonly cleanup = (messageId: number): void => {
+    if (!this.#timeouts.delete(messageId)) return;
+    if (this.#timeouts.size === 0) this.clear();
   };
-  p.replaceTimers({ setup, reset, cleanup });
-  // The SDK's close clears each entry's `timeoutId` (none here) and
-  // empties the map: emptying it clears the shared timer.
-  const map = timeouts();
-  const clear = map.clear.bind(map);
-  map.clear = () => {
-    clear();
-    heap.clear();
-    disarm();
+
+  /** No request waits any more: the heap emptied, the timer cleared. */
+  clear(): void {
+    this.#heap.clear();
+    this.#disarm();
+  }
+
+  get #timeouts(): Map<number, LaneTimeoutInfo> {
+    return this.#p.timeouts;
+  }
+
+  /** Whether `entry` is the deadline its request holds now. */
+  readonly #current = (entry: Deadline<number>): boolean =>
+    this.#timeouts.get(entry.key)?.deadline === entry;
+
+  #schedule(messageId: number, info: LaneTimeoutInfo): void {
+    info.due = this.#clock.now() + info.timeout;
+    info.deadline = this.#heap.push(messageId, info.due);
+    this.#arm();
+  }
+
+  // Arms the timer for the earliest current deadline (unless it is armed
+  // for it already).
+  #arm(): void {
+    const heap = this.#heap;
+    // Stale entries (reset, cleaned up) at the top are dropped here; a heap
+    // grown well past the live requests is swept in one go.
+    while (heap.size > 0 && !this.#current(heap.peek()!)) heap.pop();
+    if (heap.size > 2 * this.#timeouts.size + 64) heap.retain(this.#current);
+    const due = heap.peek()?.due ?? Infinity;
+    if (due === this.#armedFor) return;
+    this.#disarm();
+    if (due === Infinity) return;
+    this.#armedFor = due;
+    this.#timer = this.#clock.setTimeout(
+      this.#fire,
+      Math.max(0, due - this.#clock.now()),
+    );
+  }
+
+  #disarm(): void {
+    if (this.#timer !== undefined) this.#clock.clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#armedFor = Infinity;
+  }
+
+  // The timer fell due: every deadline due by now fires, earliest first,
+  // each as its own timer would have (the SDK's handler cleans up, which
+  // makes its entry stale); then the timer is armed for the next.
+  readonly #fire = (): void => {
+    this.#timer = undefined;
+    this.#armedFor = Infinity;
+    const now = this.#clock.now();
+    const heap = this.#heap;
+    for (let top = heap.peek(); top !== undefined; top = heap.peek()) {
+      if (!this.#current(top)) {
+        heap.pop();
+        continue;
+      }
+      if (top.due > now) break;
+      heap.pop();
+      const info = this.#timeouts.get(top.key)!;
+      info.deadline = undefined;
+      info.onTimeout();
+    }
+    this.#arm();
   };
 }

@@ -8,6 +8,8 @@
  * is turned into a local `InitializeResult` (the `Client` never knows), and
  * from then on every request carries the `_meta` envelope; any other
  * answer is legacy evidence and the original `initialize` goes through.
+ * This file is that negotiation; the connection once modern is
+ * `_modern_session.ts`, a probe over the inner transport `_inner_probes.ts`.
  *
  * @module
  */
@@ -40,19 +42,22 @@ export {
 import {
   classifyProbe,
   type DiscoverResult,
-  implementationOf,
   isObject,
+  ownRequestId,
   parseDiscoverResult,
   type ProbeOutcome,
   ProtocolNegotiationError,
   type ProtocolPreference,
 } from "./era_probe.ts";
 import {
+  discoverToStore,
   type EraStore,
   forgetVerdict,
   readVerdict,
   writeVerdict,
 } from "./era_store.ts";
+import { type ModernConnection, ModernSession } from "./_modern_session.ts";
+import { InnerProbes } from "./_inner_probes.ts";
 
 /** Options of {@link EraClientTransport}. */
 export interface EraClientOptions {
@@ -118,17 +123,9 @@ type State =
   | { kind: "new" }
   | { kind: "probing" }
   | { kind: "legacy" }
-  | { kind: "modern"; version: string; discover: DiscoverResult };
-
-/** Tool lists a modern server allowed to keep for a while. */
-interface CachedList {
-  readonly result: Record<string, unknown>;
-  readonly until: number;
-}
+  | { kind: "modern"; session: ModernSession };
 
 const PROBE_ID_PREFIX = "weft-discover-";
-const LISTEN_ID_PREFIX = "weft-listen-";
-let sequence = 0;
 
 /** See the module doc. */
 export class EraClientTransport implements Transport {
@@ -142,19 +139,18 @@ export class EraClientTransport implements Transport {
   #state: State = { kind: "new" };
   #info?: EraInfo;
   #envelope: Record<string, unknown> = {};
-  #serverInfo?: { name: string; version: string };
-  /** Answers to a probe sent over the inner transport, by id. */
-  readonly #probes = new Map<string, (outcome: ProbeOutcome) => void>();
+  /** The probes sent over the inner transport. */
+  readonly #probes = new InnerProbes();
   /** A stdio probe that timed out: a modern answer arriving before `initialize`'s still wins. */
   #lateProbe?: {
     probeId: string;
     initId: string | number;
     initialize: JSONRPCRequest;
   };
-  #listenId?: string;
-  /** The ids of `tools/list` requests (first page) whose result may be kept. */
-  readonly #listing = new Set<string | number>();
-  #tools?: CachedList;
+  /** The id of the `initialize` a late modern answer overtook: its answer is dropped. */
+  #dropId?: string | number;
+  /** The `initialize` sent on a kept legacy verdict, until it is answered. */
+  #recheck?: JSONRPCRequest;
 
   /** Wraps `inner`. */
   constructor(inner: Transport, options: EraClientOptions) {
@@ -164,8 +160,7 @@ export class EraClientTransport implements Transport {
     inner.onerror = (error) => this.onerror?.(error);
     inner.onclose = () => {
       this.#closed.abort(new Error("the connection closed"));
-      for (const resolve of this.#probes.values()) resolve({ kind: "closed" });
-      this.#probes.clear();
+      this.#probes.close();
       this.onclose?.();
     };
   }
@@ -182,7 +177,9 @@ export class EraClientTransport implements Transport {
 
   /** The server's name and version: from the latest modern result's `_meta`. */
   get serverInfo(): { name: string; version: string } | undefined {
-    return this.#serverInfo;
+    return this.#state.kind === "modern"
+      ? this.#state.session.serverInfo
+      : undefined;
   }
 
   /** The inner transport's session id, if any (legacy HTTP). */
@@ -211,7 +208,7 @@ export class EraClientTransport implements Transport {
     if (this.#state.kind !== "modern") {
       return await this.#inner.send(message, options);
     }
-    return await this.#sendModern(m, message, options);
+    return await this.#state.session.send(m, message, options);
   }
 
   close(): Promise<void> {
@@ -262,7 +259,6 @@ export class EraClientTransport implements Transport {
     ) {
       const discover = parseDiscoverResult(cached.discover);
       if (discover !== undefined && isModernVersion(cached.version)) {
-        this.#unconfirmed = true;
         return this.#goModern(initialize, cached.version, discover, true);
       }
     }
@@ -279,7 +275,7 @@ export class EraClientTransport implements Transport {
   ): Promise<void> {
     const store = this.#options.store;
     this.#state = { kind: "probing" };
-    const probeId = `${PROBE_ID_PREFIX}${++sequence}`;
+    const probeId = ownRequestId(PROBE_ID_PREFIX);
     const request: JSONRPCRequest = {
       jsonrpc: "2.0",
       id: probeId,
@@ -314,7 +310,7 @@ export class EraClientTransport implements Transport {
     }
     if (outcome.kind === "timeout") {
       this.#lateProbe = { probeId, initId: initialize.id, initialize };
-      this.#probes.set(probeId, (late) => this.#lateAnswer(late));
+      this.#probes.waitLate(probeId, (late) => this.#lateAnswer(late));
     } else {
       await writeVerdict(store, this.#options.key, { era: "legacy" });
     }
@@ -326,28 +322,15 @@ export class EraClientTransport implements Transport {
     request: JSONRPCRequest,
     silenceIsLegacy: boolean,
   ): Promise<ProbeOutcome> {
-    const signal = this.#closed.signal;
     if (this.#options.probe !== undefined) {
-      return this.#options.probe(request, signal);
+      return this.#options.probe(request, this.#closed.signal);
     }
     const ms = this.#options.probeTimeout ?? DEFAULT_PROBE_TIMEOUT;
-    return new Promise<ProbeOutcome>((resolve) => {
-      const id = String(request.id);
-      const timer = silenceIsLegacy
-        ? setTimeout(() => {
-          this.#probes.delete(id);
-          resolve({ kind: "timeout", ms });
-        }, ms)
-        : undefined;
-      this.#probes.set(id, (outcome) => {
-        clearTimeout(timer);
-        this.#probes.delete(id);
-        resolve(outcome);
-      });
-      this.#inner.send(request).catch((error) => {
-        this.#probes.get(id)?.({ kind: "network-error", error });
-      });
-    });
+    return this.#probes.send(
+      this.#inner,
+      request,
+      silenceIsLegacy ? ms : undefined,
+    );
   }
 
   async #goLegacy(
@@ -374,23 +357,16 @@ export class EraClientTransport implements Transport {
     discover: DiscoverResult,
     cached: boolean,
   ): void {
-    this.#state = { kind: "modern", version, discover };
-    this.#envelope[META.protocolVersion] = version;
+    const session = new ModernSession(this.#connection(), {
+      envelope: this.#envelope,
+      version,
+      discover,
+      cached,
+    });
+    this.#state = { kind: "modern", session };
     this.#info = { era: "modern", version, cached };
-    this.#serverInfo = discover.serverInfo;
-    const params = isObject(initialize.params) ? initialize.params : {};
-    // The v1 Client accepts only its own revisions: it gets the one it
-    // asked for; the real one is `era.version`.
-    const result = {
-      protocolVersion: params.protocolVersion,
-      capabilities: discover.capabilities,
-      serverInfo: discover.serverInfo ?? { name: "", version: "" },
-      ...(discover.instructions === undefined
-        ? {}
-        : { instructions: discover.instructions }),
-    };
-    const id = initialize.id;
-    queueMicrotask(() => this.onmessage?.({ jsonrpc: "2.0", id, result }));
+    const answer = session.answerToInitialize(initialize);
+    queueMicrotask(() => this.onmessage?.(answer));
   }
 
   // A stdio probe answered after its wait, while `initialize` is pending.
@@ -412,194 +388,82 @@ export class EraClientTransport implements Transport {
     });
   }
 
-  #dropId?: string | number;
-  /** The `initialize` sent on a kept legacy verdict, until it is answered. */
-  #recheck?: JSONRPCRequest;
-  /** A kept modern verdict no result has confirmed yet: a failure forgets it. */
-  #unconfirmed = false;
-
-  #forgetUnconfirmed(): void {
-    if (!this.#unconfirmed) return;
-    this.#unconfirmed = false;
-    void forgetVerdict(this.#options.store, this.#options.key);
-  }
-
-  async #sendModern(
-    m: Record<string, unknown>,
-    message: JSONRPCMessage,
-    options: TransportSendOptions | undefined,
-  ): Promise<void> {
-    if (m.method === "notifications/initialized") {
-      this.#listen();
-      return;
-    }
-    if (m.method === "notifications/cancelled") {
-      const params = isObject(m.params) ? m.params : {};
-      const id = params.requestId;
-      if (
-        this.#options.dropCall !== undefined &&
-        (typeof id === "string" || typeof id === "number")
-      ) {
-        // Closing the request's stream is the modern cancellation.
-        this.#options.dropCall(id);
-        return;
-      }
-    }
-    if (typeof m.method !== "string" || !("id" in m)) {
-      return await this.#inner.send(message, options);
-    }
-    const id = m.id as string | number;
-    const params = isObject(m.params) ? m.params : {};
-    if (m.method === "tools/list" && params.cursor === undefined) {
-      const kept = this.#tools;
-      if (kept !== undefined && kept.until > Date.now()) {
-        queueMicrotask(() =>
-          this.onmessage?.({ jsonrpc: "2.0", id, result: kept.result })
-        );
-        return;
-      }
-      this.#listing.add(id);
-    }
-    try {
-      await this.#inner.send(this.#enveloped(m), options);
-    } catch (error) {
-      this.#forgetUnconfirmed();
-      throw error;
-    }
-  }
-
-  #enveloped(m: Record<string, unknown>): JSONRPCMessage {
-    const params = isObject(m.params) ? m.params : {};
-    const meta = isObject(params._meta) ? params._meta : {};
+  // What the modern session uses of this connection.
+  #connection(): ModernConnection {
     return {
-      ...m,
-      params: { ...params, _meta: { ...meta, ...this.#envelope } },
-    } as JSONRPCMessage;
-  }
-
-  // Tool-list changes come through a `subscriptions/listen` request that
-  // stays open (an SSE stream on HTTP, the shared channel on stdio).
-  #listen(): void {
-    const state = this.#state;
-    if (state.kind !== "modern") return;
-    const tools = state.discover.capabilities.tools;
-    if (!isObject(tools) || tools.listChanged !== true) return;
-    const id = `${LISTEN_ID_PREFIX}${++sequence}`;
-    this.#listenId = id;
-    const request = {
-      jsonrpc: "2.0",
-      id,
-      method: "subscriptions/listen",
-      params: { notifications: { toolsListChanged: true } },
+      inner: this.#inner,
+      dropCall: this.#options.dropCall,
+      deliver: (message) => this.onmessage?.(message),
+      fail: (error) => {
+        if (!this.#closed.signal.aborted) this.onerror?.(asError(error));
+      },
+      forgetVerdict: () =>
+        void forgetVerdict(this.#options.store, this.#options.key),
     };
-    this.#inner.send(this.#enveloped(request)).catch((error) => {
-      if (!this.#closed.signal.aborted) this.onerror?.(asError(error));
-    });
   }
 
   #receive(message: JSONRPCMessage): void {
     const m = message as Record<string, unknown>;
     const id = m.id;
     const isResponse = !("method" in m) && ("result" in m || "error" in m);
-    if (isResponse && (typeof id === "string" || typeof id === "number")) {
-      const probe = this.#probes.get(String(id));
-      if (probe !== undefined && typeof id === "string") {
-        probe(outcomeOf(m));
-        return;
-      }
-      if (id === this.#listenId) return; // the listen ended; nothing waits on it
-      if (this.#recheck !== undefined && id === this.#recheck.id) {
-        const initialize = this.#recheck;
-        this.#recheck = undefined;
-        if ("error" in m) {
-          // The kept legacy verdict is refuted: probe; legacy after all
-          // means the error stands.
-          this.#probeAndGo(initialize, undefined, "auto", { error: m.error })
-            .catch(() => this.onmessage?.(message));
-          return;
-        }
-      }
-      if (this.#dropId !== undefined && id === this.#dropId) {
-        this.#dropId = undefined;
-        return;
-      }
-      if (this.#lateProbe !== undefined && id === this.#lateProbe.initId) {
-        const late = this.#lateProbe;
-        this.#probes.delete(late.probeId);
-        this.#lateProbe = undefined;
-        if ("error" in m) {
-          // The handshake refused after the probe went unanswered: a
-          // modern-only server that was still starting (it lost the probe,
-          // then refused `initialize`). Ask again, waiting for the answer;
-          // anything but a modern one and the refusal stands.
-          this.#probeAndGo(late.initialize, undefined, "modern")
-            .catch(() => this.onmessage?.(message));
-          return;
-        }
-        // `initialize` answered first: legacy it is.
-        void writeVerdict(this.#options.store, this.#options.key, {
-          era: "legacy",
-        }).catch(() => {
-          // Nothing lost: the verdict is a cache; the next connection probes again.
-        });
-      }
-      if (this.#state.kind === "modern") {
-        if ("error" in m) this.#forgetUnconfirmed();
-        else this.#unconfirmed = false;
-        this.#noteResult(id, m.result);
-      }
-    } else if (this.#state.kind === "modern") {
-      if (m.method === "notifications/subscriptions/acknowledged") return;
-      if (m.method === "notifications/tools/list_changed") {
-        this.#tools = undefined;
-      }
+    const answers =
+      isResponse && (typeof id === "string" || typeof id === "number")
+        ? id
+        : undefined;
+    if (answers !== undefined && this.#answersHandshake(m, answers, message)) {
+      return;
     }
+    const state = this.#state;
+    if (state.kind === "modern" && state.session.receive(m, answers)) return;
     this.onmessage?.(message);
   }
 
-  #noteResult(id: string | number, result: unknown): void {
-    const listing = this.#listing.delete(id);
-    if (!isObject(result)) return;
-    const meta = isObject(result._meta) ? result._meta : undefined;
-    const info = meta === undefined
-      ? undefined
-      : implementationOf(meta[META.serverInfo]);
-    if (info !== undefined) this.#serverInfo = info;
-    const ttl = result.ttlMs;
-    if (
-      listing && typeof ttl === "number" && ttl > 0 &&
-      result.nextCursor === undefined
-    ) {
-      this.#tools = { result, until: Date.now() + Math.min(ttl, MAX_TTL) };
+  // A response `m` (to `id`) the negotiation waits for: a probe's answer,
+  // the answer to an `initialize` sent on a kept legacy verdict, or to one
+  // a late probe overtook. Returns whether it ends here.
+  #answersHandshake(
+    m: Record<string, unknown>,
+    id: string | number,
+    message: JSONRPCMessage,
+  ): boolean {
+    if (this.#probes.answer(m, id)) return true;
+    if (this.#recheck !== undefined && id === this.#recheck.id) {
+      const initialize = this.#recheck;
+      this.#recheck = undefined;
+      if ("error" in m) {
+        // The kept legacy verdict is refuted: probe; legacy after all
+        // means the error stands.
+        this.#probeAndGo(initialize, undefined, "auto", { error: m.error })
+          .catch(() => this.onmessage?.(message));
+        return true;
+      }
     }
+    if (this.#dropId !== undefined && id === this.#dropId) {
+      this.#dropId = undefined;
+      return true;
+    }
+    if (this.#lateProbe !== undefined && id === this.#lateProbe.initId) {
+      const late = this.#lateProbe;
+      this.#probes.forget(late.probeId);
+      this.#lateProbe = undefined;
+      if ("error" in m) {
+        // The handshake refused after the probe went unanswered: a
+        // modern-only server that was still starting (it lost the probe,
+        // then refused `initialize`). Ask again, waiting for the answer;
+        // anything but a modern one and the refusal stands.
+        this.#probeAndGo(late.initialize, undefined, "modern")
+          .catch(() => this.onmessage?.(message));
+        return true;
+      }
+      // `initialize` answered first: legacy it is.
+      void writeVerdict(this.#options.store, this.#options.key, {
+        era: "legacy",
+      }).catch(() => {
+        // Nothing lost: the verdict is a cache; the next connection probes again.
+      });
+    }
+    return false;
   }
-}
-
-/** The longest a kept list is believed, whatever `ttlMs` says: 1 hour. */
-const MAX_TTL = 3_600_000;
-
-function outcomeOf(m: Record<string, unknown>): ProbeOutcome {
-  if ("result" in m) return { kind: "result", result: m.result };
-  const error = isObject(m.error) ? m.error : {};
-  return {
-    kind: "rpc-error",
-    code: typeof error.code === "number" ? error.code : 0,
-    message: typeof error.message === "string" ? error.message : "",
-    data: error.data,
-  };
-}
-
-function discoverToStore(discover: DiscoverResult): Record<string, unknown> {
-  return {
-    supportedVersions: [...discover.supportedVersions],
-    capabilities: discover.capabilities,
-    ...(discover.serverInfo === undefined
-      ? {}
-      : { serverInfo: discover.serverInfo }),
-    ...(discover.instructions === undefined
-      ? {}
-      : { instructions: discover.instructions }),
-  };
 }
 
 function asError(error: unknown): Error {

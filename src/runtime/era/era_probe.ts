@@ -271,3 +271,25 @@ export function isObject(value: unknown): value is Record<string, unknown> {
 export function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+let sequence = 0;
+
+/**
+ * An id for a request of the client's own (`prefix` names its kind: a
+ * probe, a listen), unique in the process.
+ */
+export function ownRequestId(prefix: string): string {
+  return `${prefix}${++sequence}`;
+}
+
+/** The outcome of a probe sent over the inner transport: the answer `m` to it. */
+export function outcomeOf(m: Record<string, unknown>): ProbeOutcome {
+  if ("result" in m) return { kind: "result", result: m.result };
+  const error = isObject(m.error) ? m.error : {};
+  return {
+    kind: "rpc-error",
+    code: typeof error.code === "number" ? error.code : 0,
+    message: typeof error.message === "string" ? error.message : "",
+    data: error.data,
+  };
+}

@@ -6,6 +6,7 @@
  */
 
 import { isModernVersion, type ProtocolEra } from "./era.ts";
+import type { DiscoverResult } from "./era_probe.ts";
 import type { Store } from "../../store/contract.ts";
 import { memoryStore } from "../../store/memory.ts";
 import { eraView } from "../store_views.ts";
@@ -170,4 +171,20 @@ export async function forgetVerdict(
   } catch {
     // The next connect may fail the same way; nothing more to do here.
   }
+}
+
+/** A server's answer to `server/discover` as a modern verdict keeps it. */
+export function discoverToStore(
+  discover: DiscoverResult,
+): Record<string, unknown> {
+  return {
+    supportedVersions: [...discover.supportedVersions],
+    capabilities: discover.capabilities,
+    ...(discover.serverInfo === undefined
+      ? {}
+      : { serverInfo: discover.serverInfo }),
+    ...(discover.instructions === undefined
+      ? {}
+      : { instructions: discover.instructions }),
+  };
 }
