@@ -32,7 +32,7 @@ import { StatelessRoute } from "./_stateless.ts";
 import { capOption, ListenCap } from "./_listen_cap.ts";
 import { SignalHook } from "./_host.ts";
 import type { AuthInfo } from "../../core/auth.ts";
-import { setServerScope } from "../../core/server_scope.ts";
+import { setServerScope } from "../../core/server_state.ts";
 import { listenUrl } from "./_listen_url.ts";
 import { AuthGate, authOf } from "./_auth.ts";
 import { type EraTransport, resolveCacheHints } from "../era/era_server.ts";
