@@ -33,7 +33,7 @@ import type { ToolServer as Server } from "./peers.ts";
 import { loggingLevels, serverCapabilities } from "../seam/sdk_internals.ts";
 import { isModernCall } from "./_ask.ts";
 import { bridgeState, bridgeStateOf } from "./_state.ts";
-import type { CallExtra } from "./_registry.ts";
+import type { CallExtra } from "./_exported.ts";
 
 const LOG_LEVEL = "io.modelcontextprotocol/logLevel";
 

@@ -13,7 +13,6 @@
  */
 
 import type { ToolServer as Server } from "./peers.ts";
-import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol";
 // The SDK's `*.js` subpaths carry no types under Deno; `@ts-types` points at
 // the extensionless twin, which resolves to the `.d.ts`.
 // @ts-types="@modelcontextprotocol/sdk/types"
@@ -22,21 +21,14 @@ import {
   type CallToolResult,
   ListToolsRequestSchema,
   type ListToolsResult,
-  type ServerNotification,
-  type ServerRequest,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { ProgressFn, TaskSupport, ToolResult } from "../core/tool.ts";
-import type { AskFn } from "../core/input.ts";
-import type { AuthInfo } from "../core/auth.ts";
 import type { ServedTools } from "../core/served_tools.ts";
 import type { ServerTools } from "../core/server_state.ts";
 import { deferredHandlers } from "../core/deferred_handlers.ts";
 import { requestHandlers, serverCapabilities } from "../seam/sdk_internals.ts";
 import { declareLogging, installSetLevel } from "./_logging.ts";
-import type { LogFn } from "../core/logging.ts";
-import type { SampleFn } from "../core/sampling.ts";
-import type { TaskRunOptions, TaskTool } from "./task_hook.ts";
+import type { TaskTool } from "./task_hook.ts";
 import { type BridgeState, bridgeState } from "./_state.ts";
 import {
   CALL_REQUEST,
@@ -45,68 +37,9 @@ import {
   runDetached,
 } from "./_tool_call.ts";
 
-export { argumentText } from "./_tool_call.ts";
+import type { CallExtra, Exported, SharedEntries } from "./_exported.ts";
 
-/** What a `tools/call` handler receives beside the request. */
-export type CallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
-
-/** The verified caller the HTTP handler put on the request, as invoke options. */
-export function authOf(extra: CallExtra): { auth?: AuthInfo } {
-  const auth = extra.authInfo as AuthInfo | undefined;
-  return auth === undefined ? {} : { auth };
-}
-
-/** A call's channels to the client beside progress and input: `ctx.log`, `ctx.sample`. */
-export interface CallChannels {
-  /** Sends `notifications/message`; absent when nothing may be sent. */
-  readonly log?: LogFn;
-  /** Sends `sampling/createMessage` (or parks a modern call on it). */
-  readonly sample?: SampleFn;
-}
-
-/** One tool as the registry holds it: its listing entry and how to run it. */
-export interface Exported {
-  /** The name clients call. */
-  readonly name: string;
-  /** The `tools/list` entry, built once at registration. */
-  readonly listing: Tool;
-  /** Whether the result text must be JSON and goes out as `structuredContent` too. */
-  readonly structured: boolean;
-  /** OAuth scopes a call needs over authenticated HTTP. */
-  readonly scopes?: readonly string[];
-  /** The exported tool definition: its requestStates' default key is its own. */
-  readonly owner?: object;
-  /** Whether callers may or must run it as a task (on servers that serve tasks). */
-  readonly taskSupport?: TaskSupport;
-  /** Whether a task of it resumes from a checkpoint after a takeover (`run`'s `task`). */
-  readonly resumable?: boolean;
-  /**
-   * Runs one call on the client's arguments (as the SDK decoded them:
-   * missing, or an object); resolves to the whole result. `progress` is
-   * there when the client asked for progress.
-   */
-  run(
-    args: unknown,
-    extra: CallExtra,
-    progress?: ProgressFn,
-    ask?: AskFn,
-    task?: Pick<TaskRunOptions, "checkpoint" | "saveCheckpoint">,
-    channels?: CallChannels,
-  ): Promise<ToolResult>;
-}
-
-/**
- * Registry entries built once and registered whole on many servers (the
- * frozen tools a server factory exports on a server per request): a
- * server's registry holds this map itself, as it is, until a later
- * registration on that server copies it.
- */
-export interface SharedEntries {
-  /** The entries by name, in registration order; never changed. */
-  readonly tools: ReadonlyMap<string, Exported>;
-  /** Their `tools/list` entries (frozen), made on first listing. */
-  listing?: readonly Tool[];
-}
+export { argumentText } from "./_tool_result.ts";
 
 /**
  * One server's registry, on its record. A class, not an object literal: a

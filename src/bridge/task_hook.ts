@@ -12,7 +12,7 @@ import type { ToolServer as Server } from "./peers.ts";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types";
 import type { ProgressFn, TaskSupport } from "../core/tool.ts";
 import type { AskFn } from "../core/input.ts";
-import type { CallExtra } from "./_registry.ts";
+import type { CallExtra } from "./_exported.ts";
 import { bridgeState, bridgeStateOf } from "./_state.ts";
 
 export type { CallExtra };
