@@ -47,6 +47,11 @@
  * - A file whose name starts with `_` is internal to its folder: no file in
  *   another folder (nor an entry point) imports it.
  * - Nothing under `src/` imports `tests/`, `examples/` or `bench/`.
+ * - What the bridge keeps per server lives in one record: only
+ *   `src/core/server_state.ts` makes an `objectSlot` keyed by a server (the
+ *   one other slot, `src/runtime/http/_list_text.ts`'s, is keyed by tool
+ *   documents), and every module-level `WeakMap` of `src/bridge` and
+ *   `src/core` is listed below with what it is keyed by (none by a server).
  * - `src/seam/sdk_internals.ts`, the one module naming private fields of
  *   the SDK or zod, imports nothing; `src/bridge` and every layer of
  *   `src/runtime` may import that one file (ADR 0086), and no other file
@@ -1103,5 +1108,81 @@ Deno.test("the private-field check sees reads, casts, bracket access and pipeThr
   ];
   for (const [source, count] of cases) {
     assert.equal(privateSites("f.ts", source, names).length, count, source);
+  }
+});
+
+/** The one file whose object slot is keyed by a server: the server's record. */
+const SERVER_RECORD = "src/core/server_state.ts";
+
+/** The other object slots under src/, each keyed by something that is not a server. */
+const OTHER_SLOTS = new Map([
+  ["src/runtime/http/_list_text.ts", "tool documents"],
+]);
+
+/**
+ * The module-level `WeakMap`s of src/bridge and src/core, by file and name,
+ * with what each is keyed by: none by a server (a server's state is its
+ * record's field).
+ */
+const KEYED_BY = new Map([
+  ["src/bridge/_answer.ts caches", "a validator provider"],
+  ["src/bridge/app_meta.ts APP_TOOLS", "an imported tool definition"],
+  ["src/bridge/_elicit.ts routers", "an importing client"],
+  ["src/bridge/resource_def.ts hubs", "a resource definition"],
+  ["src/bridge/export.ts entries", "a frozen tool definition"],
+  ["src/bridge/export.ts sets", "a frozen tool definition"],
+  ["src/bridge/_ask.ts ownKeys", "an endpoint or a tool definition"],
+  ["src/bridge/_tool_call.ts setAside", "a tools/call params object"],
+]);
+
+/** Where `source` makes an object slot, or a module-level `WeakMap` (as `file name`). */
+function perObjectSites(
+  file: string,
+  source: string,
+): { slots: number; weakMaps: string[] } {
+  const code = codeOf(source);
+  const slots = [...code.matchAll(/\bobjectSlot\s*[<(]/g)].length;
+  const weakMaps = [
+    ...code.matchAll(
+      /^(?:export\s+)?(?:const|let)\s+([\w$]+)\s*(?::[^=\n]*)?=\s*new\s+WeakMap\b/gm,
+    ),
+  ].map((m) => `${file} ${m[1]}`);
+  return { slots, weakMaps };
+}
+
+Deno.test("a server's bridge state is one record: one slot keyed by a server, no WeakMap keyed by one in the bridge or the core", async () => {
+  const sources = await sourceMap();
+  const slotFiles: string[] = [];
+  const weakMaps: string[] = [];
+  for (const [file, source] of sources) {
+    if (file === "src/core/object_slot.ts") continue;
+    const sites = perObjectSites(file, source);
+    if (sites.slots > 0) slotFiles.push(`${file} ×${sites.slots}`);
+    if (/^src\/(bridge|core)\//.test(file)) weakMaps.push(...sites.weakMaps);
+  }
+  assert.deepEqual(
+    slotFiles.sort(),
+    [`${SERVER_RECORD} ×1`, ...[...OTHER_SLOTS.keys()].map((f) => `${f} ×1`)]
+      .sort(),
+  );
+  assert.deepEqual(weakMaps.sort(), [...KEYED_BY.keys()].sort());
+});
+
+Deno.test("the per-object check sees a slot and a module-level WeakMap, not a private one", () => {
+  const cases: [string, number, number][] = [
+    ['const s = objectSlot<number>("n");', 1, 0],
+    ['const s = objectSlot("n");', 1, 0],
+    ['import { objectSlot } from "./object_slot.ts";', 0, 0],
+    ["// objectSlot<number>() in a comment", 0, 0],
+    ["const levels = new WeakMap<object, number>();", 0, 1],
+    ["export const hubs: WeakMap<object, number> = new WeakMap();", 0, 1],
+    ["class A {\n  readonly #memos = new WeakMap<object, number>();\n}", 0, 0],
+    ["function f() {\n  const local = new WeakMap();\n}", 0, 0],
+    ["let own: P | undefined;\nconst caches = new WeakMap<P, M>();", 0, 1],
+  ];
+  for (const [source, slots, weakMaps] of cases) {
+    const sites = perObjectSites("f.ts", source);
+    assert.equal(sites.slots, slots, source);
+    assert.equal(sites.weakMaps.length, weakMaps, source);
   }
 });

@@ -16,7 +16,7 @@
  *
  * Every answer is checked (`_answer.ts`) before the tool sees it, in both
  * eras. The key: the server's (`setRequestStateKey`), else a random one of
- * the HTTP handler that made the server (`server_scope.ts`: every server
+ * the HTTP handler that made the server (`server_state.ts`: every server
  * its factory makes, tools built inside the factory or not), else of the
  * exported tool definition — made when it first signs, so two endpoints
  * in one process never accept each other's states.
@@ -33,7 +33,7 @@ import {
   type InputResponse,
 } from "../core/input.ts";
 import { principalOf } from "../core/auth.ts";
-import { scopeOfServer } from "../core/server_scope.ts";
+import { bridgeState, bridgeStateOf } from "./_state.ts";
 import { quote } from "../core/errors.ts";
 import {
   digest,
@@ -124,13 +124,12 @@ export interface CallAsking {
   ) => Promise<Record<string, unknown>>;
 }
 
-/** What `setRequestStateKey` set on a server. */
-interface StateConfig {
+/** What `setRequestStateKey` set on a server (its record's `requestState`). */
+export interface StateConfig {
   readonly key: Promise<CryptoKey>;
   readonly store?: ClaimStore;
 }
 
-const configs = new WeakMap<object, StateConfig>();
 // The random key of each endpoint (or, outside one, of each exported tool
 // definition), for servers without a key of their own.
 const ownKeys = new WeakMap<object, Promise<CryptoKey>>();
@@ -159,7 +158,9 @@ export function setStateKey(
   key.catch(() => {
     // Nothing lost: an import failure reaches the first call that signs or verifies.
   });
-  configs.set(server, claims === undefined ? { key } : { key, store: claims });
+  bridgeState(server).requestState = claims === undefined
+    ? { key }
+    : { key, store: claims };
 }
 
 /**
@@ -168,9 +169,10 @@ export function setStateKey(
  * by every server its factory makes; else `owner`'s random one.
  */
 function keyOf(server: object, owner: object): Promise<CryptoKey> {
-  const set = configs.get(server)?.key;
+  const state = bridgeStateOf(server);
+  const set = state?.requestState?.key;
   if (set !== undefined) return set;
-  const holder = scopeOfServer(server) ?? owner;
+  const holder = state?.endpoint ?? owner;
   let own = ownKeys.get(holder);
   if (own === undefined) ownKeys.set(holder, own = randomStateKey());
   return own;
@@ -178,7 +180,8 @@ function keyOf(server: object, owner: object): Promise<CryptoKey> {
 
 /** Where `server`'s accepted states are claimed. */
 function claimsOf(server: object): ClaimStore {
-  return configs.get(server)?.store ?? (processClaims ??= new MemoryClaims());
+  return bridgeStateOf(server)?.requestState?.store ??
+    (processClaims ??= new MemoryClaims());
 }
 
 /** Whether `params` (a request's) name a modern protocol version in `_meta`. */

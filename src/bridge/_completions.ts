@@ -9,7 +9,7 @@
 
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { CompleteRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { objectSlot } from "../core/object_slot.ts";
+import { bridgeState, bridgeStateOf } from "./_state.ts";
 import { errorText } from "../core/errors.ts";
 import type { Completer } from "./resource_def.ts";
 import { INTERNAL_ERROR, INVALID_PARAMS, ProtocolError } from "./_pages.ts";
@@ -27,12 +27,11 @@ export type CompletionLookup = (
   key: string,
 ) => { readonly complete?: Readonly<Record<string, Completer>> } | undefined;
 
-interface Sources {
+/** Where one server's `completion/complete` looks values up (its record's `completions`). */
+export interface CompletionSources {
   prompt?: CompletionLookup;
   resource?: CompletionLookup;
 }
-
-const sources = objectSlot<Sources>("weft.completionSources");
 
 const SURFACE = {
   capability: "completions",
@@ -45,7 +44,7 @@ const SURFACE = {
  * (none once its handler is the bridge's).
  */
 export function checkCompletions(server: SurfaceServer, caller: string): void {
-  if (sources.get(server) === undefined) {
+  if (bridgeStateOf(server)?.completions === undefined) {
     checkSurface(server, { ...SURFACE, caller });
   }
 }
@@ -61,9 +60,10 @@ export function enableCompletions(
   lookup: CompletionLookup,
   caller: string,
 ): void {
-  let known = sources.get(server);
+  const state = bridgeState(server);
+  let known = state.completions;
   if (known === undefined) {
-    const fresh: Sources = {};
+    const fresh: CompletionSources = {};
     installSurface(server, {
       ...SURFACE,
       caller,
@@ -74,13 +74,13 @@ export function enableCompletions(
             complete(fresh, request.params)) as never,
         ),
     });
-    sources.set(server, known = fresh);
+    state.completions = known = fresh;
   }
   known[kind] = lookup;
 }
 
 async function complete(
-  known: Sources,
+  known: CompletionSources,
   params: Record<string, unknown>,
 ): Promise<Record<string, unknown>> {
   const ref = params.ref as { type?: string; name?: string; uri?: string };

@@ -32,12 +32,10 @@ import {
 import type { ToolServer as Server } from "./peers.ts";
 import { loggingLevels, serverCapabilities } from "../seam/sdk_internals.ts";
 import { isModernCall } from "./_ask.ts";
-import type { CallExtra } from "./_registry.ts";
+import { bridgeState, bridgeStateOf } from "./_state.ts";
+import type { CallExtra } from "./_exported.ts";
 
 const LOG_LEVEL = "io.modelcontextprotocol/logLevel";
-
-/** The levels set with `logging/setLevel` on servers that are not the SDK's. */
-const levels = new WeakMap<object, Map<string | undefined, LogLevel>>();
 
 /**
  * The levels set with `logging/setLevel` on `server`, by session
@@ -48,9 +46,9 @@ const levels = new WeakMap<object, Map<string | undefined, LogLevel>>();
 function levelsOf(server: object): Map<string | undefined, LogLevel> {
   const own = loggingLevels(server);
   if (own !== undefined) return own as Map<string | undefined, LogLevel>;
-  let made = levels.get(server);
-  if (made === undefined) levels.set(server, made = new Map());
-  return made;
+  // A server that is not the SDK's keeps them on its record.
+  const state = bridgeState(server);
+  return state.logLevels ??= new Map();
 }
 
 /** The level `logging/setLevel` set for `sessionId` on `server`, if any. */
@@ -58,7 +56,9 @@ export function levelOf(
   server: object,
   sessionId: string | undefined,
 ): LogLevel | undefined {
-  return levelsOf(server).get(sessionId);
+  const own = loggingLevels(server);
+  if (own !== undefined) return own.get(sessionId) as LogLevel | undefined;
+  return bridgeStateOf(server)?.logLevels?.get(sessionId);
 }
 
 /** Whether `server` declares the logging capability. */

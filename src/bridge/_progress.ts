@@ -12,7 +12,7 @@ import type { ServerNotification } from "@modelcontextprotocol/sdk/types";
 import { quote } from "../core/errors.ts";
 import type { EventHandler, RunEvent } from "../core/events.ts";
 import type { ProgressFn, ToolProgress } from "../core/tool.ts";
-import type { CallExtra } from "./_registry.ts";
+import type { CallExtra } from "./_exported.ts";
 
 /** The progress channel of one `tools/call` that asked for progress. */
 export interface ProgressSink {

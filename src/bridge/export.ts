@@ -23,9 +23,9 @@ import {
   type CallChannels,
   type CallExtra,
   type Exported,
-  register,
   type SharedEntries,
-} from "./_registry.ts";
+} from "./_exported.ts";
+import { register } from "./_registry.ts";
 import {
   type AskFn,
   inputRequiredOf,

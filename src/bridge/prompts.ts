@@ -14,7 +14,7 @@ import {
 import type { ToolServer as Server } from "./peers.ts";
 import type { AuthInfo } from "../core/auth.ts";
 import { quote } from "../core/errors.ts";
-import { objectSlot } from "../core/object_slot.ts";
+import { bridgeState } from "./_state.ts";
 import type { PromptDef } from "./prompt_def.ts";
 import { INVALID_PARAMS, pageOf, pageSizeOf, ProtocolError } from "./_pages.ts";
 import {
@@ -38,8 +38,8 @@ export interface ExportPromptsOptions {
   readonly pageSize?: number;
 }
 
-/** One server's prompts. */
-class PromptRegistry {
+/** One server's prompts (its record's `prompts`). */
+export class PromptRegistry {
   readonly prompts = new Map<string, PromptDef>();
   pageSize: number;
 
@@ -47,8 +47,6 @@ class PromptRegistry {
     this.pageSize = pageSize;
   }
 }
-
-const registries = objectSlot<PromptRegistry>("weft.promptRegistry");
 
 /**
  * Registers prompts on an MCP server: `prompts/list` lists them (paginated,
@@ -108,7 +106,8 @@ export function exportPrompts(
     seen.add(def.name);
   });
   const s = server as unknown as SurfaceServer;
-  let registry = registries.get(s);
+  const state = bridgeState(s);
+  let registry = state.prompts;
   if (registry === undefined) {
     const fresh = new PromptRegistry(pageSizeOf(undefined, caller));
     const surface = {
@@ -123,7 +122,7 @@ export function exportPrompts(
     checkCompletions(s, caller);
     installSurface(s, surface);
     enableCompletions(s, "prompt", (name) => fresh.prompts.get(name), caller);
-    registries.set(s, registry = fresh);
+    state.prompts = registry = fresh;
   }
   if (pageSize !== undefined) registry.pageSize = pageSize;
   for (const def of defs) registry.prompts.set(def.name, def);

@@ -18,7 +18,7 @@ import {
   UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolServer as Server } from "./peers.ts";
-import { objectSlot } from "../core/object_slot.ts";
+import { type BridgeState, bridgeState } from "./_state.ts";
 import { errorText } from "../core/errors.ts";
 import type { AuthInfo } from "../core/auth.ts";
 import {
@@ -59,8 +59,8 @@ export interface ExportResourcesOptions {
   readonly pageSize?: number;
 }
 
-/** One server's resources. */
-class ResourceRegistry {
+/** One server's resources (its record's `resources`). */
+export class ResourceRegistry {
   readonly resources = new Map<string, ResourceDef>();
   readonly templates = new Map<string, ResourceTemplateDef>();
   /** What stops each subscribed URI's listening. */
@@ -96,8 +96,6 @@ class ResourceRegistry {
     this.subscribed.clear();
   }
 }
-
-const registries = objectSlot<ResourceRegistry>("weft.resourceRegistry");
 
 /**
  * Registers resources and resource templates on an MCP server, beside its
@@ -183,12 +181,13 @@ export function exportResources(
   const completing = defs.some((d) =>
     d.kind === "template" && d.complete !== undefined
   );
+  const state = bridgeState(s);
   // Both surfaces are checked before either is installed.
-  if (registries.get(s) === undefined) {
+  if (state.resources === undefined) {
     checkSurface(s, { caller, ...RESOURCES_SURFACE });
   }
   if (completing) checkCompletions(s, caller);
-  const registry = registryOf(s, caller);
+  const registry = state.resources ?? registryOf(s, state, caller);
   if (pageSize !== undefined) registry.pageSize = pageSize;
   for (const def of defs) {
     if (def.kind === "resource") registry.resources.set(def.uri, def);
@@ -219,16 +218,18 @@ const RESOURCES_SURFACE = {
   ],
 };
 
-function registryOf(server: SurfaceServer, caller: string): ResourceRegistry {
-  const known = registries.get(server);
-  if (known !== undefined) return known;
+function registryOf(
+  server: SurfaceServer,
+  state: BridgeState,
+  caller: string,
+): ResourceRegistry {
   const registry = new ResourceRegistry(pageSizeOf(undefined, caller));
   installSurface(server, {
     caller,
     ...RESOURCES_SURFACE,
     install: () => installHandlers(server, registry),
   });
-  registries.set(server, registry);
+  state.resources = registry;
   return registry;
 }
 

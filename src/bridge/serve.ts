@@ -22,13 +22,12 @@ import type {
 import { exported } from "./export.ts";
 import { runReporter } from "./_progress.ts";
 import {
-  argumentText,
   authOf,
   type CallChannels,
   type CallExtra,
   type Exported,
-  register,
-} from "./_registry.ts";
+} from "./_exported.ts";
+import { argumentText, register } from "./_registry.ts";
 
 /**
  * Options of {@link serveAgent}.

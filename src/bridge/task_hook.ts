@@ -12,8 +12,8 @@ import type { ToolServer as Server } from "./peers.ts";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types";
 import type { ProgressFn, TaskSupport } from "../core/tool.ts";
 import type { AskFn } from "../core/input.ts";
-import type { CallExtra } from "./_registry.ts";
-import { objectSlot } from "../core/object_slot.ts";
+import type { CallExtra } from "./_exported.ts";
+import { bridgeState, bridgeStateOf } from "./_state.ts";
 
 export type { CallExtra };
 /** A task's answers are checked as a direct call's are. */
@@ -113,34 +113,18 @@ export interface TaskRunner {
   start(call: TaskCall): Promise<Record<string, unknown>>;
 }
 
-const runners = new WeakMap<object, TaskRunner>();
-// Kept on the server itself: servers are often made per request.
-const toolLookups = objectSlot<(name: string) => TaskTool | undefined>(
-  "weft.taskToolLookup",
-);
-
-/** Installs `runner` on `server`: task calls of its tools go to it. */
+/**
+ * Installs `runner` on `server` (its record's `taskRunner`): task calls of
+ * its tools go to it.
+ */
 export function setTaskRunner(server: Server, runner: TaskRunner): void {
-  runners.set(server, runner);
+  bridgeState(server).taskRunner = runner;
 }
 
-/** The runner installed on `server`, if any. */
-export function taskRunnerOf(server: object): TaskRunner | undefined {
-  return runners.get(server);
-}
-
-/** Set by the registry: finds a task tool of `server` by name. */
-export function setTaskToolLookup(
-  server: object,
-  lookup: (name: string) => TaskTool | undefined,
-): void {
-  toolLookups.set(server, lookup);
-}
-
-/** The task tool `name` registered on `server`, if any. */
+/** The task tool `name` registered on `server` (its tool registry's), if any. */
 export function taskToolOf(
   server: object,
   name: string,
 ): TaskTool | undefined {
-  return toolLookups.get(server)?.(name);
+  return bridgeStateOf(server)?.tools?.taskTool(name);
 }

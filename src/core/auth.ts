@@ -8,7 +8,7 @@
  */
 
 import { quote, ToolError } from "./errors.ts";
-import { objectSlot } from "./object_slot.ts";
+import { serverStateOf } from "./server_state.ts";
 
 /**
  * A verified access token and what it says of its holder: the MCP SDK's
@@ -147,36 +147,15 @@ export function missingScopes(
   return tool.scopes.filter((s) => !granted.has(s));
 }
 
-/** What a server says its tools need: the scopes a call of `tool` requires (absent: none). */
-export type ScopeLookup = (tool: string) => readonly string[] | undefined;
-
-// Kept on the server itself: servers are often made per request.
-const lookups = objectSlot<ScopeLookup>("weft.scopeLookup");
-const lists = objectSlot<() => readonly string[]>("weft.scopeList");
-
-/**
- * Records how `server` answers which scopes its tools need (the bridge
- * calls it); `all` lists every scope any of its tools names (the resource
- * metadata's `scopes_supported`).
- */
-export function setScopeLookup(
-  server: object,
-  lookup: ScopeLookup,
-  all?: () => readonly string[],
-): void {
-  lookups.set(server, lookup);
-  if (all !== undefined) lists.set(server, all);
-}
-
 /** The scopes a call of `tool` on `server` needs; empty when none or unknown. */
 export function requiredScopes(
   server: object,
   tool: string,
 ): readonly string[] {
-  return lookups.get(server)?.(tool) ?? [];
+  return serverStateOf(server)?.tools?.scopesOf(tool) ?? [];
 }
 
 /** Every scope a tool registered on `server` names; empty when none or unknown. */
 export function namedScopes(server: object): readonly string[] {
-  return lists.get(server)?.() ?? [];
+  return serverStateOf(server)?.tools?.namedScopes() ?? [];
 }

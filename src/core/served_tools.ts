@@ -2,31 +2,33 @@
  * The hook between a server's tool registry (the bridge's `exportTools`)
  * and the HTTP handler's stateless fast path, which answers `tools/list`
  * and `tools/call` from the registry without the SDK's `Protocol` in
- * between. The registry sets one lookup for every server; the handler
- * asks it per request. Neither knows the other.
+ * between. The registry sits on the server's record (`server_state.ts`);
+ * the handler reads it there per request. Neither knows the other.
  *
  * @module
  */
 
+import { serverStateOf } from "./server_state.ts";
+
 /**
  * A server's own `tools/list` and `tools/call`, callable directly.
  *
- * @example A lookup a registry sets, and what the handler reads
+ * @example What the handler reads off a server's record
  * ```ts
- * import { servedToolsOf, serveToolsFrom } from "./served_tools.ts";
+ * import { servedToolsOf } from "./served_tools.ts";
+ * import { serverState } from "./server_state.ts";
  * import assert from "node:assert/strict";
  *
  * const server = {};
- * serveToolsFrom((s) =>
- *   s === server
- *     ? {
- *       list: () => ({ tools: [] }),
- *       call: () => Promise.resolve({ content: [] }),
- *     }
- *     : undefined
- * );
+ * serverState(server).tools = {
+ *   served: () => ({
+ *     list: () => ({ tools: [] }),
+ *     call: () => Promise.resolve({ content: [] }),
+ *   }),
+ *   scopesOf: () => undefined,
+ *   namedScopes: () => [],
+ * };
  * assert.deepEqual(servedToolsOf(server)?.list(), { tools: [] });
- * serveToolsFrom(() => undefined);
  * ```
  */
 export interface ServedTools {
@@ -43,38 +45,10 @@ export interface ServedTools {
   ): Promise<Record<string, unknown>>;
 }
 
-/** The registry's lookup (one for the process). */
-let registryLookup: ((server: object) => ServedTools | undefined) | undefined;
-
-/**
- * Sets the lookup asked for every server: the tool registry's, which
- * keeps its registries on the servers themselves, so a server made per
- * request takes no lookup of its own.
- *
- * @example
- * ```ts
- * import { servedToolsOf, serveToolsFrom } from "./served_tools.ts";
- * import assert from "node:assert/strict";
- *
- * const server = {};
- * serveToolsFrom((s) =>
- *   s === server
- *     ? { list: () => ({ tools: [] }), call: () => Promise.resolve({}) }
- *     : undefined
- * );
- * assert.deepEqual(servedToolsOf(server)?.list(), { tools: [] });
- * serveToolsFrom(() => undefined);
- * ```
- */
-export function serveToolsFrom(
-  lookup: (server: object) => ServedTools | undefined,
-): void {
-  registryLookup = lookup;
-}
-
 /**
  * The tools `server` serves directly, or `undefined` (no registry, or its
- * handlers were replaced).
+ * handlers were replaced): read from the server's record, where the
+ * bridge's registry keeps them.
  *
  * @example
  * ```ts
@@ -84,5 +58,5 @@ export function serveToolsFrom(
  * ```
  */
 export function servedToolsOf(server: object): ServedTools | undefined {
-  return registryLookup?.(server);
+  return serverStateOf(server)?.tools?.served();
 }

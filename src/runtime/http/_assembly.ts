@@ -24,7 +24,7 @@ import { FrontDoor, type Notice } from "./_front_door.ts";
 import { StatelessRoute } from "./_stateless.ts";
 import { capOption, ListenCap } from "./_listen_cap.ts";
 import type { AuthInfo } from "../../core/auth.ts";
-import { setServerScope } from "../../core/server_scope.ts";
+import { setServerScope } from "../../core/server_state.ts";
 import { AuthGate, authOf } from "./_auth.ts";
 import { resolveCacheHints } from "../era/era_server.ts";
 import { ListChanges } from "./_list_changes.ts";
