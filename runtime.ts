@@ -22,7 +22,7 @@ export { stdioTransport } from "./src/runtime/process/stdio_transport.ts";
 export type { StdioTransportOptions } from "./src/runtime/process/stdio_transport.ts";
 export { serveStdio } from "./src/runtime/process/serve_stdio.ts";
 export type { ServeStdioOptions } from "./src/runtime/process/serve_stdio.ts";
-export type { CacheHints } from "./src/runtime/era/era_server.ts";
+export type { CacheHints } from "./src/runtime/era/cache_hints.ts";
 export {
   connectStdio,
   DEFAULT_INHERITED_ENV,

@@ -21,10 +21,8 @@ import {
   type HttpHandlerOptions,
   InMemoryTransport,
 } from "../mod.ts";
-import {
-  EraTransport,
-  resolveCacheHints,
-} from "../src/runtime/era/era_server.ts";
+import { EraTransport } from "../src/runtime/era/era_server.ts";
+import { resolveCacheHints } from "../src/runtime/era/cache_hints.ts";
 import {
   encodeHeaderValue,
   META,

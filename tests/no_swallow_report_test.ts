@@ -11,10 +11,8 @@ import { connectServers, InMemoryTransport } from "../mod.ts";
 import { McpClient } from "../runtime.ts";
 import { memoryStore, type Store } from "../store.ts";
 import { httpHandler } from "../src/runtime/http/handler.ts";
-import {
-  EraTransport,
-  resolveCacheHints,
-} from "../src/runtime/era/era_server.ts";
+import { EraTransport } from "../src/runtime/era/era_server.ts";
+import { resolveCacheHints } from "../src/runtime/era/cache_hints.ts";
 import { META, MODERN_PROTOCOL_VERSION } from "../src/runtime/era/era.ts";
 import { buildToolServer } from "./fixtures/tool_server.ts";
 import { POST_HEADERS } from "./fixtures/http_test_server.ts";

@@ -12,10 +12,8 @@ import {
   META,
   MODERN_PROTOCOL_VERSION as MODERN,
 } from "../src/runtime/era/era.ts";
-import {
-  EraTransport,
-  resolveCacheHints,
-} from "../src/runtime/era/era_server.ts";
+import { EraTransport } from "../src/runtime/era/era_server.ts";
+import { resolveCacheHints } from "../src/runtime/era/cache_hints.ts";
 import { type EraHooks, eraServer } from "./fixtures/era_server.ts";
 
 type Message = Record<string, unknown> & {

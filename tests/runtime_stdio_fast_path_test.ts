@@ -20,10 +20,8 @@ import {
   tool,
 } from "../mod.ts";
 import { ToolsLane } from "../src/runtime/fast/fast_tools.ts";
-import {
-  EraTransport,
-  resolveCacheHints,
-} from "../src/runtime/era/era_server.ts";
+import { EraTransport } from "../src/runtime/era/era_server.ts";
+import { resolveCacheHints } from "../src/runtime/era/cache_hints.ts";
 import {
   META,
   MODERN_PROTOCOL_VERSION as MODERN,

@@ -23,10 +23,8 @@ import {
 import type { AuthInfo } from "../../auth.ts";
 import { z } from "zod";
 import { fastPath, ToolsLane } from "../../src/runtime/fast/fast_tools.ts";
-import {
-  EraTransport,
-  resolveCacheHints,
-} from "../../src/runtime/era/era_server.ts";
+import { EraTransport } from "../../src/runtime/era/era_server.ts";
+import { resolveCacheHints } from "../../src/runtime/era/cache_hints.ts";
 import { META, MODERN_PROTOCOL_VERSION } from "../../src/runtime/era/era.ts";
 
 /** The routes under test. */

@@ -16,16 +16,15 @@
  * transport sees today's behaviour exactly.
  *
  * Shared by the HTTP handler (one per modern request) and `serveStdio`
- * (one per connection, both eras on it).
+ * (one per connection, both eras on it). This file routes messages; the
+ * jobs it routes to are in their own files: the envelope and stamping
+ * (`envelope.ts`), cache hints (`cache_hints.ts`), listens (`listen.ts`),
+ * the internal requests (`_internal_requests.ts`) and the client
+ * capability check (`_client_capabilities.ts`).
  *
  * @module
  */
 
-// @ts-types="@modelcontextprotocol/sdk/types"
-import {
-  LATEST_PROTOCOL_VERSION,
-  SUPPORTED_PROTOCOL_VERSIONS,
-} from "@modelcontextprotocol/sdk/types.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type {
   JSONRPCMessage,
@@ -35,139 +34,30 @@ import type {
   Transport,
   TransportSendOptions,
 } from "@modelcontextprotocol/sdk/shared/transport";
+import { META, MODERN_PROTOCOL_VERSIONS } from "./era.ts";
+import { isObject } from "./era_probe.ts";
+import type { ResolvedCacheHints } from "./cache_hints.ts";
 import {
-  CACHEABLE_METHODS,
-  isModernVersion,
-  META,
-  MODERN_ERROR,
-  MODERN_PROTOCOL_VERSIONS,
-} from "./era.ts";
-
-/**
- * The cache hints a server puts on its cacheable modern results
- * (`tools/list`, `prompts/list`, `resources/list`,
- * `resources/templates/list`, `resources/read`, `server/discover`): how
- * long a client may reuse the result, and whether a shared cache may.
- *
- * @experimental Follows the MCP 2026-07-28 draft; may change with it.
- *
- * @example Lists cached for a minute by each caller
- * ```ts
- * import type { CacheHints } from "@weft/mcp/runtime";
- * import assert from "node:assert/strict";
- *
- * const hints: CacheHints = { ttlMs: 60_000, scope: "private" };
- * assert.equal(hints.scope, "private");
- * ```
- */
-export interface CacheHints {
-  /** How long the result may be reused, in ms (`ttlMs`). Default 0: not at all. */
-  readonly ttlMs?: number;
-  /**
-   * `"private"` (default): only the caller may reuse it. `"public"`: any
-   * cache may — say it only when the lists are the same for every caller.
-   */
-  readonly scope?: "public" | "private";
-}
-
-/** Cache hints with their defaults applied. */
-export interface ResolvedCacheHints {
-  /** `ttlMs` of cacheable results. */
-  readonly ttlMs: number;
-  /** `cacheScope` of cacheable results. */
-  readonly scope: "public" | "private";
-}
-
-/**
- * The hints stamped on cacheable results: `hints` with the safe defaults
- * (no reuse, private). The scope is the caller's word only: how the server
- * factory is written never narrows or widens it. Throws a `TypeError`
- * naming `where` on a `ttlMs` that is not a non-negative safe integer or an
- * unknown scope.
- */
-export function resolveCacheHints(
-  hints: CacheHints | undefined,
-  where: string,
-): ResolvedCacheHints {
-  const ttlMs = hints?.ttlMs ?? 0;
-  if (!Number.isSafeInteger(ttlMs) || ttlMs < 0) {
-    throw new TypeError(
-      `${where}: cacheHints.ttlMs must be a non-negative integer of milliseconds, got ${
-        String(ttlMs)
-      }`,
-    );
-  }
-  const scope = hints?.scope ?? "private";
-  if (scope !== "public" && scope !== "private") {
-    throw new TypeError(
-      `${where}: cacheHints.scope must be "public" or "private", got ${
-        JSON.stringify(scope)
-      }`,
-    );
-  }
-  return { ttlMs, scope };
-}
-
-/** Every version served, modern first: what `server/discover` and `-32022` list. */
-export const SERVED_VERSIONS: readonly string[] = [
-  ...MODERN_PROTOCOL_VERSIONS,
-  ...SUPPORTED_PROTOCOL_VERSIONS,
-];
+  discoverResult,
+  type InitMemo,
+  metaOf,
+  modernVersionOf,
+  type ServerFacts,
+  stampResult,
+  unsupportedVersionError,
+} from "./envelope.ts";
+import {
+  honoredListChanges,
+  isListChanged,
+  listenResult,
+  Listens,
+  RESOURCE_UPDATED,
+} from "./listen.ts";
+import { InternalRequests } from "./_internal_requests.ts";
+import { missingCapabilityError } from "./_client_capabilities.ts";
 
 type RequestId = string | number;
 type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** A message's `params._meta`, when it is an object. */
-export function metaOf(message: unknown): Json | undefined {
-  if (!isObject(message)) return undefined;
-  const params = message.params;
-  if (!isObject(params)) return undefined;
-  return isObject(params._meta) ? params._meta : undefined;
-}
-
-/**
- * The modern protocol version a message's envelope names, when it is a
- * JSON-RPC request (or notification) whose `params._meta` names one; else
- * `undefined` (a legacy message).
- */
-export function modernVersionOf(message: unknown): string | undefined {
-  const version = metaOf(message)?.[META.protocolVersion];
-  return isModernVersion(version) ? version : undefined;
-}
-
-/** The `-32022` error of a modern version this server does not serve. */
-export function unsupportedVersionError(
-  requested: string,
-): { code: number; message: string; data: Json } {
-  return {
-    code: MODERN_ERROR.unsupportedVersion,
-    message: `Unsupported protocol version: ${requested} (supported: ${
-      SERVED_VERSIONS.join(", ")
-    })`,
-    data: { supported: [...SERVED_VERSIONS], requested },
-  };
-}
-
-/** What the server's `initialize` answered: its capabilities, info, instructions. */
-export interface ServerFacts {
-  readonly capabilities: Json;
-  readonly serverInfo: Json;
-  readonly instructions?: string;
-}
-
-/** The facts of an `initialize` result: its capabilities, info and instructions, each when well-formed. */
-export function factsOf(result: Json): ServerFacts {
-  return {
-    capabilities: isObject(result.capabilities) ? result.capabilities : {},
-    serverInfo: isObject(result.serverInfo) ? result.serverInfo : {},
-    ...(typeof result.instructions === "string" &&
-      { instructions: result.instructions }),
-  };
-}
 
 /** A modern request the server is handling. */
 interface Pending {
@@ -176,110 +66,6 @@ interface Pending {
   /** Answered already (with `-32021`): the server's own answer is dropped. */
   answered: boolean;
 }
-
-/** An open `subscriptions/listen`. */
-interface Subscription {
-  /** The id the client gave the request: the notifications' `subscriptionId`. */
-  readonly clientId: RequestId;
-  readonly honored: Json;
-  /** The resource URIs it delivers `notifications/resources/updated` of. */
-  readonly uris?: ReadonlySet<string>;
-}
-
-/** The list-change notifications a subscription delivers, by filter key. */
-const LIST_CHANGED: Readonly<Record<string, string>> = {
-  "notifications/tools/list_changed": "toolsListChanged",
-  "notifications/prompts/list_changed": "promptsListChanged",
-  "notifications/resources/list_changed": "resourcesListChanged",
-};
-
-/** The notification of a changed resource, delivered to the listens subscribed to its URI. */
-const RESOURCE_UPDATED = "notifications/resources/updated";
-
-/** Whether `method` is a list-change notification (what a modern request's stream never carries). */
-export function isListChanged(method: string): boolean {
-  return LIST_CHANGED[method] !== undefined;
-}
-
-/** The filter keys and the server capability each needs (`<cap>.listChanged`). */
-const FILTER_CAPABILITY: Readonly<Record<string, string>> = {
-  toolsListChanged: "tools",
-  promptsListChanged: "prompts",
-  resourcesListChanged: "resources",
-};
-
-/** The client capability a server-to-client request needs. */
-function requiredCapability(method: string, params: unknown): Json | undefined {
-  switch (method) {
-    case "roots/list":
-      return { roots: {} };
-    case "sampling/createMessage":
-      return isObject(params) &&
-          (params.tools !== undefined || params.toolChoice !== undefined)
-        ? { sampling: { tools: {} } }
-        : { sampling: {} };
-    case "elicitation/create":
-      return isObject(params) && params.mode === "url"
-        ? { elicitation: { url: {} } }
-        : { elicitation: {} };
-    default:
-      return undefined;
-  }
-}
-
-/** Whether `declared` covers `required` (top-level keys and named members). */
-function declares(declared: Json, required: Json): boolean {
-  for (const [key, members] of Object.entries(required)) {
-    const value = declared[key];
-    if (!isObject(value)) return false;
-    for (const member of Object.keys(members as Json)) {
-      if (value[member] === undefined) return false;
-    }
-  }
-  return true;
-}
-
-/**
- * A modern result as it leaves: `resultType` (default `"complete"`), the
- * server's info in `_meta`, and on a cacheable method's result the cache
- * hints (unless the result set its own).
- */
-export function stampResult(
-  method: string,
-  result: unknown,
-  facts: ServerFacts,
-  hints: ResolvedCacheHints,
-): Json {
-  const out: Json = isObject(result) ? { ...result } : {};
-  if (out.resultType === undefined) out.resultType = "complete";
-  const meta = isObject(out._meta) ? out._meta : {};
-  out._meta = { ...meta, [META.serverInfo]: facts.serverInfo };
-  if (CACHEABLE_METHODS.has(method)) {
-    if (out.ttlMs === undefined) out.ttlMs = hints.ttlMs;
-    if (out.cacheScope === undefined) out.cacheScope = hints.scope;
-  }
-  return out;
-}
-
-/**
- * The client capabilities and info a modern request's envelope (`_meta`)
- * declares, as the internal `initialize` carries them: `{}` and
- * `{ name: "unknown", version: "0" }` when absent or malformed.
- */
-export function envelopeClient(
-  meta: Json,
-): { capabilities: Json; clientInfo: Json } {
-  const declared = meta[META.clientCapabilities];
-  const capabilities = isObject(declared) ? declared : {};
-  const info = meta[META.clientInfo];
-  const clientInfo = isObject(info) && typeof info.name === "string" &&
-      typeof info.version === "string"
-    ? info
-    : { name: "unknown", version: "0" };
-  return { capabilities, clientInfo };
-}
-
-let internalIds = 0;
 
 /** Options of {@link EraTransport}. */
 export interface EraTransportOptions {
@@ -309,14 +95,6 @@ export interface EraTransportOptions {
   readonly memo?: InitMemo;
 }
 
-/** The internal `initialize` a server last saw, and what it answered. */
-export interface InitMemo {
-  /** The client capabilities and info it carried, as JSON. */
-  key?: string;
-  /** The server's answer (settled). */
-  facts?: Promise<ServerFacts>;
-}
-
 /**
  * A transport in front of `inner` serving both eras to the server connected
  * to it: modern requests are answered without a client `initialize`,
@@ -332,14 +110,11 @@ export class EraTransport implements Transport {
 
   readonly #inner: Transport;
   readonly #options: EraTransportOptions;
-  /** The internal `initialize` last handed to the server, by its params. */
-  readonly #init: InitMemo;
-  readonly #initAnswers = new Map<
-    RequestId,
-    (message: JSONRPCMessage) => void
-  >();
+  /** The internal `initialize` and `resources/subscribe` handed to the server. */
+  readonly #internal: InternalRequests;
   readonly #pending = new Map<RequestId, Pending>();
-  readonly #subscriptions = new Map<RequestId, Subscription>();
+  /** The open `subscriptions/listen`, made at the first one. */
+  #listens?: Listens;
   /** A client sent its own `initialize`: list changes go to it as they are. */
   #legacyClient = false;
 
@@ -347,10 +122,10 @@ export class EraTransport implements Transport {
   constructor(inner: Transport, options: EraTransportOptions) {
     this.#inner = inner;
     this.#options = options;
-    this.#init = options.memo ?? {};
+    this.#internal = new InternalRequests(this, options.memo ?? {});
     inner.onmessage = (message, extra) => this.#receive(message, extra);
     inner.onclose = () => {
-      this.#subscriptions.clear();
+      this.#listens?.clear();
       this.onclose?.();
     };
     inner.onerror = (error) => this.onerror?.(error);
@@ -363,7 +138,7 @@ export class EraTransport implements Transport {
 
   /** Whether a `subscriptions/listen` is open on this transport. */
   get listening(): boolean {
-    return this.#subscriptions.size > 0;
+    return this.#listens !== undefined && this.#listens.size > 0;
   }
 
   /** Starts the inner transport. */
@@ -381,16 +156,7 @@ export class EraTransport implements Transport {
    * …) to this transport's open subscriptions that asked for it.
    */
   async notify(method: string): Promise<void> {
-    const key = LIST_CHANGED[method];
-    if (key === undefined) return;
-    for (const [id, sub] of this.#subscriptions) {
-      if (sub.honored[key] !== true) continue;
-      await this.#inner.send({
-        jsonrpc: "2.0",
-        method,
-        params: { _meta: { [META.subscriptionId]: sub.clientId } },
-      }, { relatedRequestId: id });
-    }
+    if (this.#listens !== undefined) await this.#listens.notify(method);
   }
 
   /**
@@ -403,28 +169,8 @@ export class EraTransport implements Transport {
   async endListens(
     error?: { readonly code: number; readonly message: string },
   ): Promise<void> {
-    const facts = await this.#facts();
-    const ending = [...this.#subscriptions];
-    this.#subscriptions.clear();
-    await Promise.all(ending.map(([id, sub]) =>
-      this.#inner.send(
-        error !== undefined
-          ? { jsonrpc: "2.0", id, error: { ...error } } as JSONRPCMessage
-          : {
-            jsonrpc: "2.0",
-            id,
-            result: {
-              resultType: "complete",
-              _meta: {
-                [META.subscriptionId]: sub.clientId,
-                ...(facts !== undefined &&
-                  { [META.serverInfo]: facts.serverInfo }),
-              },
-            },
-          } as JSONRPCMessage,
-        { relatedRequestId: id },
-      ).catch((error) => this.onerror?.(error))
-    ));
+    const facts = await this.#internal.facts();
+    if (this.#listens !== undefined) await this.#listens.end(facts, error);
   }
 
   /** A server message, on its way to the client. */
@@ -434,29 +180,24 @@ export class EraTransport implements Transport {
   ): Promise<void> {
     if ("method" in message) {
       if ("id" in message) return this.#sendRequest(message, options);
-      if (LIST_CHANGED[message.method] !== undefined) {
+      if (isListChanged(message.method)) {
         await this.notify(message.method);
         if (!this.#legacyClient) return;
       } else if (message.method === RESOURCE_UPDATED) {
-        await this.#notifyUpdated(message.params?.uri);
+        await this.#listens?.notifyUpdated(message.params?.uri);
         if (!this.#legacyClient) return;
       }
       return this.#inner.send(message, options);
     }
     const id = (message as { id?: RequestId }).id;
     if (id === undefined) return this.#inner.send(message, options);
-    const init = this.#initAnswers.get(id);
-    if (init !== undefined) {
-      this.#initAnswers.delete(id);
-      init(message);
-      return;
-    }
+    if (this.#internal.take(id, message)) return;
     const pending = this.#pending.get(id);
     if (pending === undefined) return this.#inner.send(message, options);
     this.#pending.delete(id);
     if (pending.answered) return;
     if ("result" in message) {
-      const facts = await this.#facts();
+      const facts = await this.#internal.facts();
       if (facts === undefined) return this.#inner.send(message, options);
       const result = this.#stamp(pending.method, message.result, facts);
       return this.#inner.send(
@@ -499,22 +240,12 @@ export class EraTransport implements Transport {
     const pending = related === undefined
       ? undefined
       : this.#pending.get(related);
-    const required = pending === undefined
+    const error = pending === undefined
       ? undefined
-      : requiredCapability(message.method, message.params);
-    if (
-      pending === undefined || related === undefined ||
-      required === undefined || declares(pending.capabilities, required)
-    ) {
+      : missingCapabilityError(pending, message);
+    if (pending === undefined || related === undefined || error === undefined) {
       return this.#inner.send(message, options);
     }
-    const error = {
-      code: MODERN_ERROR.missingCapability,
-      message: `Missing required client capability: serving ${
-        JSON.stringify(pending.method)
-      } needs ${message.method}, which the request's clientCapabilities do not declare`,
-      data: { requiredCapabilities: required },
-    };
     // The server's own request fails at once; the caller gets -32021.
     queueMicrotask(() =>
       this.onmessage?.({ jsonrpc: "2.0", id: message.id, error })
@@ -537,7 +268,7 @@ export class EraTransport implements Transport {
           this.#legacyClient = true;
         } else if (message.method === "notifications/cancelled") {
           const id = (message.params as Json | undefined)?.requestId;
-          if (this.#subscriptions.delete(id as RequestId)) return;
+          if (this.#listens?.cancel(id as RequestId) === true) return;
         }
       }
       this.onmessage?.(message, extra);
@@ -567,8 +298,8 @@ export class EraTransport implements Transport {
       capabilities: isObject(declared) ? declared : {},
       answered: false,
     });
-    void this.#initialize(meta).catch(() => {
-      // Nothing lost: #initialize reports its own failures; the request still goes on.
+    void this.#internal.initialize(meta).catch(() => {
+      // Nothing lost: the internal initialize reports its own failures; the request still goes on.
     });
     this.onmessage?.(message, extra);
   }
@@ -580,52 +311,6 @@ export class EraTransport implements Transport {
     ).catch((error) => this.onerror?.(error));
   }
 
-  /** The facts of the last internal `initialize`, or none when it failed. */
-  async #facts(): Promise<ServerFacts | undefined> {
-    try {
-      return await this.#init.facts;
-    } catch {
-      return undefined;
-    }
-  }
-
-  // Hands the server an `initialize` carrying the envelope's client
-  // capabilities and info, unless the last one carried the same.
-  #initialize(meta: Json): Promise<ServerFacts> {
-    const { capabilities, clientInfo } = envelopeClient(meta);
-    const key = JSON.stringify([capabilities, clientInfo]);
-    const memo = this.#init;
-    if (memo.key === key && memo.facts !== undefined) return memo.facts;
-    const id = `weft-era-initialize-${++internalIds}`;
-    const facts = new Promise<ServerFacts>((resolve, reject) => {
-      this.#initAnswers.set(id, (answer) => {
-        if (!("result" in answer) || !isObject(answer.result)) {
-          reject(new Error("the server refused the internal initialize"));
-          return;
-        }
-        resolve(factsOf(answer.result as Json));
-      });
-    });
-    memo.key = key;
-    memo.facts = facts;
-    // A failed initialize is not kept: the next request tries again.
-    facts.catch(() => {
-      if (memo.facts === facts) memo.key = memo.facts = undefined;
-    });
-    this.onmessage?.({
-      jsonrpc: "2.0",
-      id,
-      method: "initialize",
-      params: {
-        protocolVersion: LATEST_PROTOCOL_VERSION,
-        capabilities,
-        clientInfo,
-      },
-    } as JSONRPCMessage);
-    this.onmessage?.({ jsonrpc: "2.0", method: "notifications/initialized" });
-    return facts;
-  }
-
   #stamp(method: string, result: unknown, facts: ServerFacts): Json {
     return stampResult(method, result, facts, this.#options.cacheHints);
   }
@@ -634,7 +319,7 @@ export class EraTransport implements Transport {
   // answered with an internal error (its internal initialize failed).
   async #factsFor(id: RequestId, meta: Json): Promise<ServerFacts | undefined> {
     try {
-      return await this.#initialize(meta);
+      return await this.#internal.initialize(meta);
     } catch {
       this.#reply(id, { error: { code: -32603, message: "Internal error" } });
       return undefined;
@@ -644,59 +329,9 @@ export class EraTransport implements Transport {
   async #discover(id: RequestId, meta: Json): Promise<void> {
     const facts = await this.#factsFor(id, meta);
     if (facts === undefined) return;
-    const result = this.#stamp("server/discover", {
-      supportedVersions: [...SERVED_VERSIONS],
-      capabilities: facts.capabilities,
-      ...(facts.instructions !== undefined &&
-        { instructions: facts.instructions }),
-    }, facts);
-    this.#reply(id, { result });
-  }
-
-  /**
-   * The URIs of a listen's `resourceSubscriptions` the server subscribed
-   * to (an internal `resources/subscribe` each, answered by the server as
-   * a legacy client's would be): none when the server does not declare
-   * `resources.subscribe`, and not one it refused (an unknown URI).
-   */
-  async #subscribeResources(
-    wanted: unknown,
-    facts: ServerFacts,
-  ): Promise<Set<string>> {
-    const uris = new Set<string>();
-    const cap = facts.capabilities.resources;
-    if (!Array.isArray(wanted) || !isObject(cap) || cap.subscribe !== true) {
-      return uris;
-    }
-    const asked = [...new Set(wanted)].filter((u) => typeof u === "string");
-    await Promise.all(asked.map(async (uri) => {
-      const answer = await this.#internal("resources/subscribe", { uri });
-      if ("result" in answer) uris.add(uri);
-    }));
-    return uris;
-  }
-
-  /** Hands the server a request of its own; resolves to its answer (never sent). */
-  #internal(method: string, params: Json): Promise<JSONRPCMessage> {
-    const id = `weft-era-internal-${++internalIds}`;
-    const answer = new Promise<JSONRPCMessage>((resolve) =>
-      this.#initAnswers.set(id, resolve)
-    );
-    this.onmessage?.({ jsonrpc: "2.0", id, method, params } as JSONRPCMessage);
-    return answer;
-  }
-
-  /** Delivers `notifications/resources/updated` to the listens subscribed to `uri`. */
-  async #notifyUpdated(uri: unknown): Promise<void> {
-    if (typeof uri !== "string") return;
-    for (const [id, sub] of this.#subscriptions) {
-      if (sub.uris?.has(uri) !== true) continue;
-      await this.#inner.send({
-        jsonrpc: "2.0",
-        method: RESOURCE_UPDATED,
-        params: { uri, _meta: { [META.subscriptionId]: sub.clientId } },
-      }, { relatedRequestId: id });
-    }
+    this.#reply(id, {
+      result: discoverResult(facts, this.#options.cacheHints),
+    });
   }
 
   async #listen(
@@ -717,14 +352,8 @@ export class EraTransport implements Transport {
     }
     const facts = await this.#factsFor(id, meta);
     if (facts === undefined) return;
-    const honored: Json = {};
-    for (const [key, capability] of Object.entries(FILTER_CAPABILITY)) {
-      const cap = facts.capabilities[capability];
-      if (filter[key] === true && isObject(cap) && cap.listChanged === true) {
-        honored[key] = true;
-      }
-    }
-    const uris = await this.#subscribeResources(
+    const honored = honoredListChanges(filter, facts);
+    const uris = await this.#internal.subscribeResources(
       filter.resourceSubscriptions,
       facts,
     );
@@ -733,7 +362,10 @@ export class EraTransport implements Transport {
     const delivers = Object.keys(honored).length > 0;
     // Subscribed before the ack leaves: a change the client causes once it
     // has the ack is delivered.
-    if (delivers) this.#subscriptions.set(id, { clientId, honored, uris });
+    if (delivers) {
+      this.#listens ??= new Listens(this.#inner, this);
+      this.#listens.open(id, { clientId, honored, uris });
+    }
     await this.#inner.send({
       jsonrpc: "2.0",
       method: "notifications/subscriptions/acknowledged",
@@ -744,15 +376,7 @@ export class EraTransport implements Transport {
     } as JSONRPCMessage, { relatedRequestId: id });
     if (!delivers) {
       // Nothing to deliver: the subscription ends at once, gracefully.
-      this.#reply(id, {
-        result: {
-          resultType: "complete",
-          _meta: {
-            [META.subscriptionId]: clientId,
-            [META.serverInfo]: facts.serverInfo,
-          },
-        },
-      });
+      this.#reply(id, { result: listenResult(clientId, facts) });
       return;
     }
     this.#options.onListen?.();

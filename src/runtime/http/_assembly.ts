@@ -26,7 +26,7 @@ import { capOption, ListenCap } from "./_listen_cap.ts";
 import type { AuthInfo } from "../../core/auth.ts";
 import { setServerScope } from "../../core/server_state.ts";
 import { AuthGate, authOf } from "./_auth.ts";
-import { resolveCacheHints } from "../era/era_server.ts";
+import { resolveCacheHints } from "../era/cache_hints.ts";
 import { ListChanges } from "./_list_changes.ts";
 import { HttpEndpoint } from "./_endpoint.ts";
 import type { HttpHandlerOptions } from "./handler_options.ts";

@@ -31,13 +31,13 @@ import {
   envelopeClient,
   factsOf,
   type InitMemo,
-  isListChanged,
   metaOf,
   modernVersionOf,
-  type ResolvedCacheHints,
   type ServerFacts,
   stampResult,
-} from "../era/era_server.ts";
+} from "../era/envelope.ts";
+import type { ResolvedCacheHints } from "../era/cache_hints.ts";
+import { isListChanged } from "../era/listen.ts";
 import {
   answerInitialize,
   FastDispatch,

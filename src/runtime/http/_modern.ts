@@ -23,7 +23,7 @@ import {
   metaOf,
   modernVersionOf,
   unsupportedVersionError,
-} from "../era/era_server.ts";
+} from "../era/envelope.ts";
 
 type RequestId = string | number;
 

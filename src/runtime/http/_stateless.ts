@@ -9,11 +9,9 @@
  */
 
 import type { ConnectableServer as Server } from "../connectable.ts";
-import {
-  EraTransport,
-  type InitMemo,
-  type ResolvedCacheHints,
-} from "../era/era_server.ts";
+import { EraTransport } from "../era/era_server.ts";
+import type { InitMemo } from "../era/envelope.ts";
+import type { ResolvedCacheHints } from "../era/cache_hints.ts";
 import type { ConnectionInfo, ResponseEnd } from "./_sse_body.ts";
 import { HttpServerTransport } from "./_transport.ts";
 import type { ListenCap, Release } from "./_listen_cap.ts";

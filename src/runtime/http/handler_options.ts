@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { CacheHints } from "../era/era_server.ts";
+import type { CacheHints } from "../era/cache_hints.ts";
 import type { HttpSessionStore } from "./store_sessions.ts";
 import type { DenoKvLike } from "../../store/deno_kv.ts";
 import type { Store } from "../../store/contract.ts";

@@ -8,11 +8,8 @@ import type { ConnectableServer as Server } from "../connectable.ts";
 import type { Transport } from "../sdk_types.ts";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import {
-  type CacheHints,
-  EraTransport,
-  resolveCacheHints,
-} from "../era/era_server.ts";
+import { type CacheHints, resolveCacheHints } from "../era/cache_hints.ts";
+import { EraTransport } from "../era/era_server.ts";
 import { LineTransport } from "./_line_transport.ts";
 import { bufferSource, type ByteSource, fileSink } from "./_byte_pipe.ts";
 import { DEFAULT_MAX_LINE_BYTES } from "../errors.ts";
