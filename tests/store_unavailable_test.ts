@@ -235,6 +235,57 @@ Deno.test("store down (kvStore on Deno KV, closed mid-test): requests on its ses
   }
 });
 
+Deno.test("store down (kvStore shared by two handlers): each handler's onerror hears the events it could not store, and the kvStore object is not changed", async () => {
+  const kv = await Deno.openKv(":memory:"); // needs --unstable-kv or "unstable": ["kv"]
+  let open = true;
+  try {
+    const shared = kvStore(kv);
+    const before = { ...shared };
+    const first: Error[] = [];
+    const second: Error[] = [];
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => started = resolve);
+    // Built first over the same object: it must not hear the other's errors.
+    await using _one = httpHandler(() => buildToolServer(), {
+      sessions: true,
+      store: shared,
+      onerror: (error) => first.push(error),
+    });
+    await using two = httpHandler(() => buildToolServer({ started }), {
+      sessions: true,
+      store: shared,
+      onerror: (error) => second.push(error),
+    });
+    // The caller's object stays as built: no hook of either handler on it.
+    assert.deepEqual({ ...shared }, before);
+    const session = await openSession(two);
+    const res = await two(request({
+      jsonrpc: "2.0",
+      id: 7,
+      method: "tools/call",
+      params: { name: "wait", arguments: { ms: 100 } },
+    }, session));
+    assert.equal(res.status, 200);
+    await running;
+    kv.close(); // while the call runs: its answer cannot be stored
+    open = false;
+    const text = await res.text();
+    assert.match(text, /"id":7/, "the answer reached the open stream");
+    const lost = (errors: Error[]) =>
+      errors.filter((error) =>
+        error.message.startsWith("httpHandler: an event could not be stored")
+      );
+    assert.equal(lost(second).length, 1, "the handler that served it is told");
+    assert.deepEqual(lost(first), [], "the other handler is not");
+    assert.ok(
+      lost(second)[0].cause instanceof StoreUnavailableError,
+      String(lost(second)[0].cause),
+    );
+  } finally {
+    if (open) kv.close();
+  }
+});
+
 Deno.test("store down (double): an event the store cannot keep still reaches its open stream, and onerror is told it will not resume", async () => {
   await using store = switchable();
   const seen: Error[] = [];

@@ -41,7 +41,6 @@ import type { ServerContext } from "./_server_context.ts";
 import {
   closedError,
   isFinal,
-  isSessionGone,
   lostCall,
   named,
   startFailure,
@@ -330,13 +329,6 @@ export class ManagedServer {
         // A server that died of a permission it was not granted says so
         // on stderr: the call names the permission.
         throw lostCall(this, error, this.#conn.deniedSince(denied));
-      }
-      if (isSessionGone(error)) {
-        // The server forgot the session: the request never ran; a new
-        // session runs it.
-        this.#conn.lost(client, error as Error);
-        const fresh = await this.#ready();
-        return await fresh.request(request, resultSchema, options);
       }
       throw error;
     }

@@ -46,12 +46,6 @@ function chainHas(
   return false;
 }
 
-/** A Streamable HTTP server answers 404 on a session it no longer knows. */
-export function isSessionGone(error: unknown): boolean {
-  return error instanceof Error &&
-    (error as { code?: unknown }).code === 404;
-}
-
 /**
  * A failed start as the host reads it: a request `allowedHosts` refused
  * during the start (OAuth discovery falls back when its metadata cannot be

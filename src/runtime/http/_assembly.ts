@@ -209,17 +209,18 @@ function sharedBackend(
     "httpHandler: options.store",
     isKvBackend,
   );
-  const backend = isStore(accepted)
-    ? new StoreSessionBackend(accepted)
-    : accepted;
-  backend.onStoreError ??= (error) =>
+  const onStoreError = (error: unknown) =>
     report(
       new Error(
         "httpHandler: an event could not be stored in the shared store: the open stream still carried it, a resumption will miss it",
         { cause: error },
       ),
     );
-  return backend;
+  // A backend the caller built (`kvStore(kv)`) is not changed: this
+  // handler reports through a backend of its own over the same store.
+  return isStore(accepted)
+    ? new StoreSessionBackend(accepted, { onStoreError })
+    : accepted.reporting(onStoreError);
 }
 
 function defaultReport(error: Error): void {

@@ -65,14 +65,23 @@ interface LoggedEvent {
 /** The live sessions over every instance: id → expiry as last written. */
 type SessionIndex = Record<string, number>;
 
+/** Options of {@link StoreSessionBackend}. */
+export interface StoreSessionBackendOptions {
+  /** How often resumed streams poll, ms. Default 100. */
+  readonly pollInterval?: number;
+  /** How often the bus proves itself alive while listen streams are open, ms. Default 2,000. */
+  readonly heartbeat?: number;
+  /** Told when an event could not be stored (the live stream still carried it). */
+  readonly onStoreError?: (error: unknown) => void;
+}
+
 /** The session backend over a contract {@link Store}. */
 export class StoreSessionBackend implements HttpSessionStore {
   /** Identifies the store kind. */
   readonly kind = "kv" as const;
   /** How often resumed streams poll, ms. */
   readonly pollInterval: number;
-  /** Told when an event could not be stored. */
-  onStoreError?: (error: unknown) => void;
+  readonly #onStoreError?: (error: unknown) => void;
   readonly #store: Store;
   readonly #instance = crypto.randomUUID().replaceAll("-", "").slice(0, 8);
   #counter = 0;
@@ -84,15 +93,28 @@ export class StoreSessionBackend implements HttpSessionStore {
   /**
    * Builds the backend over `store`; resumed streams poll every
    * `pollInterval` ms; while listen streams are open, the bus proves
-   * itself alive every `heartbeat` ms (default 2,000).
+   * itself alive every `heartbeat` ms (default 2,000); `onStoreError` is
+   * told when an event could not be stored.
    */
-  constructor(
-    store: Store,
-    options: { pollInterval?: number; heartbeat?: number } = {},
-  ) {
+  constructor(store: Store, options: StoreSessionBackendOptions = {}) {
     this.#store = store;
     this.pollInterval = options.pollInterval ?? 100;
     this.#heartbeat = options.heartbeat ?? 2_000;
+    this.#onStoreError = options.onStoreError;
+  }
+
+  /**
+   * This backend's store and timings, its failures to store an event told
+   * to `onStoreError`: how a handler given a backend built elsewhere
+   * (`kvStore(kv)`) reports them as its own without changing that object
+   * (two handlers sharing it each hear their own).
+   */
+  reporting(onStoreError: (error: unknown) => void): StoreSessionBackend {
+    return new StoreSessionBackend(this.#store, {
+      pollInterval: this.pollInterval,
+      heartbeat: this.#heartbeat,
+      onStoreError,
+    });
   }
 
   #session(id: string) {
@@ -209,7 +231,7 @@ export class StoreSessionBackend implements HttpSessionStore {
       } catch (error) {
         // Not kept: the live stream still gets the event; a resumption
         // would miss it.
-        this.onStoreError?.(error);
+        this.#onStoreError?.(error);
       }
     };
     return { eventId: `${streamId}/${seq}`, commit };
