@@ -4,15 +4,18 @@
  * failed by the peer or cancelled by its caller, not only timed out
  * (tests/runtime_client_deadlines_test.ts) — instead of staying armed for a
  * deadline nobody waits on (60 s for `initialize`'s). On a clock that keeps
- * the timers it arms; nothing sleeps.
+ * the timers it arms, and over a real connection (`connectHttp` to a
+ * listener on 127.0.0.1, the process's own timers watched); nothing sleeps.
  */
 
 import assert from "node:assert/strict";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { Client, InMemoryTransport } from "../mod.ts";
+import { connectHttp } from "../src/runtime/client/connect_http.ts";
 import { shareDeadlines } from "../src/runtime/client/_protocol_lane.ts";
 import type { LaneClock } from "../src/runtime/client/_deadlines.ts";
+import { listen } from "./fixtures/http_test_server.ts";
 
 /** A clock that stands still and keeps the timers armed on it, by handle. */
 class ArmedTimers implements LaneClock {
@@ -146,3 +149,68 @@ function assertNoTimer(clock: ArmedTimers, after: string): void {
     `${after}, no request waits: the shared deadline timer is cleared`,
   );
 }
+
+/**
+ * Watches the process's timers until disposed: each one armed and not yet
+ * run or cleared, named by where under src/runtime/client it was armed
+ * (those armed elsewhere — the listener's own — are left out).
+ */
+function watchClientTimers(): { live(): string[] } & Disposable {
+  const live = new Map<unknown, string>();
+  const realSet = globalThis.setTimeout;
+  const realClear = globalThis.clearTimeout;
+  globalThis.setTimeout = ((callback: () => void, delay?: number) => {
+    // Its first two frames under src/runtime/client: the clock, its caller.
+    const frames = (new Error().stack ?? "").split("\n")
+      .filter((line) => line.includes("/src/runtime/client/"))
+      .slice(0, 2).map((line) => line.trim().replace(/^at /, ""));
+    const site = frames.length === 0 ? undefined : frames.join(" ← ");
+    const id = realSet(() => {
+      live.delete(id);
+      callback();
+    }, delay);
+    if (site !== undefined) live.set(id, `${site} (${delay} ms)`);
+    return id;
+  }) as typeof setTimeout;
+  globalThis.clearTimeout = ((id?: number) => {
+    live.delete(id);
+    realClear(id);
+  }) as typeof clearTimeout;
+  return {
+    live: () => [...live.values()],
+    [Symbol.dispose]() {
+      globalThis.setTimeout = realSet;
+      globalThis.clearTimeout = realClear;
+    },
+  };
+}
+
+Deno.test("an idle client keeps nothing alive over a real connection: connectHttp's client, its calls answered or cancelled, has no timer armed", async () => {
+  using timers = watchClientTimers();
+  const listening = listen();
+  try {
+    await using client = await connectHttp(listening.url);
+    assert.deepEqual(timers.live(), [], "connected: no request waits");
+    const result = await client.callTool({ name: "echo", arguments: {} });
+    assert.deepEqual(result.structuredContent, {});
+    assert.deepEqual(timers.live(), [], "the call answered: no request waits");
+
+    // While a call waits, its deadline timer is armed (the watch sees it);
+    // cancelled, the call leaves none.
+    const controller = new AbortController();
+    const waiting = client.callTool(
+      { name: "wait", arguments: { ms: 60_000 } },
+      undefined,
+      { signal: controller.signal },
+    ).then(() => "answered", (error: Error) => error.message);
+    await listening.started;
+    assert.equal(timers.live().length, 1, "a call waits: one deadline timer");
+    assert.match(timers.live()[0], /_protocol_lane\.ts/);
+    controller.abort();
+    assert.match(await waiting, /signal has been aborted/);
+    assert.deepEqual(timers.live(), [], "the call cancelled: no request waits");
+    await listening.aborted; // the server's tool stopped too
+  } finally {
+    await listening.close();
+  }
+});
