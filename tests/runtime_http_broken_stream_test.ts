@@ -75,8 +75,8 @@ function primedServer(timeline: Timeline, breaks: boolean): Listening {
           (breaks ? "" : "0\r\n\r\n"),
       );
     } finally {
-      conns.delete(conn);
-      conn.close();
+      // Unless the server's close closed it already.
+      if (conns.delete(conn)) conn.close();
     }
   };
   const served = new Set<Promise<void>>();
@@ -98,6 +98,7 @@ function primedServer(timeline: Timeline, breaks: boolean): Listening {
         // The listener closed under the loop: it is done either way.
       });
       for (const conn of conns) conn.close();
+      conns.clear();
       await Promise.all(served);
     },
   };
