@@ -6,6 +6,7 @@
  * @module
  */
 
+import { ownMethods } from "./_own_methods.ts";
 import type {
   Store,
   StoreAppendOptions,
@@ -149,7 +150,7 @@ export function denoKvStore(
   kv: DenoKvLike,
   options: DenoKvStoreOptions = {},
 ): Store {
-  return new DenoKvStore(kv, options);
+  return ownMethods(new DenoKvStore(kv, options));
 }
 
 /** A value as kept: its JSON and its deadline (`null`: kept until deleted). */

@@ -45,7 +45,7 @@ interface Log {
  * ```
  */
 export function memoryStore(): Store {
-  return new MemoryStore();
+  return ownMethods(new MemoryStore());
 }
 
 /** The contract in memory: what {@link memoryStore} returns. */

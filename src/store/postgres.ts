@@ -6,6 +6,7 @@
  * @module
  */
 
+import { ownMethods } from "./_own_methods.ts";
 import {
   type Store,
   type StoreAppendOptions,
@@ -85,7 +86,7 @@ export function postgresStore(
   target: string | PostgresClientLike,
   options: PostgresStoreOptions = {},
 ): Store {
-  return new PostgresStore(target, options);
+  return ownMethods(new PostgresStore(target, options));
 }
 
 /** A TTL in ms as a statement parameter (`null`: kept until deleted). */

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { ownMethods } from "./_own_methods.ts";
 import {
   type Store,
   type StoreAppendOptions,
@@ -117,7 +118,7 @@ export function redisStore(
   target: string | RedisClientLike,
   options: RedisStoreOptions = {},
 ): Store {
-  return new RedisStore(target, options);
+  return ownMethods(new RedisStore(target, options));
 }
 
 /** A stream id as Redis gives it (`<ms>-<seq>`). */

@@ -5,7 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import type { Store } from "../../store.ts";
+import { isStore, type Store } from "../../store.ts";
 
 /** How an adapter is reached by the suite. */
 export interface Subject {
@@ -165,6 +165,28 @@ export async function contractSuite(
           assert.doesNotThrow(() => void (promise = call()), name);
           await assert.rejects(promise!, RangeError, name);
         }
+      },
+    );
+
+    await t.step(
+      "composed: a store spread into a plain object or delegated to by Object.create still works, and is still a store",
+      async () => {
+        // A user wrapping one method: the adapters' methods are their own
+        // bound properties, so neither copy loses its private state.
+        const spread: Store = { ...store, get: (key) => store.get(key) };
+        const delegated = Object.create(store) as Store;
+        assert.ok(isStore(spread) && isStore(delegated));
+        const version = await spread.set(`kv/${run}/composed`, 1);
+        assert.deepEqual(await delegated.get(`kv/${run}/composed`), {
+          value: 1,
+          version,
+        });
+        assert.equal(
+          await delegated.swap(`kv/${run}/composed`, version, 2),
+          true,
+        );
+        await spread.delete(`kv/${run}/composed`);
+        assert.equal(await store.get(`kv/${run}/composed`), undefined);
       },
     );
 
