@@ -23,6 +23,7 @@ import {
   CallToolRequestSchema,
   ListRootsResultSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import { pokeUntil, quietFor } from "./_helpers/wait.ts";
 
 const ENVELOPE = {
   [META.protocolVersion]: MODERN,
@@ -440,19 +441,14 @@ Deno.test("modern: with sessions in KV, listChanged on one instance reaches a li
     const { next, reader } = sseReader(res);
     const ack = await next();
     assert.equal(ack.method, "notifications/subscriptions/acknowledged");
-    // The watch reads the current state first: let it.
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    await b.listChanged("tools");
-    const timer = AbortSignal.timeout(20_000);
-    const changed = await Promise.race([
+    // The watch reads the current state first (a change before that is
+    // its starting point): changed until the stream hears of it.
+    const changed = await pokeUntil(
+      () => b.listChanged("tools"),
       next(),
-      new Promise<never>((_, reject) =>
-        timer.addEventListener(
-          "abort",
-          () => reject(new Error("no list change from the other instance")),
-        )
-      ),
-    ]);
+      "a list change from the other instance",
+      { signal: AbortSignal.timeout(20_000), everyMs: 50 },
+    );
     assert.deepEqual(changed, {
       jsonrpc: "2.0",
       method: "notifications/tools/list_changed",
@@ -465,7 +461,7 @@ Deno.test("modern: with sessions in KV, listChanged on one instance reaches a li
   // Closed, the handlers no longer read the store: closing the store after
   // them is no bus failure (a watch still polling would say one within a
   // poll interval).
-  await new Promise((resolve) => setTimeout(resolve, 60));
+  await quietFor(60, "no bus failure from a watch polling a closed store");
   assert.deepEqual(errors.map((e) => e.message), []);
 });
 
@@ -500,17 +496,12 @@ Deno.test("modern: with sessions in a contract store (memory, Redis), listChange
       assert.equal(ack.method, "notifications/subscriptions/acknowledged");
       // The list change is pushed: published until the subscription is in
       // force (a publish before it reaches nobody), then read once.
-      const timer = AbortSignal.timeout(5000);
-      const got = next();
-      let changed: Record<string, unknown> | undefined;
-      void got.then((m) => changed = m);
-      while (changed === undefined) {
-        if (timer.aborted) {
-          throw new Error(`${kind}: no list change from the other instance`);
-        }
-        await b.listChanged("tools");
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      const changed = await pokeUntil(
+        () => b.listChanged("tools"),
+        next(),
+        `${kind}: a list change from the other instance`,
+        { signal: AbortSignal.timeout(5000), everyMs: 50 },
+      );
       assert.deepEqual(changed, {
         jsonrpc: "2.0",
         method: "notifications/tools/list_changed",

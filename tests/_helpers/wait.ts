@@ -77,3 +77,28 @@ function pause(ms: number, signal?: AbortSignal): Promise<void> {
     signal?.addEventListener("abort", done, { once: true });
   });
 }
+
+/**
+ * Repeats `poke` until `arrived` settles: for an effect that a poke made
+ * before its receiver listens is lost (a publish before the subscription is
+ * in force, an update before a stream opens). Each poke waits up to
+ * `everyMs` (default 20) for the arrival; rejects naming `what` when
+ * `signal` aborts first (default 10 s). Resolves with `arrived`'s value.
+ */
+export async function pokeUntil<T>(
+  poke: () => unknown,
+  arrived: Promise<T>,
+  what: string,
+  options: WaitOptions = {},
+): Promise<T> {
+  const signal = options.signal ?? AbortSignal.timeout(10_000);
+  const every = options.everyMs ?? 20;
+  let done = false;
+  arrived.then(() => done = true, () => done = true);
+  while (!done) {
+    if (signal.aborted) assert.fail(`never happened: ${what}`);
+    await poke();
+    await Promise.race([arrived.catch(() => {}), pause(every, signal)]);
+  }
+  return await arrived;
+}
