@@ -181,13 +181,13 @@ Deno.test("at most `parallelism` calls run at once (default 4)", async () => {
     let peak = 0;
     let started = 0;
     const limit = expected;
-    // Each call holds until `limit` run at once (or every call has
+    // Calls hold until `limit` have run at once (or every call has
     // started): more at once shows in the peak, fewer never lets go.
     const t = simple("t", async () => {
       started++;
       peak = Math.max(peak, ++now);
       await waitFor(
-        () => now >= limit || started === 9,
+        () => peak >= limit || started === 9,
         `${limit} calls in flight`,
         { everyMs: 1 },
       );
