@@ -23,7 +23,7 @@ import {
   CallToolRequestSchema,
   ListRootsResultSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { pokeUntil, quietFor } from "./_helpers/wait.ts";
+import { pokeUntil, quietFor, waitFor } from "./_helpers/wait.ts";
 
 const ENVELOPE = {
   [META.protocolVersion]: MODERN,
@@ -549,17 +549,19 @@ Deno.test("modern: a batch carrying a modern request is refused with -32600", as
 Deno.test("modern: a reused server is initialized again only for another client", async () => {
   let made = 0;
   let initialized = 0;
+  let closes = 0;
   await using handler = httpHandler(() => {
     made++;
     const server = eraServer();
     server.oninitialized = () => initialized++;
+    server.onclose = () => void closes++;
     return server;
   }, { reuseServers: true });
   for (let i = 0; i < 3; i++) {
     const { result } = await answer(await post(handler, modern("tools/list")));
     assert.equal(result!.resultType, "complete");
-    // The pool takes the server back once its answer was delivered.
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    // The pool takes the server back once its answer was delivered (closed).
+    await waitFor(() => closes > i, "the server closed after its answer");
   }
   assert.equal(made, 1);
   assert.equal(initialized, 1);
