@@ -14,6 +14,7 @@ import {
 } from "../core.ts";
 import { rawTool, type RawToolDef } from "../src/core/tool.ts";
 import { callTools, say, script } from "../testing.ts";
+import { type Latch, latch, waitFor } from "./_helpers/wait.ts";
 
 type Tool = ReturnType<typeof rawTool>;
 
@@ -30,19 +31,26 @@ function contents(parts: readonly ToolResultPart[]): string[] {
   return parts.map((p) => p.content);
 }
 
-/** Sleeps `ms`, or rejects with the signal's reason; always clears its timer. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
+/**
+ * A handler that never ends by itself: rejects with the signal's reason once
+ * it aborts (or, were it never aborted, fails the test after 10 s).
+ */
+function hang(signal: AbortSignal): Promise<never> {
+  const either = AbortSignal.any([
+    signal,
+    AbortSignal.timeout(10_000),
+  ]);
+  return new Promise((_resolve, reject) => {
+    const settle = () =>
+      reject(signal.aborted ? signal.reason : new Error("never aborted"));
+    if (either.aborted) return settle();
+    either.addEventListener("abort", settle, { once: true });
   });
+}
+
+/** Resolves once `signal` aborts (a call's timeout fired). */
+function aborted(signal: AbortSignal): Promise<void> {
+  return hang(signal).catch(() => {});
 }
 
 function simple(
@@ -55,6 +63,7 @@ function simple(
 
 Deno.test("sibling isolation: a failing, throwing or timed-out call never cancels its siblings", async () => {
   let siblingAborted: boolean | undefined;
+  const slowTimedOut = latch();
   const tools = [
     simple("fails", () => {
       throw new Error("warehouse unreachable");
@@ -65,11 +74,13 @@ Deno.test("sibling isolation: a failing, throwing or timed-out call never cancel
     simple("coded", () => {
       throw new ToolError("RETRY", "try again later");
     }),
-    simple("slow", (_a, ctx) => sleep(10_000, ctx.signal).then(() => "late"), {
-      timeout: 20,
-    }),
+    simple("slow", (_a, ctx) => {
+      void aborted(ctx.signal).then(() => slowTimedOut.open());
+      return hang(ctx.signal);
+    }, { timeout: 20 }),
     simple("fine", async (_a, ctx) => {
-      await sleep(40, ctx.signal);
+      // Still running when its sibling times out.
+      await slowTimedOut.promise;
       siblingAborted = ctx.signal.aborted;
       return "fine";
     }),
@@ -117,11 +128,23 @@ Deno.test("a TypeError from a handler is a panic; its text names the tool", asyn
 Deno.test("calls start in call order and results land in call order, whatever order they finish in", async () => {
   const finished: string[] = [];
   const events: RunEvent[] = [];
-  const delays: Record<string, number> = { a: 30, b: 1, c: 15 };
-  const t = simple("t", async (args, ctx) => {
+  // All three start; then b ends, c after b, a after c.
+  const started = latch();
+  const ended: Record<string, Latch<void>> = {
+    a: latch(),
+    b: latch(),
+    c: latch(),
+  };
+  const after: Record<string, string | undefined> = { a: "c", c: "b" };
+  let running = 0;
+  const t = simple("t", async (args) => {
     const key = JSON.parse(args).k as string;
-    await sleep(delays[key], ctx.signal);
+    if (++running === 3) started.open();
+    await started.promise;
+    const first = after[key];
+    if (first !== undefined) await ended[first].promise;
     finished.push(key);
+    ended[key].open();
     return key;
   });
   const model = script(
@@ -156,9 +179,18 @@ Deno.test("at most `parallelism` calls run at once (default 4)", async () => {
   ) {
     let now = 0;
     let peak = 0;
-    const t = simple("t", async (_a, ctx) => {
+    let started = 0;
+    const limit = expected;
+    // Calls hold until `limit` have run at once (or every call has
+    // started): more at once shows in the peak, fewer never lets go.
+    const t = simple("t", async () => {
+      started++;
       peak = Math.max(peak, ++now);
-      await sleep(2, ctx.signal);
+      await waitFor(
+        () => peak >= limit || started === 9,
+        `${limit} calls in flight`,
+        { everyMs: 1 },
+      );
       now--;
       return "ok";
     });
@@ -173,16 +205,26 @@ Deno.test("at most `parallelism` calls run at once (default 4)", async () => {
 
 Deno.test("a sequential tool is a barrier: it waits for calls in flight, runs alone, then parallelism resumes", async () => {
   const log: string[] = [];
-  const t = simple("t", async (args, ctx) => {
+  // What each call waits for before it ends: b ends before a, c before d,
+  // and c holds until d has started (both run at once after the barrier).
+  const awaits: Record<string, string> = {
+    a: "end b",
+    c: "start d",
+    d: "end c",
+  };
+  const t = simple("t", async (args) => {
     const key = JSON.parse(args).k as string;
     log.push(`start ${key}`);
-    await sleep(key === "a" ? 20 : 5, ctx.signal);
+    const event = awaits[key];
+    if (event !== undefined) {
+      await waitFor(() => log.includes(event), event, { everyMs: 1 });
+    }
     log.push(`end ${key}`);
     return key;
   });
-  const barrier = simple("barrier", async (_a, ctx) => {
+  const barrier = simple("barrier", async () => {
     log.push("start S");
-    await sleep(5, ctx.signal);
+    await Promise.resolve();
     log.push("end S");
     return "S";
   }, { sequential: true });
@@ -219,13 +261,21 @@ Deno.test("a sequential tool is a barrier: it waits for calls in flight, runs al
 });
 
 Deno.test("timeouts: tool-level overrides the agent's, tool 0 lifts it, the text renders Go's duration", async () => {
-  const handler = (ms: number): RawToolDef["run"] => (_a, ctx) =>
-    sleep(ms, ctx.signal).then(() => "in time");
+  // "lifted" answers only once "inherits" has timed out (the agent's 50 ms).
+  const inheritedTimedOut = latch();
+  const hangs: RawToolDef["run"] = (_a, ctx) => hang(ctx.signal);
   const tools = [
-    simple("inherits", handler(200)),
-    simple("own", handler(200), { timeout: 1500 }),
-    simple("tight", handler(200), { timeout: 10 }),
-    simple("lifted", handler(60), { timeout: 0 }),
+    simple("inherits", (_a, ctx) => {
+      void aborted(ctx.signal).then(() => inheritedTimedOut.open());
+      return hang(ctx.signal);
+    }),
+    simple("own", hangs, { timeout: 1500 }),
+    simple("tight", hangs, { timeout: 10 }),
+    simple("lifted", async (_a, ctx) => {
+      await inheritedTimedOut.promise;
+      await Promise.resolve();
+      return ctx.signal.aborted ? "aborted" : "in time";
+    }, { timeout: 0 }),
   ];
   const model = script(
     callTools({ name: "inherits" }, { name: "tight" }, { name: "lifted" }),
@@ -388,7 +438,7 @@ Deno.test("a call that cannot get a slot because the run was cancelled reads run
   const t = simple("t", (args, ctx) => {
     started.push(args);
     controller.abort(new Error("user hit stop"));
-    return sleep(10_000, ctx.signal).then(() => "late");
+    return hang(ctx.signal);
   });
   const model = script(
     callTools({ name: "t", args: "1" }, { name: "t", args: "2" }, {

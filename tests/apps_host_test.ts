@@ -24,6 +24,7 @@ import { memoryStore } from "../store.ts";
 import { rawPeer } from "./_helpers/mcp_servers.ts";
 import type { PinStore } from "../bridge.ts";
 import { atOnce } from "./_helpers/app_host_reads.ts";
+import { waitFor } from "./_helpers/wait.ts";
 
 const HOST = "http://host.test";
 const SANDBOX = "http://sandbox.test";
@@ -123,14 +124,15 @@ function post(
 
 // Reads the run until it is idle (the scripted model answers at once).
 async function idle(handler: AppHostHandler, runId: string) {
-  const deadline = AbortSignal.timeout(5_000);
-  for (;;) {
-    deadline.throwIfAborted();
-    const res = await handler(new Request(`${HOST}/runs/${runId}`));
-    const run = await res.json();
-    if (run.status !== "running") return run;
-    await new Promise((r) => setTimeout(r, 2));
-  }
+  return await waitFor(
+    async () => {
+      const res = await handler(new Request(`${HOST}/runs/${runId}`));
+      const run = await res.json();
+      return run.status !== "running" && run;
+    },
+    "the run is idle",
+    { signal: AbortSignal.timeout(5_000), everyMs: 2 },
+  );
 }
 
 async function started(handler: AppHostHandler): Promise<string> {
@@ -372,14 +374,15 @@ Deno.test("appHost pins: a view pinned on first read; a changed one parks until 
   });
   const runId = await started(r.handler);
   const parked = readShow(r.handler, runId);
-  let pending;
-  for (const deadline = AbortSignal.timeout(5_000); pending === undefined;) {
-    deadline.throwIfAborted();
-    const run = await (await r.handler(new Request(`${HOST}/runs/${runId}`)))
-      .json();
-    pending = run.pending?.[0];
-    if (pending === undefined) await new Promise((r) => setTimeout(r, 2));
-  }
+  const pending = await waitFor(
+    async () => {
+      const run = await (await r.handler(new Request(`${HOST}/runs/${runId}`)))
+        .json();
+      return run.pending?.[0];
+    },
+    "a pending view",
+    { signal: AbortSignal.timeout(5_000), everyMs: 2 },
+  );
   assert.equal(pending.type, "view_pending");
   assert.equal(pending.id, "app_view_1");
   assert.equal(pending.uri, "ui://clock/show");

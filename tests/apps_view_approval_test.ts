@@ -27,6 +27,7 @@ import { ApprovalRequiredError, type ToolMiddleware } from "../core.ts";
 import { memoryStore } from "../store.ts";
 import type { PinStore } from "../bridge.ts";
 import { atOnce } from "./_helpers/app_host_reads.ts";
+import { waitFor } from "./_helpers/wait.ts";
 
 const HOST = "http://host.test";
 const SANDBOX = "http://sandbox.test";
@@ -107,14 +108,18 @@ async function until(
   runId: string,
   done: (run: Record<string, unknown>) => boolean,
 ): Promise<Record<string, unknown>> {
-  const deadline = AbortSignal.timeout(5_000);
-  for (;;) {
-    deadline.throwIfAborted();
-    const run = await (await handler(new Request(`${HOST}/runs/${runId}`)))
-      .json();
-    if (done(run)) return run;
-    await new Promise((r) => setTimeout(r, 2));
-  }
+  return await waitFor(
+    async () => {
+      const run = await (await handler(new Request(`${HOST}/runs/${runId}`)))
+        .json();
+      return done(run) && run as Record<string, unknown>;
+    },
+    "the run reaches the state",
+    {
+      signal: AbortSignal.timeout(5_000),
+      everyMs: 2,
+    },
+  );
 }
 
 async function started(handler: AppHostHandler): Promise<string> {

@@ -7,6 +7,7 @@ import { withProgress } from "../src/cli/connect.ts";
 import { ImportError, rawTool, SchemaError } from "../mod.ts";
 import { NonObjectEntryError } from "../bridge.ts";
 import { EmptyNameError } from "../bridge.ts";
+import { quietFor } from "./_helpers/wait.ts";
 
 Deno.test("extraKeywords walks every subschema, never data, with JSON Pointers", () => {
   const found = extraKeywords({
@@ -152,6 +153,6 @@ Deno.test("withProgress writes a line per second while pending, none after", asy
     label: "srv",
     write: (line) => quick.push(line),
   });
-  await new Promise((resolve) => setTimeout(resolve, 1100));
+  await quietFor(1100, "no progress line once the promise settled (1 s ticks)");
   assert.deepEqual(quick, []);
 });

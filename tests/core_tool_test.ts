@@ -9,6 +9,7 @@ import {
   tool,
   type ToolContext,
 } from "../src/core/tool.ts";
+import { quietFor } from "./_helpers/wait.ts";
 
 const Query = z.object({ q: z.string() });
 
@@ -339,7 +340,10 @@ Deno.test("invoke applies no run policy", async () => {
     maxResultBytes: 2,
     requireApproval: true,
     run: async () => {
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await quietFor(
+        20,
+        "outlasts its 1 ms timeout, which invoke does not apply",
+      );
       return "long result";
     },
   });

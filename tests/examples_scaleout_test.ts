@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { freePort, startRedis } from "./_helpers/store_servers.ts";
 import { events, openSession, post } from "./_helpers/http_instances.ts";
 import { childEnv } from "./fixtures/runtime_server_helpers.ts";
+import { waitFor } from "./_helpers/wait.ts";
 
 const EXAMPLE = new URL("../examples/scaleout.ts", import.meta.url).pathname;
 const VERSION = "2025-11-25";
@@ -26,23 +27,23 @@ async function serve(store: string): Promise<{
   }).spawn();
   const said = new Response(child.stderr).text();
   const url = `http://127.0.0.1:${port}/mcp`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    try {
-      const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+  const listening = () =>
+    Deno.connect({ hostname: "127.0.0.1", port }).then((conn) => {
       conn.close();
-      break;
-    } catch (error) {
-      if (Date.now() > deadline) {
-        child.kill("SIGKILL");
-        await child.status;
-        throw new Error(
-          `examples/scaleout.ts did not listen on ${port}; its stderr: ${await said}`,
-          { cause: error },
-        );
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
+      return true;
+    }, () => false); // not listening yet: tried again until the deadline
+  try {
+    await waitFor(listening, `examples/scaleout.ts listening on ${port}`, {
+      signal: AbortSignal.timeout(30_000),
+      everyMs: 100,
+    });
+  } catch (error) {
+    child.kill("SIGKILL");
+    await child.status;
+    throw new Error(
+      `examples/scaleout.ts did not listen on ${port}; its stderr: ${await said}`,
+      { cause: error },
+    );
   }
   return {
     url,

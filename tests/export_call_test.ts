@@ -20,6 +20,7 @@ import {
   mirror,
   pairWith,
 } from "./_helpers/export_tools.ts";
+import { quietFor } from "./_helpers/wait.ts";
 
 Deno.test("success is one text item with the result text, not an error", async () => {
   await using pair = await pairWith(echo);
@@ -326,7 +327,7 @@ Deno.test("the client's cancellation aborts the tool's signal and the client's c
   const reason = await observed.promise;
   assert.notEqual(reason, undefined);
   // The aborted request is never answered: no response, no isError result.
-  await new Promise((r) => setTimeout(r, 10));
+  await quietFor(10, "the aborted request is never answered");
   assert.equal(
     pair.fromServer.filter((m) => "result" in m || "error" in m).length,
     1,

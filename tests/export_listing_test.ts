@@ -16,6 +16,7 @@ import {
   pairWith,
 } from "./_helpers/export_tools.ts";
 import { assertJsonEqual } from "./_helpers/json_equal.ts";
+import { quietFor } from "./_helpers/wait.ts";
 
 Deno.test("listing carries name, description, schemas whole, outputSchema only when present, no annotations", async () => {
   const foreign = rawTool({
@@ -118,7 +119,7 @@ Deno.test("run policy is not applied: no timeout, no result cap, no tool middlew
     description: "",
     timeout: 5,
     run: async () => {
-      await new Promise((r) => setTimeout(r, 40));
+      await quietFor(40, "outlasts its 5 ms timeout, not applied here");
       return "finished";
     },
   });

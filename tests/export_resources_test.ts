@@ -34,6 +34,7 @@ import {
   otherResource,
   surfaceServer,
 } from "./fixtures/surface_server.ts";
+import { pokeUntil } from "./_helpers/wait.ts";
 
 async function withListener(
   options: Partial<HttpHandlerOptions>,
@@ -245,23 +246,6 @@ function updatesOf(client: Client): {
   };
 }
 
-/**
- * Calls `notify` until `arrived` settles: the client's standalone GET stream
- * opens a moment after `initialize`, and an update sent before it is not
- * kept for it. Bounded by `arrived`'s own timeout.
- */
-async function notifyUntil(notify: () => void, arrived: Promise<void>) {
-  let done = false;
-  arrived.then(() => done = true, () => done = true);
-  while (!done) {
-    notify();
-    await Promise.race([arrived, new Promise((r) => setTimeout(r, 20))]).catch(
-      () => {},
-    );
-  }
-  await arrived;
-}
-
 Deno.test("legacy sessions: an update reaches only the session subscribed to its URI, and none after unsubscribe", async () => {
   await withListener({ sessions: true }, async (url) => {
     const a = await legacyClient(url);
@@ -276,10 +260,11 @@ Deno.test("legacy sessions: an update reaches only the session subscribed to its
         .catch((e) => e);
       assert.equal(refused.code, -32602);
       // Both GET streams are open once each has heard of `other`.
-      await notifyUntil(
+      // An update sent before a GET stream opens is not kept for it.
+      await pokeUntil(
         () => otherResource.notifyUpdated(),
-        Promise.all([seenA.until("test://other"), seenB.until("test://other")])
-          .then(() => {}),
+        Promise.all([seenA.until("test://other"), seenB.until("test://other")]),
+        "both GET streams hear of `other`",
       );
       seenA.seen.length = seenB.seen.length = 0;
       counterResource.notifyUpdated();

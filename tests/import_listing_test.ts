@@ -18,6 +18,7 @@ import {
   type TestServer,
   withMethod,
 } from "./_helpers/mcp_servers.ts";
+import { latch } from "./_helpers/wait.ts";
 
 Deno.test("importTools takes a client and an optional options bag; an absent or empty bag changes nothing", async () => {
   await using s = await listedServer({ tools: [entry("a"), entry("b")] });
@@ -151,13 +152,20 @@ Deno.test("a signal ending mid-list rejects with its reason unchanged, discards 
 
 Deno.test("a deadline (AbortSignal.timeout) hitting mid-list rejects with the TimeoutError unchanged", async () => {
   const signal = AbortSignal.timeout(30);
+  // The second page is answered only once the deadline has hit.
+  const answered = latch();
   await using s = await listedServer({
     tools: [],
     list: async (cursor) => {
       if (cursor === undefined) {
         return { tools: [entry("a")], nextCursor: "p2" };
       }
-      await new Promise((resolve) => setTimeout(resolve, 80));
+      if (!signal.aborted) {
+        await new Promise((resolve) =>
+          signal.addEventListener("abort", resolve, { once: true })
+        );
+      }
+      answered.open();
       return { tools: [entry("b")] };
     },
   });
@@ -167,7 +175,7 @@ Deno.test("a deadline (AbortSignal.timeout) hitting mid-list rejects with the Ti
       err === signal.reason && err instanceof DOMException &&
       err.name === "TimeoutError",
   );
-  await new Promise((resolve) => setTimeout(resolve, 60));
+  await answered.promise;
 });
 
 Deno.test("a protocol error on a later page rejects with the SDK's error and no tools", async () => {

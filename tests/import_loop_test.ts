@@ -9,6 +9,7 @@ import type { ToolMiddleware, ToolResultPart } from "../core.ts";
 import { callTools, say, script } from "../testing.ts";
 import { assertJsonEqual } from "./_helpers/json_equal.ts";
 import { entry, listedServer, textResult } from "./_helpers/mcp_servers.ts";
+import { waitFor } from "./_helpers/wait.ts";
 
 function toolResults(
   messages: readonly { role: string; content: readonly { type: string }[] }[],
@@ -149,9 +150,9 @@ Deno.test('policy timeout: a 60 s remote tool under a 100 ms timeout reads tool 
   assert.equal(part.content, 'tool "slow" timed out after 100ms');
   assert.equal(part.isError, true);
   // The cancellation reaches the server: polled for up to 10 s, not slept.
-  for (let i = 0; i < 500 && !s.calls[0].signal.aborted; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await waitFor(() => s.calls[0].signal.aborted, "the server's call aborted", {
+    everyMs: 20,
+  }).catch(() => {}); // the assertion below says what was missed
   assert.equal(
     s.calls[0].signal.aborted,
     true,

@@ -30,6 +30,7 @@ import {
   parseServersConfig,
   ServerConfigError,
 } from "../src/servers/config.ts";
+import { FakeClock } from "./_helpers/fake_clock.ts";
 
 async function swapContract(store: OAuthStore): Promise<void> {
   assert.equal(await store.swap(["k"], undefined, { n: 1 }), true);
@@ -70,10 +71,12 @@ Deno.test("stores: a contract store seen as an OAuth store keeps the swap contra
 });
 
 Deno.test("stores: the memory store forgets an entry after expireIn", async () => {
+  using clock = new FakeClock(); // Date.now stands still but for advance
   const store = memoryOAuthStore();
   await store.set(["pending", "s"], { v: 1 }, { expireIn: 20 });
+  clock.advance(19);
   assert.deepEqual((await store.get(["pending", "s"]))?.value, { v: 1 });
-  await new Promise((resolve) => setTimeout(resolve, 40));
+  clock.advance(1);
   assert.equal(await store.get(["pending", "s"]), undefined);
 });
 

@@ -32,6 +32,7 @@ import {
   type OAuthClientOptions,
 } from "../src/auth/client/oauth_client.ts";
 import { mint, signer } from "./_helpers/jwt_mint.ts";
+import { movableClock } from "./_helpers/clock.ts";
 
 // The token types are real: a type that became `any` again fails `deno check`.
 type StoredTokens = NonNullable<Awaited<ReturnType<OAuthClient["tokens"]>>>;
@@ -312,6 +313,7 @@ Deno.test("authorization code, both eras: the 401's scope, then a step-up to the
 });
 
 Deno.test("a refresh answer without scope keeps the grant's: a later step-up, on another connection, asks the union with it", async () => {
+  using clock = movableClock();
   await using fx = orders({ shortLived: true });
   const auth = oauthClient({
     clientId: "app",
@@ -327,7 +329,7 @@ Deno.test("a refresh answer without scope keeps the grant's: a later step-up, on
   }
   assert.deepEqual(fx.authorizeScopes, ["mcp", "mcp orders:write"]);
   // The token lives 1 s: the next use refreshes it first.
-  await new Promise((resolve) => setTimeout(resolve, 1_100));
+  clock.advance(1_100);
   await using client = await connectHttp(fx.url, {
     auth,
     signal: AbortSignal.timeout(10_000),

@@ -15,6 +15,7 @@ import {
 import { EraTransport } from "../src/runtime/era/era_server.ts";
 import { resolveCacheHints } from "../src/runtime/era/cache_hints.ts";
 import { type EraHooks, eraServer } from "./fixtures/era_server.ts";
+import { latch, quietFor } from "./_helpers/wait.ts";
 
 type Message = Record<string, unknown> & {
   id?: string | number;
@@ -45,16 +46,17 @@ async function connected(
   const send = (message: Message) => clientSide.send(message as never);
   /** The next message matching `pick`, within 5 s. */
   const next = async (pick: (m: Message) => boolean): Promise<Message> => {
-    const deadline = Date.now() + 5000;
+    const deadline = AbortSignal.timeout(5000);
     for (;;) {
       const i = inbox.findIndex(pick);
       if (i >= 0) return inbox.splice(i, 1)[0];
-      if (Date.now() > deadline) {
+      if (deadline.aborted) {
         throw new Error(`no such message in ${JSON.stringify(inbox)}`);
       }
+      // Woken by the next message, or by the deadline.
       await new Promise<void>((resolve) => {
         waiters.push(resolve);
-        setTimeout(resolve, 50);
+        deadline.addEventListener("abort", () => resolve(), { once: true });
       });
     }
   };
@@ -197,7 +199,7 @@ Deno.test("EraTransport: a listen gets list changes until notifications/cancelle
     });
     await send(modern("tools/call", { name: "grow", arguments: {} }, 6));
     await next(answerTo(6));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await quietFor(50, "no list change reaches a cancelled listen");
     assert.equal(
       inbox.filter((m) => m.method === "notifications/tools/list_changed")
         .length,
@@ -255,10 +257,14 @@ Deno.test("resolveCacheHints: safe defaults, the scope as given, bad values refu
 Deno.test("EraTransport: notifications/cancelled stops a modern call (stdio's way to cancel)", async () => {
   let aborted: (reason: unknown) => void = () => {};
   const seen = new Promise<unknown>((resolve) => aborted = resolve);
-  const { server, send } = await connected(undefined, { onAbort: aborted });
+  const started = latch();
+  const { server, send } = await connected(undefined, {
+    onAbort: aborted,
+    onStart: () => started.open(),
+  });
   try {
     await send(modern("tools/call", { name: "wait", arguments: {} }, 11));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await started.promise;
     await send({
       jsonrpc: "2.0",
       method: "notifications/cancelled",

@@ -20,6 +20,7 @@ import {
   serveWith,
 } from "./fixtures/http_test_server.ts";
 import { childEnv, sleep } from "./fixtures/runtime_server_helpers.ts";
+import { quietFor } from "./_helpers/wait.ts";
 import { passOn } from "./_helpers/pass_on.ts";
 
 /** A `wait` call of `ms`. */
@@ -36,7 +37,9 @@ async function abortedWithin(
   listening: Listening,
   ms: number,
 ): Promise<unknown> {
-  const timeout = sleep(ms).then(() => "not aborted");
+  const timeout = quietFor(ms, "the handler's signal is not aborted").then(
+    () => "not aborted",
+  );
   return await Promise.race([listening.aborted, timeout]);
 }
 
@@ -80,7 +83,7 @@ Deno.test("measured: with the SDK alone, a dropped HTTP request never aborts the
   try {
     await postAndDrop(listening);
     assert.equal(await abortedWithin(listening, 600), "not aborted");
-    await sleep(1000); // let the handler run out its 1.5 s
+    await listening.finished; // the handler runs out its 1.5 s
   } finally {
     await listening.close();
   }
@@ -107,7 +110,7 @@ Deno.test("measured: stateless, an SDK client's cancellation lands on a fresh se
     await assert.rejects(call);
     // The SDK client keeps the call's POST open, so even our handler sees no drop.
     assert.equal(await abortedWithin(listening, 600), "not aborted");
-    await sleep(1000);
+    await listening.finished; // the handler runs out its 1.5 s
     await client.close();
   } finally {
     await listening.close();
@@ -234,6 +237,8 @@ for (const sessions of [false, true]) {
         },
         CallToolResultSchema,
       );
+      // No event tells the client's response headers are in (killed
+      // before them, the call fails as a bare fetch error instead).
       await sleep(200);
       const killedAt = Date.now();
       child.kill("SIGKILL");
@@ -326,8 +331,7 @@ Deno.test("connectHttp: a call's signal cuts a POST the server never answers, le
       CallToolResultSchema,
       { signal: controller.signal },
     );
-    await held.promise;
-    await sleep(100); // the POST is well and truly waiting for its headers
+    await held.promise; // the POST is in: the client waits for its headers
     const reason = new Error("caller gave up");
     const abortedAt = Date.now();
     controller.abort(reason);

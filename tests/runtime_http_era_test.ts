@@ -23,6 +23,7 @@ import {
   CallToolRequestSchema,
   ListRootsResultSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import { pokeUntil, quietFor, waitFor } from "./_helpers/wait.ts";
 
 const ENVELOPE = {
   [META.protocolVersion]: MODERN,
@@ -487,19 +488,14 @@ Deno.test("modern: with sessions in KV, listChanged on one instance reaches a li
     const { next, reader } = sseReader(res);
     const ack = await next();
     assert.equal(ack.method, "notifications/subscriptions/acknowledged");
-    // The watch reads the current state first: let it.
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    await b.listChanged("tools");
-    const timer = AbortSignal.timeout(20_000);
-    const changed = await Promise.race([
+    // The watch reads the current state first (a change before that is
+    // its starting point): changed until the stream hears of it.
+    const changed = await pokeUntil(
+      () => b.listChanged("tools"),
       next(),
-      new Promise<never>((_, reject) =>
-        timer.addEventListener(
-          "abort",
-          () => reject(new Error("no list change from the other instance")),
-        )
-      ),
-    ]);
+      "a list change from the other instance",
+      { signal: AbortSignal.timeout(20_000), everyMs: 50 },
+    );
     assert.deepEqual(changed, {
       jsonrpc: "2.0",
       method: "notifications/tools/list_changed",
@@ -512,7 +508,7 @@ Deno.test("modern: with sessions in KV, listChanged on one instance reaches a li
   // Closed, the handlers no longer read the store: closing the store after
   // them is no bus failure (a watch still polling would say one within a
   // poll interval).
-  await new Promise((resolve) => setTimeout(resolve, 60));
+  await quietFor(60, "no bus failure from a watch polling a closed store");
   assert.deepEqual(errors.map((e) => e.message), []);
 });
 
@@ -547,17 +543,12 @@ Deno.test("modern: with sessions in a contract store (memory, Redis), listChange
       assert.equal(ack.method, "notifications/subscriptions/acknowledged");
       // The list change is pushed: published until the subscription is in
       // force (a publish before it reaches nobody), then read once.
-      const timer = AbortSignal.timeout(5000);
-      const got = next();
-      let changed: Record<string, unknown> | undefined;
-      void got.then((m) => changed = m);
-      while (changed === undefined) {
-        if (timer.aborted) {
-          throw new Error(`${kind}: no list change from the other instance`);
-        }
-        await b.listChanged("tools");
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      const changed = await pokeUntil(
+        () => b.listChanged("tools"),
+        next(),
+        `${kind}: a list change from the other instance`,
+        { signal: AbortSignal.timeout(5000), everyMs: 50 },
+      );
       assert.deepEqual(changed, {
         jsonrpc: "2.0",
         method: "notifications/tools/list_changed",
@@ -605,17 +596,19 @@ Deno.test("modern: a batch carrying a modern request is refused with -32600", as
 Deno.test("modern: a reused server is initialized again only for another client", async () => {
   let made = 0;
   let initialized = 0;
+  let closes = 0;
   await using handler = httpHandler(() => {
     made++;
     const server = eraServer();
     server.oninitialized = () => initialized++;
+    server.onclose = () => void closes++;
     return server;
   }, { reuseServers: true });
   for (let i = 0; i < 3; i++) {
     const { result } = await answer(await post(handler, modern("tools/list")));
     assert.equal(result!.resultType, "complete");
-    // The pool takes the server back once its answer was delivered.
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    // The pool takes the server back once its answer was delivered (closed).
+    await waitFor(() => closes > i, "the server closed after its answer");
   }
   assert.equal(made, 1);
   assert.equal(initialized, 1);

@@ -18,6 +18,8 @@ import {
 } from "../auth.ts";
 import { HttpRefusalError } from "../runtime.ts";
 import { b64url, mint, signer } from "./_helpers/jwt_mint.ts";
+import { FakeClock } from "./_helpers/fake_clock.ts";
+import { waitFor } from "./_helpers/wait.ts";
 
 const ISSUER = "https://as.example";
 const RESOURCE = "http://localhost/mcp";
@@ -419,7 +421,7 @@ Deno.test("a failing JWKS is backed off: neither sequential nor concurrent reque
   const token = await mint(key, claims());
   // Concurrent first requests share one fetch.
   const concurrent = Array.from({ length: 10 }, () => verify(token));
-  await new Promise((r) => setTimeout(r, 50));
+  await waitFor(() => jwks.fetches() > 0, "the first fetch reaches the issuer");
   release();
   for (const result of await Promise.allSettled(concurrent)) {
     assert.equal(result.status, "rejected");
@@ -448,41 +450,36 @@ Deno.test("a failing JWKS is backed off: neither sequential nor concurrent reque
 });
 
 Deno.test("JWKS back-off: doubles after each failure, and the set is used once the issuer answers again", async () => {
+  // The back-off is read from Date.now, which stands still but for advance:
+  // each window is probed at its last millisecond and its first.
+  using clock = new FakeClock();
   let up = false;
-  // When each fetch reached the issuer: a back-off starts once a failure is
-  // seen, so the next fetch arrives at least the back-off after this one
-  // arrived, however slow the machine (the caller's clock would add its own
-  // delays to the gap, either way).
-  const arrivals: number[] = [];
-  await using jwks = await jwksServer(() => {
-    arrivals.push(performance.now());
-    return up
-      ? Response.json({ keys: [key.jwk] })
-      : new Response("", { status: 500 });
-  });
+  await using jwks = await jwksServer(() =>
+    up ? Response.json({ keys: [key.jwk] }) : new Response("", { status: 500 })
+  );
   const verify = verifier({ jwks: jwks.url, refetchInterval: 100 });
   const token = await mint(key, claims());
-  const deadline = Date.now() + 10_000;
-  /** Calls `verify` until the fetch count reaches `n` (the back-off passed). */
-  const until = async (n: number) => {
-    while (jwks.fetches() < n) {
-      assert.ok(Date.now() < deadline, `no fetch ${n} before the deadline`);
-      await verify(token).catch(() => {});
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  };
-  await until(3);
-  const [first, second, third] = arrivals;
-  assert.ok(second - first >= 100, `first back-off ${second - first} ms`);
-  assert.ok(
-    third - second >= 200,
-    `second back-off ${third - second} ms (doubled)`,
-  );
-  up = true;
-  while ((await verify(token).catch(() => undefined)) === undefined) {
-    assert.ok(Date.now() < deadline, "the set was never used");
-    await new Promise((r) => setTimeout(r, 20));
+  const tryIt = () => verify(token).then(() => true, () => false);
+  assert.equal(await tryIt(), false);
+  assert.equal(jwks.fetches(), 1);
+  for (const [backOff, fetched] of [[100, 2], [200, 3]]) {
+    clock.advance(backOff - 1);
+    assert.equal(await tryIt(), false);
+    assert.equal(
+      jwks.fetches(),
+      fetched - 1,
+      `within the ${backOff} ms back-off`,
+    );
+    clock.advance(1);
+    assert.equal(await tryIt(), false);
+    assert.equal(jwks.fetches(), fetched, `after the ${backOff} ms back-off`);
   }
+  up = true;
+  clock.advance(399);
+  assert.equal(await tryIt(), false, "the 400 ms back-off holds");
+  assert.equal(jwks.fetches(), 3);
+  clock.advance(1);
+  assert.equal(await tryIt(), true, "the set is used");
   assert.equal(jwks.fetches(), 4);
 });
 
@@ -491,11 +488,12 @@ Deno.test("JWKS back-off with a set known: a refetch for an unknown kid that fai
   await using jwks = await jwksServer(() =>
     up ? Response.json({ keys: [key.jwk] }) : new Response("", { status: 500 })
   );
+  using clock = new FakeClock();
   const verify = verifier({ jwks: jwks.url, refetchInterval: 300 });
   const stranger = await signer("RS256", "k2");
   await verify(await mint(key, claims()));
   assert.equal(jwks.fetches(), 1);
-  await new Promise((r) => setTimeout(r, 350));
+  clock.advance(300); // the refetch interval has passed
   up = false;
   for (let i = 0; i < 5; i++) {
     await assert.rejects(

@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { InvalidTokenError, jwtVerifier } from "../auth.ts";
 import { mint, type MintAlg, signer } from "./_helpers/jwt_mint.ts";
+import { FakeClock } from "./_helpers/fake_clock.ts";
 
 const ISSUER = "https://as.example";
 const AUDIENCE = "https://rs.example/mcp";
@@ -120,6 +121,7 @@ Deno.test("clock tolerance: expired within it passes, beyond it fails; scp array
 });
 
 Deno.test("JWKS by URL: fetched once, cached, fetched again for an unknown kid at most once per interval", async () => {
+  using clock = new FakeClock(); // the interval is read from Date.now
   const first = await signer("RS256", "one");
   const second = await signer("RS256", "two");
   let keys = [first.jwk];
@@ -150,7 +152,7 @@ Deno.test("JWKS by URL: fetched once, cached, fetched again for an unknown kid a
       InvalidTokenError,
     );
     assert.equal(fetches, 1, "rate-limited");
-    await new Promise((r) => setTimeout(r, 250));
+    clock.advance(200); // the refetch interval has passed
     const unknown = await signer("RS256", "three");
     const tokens = await Promise.all([
       mint(second, claims()),

@@ -19,6 +19,7 @@ import {
 } from "../src/runtime/era/era.ts";
 import { ListenCap } from "../src/runtime/http/_listen_cap.ts";
 import { eraServer } from "./fixtures/era_server.ts";
+import { waitFor } from "./_helpers/wait.ts";
 
 const DEADLINE = 10_000;
 
@@ -133,11 +134,7 @@ async function listen(url: string, bearer?: string): Promise<Stream> {
 
 /** Polls `done` until it holds, failing at the deadline. */
 async function until(done: () => boolean, what: string): Promise<void> {
-  const end = Date.now() + DEADLINE;
-  while (!done()) {
-    assert.ok(Date.now() < end, `timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+  await waitFor(done, what, { signal: AbortSignal.timeout(DEADLINE) });
 }
 
 Deno.test("listen cap: the defaults are 1,000 per handler and 100 per principal", () => {

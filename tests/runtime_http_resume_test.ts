@@ -18,6 +18,7 @@ import {
   post,
   REQUEST_DEADLINE,
 } from "./fixtures/http_test_server.ts";
+import { waitFor } from "./_helpers/wait.ts";
 
 /** One parsed SSE event. */
 interface SseEvent {
@@ -145,12 +146,16 @@ async function resume(
   sid: string,
   lastEventId: string,
 ): Promise<Response> {
-  for (let tries = 0;; tries++) {
-    const res = await getStream(listening, sid, lastEventId);
-    if (res.status !== 409 || tries === 50) return res;
-    await res.body?.cancel();
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  return await waitFor(
+    async () => {
+      const res = await getStream(listening, sid, lastEventId);
+      if (res.status !== 409) return res;
+      await res.body?.cancel();
+      return undefined;
+    },
+    "a resumption the server takes (not 409)",
+    { everyMs: 20 },
+  );
 }
 
 function callWait(ms: number, id = 7): string {
@@ -249,7 +254,7 @@ Deno.test("resumability: an answer sent while the client was away is replayed", 
     const events = new Events(res.body!);
     const priming = await events.next();
     assert.equal(await events.next(), undefined);
-    await new Promise((resolve) => setTimeout(resolve, 200)); // the tool has answered
+    await listening.finished; // the tool has answered
     const replay = new Events(
       (await getStream(listening, sid, priming!.id)).body!,
     );
@@ -432,7 +437,7 @@ Deno.test("nothing lost: a dropped resumable stream does not cancel its call; th
     await listening.started;
     controller.abort(); // the client loses the stream mid-call
     await events.cancel();
-    await new Promise((resolve) => setTimeout(resolve, 500)); // the tool answers meanwhile
+    await listening.finished; // the tool answers meanwhile
     assert.equal(listening.wasAborted(), false, "a drop is no cancellation");
     const replay = new Events((await resume(listening, sid, priming.id)).body!);
     const answer = await replay.next();

@@ -4,7 +4,18 @@
 // fresh one per request.
 
 import assert from "node:assert/strict";
-import { INITIALIZE, listen, post } from "./fixtures/http_test_server.ts";
+import {
+  INITIALIZE,
+  listen,
+  type Listening,
+  post,
+} from "./fixtures/http_test_server.ts";
+import { waitFor } from "./_helpers/wait.ts";
+
+/** Waits until servers were closed `n` times (a stateless request ended). */
+function closed(listening: Listening, n: number): Promise<unknown> {
+  return waitFor(() => listening.closes() >= n, `${n} server closes`);
+}
 
 const LIST = '{"jsonrpc":"2.0","id":2,"method":"tools/list"}';
 
@@ -14,12 +25,12 @@ Deno.test("stateless, reuseServers: true: sequential requests reuse one server; 
     for (let i = 0; i < 5; i++) {
       const res = await post(listening.url, LIST);
       assert.match(await res.text(), /"tools"/);
-      await new Promise((resolve) => setTimeout(resolve, 5)); // the close settles
+      await closed(listening, i + 1); // back in the pool
     }
     assert.equal(listening.servers.length, 1, "one server served all five");
     const init = await post(listening.url, INITIALIZE);
     await init.text();
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await closed(listening, 6);
     assert.equal(listening.servers.length, 2);
     const again = await post(listening.url, LIST);
     await again.text();
@@ -39,7 +50,7 @@ for (const options of [{}, { reuseServers: false }]) {
       for (let i = 0; i < 3; i++) {
         const res = await post(listening.url, LIST);
         await res.text();
-        await new Promise((resolve) => setTimeout(resolve, 5)); // the close settles
+        await closed(listening, i + 1);
       }
       assert.equal(listening.servers.length, 3);
     } finally {
@@ -59,7 +70,7 @@ Deno.test("stateless, reuseServers: true: a server whose call close() interrupte
     await listening.handler!.close();
     await res.body?.pipeTo(new WritableStream()).catch(() => {});
     assert.ok(listening.wasAborted(), "the call's signal aborted");
-    await new Promise((resolve) => setTimeout(resolve, 10)); // the close settles
+    await closed(listening, 1);
     const next = await post(listening.url, LIST);
     assert.match(await next.text(), /"tools"/);
     assert.equal(

@@ -5,7 +5,8 @@ import assert from "node:assert/strict";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { connectHttp } from "../src/runtime/client/connect_http.ts";
 import { INITIALIZE, listen, post } from "./fixtures/http_test_server.ts";
-import { sleep, waitUntil } from "./fixtures/runtime_server_helpers.ts";
+import { waitUntil } from "./fixtures/runtime_server_helpers.ts";
+import { pokeUntil } from "./_helpers/wait.ts";
 
 /** The JSON of each `data:` line of an SSE body. */
 function sseMessages(body: string): unknown[] {
@@ -58,9 +59,14 @@ Deno.test("session mode: the client's notifications stream, DELETE on close, unk
         () => resolve(),
       );
     });
-    await sleep(100); // the SDK opens its GET stream after the handshake
-    await listening.servers[0].sendToolListChanged();
-    await changed;
+    // The SDK opens its GET stream after the handshake: a change sent
+    // before it is lost, so it is sent until one arrives.
+    await pokeUntil(
+      () => listening.servers[0].sendToolListChanged(),
+      changed,
+      "a tools/list_changed on the client's GET stream",
+      { everyMs: 50 },
+    );
     await client.close(); // sends DELETE
     const list = '{"jsonrpc":"2.0","id":2,"method":"tools/list"}';
     const after = await post(listening.url, list, {

@@ -16,6 +16,7 @@ import {
   META,
   MODERN_PROTOCOL_VERSION as MODERN,
 } from "../src/runtime/era/era.ts";
+import { quietFor, waitFor } from "./_helpers/wait.ts";
 
 const OVERLAP = 6;
 
@@ -29,7 +30,7 @@ function sharedServer() {
   server.setRequestHandler(ListPromptsRequestSchema, async () => {
     inside++;
     most = Math.max(most, inside);
-    await new Promise((resolve) => setTimeout(resolve, 15));
+    await quietFor(15, "no other request enters the shared Protocol meanwhile");
     inside--;
     return { prompts: [{ name: `p${most}` }] };
   });
@@ -44,7 +45,11 @@ function sharedServer() {
       run: async () => {
         running++;
         together = Math.max(together, running);
-        await new Promise((resolve) => setTimeout(resolve, 30));
+        // Held until every call runs at once: calls made to take turns
+        // never get there, and the wait fails past its deadline.
+        await waitFor(() => together === OVERLAP, "all calls side by side", {
+          everyMs: 1,
+        });
         running--;
         return "done";
       },
@@ -53,6 +58,7 @@ function sharedServer() {
   return {
     server,
     mostAtOnce: () => most,
+    insideNow: () => inside,
     toolsTogether: () => together,
   };
 }
@@ -168,7 +174,7 @@ Deno.test("stateless, one shared server: close() ends the request on the shared 
     { length: OVERLAP },
     (_, i) => post(handler, { id: i + 1, method: "prompts/list" }, false),
   );
-  await new Promise((resolve) => setTimeout(resolve, 5));
+  await waitFor(() => shared.insideNow() > 0, "a request on the shared server");
   await handler.close();
   const started = performance.now();
   const settled = await Promise.allSettled(

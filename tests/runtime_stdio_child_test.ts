@@ -15,10 +15,10 @@ import {
   fixtureArgs,
   processGone,
   processGroup,
-  sleep,
   startFixture,
   waitUntil,
 } from "./fixtures/runtime_server_helpers.ts";
+import { quietFor, waitFor } from "./_helpers/wait.ts";
 
 Deno.test("connectStdio keeps integers beyond 2^53 exact in both directions", async () => {
   const { client } = await startFixture();
@@ -49,10 +49,10 @@ Deno.test("connectStdio keeps integers beyond 2^53 exact in both directions", as
 });
 
 Deno.test("a server killed mid-call fails the call with ServerExitError, not after the call's own 60 s", async () => {
-  const { client, pid } = await startFixture();
+  const { client, pid, stderr } = await startFixture();
   try {
     const call = callText(client, "wait", { ms: 60_000 });
-    await sleep(100);
+    await waitFor(() => stderr.includes("wait started"), "the wait call runs");
     const killedAt = Date.now();
     Deno.kill(pid, "SIGKILL");
     const error = await call.then(() => undefined, (e: unknown) => e);
@@ -102,11 +102,14 @@ Deno.test("a server killed mid-call through importTools reads mcp: <cause> once,
   }
 
   await t.step("exit code 3", async () => {
-    const { client } = await startFixture();
+    const { client, stderr } = await startFixture();
     try {
       const { tools } = await importTools(client);
       const pending = byName(tools, "wait").invoke('{"ms":60000}');
-      await sleep(100);
+      await waitFor(
+        () => stderr.includes("wait started"),
+        "the wait call runs",
+      );
       assert.equal(await byName(tools, "exit").invoke('{"code":3}'), "exiting");
       const exitedAt = Date.now();
       const error = await failure(pending, () => exitedAt);
@@ -118,11 +121,14 @@ Deno.test("a server killed mid-call through importTools reads mcp: <cause> once,
   });
 
   await t.step("SIGKILL", async () => {
-    const { client, pid } = await startFixture();
+    const { client, pid, stderr } = await startFixture();
     try {
       const { tools } = await importTools(client);
       const pending = byName(tools, "wait").invoke('{"ms":60000}');
-      await sleep(100);
+      await waitFor(
+        () => stderr.includes("wait started"),
+        "the wait call runs",
+      );
       const killedAt = Date.now();
       Deno.kill(pid, "SIGKILL");
       const error = await failure(pending, () => killedAt);
@@ -138,13 +144,13 @@ Deno.test("a server killed mid-call through importTools reads mcp: <cause> once,
 });
 
 Deno.test("a grandchild holding the server's stdout does not delay the failure", async () => {
-  const { client, pid } = await startFixture();
+  const { client, pid, stderr } = await startFixture();
   const grandchild = Number(
     await callText(client, "spawn", { holdStdout: true }),
   );
   try {
     const call = callText(client, "wait", { ms: 60_000 });
-    await sleep(100);
+    await waitFor(() => stderr.includes("wait started"), "the wait call runs");
     const killedAt = Date.now();
     Deno.kill(pid, "SIGKILL");
     await assert.rejects(call, ServerExitError);
@@ -204,7 +210,10 @@ Deno.test("close escalates to SIGKILL after killGrace when the server ignores SI
       stderr.join("\n"),
     );
     assert.ok(stderr.includes("served"), "stdin was closed first");
-    await sleep(closingAt + grace - 100 - Date.now());
+    await quietFor(
+      closingAt + grace - 100 - Date.now(),
+      "the stubborn server outlives close until the grace ends",
+    );
     assert.equal(processGone(pid), false, "gone before the grace ended");
     assert.equal(closedAt, 0, "close resolved before the grace ended");
     const bound = new Promise<void>((resolve) => {
@@ -258,7 +267,7 @@ Deno.test("a call's signal cancels it on the server and rejects with its reason"
   try {
     const controller = new AbortController();
     const call = callText(client, "wait", { ms: 60_000 }, controller.signal);
-    await sleep(100);
+    await waitFor(() => stderr.includes("wait started"), "the wait call runs");
     const reason = new Error("caller gave up");
     controller.abort(reason);
     await assert.rejects(call, (error: unknown) => error === reason);

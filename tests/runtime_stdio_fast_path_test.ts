@@ -26,6 +26,7 @@ import {
   META,
   MODERN_PROTOCOL_VERSION as MODERN,
 } from "../src/runtime/era/era.ts";
+import { waitFor } from "./_helpers/wait.ts";
 
 const DEADLINE = 5_000;
 
@@ -173,10 +174,9 @@ async function session(lane: boolean): Promise<string[]> {
     method: "notifications/cancelled",
     params: { requestId: id, reason: "enough" },
   });
-  const until = Date.now() + DEADLINE;
-  while (reasons.length === 0 && Date.now() < until) {
-    await new Promise((r) => setTimeout(r, 5));
-  }
+  await waitFor(() => reasons.length > 0, "the tool sees the reason", {
+    signal: AbortSignal.timeout(DEADLINE),
+  }).catch(() => {}); // the caller asserts on what was seen
   await ask("tools/call", { name: "echo", arguments: { text: "after" } });
   await client.close();
   return seen;
@@ -219,10 +219,9 @@ Deno.test("stdio lane: the lane answers tools/call itself, the Protocol the rest
     method: "tools/call",
     params: { name: "echo", arguments: { text: "x" } },
   });
-  const until = Date.now() + DEADLINE;
-  while (answers.length < 2 && Date.now() < until) {
-    await new Promise((r) => setTimeout(r, 5));
-  }
+  await waitFor(() => answers.length >= 2, "two answers", {
+    signal: AbortSignal.timeout(DEADLINE),
+  }).catch(() => {}); // asserted below
   assert.deepEqual(handled, ["ping"]);
   assert.equal(answers.length, 2);
   await client.close();

@@ -17,6 +17,7 @@ import { progressMessage } from "../src/bridge/_progress.ts";
 import { serveAgent } from "../src/bridge/serve.ts";
 import { callTools, say, script } from "../testing.ts";
 import { connected, onlyText } from "./_helpers/export_pair.ts";
+import { quietFor } from "./_helpers/wait.ts";
 
 const lookupOrder = tool({
   name: "lookup_order",
@@ -175,7 +176,7 @@ Deno.test("progress: the client's cancellation aborts the child run", async () =
   controller.abort(new Error("user gave up"));
   await assert.rejects(call);
   assert.notEqual(await aborted.promise, undefined);
-  await new Promise((r) => setTimeout(r, 20));
+  await quietFor(20, "the cancelled child run makes no further model call");
   assert.equal(
     model.requests().length,
     1,

@@ -24,6 +24,7 @@ import { serveAgent } from "../src/bridge/serve.ts";
 import { callTools, fail, say, script, submit } from "../testing.ts";
 import { callRaw, connected, onlyText } from "./_helpers/export_pair.ts";
 import { assertJsonEqual } from "./_helpers/json_equal.ts";
+import { quietFor } from "./_helpers/wait.ts";
 
 const PROMPT_SCHEMA =
   '{"type":"object","properties":{"prompt":{"type":"string","description":"The task, stated in full: the agent sees only this prompt, not the conversation."}},"required":["prompt"]}';
@@ -294,7 +295,7 @@ Deno.test("no timeout, no result cap; agent-level strictInput applies", async ()
     name: "slow",
     description: "",
     run: async () => {
-      await new Promise((r) => setTimeout(r, 40));
+      await quietFor(40, "outlasts the agent's 5 ms timeout, not applied here");
       return "0123456789";
     },
   });

@@ -11,6 +11,7 @@ import { connectServers } from "../mod.ts";
 import { AuthorizationError } from "../auth.ts";
 import { ReconnectLimitError } from "../servers.ts";
 import { waitUntil } from "./fixtures/runtime_server_helpers.ts";
+import { quietFor } from "./_helpers/wait.ts";
 
 /** A listener answering `answer(n)` to its n-th request (from 1). */
 function serve(
@@ -65,7 +66,7 @@ Deno.test("connectServers: a server answering 401 at start is failed at once, no
   assert.match(servers.error?.message ?? "", /authorization required/);
   const seen = server.requests();
   // A retry would have asked again by now; the state says none is planned.
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  await quietFor(50, "no retry after a 401 (5x the retry's delay)");
   assert.equal(servers.servers()[0].state, "failed");
   assert.equal(server.requests(), seen);
   assert.deepEqual(reported, []);

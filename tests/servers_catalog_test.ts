@@ -24,6 +24,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { httpHandler } from "../src/runtime/http/handler.ts";
 import { childEnv } from "./fixtures/runtime_server_helpers.ts";
+import { FakeClock } from "./_helpers/fake_clock.ts";
 
 /** What the HTTP server lists and has run; changed between starts by a test. */
 interface Remote {
@@ -312,13 +313,14 @@ Deno.test("catalog: a stale entry, a changed config entry and no entry all conne
     assert.ok(remote.requests > 0, "a changed entry read the old catalog");
     assert.deepEqual(changed.servers().map((s) => s.state), ["connected"]);
 
+    // Date.now stands still but for advance: the entry's age is exact.
+    using clock = new FakeClock();
     await using short = memoryStore();
     await warm({ shop: { url } }, short);
-    // The entry is good for 1 ms: by the next start it is stale.
+    // The entry is good for 1 ms: 1 ms later it is stale.
     await warm({ shop: { url } }, short);
     remote.requests = 0;
-    const start = Date.now();
-    while (Date.now() - start < 5) await new Promise((r) => setTimeout(r, 5));
+    clock.advance(1);
     await using stale = await connectServers({ shop: { url } }, {
       catalog: { store: short, ttlMs: 1 },
       signal: deadline(),

@@ -20,6 +20,7 @@ import {
   fixtureArgs,
   waitUntil,
 } from "./fixtures/runtime_server_helpers.ts";
+import { quietFor } from "./_helpers/wait.ts";
 
 const GROWING = new URL("./fixtures/growing_server.ts", import.meta.url)
   .pathname;
@@ -135,7 +136,7 @@ Deno.test("a server that keeps failing at start is given up after maxAttempts, r
   assert.equal(status.error, gaveUp);
   assert.deepEqual(servers.error?.failures, [gaveUp]);
   // Nothing more is tried: the count stays where it is.
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  await quietFor(100, "no retry after the give-up (5x maxDelay)");
   assert.equal(errors.length, 3);
 });
 
@@ -149,7 +150,7 @@ Deno.test("reconnect: false — a server that failed at start stays failed, noth
   assert.ok(status.error instanceof ServerConnectError);
   assert.equal(status.error.phase, "spawn");
   assert.equal(servers.error?.failures[0], status.error);
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  await quietFor(100, "reconnect: false starts no retry");
   assert.deepEqual(errors, []);
 });
 

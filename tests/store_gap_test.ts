@@ -9,16 +9,16 @@ import { Redis } from "ioredis";
 import postgres from "postgres";
 import { postgresStore, redisStore, type Store } from "../store.ts";
 import { startPostgres, startRedis } from "./_helpers/store_servers.ts";
+import { waitFor } from "./_helpers/wait.ts";
 
 const DEADLINE = 15_000;
 
 /** Resolves once `check()` holds; fails after the deadline, saying `what`. */
 async function until(check: () => boolean, what: string): Promise<void> {
-  const end = Date.now() + DEADLINE;
-  while (!check()) {
-    assert.ok(Date.now() < end, `${what} within ${DEADLINE} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await waitFor(check, `${what} within ${DEADLINE} ms`, {
+    signal: AbortSignal.timeout(DEADLINE),
+    everyMs: 20,
+  });
 }
 
 async function gapTold(store: Store, cut: () => Promise<void>): Promise<void> {

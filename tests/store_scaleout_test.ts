@@ -20,6 +20,7 @@ import { META, MODERN_PROTOCOL_VERSION } from "../src/runtime/era/era.ts";
 import { postgresStore, redisStore, type Store } from "../store.ts";
 import { type Rig, startRig } from "./_helpers/scaleout_rig.ts";
 import { startPostgres, startRedis } from "./_helpers/store_servers.ts";
+import { pokeUntil, waitFor } from "./_helpers/wait.ts";
 
 const LEGACY = "2025-11-25";
 const DEADLINE = 10_000;
@@ -244,17 +245,12 @@ async function listenHearsOtherInstance(
   const close = new AbortController();
   const stream = await listen(rig.instances[2].url, close.signal);
   try {
-    const heard = stream.next();
-    let got: Event | undefined;
-    void heard.then((e) => got = e, () => {});
-    const end = Date.now() + within;
-    while (got === undefined && Date.now() < end) {
-      await rig.changed(0);
-      await Promise.race([
-        heard,
-        new Promise((resolve) => setTimeout(resolve, 250)),
-      ]);
-    }
+    const got = await pokeUntil(
+      () => rig.changed(0),
+      stream.next(),
+      "C hears of A's change",
+      { signal: AbortSignal.timeout(within), everyMs: 250 },
+    ).catch(() => undefined); // a change never heard is asserted below
     assert.ok(got !== undefined, "C heard nothing of A's change");
     assert.deepEqual(got.message, {
       jsonrpc: "2.0",
@@ -302,11 +298,11 @@ async function killMidStream(
   const unread = async () =>
     (await stored(session["mcp-session-id"]).catch(() => undefined))
       ?.filter((e) => e.streamId === streamId && e.seq > seq).length ?? 2;
-  const deadline = Date.now() + 10_000;
-  while (await unread() < 2) {
-    assert.ok(Date.now() < deadline, "A stored no event past the client's");
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  await waitFor(
+    async () => await unread() >= 2,
+    "A stores two events past the client's",
+    { everyMs: 10 },
+  );
   await rig.instances[0].kill();
   await live.cancel();
   const res = await resume(rig, session, lastId);

@@ -22,6 +22,7 @@ import {
   ListTasksResultSchema,
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
+import { waitFor } from "./_helpers/wait.ts";
 
 /** A tool that runs until the test lets it go. */
 function holdingTool(release: Promise<void>) {
@@ -175,11 +176,10 @@ Deno.test({
     });
     release.open();
     // Alice's two end; she may run again, up to three kept.
-    const deadline = Date.now() + 10_000;
-    while ((await listed(alice)).length < 2 || await running(alice)) {
-      if (Date.now() > deadline) throw new Error("tasks did not end");
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await waitFor(
+      async () => (await listed(alice)).length >= 2 && !await running(alice),
+      "Alice's two tasks end",
+    );
     await start(alice);
     assert.equal((await refusal(start(alice))).code, -32000);
     assert.equal((await listed(alice)).length, 3);

@@ -20,6 +20,7 @@ import {
 import { childEnv } from "./fixtures/runtime_server_helpers.ts";
 import { type RunningServer, startRedis } from "./_helpers/store_servers.ts";
 import { notResumableText } from "../src/tasks/_host.ts";
+import { waitFor } from "./_helpers/wait.ts";
 
 const FIXTURE = new URL("./fixtures/tasks_http_server.ts", import.meta.url)
   .pathname;
@@ -88,15 +89,16 @@ async function until<T>(
   done: (value: T) => boolean,
   what: string,
 ): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) {
-      throw new Error(`${what}: still ${JSON.stringify(value)}`);
-    }
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  let last: T | undefined;
+  await waitFor(
+    async () => done(last = await read()),
+    () => `${what}: still ${JSON.stringify(last)}`,
+    {
+      signal: AbortSignal.timeout(20_000),
+      everyMs: 20,
+    },
+  );
+  return last as T;
 }
 
 interface Rig extends AsyncDisposable {

@@ -38,6 +38,7 @@ import {
   type CallToolResult,
   ElicitResultSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import { waitFor } from "./_helpers/wait.ts";
 
 async function connect(
   server: { connect(t: InMemoryTransport): Promise<void> },
@@ -201,27 +202,22 @@ Deno.test("weft to weft: cancelling the run cancels the task and reaches the too
   const stop = new AbortController();
   const agent = new Agent(script(callTools({ name: "deploy" })), { tools });
   const run = agent.generate("deploy it", { signal: stop.signal });
-  const deadline = Date.now() + 10_000;
-  while (seen.signal === undefined) {
-    if (Date.now() > deadline) throw new Error("the tool never started");
-    await new Promise((r) => setTimeout(r, 5));
-  }
+  const signal = await waitFor(() => seen.signal, "the tool starts");
   stop.abort(new Error("the user stopped the run"));
   await assert.rejects(run);
   // A latch on the tool's signal, failing fast past the deadline.
-  const signal = seen.signal;
   await new Promise<void>((resolve, reject) => {
     if (signal.aborted) return resolve();
     const late = setTimeout(
       () => reject(new Error("the task was not cancelled")),
-      Math.max(0, deadline - Date.now()),
+      10_000,
     );
     signal.addEventListener("abort", () => {
       clearTimeout(late);
       resolve();
     }, { once: true });
   });
-  assert.equal(seen.signal.reason?.name, "TaskCancelledError");
+  assert.equal(signal.reason?.name, "TaskCancelledError");
   await weft.store.close();
 });
 
@@ -236,13 +232,10 @@ Deno.test("a task cancelled by someone else reads as the pinned mcp text to the 
     tools,
   });
   const run = agent.generate("deploy it");
-  const deadline = Date.now() + 10_000;
-  let ids: string[] = [];
-  while (ids.length === 0) {
-    if (Date.now() > deadline) throw new Error("no task was made");
-    ids = (await weft.store.get<string[]>("task/index/-"))?.value ?? [];
-    await new Promise((r) => setTimeout(r, 5));
-  }
+  const ids = await waitFor(async () => {
+    const ids = (await weft.store.get<string[]>("task/index/-"))?.value ?? [];
+    return ids.length > 0 && ids;
+  }, "a task is made");
   // Another caller holding the id cancels it.
   await using other = await connect(weft.make());
   await other.experimental.tasks.cancelTask(ids[0]);

@@ -31,11 +31,13 @@ import {
   StoreUnavailableError,
 } from "../store.ts";
 import {
+  REAL_CLOCK,
   setTaskClock,
   type TaskClock,
   UNRECORDED_TEXT,
 } from "../src/tasks/_outcome.ts";
 import { startRedis } from "./_helpers/store_servers.ts";
+import { waitFor } from "./_helpers/wait.ts";
 import { META, MODERN_PROTOCOL_VERSION } from "../src/runtime/era/era.ts";
 
 const HEADERS = {
@@ -181,22 +183,31 @@ Deno.test({
     const release = gate();
     try {
       await using store = redisStore(redis.url, { timeoutMs: 200 });
+      // The real pauses between the host's tries, recorded as each ends.
+      const waited: number[] = [];
+      setTaskClock(store, {
+        sleep: (ms, signal) =>
+          REAL_CLOCK.sleep(ms, signal).then(() => void waited.push(ms)),
+      });
       await using endpoint = serve(store, release.wait, 600);
       const taskId = await startTask(endpoint.url);
       redis.signal("SIGSTOP");
       release.open();
       // The outage outlasts the lease (600 ms): before the fix the
       // outcome was dropped and the lapsed lease read as a dead instance.
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      // Redis stays paused until the host has been retrying the outcome's
+      // write for 1.5 s (100 + 200 + 400 + 800 ms of pauses).
+      await waitFor(
+        () => waited.reduce((a, b) => a + b, 0) >= 1_500,
+        () => `the host retries the outcome for 1.5 s (paused ${waited})`,
+      );
       redis.signal("SIGCONT");
-      const deadline = Date.now() + 10_000;
       let task: Record<string, unknown> = {};
-      while (task.status !== "completed" && task.status !== "failed") {
-        if (Date.now() > deadline) throw new Error(JSON.stringify(task));
+      await waitFor(async () => {
         const answer = await rpc(endpoint.url, "tasks/get", { taskId });
         task = (answer.message?.result ?? {}) as Record<string, unknown>;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+        return task.status === "completed" || task.status === "failed";
+      }, () => `the task ends (last: ${JSON.stringify(task)})`);
       assert.equal(task.status, "completed", JSON.stringify(task));
       const result = await rpc(endpoint.url, "tasks/result", { taskId });
       const content = (result.message?.result as { content: unknown[] })
@@ -251,14 +262,11 @@ async function finishWith(
   const taskId = await startTask(endpoint.url);
   store.armed = true;
   release.open();
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    if (Date.now() > deadline) throw new Error("the task never ended");
+  return await waitFor(async () => {
     const answer = await rpc(endpoint.url, "tasks/get", { taskId });
     const task = (answer.message?.result ?? {}) as Record<string, unknown>;
-    if (task.status === "completed" || task.status === "failed") return task;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+    return (task.status === "completed" || task.status === "failed") && task;
+  }, "the task ends");
 }
 
 Deno.test({

@@ -25,6 +25,7 @@ import {
   RESUMED_TEXT,
 } from "../src/tasks/_host.ts";
 import { memoryStore } from "../store.ts";
+import { waitFor } from "./_helpers/wait.ts";
 import { register } from "../src/bridge/_registry.ts";
 import { exported } from "../src/bridge/export.ts";
 import { say, script } from "../testing.ts";
@@ -84,15 +85,12 @@ async function until(
   taskId: string,
   done: (task: { status: string; statusMessage?: string }) => boolean,
 ): Promise<{ status: string; statusMessage?: string }> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
+  let last: unknown;
+  return await waitFor(async () => {
     const task = await client.experimental.tasks.getTask(taskId);
-    if (done(task)) return task;
-    if (Date.now() > deadline) {
-      throw new Error(`task ${taskId} stuck at ${JSON.stringify(task)}`);
-    }
-    await new Promise((r) => setTimeout(r, 5));
-  }
+    last = task;
+    return done(task) && task;
+  }, () => `task ${taskId} done (last: ${JSON.stringify(last)})`);
 }
 
 function slowTool(
@@ -493,13 +491,10 @@ Deno.test("a host stopped by its signal lets go of its tasks: the next instance 
   await until(onA, taskId, () => seen.signal !== undefined);
   stop.abort();
   await until(onA, taskId, () => seen.signal?.aborted === true);
-  const leaseGone = async () =>
-    (await store.get(`task/${taskId}/lease`)) === undefined;
-  const deadline = Date.now() + 10_000;
-  while (!(await leaseGone())) {
-    if (Date.now() > deadline) throw new Error("the lease was kept");
-    await new Promise((r) => setTimeout(r, 5));
-  }
+  await waitFor(
+    async () => (await store.get(`task/${taskId}/lease`)) === undefined,
+    "the stopped host releases the lease",
+  );
   // B: not the stopped host; its first tasks/get takes the task over, though
   // the lease (60 s) would not have lapsed yet.
   await using onB = await pair(
@@ -612,11 +607,10 @@ Deno.test("a task taken over by a verified poller resumes without that poller's 
   const taskId = created.task.taskId;
   await until(onA, taskId, () => seen.aborted !== undefined);
   stop.abort();
-  const deadline = Date.now() + 10_000;
-  while ((await store.get(`task/${taskId}/lease`)) !== undefined) {
-    if (Date.now() > deadline) throw new Error("the lease was kept");
-    await new Promise((r) => setTimeout(r, 5));
-  }
+  await waitFor(
+    async () => (await store.get(`task/${taskId}/lease`)) === undefined,
+    "the stopped host releases the lease",
+  );
   // A verified principal holding the id polls it on instance B: the run it
   // resumes is not granted that principal's token.
   await using onB = await pair((s) => register(s, [entry], "test"), { store });
@@ -665,13 +659,10 @@ Deno.test("tasks/update checks an answer as a direct call does: a wrong action o
     } as never, ResultSchema.passthrough()) as Promise<
       { status: string; inputRequests?: Record<string, unknown> }
     >;
-  const deadline = Date.now() + 10_000;
-  let task = await get();
-  while (task.status !== "input_required") {
-    if (Date.now() > deadline) throw new Error("the task never asked");
-    await new Promise((r) => setTimeout(r, 5));
-    task = await get();
-  }
+  let task = await waitFor(async () => {
+    const task = await get();
+    return task.status === "input_required" && task;
+  }, "the task asks for input");
   const key = Object.keys(task.inputRequests ?? {})[0];
   for (
     const wrong of [
@@ -702,10 +693,10 @@ Deno.test("tasks/update checks an answer as a direct call does: a wrong action o
       _meta,
     },
   } as never, ResultSchema);
-  for (task = await get(); task.status !== "completed"; task = await get()) {
-    if (Date.now() > deadline) throw new Error("the task never completed");
-    await new Promise((r) => setTimeout(r, 5));
-  }
+  task = await waitFor(async () => {
+    const task = await get();
+    return task.status === "completed" && task;
+  }, "the task completes");
   assert.deepEqual(
     (task as { result?: { content?: unknown } }).result?.content,
     [{ type: "text", text: "accept eu" }],

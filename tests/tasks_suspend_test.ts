@@ -29,17 +29,14 @@ import { connectHttp } from "../src/runtime/client/connect_http.ts";
 import { callTools, say, script } from "../testing.ts";
 import { childEnv } from "./fixtures/runtime_server_helpers.ts";
 import { passOn } from "./_helpers/pass_on.ts";
+import { waitFor } from "./_helpers/wait.ts";
 
 const CHILD = new URL("./fixtures/tasks_resume_client.ts", import.meta.url)
   .pathname;
 
 /** Fails fast instead of hanging: waits until `check` holds, or throws `what`. */
 async function until(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
+  await waitFor(check, what, { signal: AbortSignal.timeout(15_000) });
 }
 
 /**

@@ -19,6 +19,7 @@ import { memoryStore } from "../store.ts";
 import { callTools, say, script } from "../testing.ts";
 import { childEnv } from "./fixtures/runtime_server_helpers.ts";
 import { HONEST } from "./fixtures/rug_pull_server.ts";
+import { waitFor } from "./_helpers/wait.ts";
 
 const SERVER = new URL("./fixtures/rug_pull_server.ts", import.meta.url)
   .pathname;
@@ -76,12 +77,9 @@ function byName(tools: readonly ToolDef[], name: string): ToolDef {
   return found;
 }
 
-async function waitFor(ok: () => boolean): Promise<void> {
-  const end = AbortSignal.timeout(10_000);
-  while (!ok()) {
-    if (end.aborted) throw new Error("timed out waiting for the condition");
-    await new Promise((r) => setTimeout(r, 10));
-  }
+/** Polls `ok` until it holds (10 s deadline). */
+function until(ok: () => boolean): Promise<unknown> {
+  return waitFor(ok, "the condition", { everyMs: 10 });
 }
 
 /** A run through JSON, as a host that stores it between requests keeps it. */
@@ -133,7 +131,7 @@ Deno.test("pins: approving a parked drift pins the definition shown; a newer lis
       await byName(servers.tools, "notes_pull").invoke("{}"),
       "pulled",
     );
-    await waitFor(() => byName(servers.tools, "notes_read_note") !== before);
+    await until(() => byName(servers.tools, "notes_read_note") !== before);
 
     const again = throughJson(
       await agent.generate(parked.messages, {
@@ -167,7 +165,7 @@ Deno.test("pins: approving a parked drift pins the definition shown; a newer lis
       read_note: await toolDigest(readNote(V3)),
     });
     // Listed again after the pin: no drift, nothing added, nothing removed.
-    await waitFor(() => servers.servers()[0].pins?.changed.length === 0);
+    await until(() => servers.servers()[0].pins?.changed.length === 0);
     assert.deepEqual(servers.servers()[0].pins, {
       firstContact: false,
       changed: [],

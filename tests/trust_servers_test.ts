@@ -11,6 +11,7 @@ import { PinDriftError } from "../servers.ts";
 import { callTools, say, script } from "../testing.ts";
 import { childEnv } from "./fixtures/runtime_server_helpers.ts";
 import { APPENDED, HONEST } from "./fixtures/rug_pull_server.ts";
+import { waitFor } from "./_helpers/wait.ts";
 
 const SERVER = new URL("./fixtures/rug_pull_server.ts", import.meta.url)
   .pathname;
@@ -96,7 +97,7 @@ Deno.test("connectServers pins: restart keeps pins; list_changed drift parks wit
     assert.equal(resumed.resumed[0].content, "note x");
     // Approval pinned the new definition and listed again: no drift left,
     // and the model now reads what was approved.
-    await waitFor(() => servers.servers()[0].pins?.changed.length === 0);
+    await until(() => servers.servers()[0].pins?.changed.length === 0);
     assert.equal(
       byName(servers.tools, "notes_read_note").description,
       HONEST + APPENDED,
@@ -167,10 +168,10 @@ Deno.test("connectServers pins: a reconnect's listing is checked too — a resta
       await byName(servers.tools, "notes_exit").invoke("{}", { signal }),
       "bye",
     );
-    await waitFor(() => servers.servers()[0].state === "lost");
+    await until(() => servers.servers()[0].state === "lost");
     // Any call brings the server back; its listing goes through the pins.
     await byName(servers.tools, "notes_pull").invoke("{}", { signal });
-    await waitFor(() => servers.servers()[0].pins?.changed.length === 1);
+    await until(() => servers.servers()[0].pins?.changed.length === 1);
     assert.ok(errors.some((e) => e instanceof PinDriftError), String(errors));
     assert.equal(byName(servers.tools, "notes_read_note").description, HONEST);
     const agent = new Agent(
@@ -187,10 +188,7 @@ Deno.test("connectServers pins: a reconnect's listing is checked too — a resta
   }
 });
 
-async function waitFor(ok: () => boolean): Promise<void> {
-  const end = AbortSignal.timeout(10_000);
-  while (!ok()) {
-    if (end.aborted) throw new Error("timed out waiting for the condition");
-    await new Promise((r) => setTimeout(r, 10));
-  }
+/** Polls `ok` until it holds (10 s deadline). */
+function until(ok: () => boolean): Promise<unknown> {
+  return waitFor(ok, "the condition", { everyMs: 10 });
 }

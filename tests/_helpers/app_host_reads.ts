@@ -6,6 +6,7 @@
 
 import assert from "node:assert/strict";
 import type { AppHostHandler } from "../../apps.ts";
+import { waitFor } from "./wait.ts";
 
 /**
  * Waits for `request` (a page's request of `runId`) to be answered; fails
@@ -23,13 +24,15 @@ export async function atOnce(
   let failed: unknown;
   request.then((res) => answered = res, (error) => failed = error);
   const before = (await parkedNow()).length;
-  const deadline = AbortSignal.timeout(5_000);
-  for (;;) {
-    deadline.throwIfAborted();
-    if (failed !== undefined) throw failed;
-    if (answered !== undefined) return answered;
-    const pending = await parkedNow();
-    assert.equal(pending.length, before, JSON.stringify(pending));
-    await new Promise((r) => setTimeout(r, 2));
-  }
+  return await waitFor(
+    async () => {
+      if (failed !== undefined) throw failed;
+      if (answered !== undefined) return answered;
+      const pending = await parkedNow();
+      assert.equal(pending.length, before, JSON.stringify(pending));
+      return undefined;
+    },
+    "the read is answered",
+    { signal: AbortSignal.timeout(5_000), everyMs: 2 },
+  );
 }

@@ -11,6 +11,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { httpHandler } from "../../src/runtime/http/handler.ts";
 import { serveHttp } from "../../examples/server.ts";
+import { waitFor } from "./wait.ts";
 
 /** The repository root. */
 export const ROOT = new URL("../../", import.meta.url).pathname;
@@ -78,10 +79,11 @@ export async function run(
   const command = options.signalWhenRunning;
   if (command !== undefined) {
     (async () => {
-      const until = Date.now() + 20_000;
-      while (Date.now() < until && !(await processRunning(command))) {
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      // Signalled once the command runs, or after 20 s regardless.
+      await waitFor(() => processRunning(command), `${command} running`, {
+        signal: AbortSignal.timeout(20_000),
+        everyMs: 50,
+      }).catch(() => {});
       setTimeout(() => child.kill("SIGINT"), options.signalAfter ?? 0);
     })();
   } else if (options.signalAfter !== undefined) {

@@ -9,6 +9,8 @@
  * the `postgres` user through `runuser`.
  */
 
+import { waitFor } from "./wait.ts";
+
 /** A started server. */
 export interface RunningServer {
   /** Its connection string. */
@@ -64,21 +66,22 @@ async function run(
 
 /** Resolves once `port` accepts a connection; throws past `ms`. */
 async function reachable(port: number, ms: number, what: string) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    try {
-      const conn = await Deno.connect({ hostname: "127.0.0.1", port });
-      conn.close();
-      return;
-    } catch {
-      if (Date.now() > deadline) {
-        throw new Error(
-          `${what}: nothing listens on 127.0.0.1:${port} after ${ms} ms`,
-        );
+  await waitFor(
+    async () => {
+      try {
+        const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+        conn.close();
+        return true;
+      } catch {
+        return false; // not listening yet: tried again until the deadline
       }
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
+    },
+    `${what}: something listening on 127.0.0.1:${port} within ${ms} ms`,
+    {
+      signal: AbortSignal.timeout(ms),
+      everyMs: 50,
+    },
+  );
 }
 
 /**

@@ -16,6 +16,7 @@ import { Agent, connectServers } from "../../mod.ts";
 import { appHost, type AppHostHandler } from "../../apps.ts";
 import { callTools, say, script } from "../../testing.ts";
 import { childEnv } from "../fixtures/runtime_server_helpers.ts";
+import { waitFor } from "../_helpers/wait.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const repoRoot = new URL("../..", import.meta.url).pathname;
@@ -70,13 +71,14 @@ async function viewFrame(
   sandboxOrigin: string,
   signal: AbortSignal,
 ): Promise<Frame> {
-  for (;;) {
-    signal.throwIfAborted();
-    const proxy = frames().find((f) => f.url().startsWith(sandboxOrigin));
-    const inner = proxy?.childFrames()[0];
-    if (inner !== undefined) return inner;
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  return await waitFor(
+    () => {
+      const proxy = frames().find((f) => f.url().startsWith(sandboxOrigin));
+      return proxy?.childFrames()[0];
+    },
+    "the view's inner frame",
+    { signal, everyMs: 25 },
+  );
 }
 
 Deno.test({

@@ -24,6 +24,7 @@ import { memoryEraStore } from "../../runtime.ts";
 import { npmServer } from "../fixtures/npm_servers.ts";
 import { passOn } from "../_helpers/pass_on.ts";
 import { listenMastra } from "./fixtures/mastra_server.ts";
+import { waitFor } from "../_helpers/wait.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 const INTEROP_CONFIG = `${ROOT}/tests/interop/deno.json`;
@@ -291,9 +292,11 @@ Deno.test("a cancelled call closes its request's stream: the v2 tool sees its ab
   const call = client.callTool({ name: "wait", arguments: {} }, undefined, {
     signal: cancel.signal,
   });
-  while (!server.methods().includes("tools/call")) {
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  await waitFor(
+    () => server.methods().includes("tools/call"),
+    "the call reaches the server",
+    { everyMs: 10 },
+  );
   const reason = new Error("stop");
   cancel.abort(reason);
   await assert.rejects(call, (error) => error === reason);

@@ -20,6 +20,7 @@ import {
   counterResource,
   surfaceServer,
 } from "../fixtures/surface_server.ts";
+import { pokeUntil } from "../_helpers/wait.ts";
 
 const MODERN = "2026-07-28";
 
@@ -139,8 +140,6 @@ for (const { name, mode, era } of MODES) {
           () => updated.reject(new Error("no resources/updated in 5 s")),
           5_000,
         );
-        let done = false;
-        updated.promise.then(() => done = true, () => done = true);
         if (era === "modern") {
           const sub = await client.listen({
             resourceSubscriptions: ["test://counter"],
@@ -155,14 +154,14 @@ for (const { name, mode, era } of MODES) {
           await client.subscribeResource({ uri: "test://counter" }, T());
           // The standalone GET stream opens a moment after initialize; an
           // update sent before it is not kept for it: tell again until heard.
-          while (!done) {
-            counterResource.notifyUpdated();
-            await Promise.race([
+          assert.equal(
+            await pokeUntil(
+              () => counterResource.notifyUpdated(),
               updated.promise,
-              new Promise((r) => setTimeout(r, 20)),
-            ]).catch(() => {});
-          }
-          assert.equal(await updated.promise, "test://counter");
+              "resources/updated on the GET stream",
+            ),
+            "test://counter",
+          );
         }
         clearTimeout(timer);
       } finally {
