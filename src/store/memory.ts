@@ -5,6 +5,7 @@
  * @module
  */
 
+import { ownMethods } from "./_own_methods.ts";
 import type {
   Store,
   StoreAppendOptions,
