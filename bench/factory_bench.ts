@@ -56,7 +56,10 @@ type ServedToolsOf = (server: object) => { list(): unknown } | undefined;
 
 async function side(name: string, root: string): Promise<Side> {
   const sdk = await import(`${root}/src/runtime/sdk.ts`);
-  const exported = await import(`${root}/src/bridge/export.ts`);
+  // The bridge's folder was `src/mcp` before it was named `src/bridge`.
+  const exported = await import(`${root}/src/bridge/export.ts`).catch(() =>
+    import(`${root}/src/mcp/export.ts`)
+  );
   const core = await import(`${root}/src/core/tool.ts`);
   const served = await import(`${root}/src/core/served_tools.ts`);
   const Server = sdk.Server as new (
