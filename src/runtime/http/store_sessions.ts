@@ -28,6 +28,10 @@ import { SharedEventStore } from "./_shared_events.ts";
 /**
  * Where `httpHandler` keeps sessions when given `store`: made by the
  * deprecated `kvStore`. Opaque: its members are the handler's business.
+ *
+ * @deprecated Pass a contract store from `@weft/mcp/store` (or the
+ * `Deno.Kv` itself) as `httpHandler`'s `store`; this type goes with
+ * `kvStore` in a later release.
  */
 export interface HttpSessionStore {
   /** Identifies the store kind. */
