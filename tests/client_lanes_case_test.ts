@@ -18,12 +18,12 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { Client, InMemoryTransport, McpClient } from "../mod.ts";
 import { shareDeadlines } from "../src/runtime/client/_protocol_lane.ts";
-import type { LaneClock } from "../src/runtime/client/_deadlines.ts";
+import type { Clock } from "../src/runtime/clock.ts";
 
 const DEADLINE = 5_000;
 
 /** A clock whose time moves only when told; its timers run in due order. */
-class FakeClock implements LaneClock {
+class FakeClock implements Clock {
   #now = 1_000;
   #next = 1;
   readonly #timers = new Map<number, { due: number; run: () => void }>();

@@ -11,13 +11,11 @@ import assert from "node:assert/strict";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { Client, InMemoryTransport } from "../mod.ts";
 import { shareDeadlines } from "../src/runtime/client/_protocol_lane.ts";
-import {
-  DeadlineHeap,
-  type LaneClock,
-} from "../src/runtime/client/_deadlines.ts";
+import { DeadlineHeap } from "../src/runtime/client/_deadlines.ts";
+import type { Clock } from "../src/runtime/clock.ts";
 
 /** A clock whose time moves only when told; its timers fire in due order. */
-class FakeClock implements LaneClock {
+class FakeClock implements Clock {
   #now = 1_000;
   #next = 1;
   readonly timers = new Map<number, { due: number; run: () => void }>();

@@ -14,11 +14,11 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { Client, InMemoryTransport } from "../mod.ts";
 import { connectHttp } from "../src/runtime/client/connect_http.ts";
 import { shareDeadlines } from "../src/runtime/client/_protocol_lane.ts";
-import type { LaneClock } from "../src/runtime/client/_deadlines.ts";
+import type { Clock } from "../src/runtime/clock.ts";
 import { listen } from "./fixtures/http_test_server.ts";
 
 /** A clock that stands still and keeps the timers armed on it, by handle. */
-class ArmedTimers implements LaneClock {
+class ArmedTimers implements Clock {
   readonly armed = new Map<number, number>();
   #next = 1;
 

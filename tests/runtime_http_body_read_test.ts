@@ -3,11 +3,14 @@
  * length bounding the read): bodies of every size and shape read whole —
  * with and without a `Content-Length`, in many chunks, past 16 KiB, from a
  * stream that is not a byte stream — and the caps still hold; the shared
- * deadline timer left idle between reads still cuts off a slow body.
+ * deadline timer left idle between reads still cuts off a slow body, at
+ * its own deadline (on a fake clock: nothing sleeps).
  */
 
 import assert from "node:assert/strict";
 import { Deadlines, readJsonBody } from "../src/runtime/http/_body.ts";
+import { FakeClock } from "./_helpers/fake_clock.ts";
+import { quietFor } from "./_helpers/wait.ts";
 
 const LIMITS = { maxBytes: 1024 * 1024, timeout: 10_000, maxDepth: 64 };
 
@@ -226,8 +229,59 @@ Deno.test("body read: a chunk past a declared length is not counted against maxB
   assert.equal(read.kind, "json");
 });
 
-Deno.test("body read: shared deadlines — reads one after another reuse the timer, and a slow body after them still times out", async () => {
-  const deadlines = new Deadlines(150);
+/**
+ * A fake clock whose timers can be unreferenced, as the process's can: it
+ * counts the timers armed and tells whether the armed one is held.
+ */
+class HoldingClock extends FakeClock {
+  armed = 0;
+  readonly #unheld = new Set<unknown>();
+
+  constructor() {
+    super({ dates: false });
+  }
+  override setTimeout(run: () => void, ms: number): unknown {
+    this.armed++;
+    return super.setTimeout(run, ms);
+  }
+  hold(handle: unknown, held: boolean): boolean {
+    if (held) this.#unheld.delete(handle);
+    else this.#unheld.add(handle);
+    return true;
+  }
+  /** Whether every timer pending is unreferenced. */
+  get idle(): boolean {
+    return this.pending === this.#unheld.size;
+  }
+}
+
+/** A body whose first bytes come and whose end never does. */
+function slowBody(onCancel?: () => void): Request {
+  return new Request("http://localhost/mcp", {
+    method: "POST",
+    body: new ReadableStream({
+      start: (c) => c.enqueue(new TextEncoder().encode('{"a":')),
+      cancel: onCancel,
+    }),
+    duplex: "half",
+  } as RequestInit);
+}
+
+/** What a read came to so far: its kind, or "pending" after a turn of the loop. */
+async function outcome(read: Promise<{ kind: string }>): Promise<string> {
+  const pending = quietFor(
+    0,
+    "a read whose deadline has not passed is still waiting",
+  );
+  return await Promise.race([
+    read.then((r) => r.kind),
+    pending.then(() => "pending"),
+  ]);
+}
+
+Deno.test("body read: shared deadlines — reads one after another reuse one unreferenced timer, and a slow body after them times out at its own deadline", async () => {
+  using clock = new HoldingClock();
+  const deadlines = new Deadlines(150, clock);
   const limits = { ...LIMITS, timeout: 150, deadlines };
   for (let i = 0; i < 20; i++) {
     const req = new Request("http://localhost/mcp", {
@@ -236,38 +290,61 @@ Deno.test("body read: shared deadlines — reads one after another reuse the tim
     });
     assert.equal((await readJsonBody(req, limits)).kind, "json");
   }
+  assert.equal(clock.armed, 1, "twenty reads, one timer");
+  assert.ok(clock.idle, "between reads the timer holds nothing open");
   // Half the idle timer's time later, a body that never ends.
-  await new Promise((resolve) => setTimeout(resolve, 75));
+  clock.advance(75);
   let cancelled = false;
-  const slow = new Request("http://localhost/mcp", {
-    method: "POST",
-    body: new ReadableStream({
-      start: (c) => c.enqueue(new TextEncoder().encode('{"a":')),
-      cancel: () => {
-        cancelled = true;
-      },
-    }),
-    duplex: "half",
-  } as RequestInit);
-  const started = performance.now();
-  assert.equal((await readJsonBody(slow, limits)).kind, "timeout");
+  const slow = readJsonBody(slowBody(() => cancelled = true), limits);
+  assert.ok(!clock.idle, "a read under way holds its timer");
+  // The idle timer falls due at 150: the slow body's deadline is 225.
+  clock.advance(149);
+  assert.equal(await outcome(slow), "pending", "not cut off by the idle timer");
+  assert.ok(!cancelled);
+  clock.advance(1);
+  assert.equal(await slow.then((r) => r.kind), "timeout");
   assert.ok(cancelled, "the slow body was cancelled");
-  // Its own deadline, not the idle timer's: not cut off early.
-  assert.ok(performance.now() - started >= 100);
-  // Two slow bodies, one started while the other waits: each times out.
-  const never = () =>
-    new Request("http://localhost/mcp", {
+  assert.equal(clock.pending, 0, "no read under way, no timer");
+  // Two slow bodies, one started while the other waits: each times out at
+  // its own deadline.
+  const first = readJsonBody(slowBody(), limits);
+  clock.advance(50);
+  const second = readJsonBody(slowBody(), limits);
+  clock.advance(99);
+  assert.deepEqual([await outcome(first), await outcome(second)], [
+    "pending",
+    "pending",
+  ]);
+  clock.advance(1);
+  assert.deepEqual([await outcome(first), await outcome(second)], [
+    "timeout",
+    "pending",
+  ]);
+  clock.advance(49);
+  assert.equal(await outcome(second), "pending");
+  clock.advance(1);
+  assert.equal(await outcome(second), "timeout");
+  deadlines.clear();
+  assert.equal(clock.pending, 0);
+});
+
+Deno.test("body read: shared deadlines on a clock that cannot unreference timers — the idle timer is cleared, each read arms one", async () => {
+  using clock = new FakeClock({ dates: false });
+  const deadlines = new Deadlines(150, clock);
+  const limits = { ...LIMITS, timeout: 150, deadlines };
+  for (let i = 0; i < 3; i++) {
+    const req = new Request("http://localhost/mcp", {
       method: "POST",
-      body: new ReadableStream({}),
-      duplex: "half",
-    } as RequestInit);
-  const first = readJsonBody(never(), limits);
-  await new Promise((resolve) => setTimeout(resolve, 50));
-  const second = readJsonBody(never(), limits);
-  assert.deepEqual(
-    [(await first).kind, (await second).kind],
-    ["timeout", "timeout"],
-  );
+      body: json(10),
+    });
+    assert.equal((await readJsonBody(req, limits)).kind, "json");
+    assert.equal(clock.pending, 0, "nothing left armed between reads");
+  }
+  const slow = readJsonBody(slowBody(), limits);
+  clock.advance(149);
+  assert.equal(await outcome(slow), "pending");
+  clock.advance(1);
+  assert.equal(await outcome(slow), "timeout");
 });
 
 Deno.test("body read: a framed body (Deno.serve's) with a declared length is read whole, under the same deadline and caps", async () => {
@@ -300,10 +377,17 @@ Deno.test("body read: a framed body (Deno.serve's) with a declared length is rea
     headers: { "content-length": "500" },
     duplex: "half",
   } as RequestInit);
-  assert.equal(
-    (await readJsonBody(slow, { ...LIMITS, timeout: 100 }, true)).kind,
-    "timeout",
+  using clock = new FakeClock({ dates: false });
+  const deadlines = new Deadlines(100, clock);
+  const slowRead = readJsonBody(
+    slow,
+    { ...LIMITS, timeout: 100, deadlines },
+    true,
   );
+  clock.advance(99);
+  assert.equal(await outcome(slowRead), "pending");
+  clock.advance(1);
+  assert.equal(await outcome(slowRead), "timeout");
   // A body that fails mid-way: the client went away.
   const failing = new Request("http://localhost/mcp", {
     method: "POST",

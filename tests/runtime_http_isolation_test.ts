@@ -22,14 +22,35 @@ import {
 } from "../src/runtime/http/handler.ts";
 import { post } from "./fixtures/http_test_server.ts";
 import type { AuthInfo } from "../src/core/auth.ts";
+import { type Latch, latch, waitFor } from "./_helpers/wait.ts";
 
 const DEADLINE = 10_000;
 
-/** A latch: `open()` resolves `opened`. */
-function latch(): { opened: Promise<void>; open(): void } {
-  let open!: () => void;
-  const opened = new Promise<void>((resolve) => (open = resolve));
-  return { opened, open };
+/** `l`'s promise, or a failure naming `what` once {@link DEADLINE} passes. */
+function opened(l: Latch<void>, what: string): Promise<void> {
+  const signal = AbortSignal.timeout(DEADLINE);
+  return Promise.race([
+    l.promise,
+    new Promise<never>((_, reject) =>
+      signal.addEventListener(
+        "abort",
+        () => reject(new Error(`never happened: ${what}`)),
+        { once: true },
+      )
+    ),
+  ]);
+}
+
+/**
+ * Resolves once no server `servers` holds is connected: each request's
+ * server closed (the SDK's path) or was never connected (the direct
+ * route), so the pool has taken back what it reuses.
+ */
+function closed(servers: readonly Server[]): Promise<boolean> {
+  return waitFor(
+    () => servers.every((server) => server.transport === undefined),
+    "every request's server closed",
+  );
 }
 
 /**
@@ -48,14 +69,15 @@ type Tools = Record<
 interface Made {
   serial: number;
   bound?: string;
+  server: Server;
 }
 
 function toolServer(tools: Tools, made: Made[], bound?: string): Server {
   const serial = made.length + 1;
-  made.push({ serial, bound });
   const server = new Server({ name: "iso", version: "1" }, {
     capabilities: { tools: {}, logging: {} },
   });
+  made.push({ serial, bound, server });
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: Object.keys(tools).map((name) => ({
       name,
@@ -135,12 +157,13 @@ async function lateSendScenario(
 ) {
   const bobRunning = latch();
   const lateDone = latch();
+  const aliceStreaming = latch();
   const late: string[] = [];
   const made: Made[] = [];
   const tools: Tools = {
     async audit(user, extra) {
       (async () => {
-        await bobRunning.opened;
+        await bobRunning.promise;
         try {
           await extra.sendNotification(
             log(`audit: Bearer ${user} opened record 4711`),
@@ -153,18 +176,14 @@ async function lateSendScenario(
       })();
       // An answer after the first turn goes out as a stream: the SDK is
       // done with the request (its signal no longer aborts on close) when
-      // the server returns to the pool.
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      // the server returns to the pool. It answers once Alice's response
+      // began as a stream.
+      await opened(aliceStreaming, "Alice's answer began as a stream");
       return `audited ${user}`;
     },
     async work(user, extra) {
       bobRunning.open();
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([
-        lateDone.opened,
-        new Promise((resolve) => (timer = setTimeout(resolve, 2_000))),
-      ]);
-      clearTimeout(timer);
+      await opened(lateDone, "Alice's late sends ran");
       await extra.sendNotification(log(`working for ${user}`));
       return `done ${user}`;
     },
@@ -173,10 +192,12 @@ async function lateSendScenario(
     reuseServers: true,
     ...options,
   });
-  const alice = await postText(server.url, aliceBody);
+  const aliceResponse = await post(server.url, JSON.stringify(aliceBody));
+  aliceStreaming.open();
+  const alice = await aliceResponse.text();
   assert.match(alice, /audited alice/);
   // The server's close settles; it goes back to the pool.
-  await new Promise((resolve) => setTimeout(resolve, 10));
+  await closed(made.map((m) => m.server));
   const bob = await postText(server.url, bobBody);
   return { alice, bob, late, made };
 }
@@ -196,7 +217,12 @@ Deno.test({
     assert.match(bob, /working for bob/);
     assert.match(bob, /done bob/);
     assert.doesNotMatch(bob, /alice/);
-    assert.equal(late.length, 1, "Alice's late send ran while Bob's call did");
+    // Sent, not refused: it went out while Bob's call ran, and reached no one.
+    assert.deepEqual(
+      late,
+      ["sent"],
+      "Alice's late send ran while Bob's call did",
+    );
   },
 });
 
@@ -209,7 +235,7 @@ Deno.test("isolation: the late notifications of a batch reach no later batch", a
   assert.equal(made.length, 1);
   assert.equal(bob.match(/done bob/g)?.length, 2);
   assert.doesNotMatch(bob, /alice/);
-  assert.equal(late.length, 2);
+  assert.deepEqual(late, ["sent", "sent"]);
 });
 
 Deno.test("isolation: with reuseServers: false a late notification reaches no one either", async () => {
@@ -221,7 +247,7 @@ Deno.test("isolation: with reuseServers: false a late notification reaches no on
   );
   assert.equal(made.length, 2);
   assert.doesNotMatch(bob, /alice/);
-  assert.equal(late.length, 1);
+  assert.deepEqual(late, ["sent"]);
 });
 
 Deno.test("isolation: a server that saw logging/setLevel or initialize is never reused", async () => {
@@ -230,7 +256,7 @@ Deno.test("isolation: a server that saw logging/setLevel or initialize is never 
   await using server = serve(() => toolServer(tools, made), {
     reuseServers: true,
   });
-  const settle = () => new Promise((resolve) => setTimeout(resolve, 10));
+  const settle = () => closed(made.map((m) => m.server));
   const setLevel = {
     jsonrpc: "2.0",
     id: 1,
@@ -269,6 +295,7 @@ Deno.test("isolation: a server that saw logging/setLevel or initialize is never 
 
 Deno.test("isolation: twenty callers alternating on pooled servers each read only their own notifications and answers", async () => {
   const made: Made[] = [];
+  let lateSent = 0;
   const tools: Tools = {
     async chatty(user, extra) {
       for (let i = 0; i < 2; i++) {
@@ -278,7 +305,9 @@ Deno.test("isolation: twenty callers alternating on pooled servers each read onl
       // After the answer, while other callers run on this server: must
       // reach no one.
       setTimeout(() => {
-        extra.sendNotification(log(`${user} after`)).catch(() => {});
+        extra.sendNotification(log(`${user} after`)).catch(() => {
+          // Refused: the request is over; reaching no one is the point.
+        }).finally(() => lateSent++);
       }, Math.random() * 15);
       return `done ${user}`;
     },
@@ -315,8 +344,8 @@ Deno.test("isolation: twenty callers alternating on pooled servers each read onl
   }));
   assert.equal(calls, 200);
   assert.ok(made.length < 100, `servers were pooled (${made.length} made)`);
-  // The late sends fire within 15 ms of each answer.
-  await new Promise((resolve) => setTimeout(resolve, 30));
+  // The late sends fire within 15 ms of each answer: all of them ran.
+  await waitFor(() => lateSent === calls, () => `${lateSent} late sends ran`);
 });
 
 /** A 2026-07-28 `tools/call` and its headers, declaring `capabilities`. */
@@ -347,19 +376,19 @@ Deno.test("isolation (2026-07-28): a request a handler sends after its call was 
   let bobRunning = latch();
   let lateDone = latch();
   let late = "";
-  let made = 0;
+  const made: Server[] = [];
   await using served = serve(() => {
-    made++;
     const server = new Server({ name: "iso", version: "1" }, {
       capabilities: { tools: {} },
     });
+    made.push(server);
     server.setRequestHandler(CallToolRequestSchema, async (request) => {
       if (request.params.name === "audit") {
         // After answering, outside any handler's context.
         const running = bobRunning;
         const done = lateDone;
         (async () => {
-          await running.opened;
+          await running.promise;
           try {
             await server.listRoots(undefined, { timeout: 1_000 });
             late = "answered";
@@ -371,12 +400,7 @@ Deno.test("isolation (2026-07-28): a request a handler sends after its call was 
         return { content: [{ type: "text", text: "audited alice" }] };
       }
       bobRunning.open();
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([
-        lateDone.opened,
-        new Promise((resolve) => (timer = setTimeout(resolve, 2_000))),
-      ]);
-      clearTimeout(timer);
+      await opened(lateDone, "Alice's late request ran");
       return { content: [{ type: "text", text: "done bob" }] };
     });
     return server;
@@ -392,7 +416,7 @@ Deno.test("isolation (2026-07-28): a request a handler sends after its call was 
       await postText(served.url, alice.body, alice.headers),
       /audited alice/,
     );
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await closed(made);
     const bob = modernCall("work", capabilities);
     const text = await postText(served.url, bob.body, bob.headers);
     assert.doesNotMatch(text, /-32021|roots\/list/);
@@ -403,7 +427,7 @@ Deno.test("isolation (2026-07-28): a request a handler sends after its call was 
       "MCP error -32603: a request sent outside a call's handler reaches no client here: send it from the handler's context",
     );
   }
-  assert.equal(made, 1, "one pooled server served every caller");
+  assert.equal(made.length, 1, "one pooled server served every caller");
 });
 
 /** The caller a token names: `Bearer alice` is Alice. */

@@ -9,6 +9,7 @@
 
 import assert from "node:assert/strict";
 import { movableClock } from "./_helpers/clock.ts";
+import { quietFor, waitFor } from "./_helpers/wait.ts";
 import { httpHandler } from "../src/runtime/http/handler.ts";
 import { kvStore } from "../src/runtime/http/kv_store.ts";
 import { denoKvStore, STORE_NAMESPACES } from "../store.ts";
@@ -205,7 +206,7 @@ Deno.test("KV sessions: an answer sent whole is written to KV only when its deli
       completed: Promise.resolve(),
     });
     assert.match(await delivered.text(), /"tools"/);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await quietFor(20, "an answer delivered whole is not written to KV");
     assert.equal(await storedEvents(), 0);
 
     // Lost on the way: written, and B resumes it from the priming event.
@@ -216,8 +217,11 @@ Deno.test("KV sessions: an answer sent whole is written to KV only when its deli
     const text = await dropped.text();
     const priming = /^id: (.*)$/m.exec(text)![1];
     lost.reject(new Error("connection reset"));
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    assert.equal(await storedEvents(), 1);
+    await waitFor(
+      async () => await storedEvents() > 0,
+      "the answer lost on the way is written to KV",
+    );
+    assert.equal(await storedEvents(), 1, "only the lost answer");
     const resumed = await b(
       new Request("http://localhost/mcp", {
         method: "GET",

@@ -9,6 +9,8 @@
 
 import assert from "node:assert/strict";
 import { httpHandler } from "../src/runtime/http/handler.ts";
+import { movableClock } from "./_helpers/clock.ts";
+import { waitFor } from "./_helpers/wait.ts";
 import { memoryStore, redisStore, type Store } from "../store.ts";
 import {
   events,
@@ -139,7 +141,15 @@ function request(headers: Record<string, string>, body: unknown): Request {
   });
 }
 
-async function capAndExpiry(store: Store): Promise<void> {
+/**
+ * The cap and the idle expiry across two handlers on `store`; `elapse`
+ * moves past the idle time (a fake clock where the store reads the
+ * process's, nothing where the engine keeps its own).
+ */
+async function capAndExpiry(
+  store: Store,
+  elapse: () => void = () => {},
+): Promise<void> {
   const options = {
     sessions: true,
     store,
@@ -163,11 +173,12 @@ async function capAndExpiry(store: Store): Promise<void> {
     assert.equal(onB.status, 200);
     await onB.text();
     // Expired: read from the store, which a read does not touch.
-    const deadline = Date.now() + 10_000;
-    while (await store.get(`session/id/${sid}`) !== undefined) {
-      assert.ok(Date.now() < deadline, "the session record expires");
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    elapse();
+    await waitFor(
+      async () => await store.get(`session/id/${sid}`) === undefined,
+      "the session record expires",
+      { everyMs: 50 },
+    );
     const expired = await b(request(session, list));
     assert.equal(expired.status, 404, "expired on every instance");
     await expired.text();
@@ -181,8 +192,12 @@ async function capAndExpiry(store: Store): Promise<void> {
 }
 
 Deno.test("store sessions: the cap and expiry hold across two handlers on one store (memory, Redis)", async () => {
-  await using memory = memoryStore();
-  await capAndExpiry(memory);
+  {
+    // The memory store's TTLs run on `Date.now`: moved past the idle time.
+    using clock = movableClock();
+    await using memory = memoryStore();
+    await capAndExpiry(memory, () => clock.advance(1_600));
+  }
   const server = await startRedis();
   try {
     await using redis = redisStore(server.url);
@@ -193,6 +208,7 @@ Deno.test("store sessions: the cap and expiry hold across two handlers on one st
 });
 
 Deno.test("store sessions: a delivered stream's mark lives as long as its events could (the idle time), not a day", async () => {
+  using clock = movableClock();
   await using store = memoryStore();
   await using handler = httpHandler(() => buildToolServer(), {
     sessions: true,
@@ -214,13 +230,13 @@ Deno.test("store sessions: a delivered stream's mark lives as long as its events
   const streamId = /^id: ([^/\n]+)\//m.exec(text)?.[1];
   assert.ok(streamId !== undefined, `a resumable stream: ${text}`);
   const mark = `events/${sid}/dropped/${streamId}`;
-  const deadline = Date.now() + 10_000;
-  while (await store.get(mark) === undefined) {
-    assert.ok(Date.now() < deadline, "the delivered stream is marked");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  while (await store.get(mark) !== undefined) {
-    assert.ok(Date.now() < deadline, "the mark expires with the events");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await waitFor(
+    async () => await store.get(mark) !== undefined,
+    "the delivered stream is marked",
+  );
+  // The memory store's TTLs run on `Date.now`: moved, not slept through.
+  clock.advance(900);
+  assert.notEqual(await store.get(mark), undefined, "kept the idle time");
+  clock.advance(200);
+  assert.equal(await store.get(mark), undefined, "gone with the events");
 });

@@ -6,6 +6,7 @@
 
 import assert from "node:assert/strict";
 import { isStore, type Store } from "../../store.ts";
+import { latch, waitFor } from "./wait.ts";
 
 /** How an adapter is reached by the suite. */
 export interface Subject {
@@ -15,19 +16,6 @@ export interface Subject {
   child?: { kind: string; target: string; prefix: string };
   /** The engine's own count of live subscriptions on `channel`, where it can tell. */
   listeners?(channel: string): Promise<number>;
-}
-
-/** Waits until `check()` is true; fails past `ms` with `what`. */
-export async function until(
-  check: () => boolean | Promise<boolean>,
-  what: string,
-  ms = 10_000,
-): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!await check()) {
-    if (Date.now() > deadline) assert.fail(`not within ${ms} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 /** What one racer won: per key, whether its claim and its lease went through; its appends. */
@@ -196,11 +184,11 @@ export async function contractSuite(
         await store.set(`ttl/${run}/short`, "s", { ttlMs: 150 });
         await store.set(`ttl/${run}/long`, "l", { ttlMs: 3_600_000 });
         assert.equal(await store.claimOnce(`ttl/${run}/claim`, 150), true);
-        await until(
+        await waitFor(
           async () => (await other.get(`ttl/${run}/short`)) === undefined,
           "the 150 ms value expires",
         );
-        await until(
+        await waitFor(
           () => other.claimOnce(`ttl/${run}/claim`, 60_000),
           "the 150 ms claim expires and can be claimed again",
         );
@@ -231,7 +219,7 @@ export async function contractSuite(
         const old = `${key}-old`, probe = `${key}-probe`;
         const stale = await store.set(old, "x", { ttlMs: 100 });
         await store.set(probe, "p", { ttlMs: 100 });
-        await until(
+        await waitFor(
           async () => (await other.get(probe)) === undefined,
           "the probe written after it expires",
         );
@@ -298,10 +286,19 @@ export async function contractSuite(
         const stream = `log/${run}/busy`;
         const got: string[] = [];
         let done = false;
+        // Opened by each append (and by the writers' end): the reader
+        // reads again once something was appended, not on a timer.
+        let appended = latch();
+        const bump = () => {
+          const opened = appended;
+          appended = latch();
+          opened.open();
+        };
         const reader = (async () => {
           let last: string | undefined;
           for (;;) {
             const finished = done; // read once more after the writers end
+            const next = appended.promise;
             for (
               const event of await other.readAfter<string>(stream, last, 7)
             ) {
@@ -313,7 +310,7 @@ export async function contractSuite(
               got.push(...tail.map((e) => e.value));
               return;
             }
-            await new Promise((r) => setTimeout(r, 1));
+            await next;
           }
         })();
         const written: string[] = [];
@@ -322,9 +319,11 @@ export async function contractSuite(
           for (let i = 0; i < 40; i++) {
             written.push(`${who}${i}`);
             await handle.append(stream, `${who}${i}`, { ttlMs: 60_000 });
+            bump();
           }
         }));
         done = true;
+        bump();
         await reader;
         assert.equal(
           got.length,
@@ -344,7 +343,7 @@ export async function contractSuite(
       async () => {
         const stream = `log/${run}/short`;
         await store.append(stream, 1, { ttlMs: 150 });
-        await until(
+        await waitFor(
           async () => (await other.readAfter(stream, undefined)).length === 0,
           "the 150 ms stream expires",
         );
@@ -369,16 +368,16 @@ export async function contractSuite(
           assert.equal(await subject.listeners(channel), 1);
         }
         await store.publish(channel, "one");
-        await until(
+        await waitFor(
           () => first.includes("one") && second.includes("one"),
           "both subscribers get the message",
         );
         await sub.unsubscribe();
         await store.publish(channel, "two");
-        await until(() => second.includes("two"), "the second gets `two`");
+        await waitFor(() => second.includes("two"), "the second gets `two`");
         assert.deepEqual(first, ["one"], "nothing after unsubscribe");
         stop.abort();
-        await until(
+        await waitFor(
           async () =>
             subject.listeners === undefined ||
             await subject.listeners(channel) === 0,
@@ -393,13 +392,13 @@ export async function contractSuite(
           const got: string[] = [];
           await using _sub = await store.subscribe(channel, (m) => got.push(m));
           await other.publish(channel, "four");
-          await until(
+          await waitFor(
             () => got.includes("four"),
             "the disposable subscriber gets `four`",
           );
         }
         if (subject.listeners !== undefined) {
-          await until(
+          await waitFor(
             async () => await subject.listeners!(channel) === 0,
             "disposed: the engine holds no subscription",
           );

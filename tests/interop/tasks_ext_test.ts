@@ -22,6 +22,7 @@ import {
 import { exportTools, httpHandler, rawTool, Server } from "../../mod.ts";
 import { serveTasks } from "../../tasks.ts";
 import { memoryStore } from "../../store.ts";
+import { latch } from "../_helpers/wait.ts";
 
 const MODERN = "2026-07-28";
 
@@ -38,12 +39,15 @@ const deploy = rawTool({
   },
 });
 
+/** Opened by the test once it holds the build's task: the build ends then. */
+const buildMayEnd = latch();
+
 const build = rawTool({
   name: "build",
   description: "Builds.",
   taskSupport: "required",
   run: async (args) => {
-    await new Promise((r) => setTimeout(r, 50));
+    await buildMayEnd.promise;
     return `built ${args}`;
   },
 });
@@ -196,6 +200,8 @@ for (const mode of ["legacy", "auto"] as const) {
         task: { preference: "require" },
       });
       assert.equal(execution.kind, "task");
+      // The task came back before its outcome: now the build ends.
+      buildMayEnd.open();
       const { outcome, lastTask } = await execution.settle();
       assert.equal(lastTask?.status, "completed");
       const result = resultFromTaskOutcome(outcome) as {

@@ -7,24 +7,6 @@
  * @module
  */
 
-/** The timer functions a deadline keeper uses (the global ones by default). */
-export interface LaneClock {
-  /** The current time in milliseconds (monotonic). */
-  now(): number;
-  /** Calls `callback` once after `delay` ms; returns a handle for `clearTimeout`. */
-  setTimeout(callback: () => void, delay: number): unknown;
-  /** Cancels a timer `setTimeout` returned. */
-  clearTimeout(handle: unknown): void;
-}
-
-/** The process's clock: `performance.now()` and the global timers. */
-export const SYSTEM_CLOCK: LaneClock = {
-  now: () => performance.now(),
-  setTimeout: (callback, delay) => setTimeout(callback, delay),
-  clearTimeout: (handle) =>
-    clearTimeout(handle as ReturnType<typeof setTimeout>),
-};
-
 /** One deadline in the heap; `key` tells a current entry from a stale one. */
 export interface Deadline<K> {
   readonly due: number;

@@ -19,12 +19,8 @@ import {
   type ProtocolTimers,
   type TimeoutInfo,
 } from "../../seam/sdk_internals.ts";
-import {
-  type Deadline,
-  DeadlineHeap,
-  type LaneClock,
-  SYSTEM_CLOCK,
-} from "./_deadlines.ts";
+import { type Clock, SYSTEM_CLOCK } from "../clock.ts";
+import { type Deadline, DeadlineHeap } from "./_deadlines.ts";
 
 /** A request's deadline entry, with the lane's own fields. */
 interface LaneTimeoutInfo extends TimeoutInfo {
@@ -71,7 +67,7 @@ export function resultDelivery(
  */
 export function shareDeadlines(
   protocol: object,
-  clock: LaneClock = SYSTEM_CLOCK,
+  clock: Clock = SYSTEM_CLOCK,
 ): void {
   const p = protocolSeam(protocol);
   if (p === undefined) return;
@@ -95,13 +91,13 @@ export function shareDeadlines(
  */
 class SharedDeadlines implements ProtocolTimers {
   readonly #p: ProtocolSeam;
-  readonly #clock: LaneClock;
+  readonly #clock: Clock;
   readonly #heap = new DeadlineHeap<number>();
   #timer: unknown;
   /** When the armed timer falls due; `Infinity` when none is armed. */
   #armedFor = Infinity;
 
-  constructor(p: ProtocolSeam, clock: LaneClock) {
+  constructor(p: ProtocolSeam, clock: Clock) {
     this.#p = p;
     this.#clock = clock;
   }

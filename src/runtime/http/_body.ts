@@ -6,7 +6,8 @@
  */
 
 import { parseLossless } from "../../core/json.ts";
-import { holdTimer } from "./_host.ts";
+import type { Clock } from "../clock.ts";
+import { HOST_CLOCK } from "./_host.ts";
 
 /** A request body read under the limits: its lossless parse, or why not. */
 export type BodyResult =
@@ -60,28 +61,32 @@ interface Deadline {
  * timer is left to run out unreferenced (it holds no process open and
  * expires nothing), so requests that come one after another reuse it
  * instead of setting and clearing a timer each; where timers cannot be
- * unreferenced it is cleared.
+ * unreferenced (the clock has no `hold`, or it fails) it is cleared. Time
+ * and timers come from the {@link Clock} given (the process's by default).
  */
 export class Deadlines {
   readonly #timeout: number;
+  readonly #clock: Clock;
   readonly #pending = new Set<Deadline>();
-  #timer?: ReturnType<typeof setTimeout>;
+  /** The armed timer's handle; `undefined` when none is armed. */
+  #timer: unknown;
   /** The timer is referenced (a read is under way). */
   #held = false;
 
-  /** Deadlines `timeout` ms after each {@link start}. */
-  constructor(timeout: number) {
+  /** Deadlines `timeout` ms after each {@link start}, on `clock`. */
+  constructor(timeout: number, clock: Clock = HOST_CLOCK) {
     this.#timeout = timeout;
+    this.#clock = clock;
   }
 
   /** Starts a deadline; `expire` runs if it passes before `done`. */
   start(expire: () => void): Deadline {
-    const deadline = { at: performance.now() + this.#timeout, expire };
+    const deadline = { at: this.#clock.now() + this.#timeout, expire };
     this.#pending.add(deadline);
     if (this.#timer === undefined) this.#arm(this.#timeout);
     else if (!this.#held) {
       // The idle timer fires before this deadline: it re-arms for it then.
-      holdTimer(this.#timer, true);
+      this.#clock.hold?.(this.#timer, true);
       this.#held = true;
     }
     return deadline;
@@ -91,11 +96,11 @@ export class Deadlines {
   done(deadline: Deadline): void {
     this.#pending.delete(deadline);
     if (this.#pending.size !== 0 || this.#timer === undefined) return;
-    if (holdTimer(this.#timer, false)) {
+    if (this.#clock.hold?.(this.#timer, false)) {
       this.#held = false;
       return;
     }
-    clearTimeout(this.#timer);
+    this.#clock.clearTimeout(this.#timer);
     this.#timer = undefined;
   }
 
@@ -106,25 +111,28 @@ export class Deadlines {
    */
   clear(): void {
     if (this.#pending.size !== 0 || this.#timer === undefined) return;
-    clearTimeout(this.#timer);
+    this.#clock.clearTimeout(this.#timer);
     this.#timer = undefined;
   }
 
   #arm(wait: number): void {
     this.#held = true;
-    this.#timer = setTimeout(() => {
-      this.#timer = undefined;
-      const now = performance.now();
-      for (const deadline of this.#pending) {
-        if (deadline.at > now) {
-          this.#arm(Math.max(0, deadline.at - now));
-          return;
-        }
-        this.#pending.delete(deadline);
-        deadline.expire();
-      }
-    }, wait);
+    this.#timer = this.#clock.setTimeout(this.#fire, wait);
   }
+
+  /** The timer's callback: expires what passed, re-arms for the rest. */
+  readonly #fire = (): void => {
+    this.#timer = undefined;
+    const now = this.#clock.now();
+    for (const deadline of this.#pending) {
+      if (deadline.at > now) {
+        this.#arm(Math.max(0, deadline.at - now));
+        return;
+      }
+      this.#pending.delete(deadline);
+      deadline.expire();
+    }
+  };
 }
 
 const UTF8 = new TextDecoder("utf-8", { fatal: true });

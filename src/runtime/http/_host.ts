@@ -8,6 +8,17 @@
  * @module
  */
 
+import { type Clock, SYSTEM_CLOCK } from "../clock.ts";
+
+/**
+ * The process's clock ({@link SYSTEM_CLOCK}) with timers the server can
+ * unreference ({@link holdTimer}): the default of its deadline keepers.
+ */
+export const HOST_CLOCK: Clock = {
+  ...SYSTEM_CLOCK,
+  hold: holdTimer,
+};
+
 /**
  * Unrefs a timer: a timer object's own `unref` (Deno 2's and Node's
  * timers are objects), else Deno's `unrefTimer` for a numeric id; on a
