@@ -137,25 +137,33 @@ async function reading(
   }
 }
 
-for (const sessions of [false, true]) {
-  const mode = sessions ? "session mode" : "stateless mode";
+/** The server's way and the client's era: 2026-07-28, or `initialize` with and without sessions. */
+const WAYS = [
+  { label: "2026-07-28", args: [], protocol: "auto" },
+  { label: "initialize, stateless", args: [], protocol: "legacy" },
+  { label: "initialize, sessions", args: ["sessions"], protocol: "legacy" },
+] as const;
 
+for (const way of WAYS) {
   for (const watched of [false, true]) {
     const path = watched
       ? "the SDK reads SSE bodies"
       : "the transport reads SSE bodies";
 
-    Deno.test(`lost request: a server killed after the tool started, before the response headers, fails the call with ConnectionLostError, its cause the fetch failure (${mode}, ${path})`, async () => {
-      const server = await spawnFixture(
-        sessions ? ["sessions", "hold-headers"] : ["hold-headers"],
-      );
+    Deno.test(`lost request: a server killed after the tool started, before the response headers, fails the call with ConnectionLostError, its cause the fetch failure (${way.label}, ${path})`, async () => {
+      const server = await spawnFixture([...way.args, "hold-headers"]);
       try {
         await reading(watched, async () => {
           const errors: Error[] = [];
           const client = await connectHttp(server.url, {
+            protocol: way.protocol,
             onerror: (error) => errors.push(error),
           });
           try {
+            assert.equal(
+              client.getProtocolEra()?.era,
+              way.protocol === "auto" ? "modern" : "legacy",
+            );
             const call = rejectionOf(client.request(
               {
                 method: "tools/call",
@@ -180,10 +188,15 @@ for (const sessions of [false, true]) {
     });
   }
 
-  Deno.test(`lost request: nothing listening any more at call time fails the call with ConnectionLostError, its cause the fetch failure (${mode})`, async () => {
-    const server = await spawnFixture(sessions ? ["sessions"] : []);
+  Deno.test(`lost request: nothing listening any more at call time fails the call with ConnectionLostError, its cause the fetch failure (${way.label})`, async () => {
+    const server = await spawnFixture([...way.args]);
     try {
-      const client = await connectHttp(server.url, { onerror: () => {} });
+      const client = await connectHttp(server.url, {
+        protocol: way.protocol,
+        // Declared, so that the client may send roots/list_changed below.
+        capabilities: { roots: { listChanged: true } },
+        onerror: () => {},
+      });
       try {
         const { tools } = await client.listTools();
         assert.ok(tools.some((tool) => tool.name === "echo"));
@@ -197,10 +210,15 @@ for (const sessions of [false, true]) {
         // A request of another kind fails the same way.
         assertLost(
           await rejectionOf(
-            client.listTools(undefined, {
-              signal: AbortSignal.timeout(10_000),
-            }),
+            client.ping({ signal: AbortSignal.timeout(10_000) }),
           ),
+        );
+        // A notification is no call: nothing is lost, its send fails with
+        // the fetch's own error, as the SDK's transport gives it.
+        const sent = await rejectionOf(client.sendRootsListChanged());
+        assert.ok(
+          sent instanceof TypeError && !(sent instanceof ConnectionLostError),
+          String(sent),
         );
       } finally {
         await client.close();
@@ -244,44 +262,50 @@ function byName(tools: readonly ToolDef[], name: string): ToolDef {
   return found;
 }
 
-Deno.test("lost request (connectServers): a URL server killed before the response headers fails the call in flight as a lost server (phase call); the next call reconnects", async () => {
-  const first = await spawnFixture(["sessions", "hold-headers"]);
-  let second: HttpFixture | undefined;
-  try {
-    await using servers = await connectServers(
-      { fx: { url: first.url } },
-      {
-        reconnect: { maxAttempts: 3, initialDelay: 1, maxDelay: 5 },
-        onError: () => {},
-      },
-    );
-    // Its rejection is taken at once (it may come before it is awaited).
-    const call = rejectionOf(
-      byName(servers.tools, "fx_wait").invoke(
-        '{"ms":60000}',
+for (const protocol of ["auto", "legacy"] as const) {
+  Deno.test(`lost request (connectServers): a URL server killed before the response headers fails the call in flight as a lost server (phase call); the next call reconnects (protocol ${protocol})`, async () => {
+    const first = await spawnFixture(["sessions", "hold-headers"]);
+    let second: HttpFixture | undefined;
+    try {
+      await using servers = await connectServers(
+        { fx: { url: first.url, protocol } },
+        {
+          reconnect: { maxAttempts: 3, initialDelay: 1, maxDelay: 5 },
+          onError: () => {},
+        },
+      );
+      assert.deepEqual(
+        servers.servers().map((s) => s.protocol),
+        [protocol === "auto" ? "modern" : "legacy"],
+      );
+      // Its rejection is taken at once (it may come before it is awaited).
+      const call = rejectionOf(
+        byName(servers.tools, "fx_wait").invoke(
+          '{"ms":60000}',
+          { signal: AbortSignal.timeout(10_000) },
+        ),
+      );
+      await first.waitStarted;
+      await first.stop();
+      const error = await call;
+      assert.ok(error instanceof McpTransportError, String(error));
+      const named = error.cause;
+      assert.ok(named instanceof ServerConnectError, String(named));
+      assert.equal(named.server, "fx");
+      assert.equal(named.phase, "call");
+      assertLost(named.cause);
+      assert.deepEqual(servers.servers().map((s) => s.state), ["lost"]);
+      // The server is back on the same port: the next call reconnects.
+      second = await spawnFixture(["sessions", `port=${first.port}`]);
+      const echoed = await byName(servers.tools, "fx_echo").invoke(
+        '{"back":true}',
         { signal: AbortSignal.timeout(10_000) },
-      ),
-    );
-    await first.waitStarted;
-    await first.stop();
-    const error = await call;
-    assert.ok(error instanceof McpTransportError, String(error));
-    const named = error.cause;
-    assert.ok(named instanceof ServerConnectError, String(named));
-    assert.equal(named.server, "fx");
-    assert.equal(named.phase, "call");
-    assertLost(named.cause);
-    assert.deepEqual(servers.servers().map((s) => s.state), ["lost"]);
-    // The server is back on the same port: the next call reconnects.
-    second = await spawnFixture(["sessions", `port=${first.port}`]);
-    const echoed = await byName(servers.tools, "fx_echo").invoke(
-      '{"back":true}',
-      { signal: AbortSignal.timeout(10_000) },
-    );
-    assert.equal(echoed, '{"back":true}');
-    assert.deepEqual(servers.servers().map((s) => s.state), ["connected"]);
-  } finally {
-    await first.stop();
-    await second?.stop();
-  }
-});
+      );
+      assert.equal(echoed, '{"back":true}');
+      assert.deepEqual(servers.servers().map((s) => s.state), ["connected"]);
+    } finally {
+      await first.stop();
+      await second?.stop();
+    }
+  });
+}
