@@ -3,7 +3,8 @@
  * its answer came or it was dropped, how to drop it, the headers the modern
  * era sends it with, and the calls a stream the server closed leaves
  * waiting for their resumption. A call whose response stream ends without
- * its answer is failed here with a `ConnectionLostError`.
+ * its answer is failed here with a `ConnectionLostError` (one whose request
+ * fails before its response, by the fetch hook, with another text).
  *
  * @module
  */

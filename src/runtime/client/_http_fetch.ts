@@ -4,7 +4,9 @@
  * call's POST is aborted until its response begins); a JSON body's big
  * numbers marked; an SSE body handed to the transport's SSE reading
  * (`SseBodies`) with the calls waiting on it; a GET resuming a stream
- * given the calls that were waiting on that stream.
+ * given the calls that were waiting on that stream; a call whose request
+ * fails for want of a connection (a network error) failed with a
+ * `ConnectionLostError` keeping that error as its cause.
  *
  * @module
  */
