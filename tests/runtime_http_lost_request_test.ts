@@ -229,6 +229,27 @@ for (const way of WAYS) {
   });
 }
 
+Deno.test("lost request: an initialize that reaches nothing loses no connection: the handshake's ServerConnectError (phase initialize), its cause the fetch's TypeError", async () => {
+  const server = await spawnFixture([]);
+  await server.stop(); // its port refuses connections now
+  const error = await rejectionOf(
+    // The initialize era: no server/discover probe before the handshake.
+    connectHttp(server.url, {
+      protocol: "legacy",
+      name: "gone",
+      signal: AbortSignal.timeout(10_000),
+    }),
+  );
+  assert.ok(error instanceof ServerConnectError, String(error));
+  assert.equal(error.server, "gone");
+  assert.equal(error.phase, "initialize");
+  assert.ok(
+    error.cause instanceof TypeError &&
+      !(error.cause instanceof ConnectionLostError),
+    `cause: ${String(error.cause)}`,
+  );
+});
+
 Deno.test("lost request: a call's own cancellation while its POST waits for headers is still the signal's reason, not a lost connection", async () => {
   const server = await spawnFixture(["hold-headers"]);
   try {

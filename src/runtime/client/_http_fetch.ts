@@ -14,7 +14,7 @@
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport";
 import { ConnectionLostError } from "../errors.ts";
 import { type CallBook, REQUEST_LOST_MESSAGE } from "./_http_calls.ts";
-import { postedRequestId } from "./_message_ids.ts";
+import { postedRequestId, postsInitialize } from "./_message_ids.ts";
 import type { RawNumberCodec } from "./_raw_number_codec.ts";
 import type { SseBodies } from "./_sse_bodies.ts";
 
@@ -83,8 +83,13 @@ export class FetchHook {
       // any more, the connection was reset or closed before the response
       // headers) loses the call, as a broken response stream does, its
       // cause kept; any other rejection (a wrapper's `AuthorizationError`,
-      // say) is the call's as it is.
-      if (call !== undefined && error instanceof TypeError) {
+      // say) is the call's as it is. An `initialize` begins a connection
+      // (or a session) rather than losing one: its failure stays the
+      // fetch's, which the handshake names (`ServerConnectError`).
+      if (
+        call !== undefined && error instanceof TypeError &&
+        !postsInitialize(init)
+      ) {
         throw new ConnectionLostError(REQUEST_LOST_MESSAGE, { cause: error });
       }
       throw error;
