@@ -238,7 +238,8 @@ for (const sessions of [false, true]) {
         CallToolResultSchema,
       );
       // No event tells the client's response headers are in (killed
-      // before them, the call fails as a bare fetch error instead).
+      // before them, the call fails with the request's ConnectionLostError
+      // text instead: tests/runtime_http_lost_request_test.ts).
       await sleep(200);
       const killedAt = Date.now();
       child.kill("SIGKILL");

@@ -3,7 +3,8 @@
  * its answer came or it was dropped, how to drop it, the headers the modern
  * era sends it with, and the calls a stream the server closed leaves
  * waiting for their resumption. A call whose response stream ends without
- * its answer is failed here with a `ConnectionLostError`.
+ * its answer is failed here with a `ConnectionLostError` (one whose request
+ * fails before its response, by the fetch hook, with another text).
  *
  * @module
  */
@@ -26,6 +27,14 @@ import { answeredId, type RequestId, requestIdOf } from "./_message_ids.ts";
 /** The text of the error a call gets when its response stream ends without its answer. */
 export const STREAM_LOST_MESSAGE =
   "the HTTP response stream ended before the response";
+
+/**
+ * The text of the error a call gets when its HTTP request fails before its
+ * response began (the fetch rejected): nothing listens any more, or the
+ * server closed the connection before sending the response headers.
+ */
+export const REQUEST_LOST_MESSAGE =
+  "the HTTP request failed before the response (the server could not be reached, or it closed the connection)";
 
 /** What the transport tracks of one request in flight. */
 export interface Call {

@@ -2,7 +2,8 @@
  * The client transport `connectHttp` uses: the SDK's
  * `StreamableHTTPClientTransport`, with three things added through its
  * `fetch` hook — big integers kept, a cancelled call's HTTP request dropped,
- * and a call whose response stream broke failed at once.
+ * and a call whose response stream broke, or whose request failed before
+ * its response, failed at once with a `ConnectionLostError`.
  *
  * An SSE body is read in the SDK's place: its `_handleSseStream` (the SDK
  * version is pinned) is replaced by one reader loop with a decoder and a

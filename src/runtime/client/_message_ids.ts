@@ -58,6 +58,17 @@ export function postedRequestId(
   }
 }
 
+/** Whether a POST carries an `initialize` request (its body as a string). */
+export function postsInitialize(init: RequestInit | undefined): boolean {
+  if (init?.method !== "POST" || typeof init.body !== "string") return false;
+  try {
+    const message = JSON.parse(init.body) as { method?: unknown } | null;
+    return message?.method === "initialize";
+  } catch {
+    return false; // not JSON: no request of ours
+  }
+}
+
 const SDK_REQUEST_TAIL = /,"jsonrpc":"2\.0","id":(0|[1-9][0-9]{0,14})\}$/;
 
 /**

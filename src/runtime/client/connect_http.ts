@@ -156,7 +156,12 @@ export interface ConnectHttpOptions {
  *   waiting for the SDK's 60-second timeout. A stream the server closed
  *   cleanly after an event id (SEP-1699 resumability) is resumed by the SDK
  *   with `Last-Event-ID`; if that resumption fails, the call fails the same
- *   way at once.
+ *   way at once. A call whose HTTP request fails before its response begins
+ *   — nothing listens any more, or the server died or closed the connection
+ *   before the response headers — fails with a `ConnectionLostError` too
+ *   (`the HTTP request failed before the response (the server could not be
+ *   reached, or it closed the connection)`), its `cause` the fetch's own
+ *   `TypeError`.
  *
  * A server that answers `404 Session not found` (it restarted, or its
  * session store lost the session) gets a new session, as the protocol asks

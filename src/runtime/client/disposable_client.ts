@@ -152,9 +152,10 @@ export function closeClientOnAbort(
  * `signal` aborted rejects with the signal's reason, unchanged (the SDK
  * wraps it in an `McpError`). A request that failed because the connection
  * was lost — the server process exited, an HTTP response stream broke
- * before its answer — rejects with a {@link ConnectionLostError} naming
- * the cause (e.g. `server process was killed by SIGKILL`; no `mcp: `
- * prefix — through `importTools` the model reads
+ * before its answer, an HTTP request failed before its response — rejects
+ * with a {@link ConnectionLostError} naming the cause (e.g.
+ * `server process was killed by SIGKILL`; no `mcp: ` prefix — through
+ * `importTools` the model reads
  * `mcp: server process was killed by SIGKILL`), at once, instead of the
  * SDK's `Connection closed` or a hang until the SDK's timeout.
  *
