@@ -207,3 +207,31 @@ function causes(error: unknown): unknown[] {
   }
   return out;
 }
+
+Deno.test("egress: endless redirects stop at the limit with an Error naming the server — not a TypeError, which the HTTP client would read as a lost connection", async () => {
+  let hops = 0;
+  const fetch = egressFetch(
+    "docs",
+    new URL("https://docs.example/mcp"),
+    [],
+    (request) => {
+      hops++;
+      return Promise.resolve(
+        new Response(null, {
+          status: 302,
+          headers: { location: new Request(request).url },
+        }),
+      );
+    },
+  );
+  const error = await fetch("https://docs.example/mcp").then(
+    () => assert.fail("followed forever"),
+    (e: unknown) => e,
+  );
+  assert.ok(error instanceof Error && !(error instanceof TypeError));
+  assert.match(
+    error.message,
+    /^server "docs": more than \d+ redirects from https:\/\/docs\.example$/,
+  );
+  assert.ok(hops > 1);
+});

@@ -119,7 +119,10 @@ export function egressFetch(
       }
       if (hop >= MAX_REDIRECTS) {
         await response.body?.cancel();
-        throw new TypeError(
+        // Not a TypeError: the HTTP client reads a TypeError from fetch as
+        // the network failing (a lost connection); this is the server's
+        // answer, and says so.
+        throw new Error(
           `server ${
             JSON.stringify(server)
           }: more than ${MAX_REDIRECTS} redirects from ${origin}`,
