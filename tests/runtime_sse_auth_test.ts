@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { connectServers } from "../mod.ts";
-import { connectSse } from "../runtime.ts";
+import { ConnectionLostError, connectSse } from "../runtime.ts";
 import { AuthorizationError, oauthClient } from "../auth.ts";
 import { buildToolServer } from "./fixtures/tool_server.ts";
 
@@ -123,6 +123,8 @@ async function guarded(): Promise<Guarded> {
     seen,
     async [Symbol.asyncDispose]() {
       for (const transport of transports.values()) await transport.close();
+      // Idle keep-alive connections would hold close() until they time out.
+      http.closeAllConnections();
       await new Promise((resolve) => http.close(resolve));
     },
   };
@@ -186,4 +188,29 @@ Deno.test("connectServers: a type sse entry saying auth oauth connects with the 
   assert.ok(echo);
   assert.equal(await echo.invoke('{"x":2}'), '{"x":2}');
   assert.equal(server.tokenRequests, 1);
+});
+
+Deno.test("connectSse: a message whose POST fails at the network loses its call (ConnectionLostError, the fetch's TypeError as cause), as connectHttp's", async () => {
+  await using server = await guarded();
+  let down = false;
+  // The network going away under the connection: fetch rejects a POST the
+  // way Deno's does (a TypeError), once `down`.
+  const fetch = (input: RequestInfo | URL, init?: RequestInit) =>
+    down && init?.method === "POST"
+      ? Promise.reject(new TypeError("fetch failed"))
+      : globalThis.fetch(input, init);
+  await using client = await connectSse(server.url, {
+    auth: agent(),
+    name: "old",
+    fetch,
+    signal: AbortSignal.timeout(20_000),
+  });
+  down = true;
+  const error = await client.callTool({ name: "echo", arguments: {} }).then(
+    () => assert.fail("answered with the network down"),
+    (e: unknown) => e,
+  );
+  assert.ok(error instanceof ConnectionLostError, String(error));
+  assert.ok(error.cause instanceof TypeError);
+  down = false;
 });

@@ -22,7 +22,12 @@ import {
   META,
   nameParamOf,
 } from "../era/era.ts";
-import { answeredId, type RequestId, requestIdOf } from "./_message_ids.ts";
+import {
+  answeredId,
+  postsInitialize,
+  type RequestId,
+  requestIdOf,
+} from "./_message_ids.ts";
 
 /** The text of the error a call gets when its response stream ends without its answer. */
 export const STREAM_LOST_MESSAGE =
@@ -35,6 +40,23 @@ export const STREAM_LOST_MESSAGE =
  */
 export const REQUEST_LOST_MESSAGE =
   "the HTTP request failed before the response (the server could not be reached, or it closed the connection)";
+
+/**
+ * A request's POST that failed at the network — the Fetch standard's
+ * `TypeError`: nothing listens any more, or the connection was reset or
+ * closed before the response headers — as the call lost, its cause kept;
+ * an `initialize` (it begins a connection rather than losing one) and any
+ * other rejection (a wrapper's `AuthorizationError`, say) as they are. The
+ * one rule for both HTTP clients (`connectHttp`'s transport, `connectSse`).
+ */
+export function lostRequest(
+  error: unknown,
+  init: RequestInit | undefined,
+): unknown {
+  return error instanceof TypeError && !postsInitialize(init)
+    ? new ConnectionLostError(REQUEST_LOST_MESSAGE, { cause: error })
+    : error;
+}
 
 /** What the transport tracks of one request in flight. */
 export interface Call {

@@ -12,9 +12,8 @@
  */
 
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport";
-import { ConnectionLostError } from "../errors.ts";
-import { type CallBook, REQUEST_LOST_MESSAGE } from "./_http_calls.ts";
-import { postedRequestId, postsInitialize } from "./_message_ids.ts";
+import { type CallBook, lostRequest } from "./_http_calls.ts";
+import { postedRequestId } from "./_message_ids.ts";
 import type { RawNumberCodec } from "./_raw_number_codec.ts";
 import type { SseBodies } from "./_sse_bodies.ts";
 
@@ -79,20 +78,9 @@ export class FetchHook {
       // The SDK already rejected the call with its signal's reason: end the
       // send quietly (202: no body), not as a transport error.
       if (call?.dropped) return new Response(null, { status: 202 });
-      // A network error (the Fetch standard's `TypeError`: nothing listens
-      // any more, the connection was reset or closed before the response
-      // headers) loses the call, as a broken response stream does, its
-      // cause kept; any other rejection (a wrapper's `AuthorizationError`,
-      // say) is the call's as it is. An `initialize` begins a connection
-      // (or a session) rather than losing one: its failure stays the
-      // fetch's, which the handshake names (`ServerConnectError`).
-      if (
-        call !== undefined && error instanceof TypeError &&
-        !postsInitialize(init)
-      ) {
-        throw new ConnectionLostError(REQUEST_LOST_MESSAGE, { cause: error });
-      }
-      throw error;
+      // A network error loses a tracked call, as a broken response stream
+      // does (`lostRequest`: the rule both HTTP clients share).
+      throw call === undefined ? error : lostRequest(error, init);
     } finally {
       if (call !== undefined) call.drop = undefined;
     }

@@ -15,6 +15,8 @@ import {
   McpClient,
 } from "./disposable_client.ts";
 import type { ConnectionLostError } from "../errors.ts";
+import { lostRequest } from "./_http_calls.ts";
+import { postedRequestId } from "./_message_ids.ts";
 import type { ConnectHttpOptions } from "./connect_http.ts";
 import type { FetchLike } from "../sdk_types.ts";
 import {
@@ -66,12 +68,16 @@ export async function connectSse(
   // The event stream's failures reach the SDK as an event's text only:
   // the refusal is kept here to reject the connect with.
   let refusal: AuthorizationError | undefined;
+  // A message's POST failing at the network loses its call
+  // (`ConnectionLostError`), as on `connectHttp`.
   const fetcher: FetchLike = async (input, init) => {
     try {
       return await guarded(input, init);
     } catch (error) {
       if (error instanceof AuthorizationError) refusal ??= error;
-      throw error;
+      throw postedRequestId(init) === undefined
+        ? error
+        : lostRequest(error, init);
     }
   };
   const transport = new SSEClientTransport(endpoint, {
