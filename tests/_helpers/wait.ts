@@ -7,6 +7,10 @@
  * - {@link latch}: a promise to resolve from a callback, an event, a log line.
  * - {@link quietFor}: the one deliberate window, for a negative assertion
  *   (something must NOT happen within `ms`); its reason is part of the call.
+ * - {@link nextTurn}: one macrotask turn, on purpose (timers and I/O due now
+ *   run first) — never a guess at how long something takes.
+ * - {@link pace}: a delay that is the scenario itself (a slow writer, a
+ *   progress cadence); its reason is part of the call.
  *
  * @module
  */
@@ -49,6 +53,25 @@ export async function waitFor<T>(
  * `why` names the negative assertion the window serves (read, not used).
  */
 export function quietFor(ms: number, why: string): Promise<void> {
+  void why;
+  return pause(ms);
+}
+
+/**
+ * One macrotask turn: everything already queued (microtasks, timers due
+ * now, I/O callbacks ready) runs before this resolves. For a step that is
+ * one turn by design, not for waiting on an outcome (use {@link waitFor}
+ * or a {@link latch} for that).
+ */
+export function nextTurn(): Promise<void> {
+  return pause(0);
+}
+
+/**
+ * A delay that paces the scenario on purpose (a slow writer, a progress
+ * cadence): waits `ms`. The `why` names the pacing (read, not used).
+ */
+export function pace(ms: number, why: string): Promise<void> {
   void why;
   return pause(ms);
 }
