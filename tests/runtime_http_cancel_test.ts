@@ -20,7 +20,7 @@ import {
   serveWith,
 } from "./fixtures/http_test_server.ts";
 import { childEnv } from "./fixtures/runtime_server_helpers.ts";
-import { latch, quietFor } from "./_helpers/wait.ts";
+import { latch, quietFor, within } from "./_helpers/wait.ts";
 import { passOn } from "./_helpers/pass_on.ts";
 
 /** A `wait` call of `ms`. */
@@ -243,7 +243,7 @@ for (const sessions of [false, true]) {
         CallToolResultSchema,
         { onprogress: () => running.open() },
       );
-      await running.promise;
+      await within(running.promise, "the wait tool's progress notification");
       const killedAt = Date.now();
       child.kill("SIGKILL");
       const error = await call.then(() => undefined, (e: unknown) => e);
@@ -284,7 +284,7 @@ Deno.test("connectHttp: close() mid-call drops the call's HTTP request, its answ
       { onprogress: () => running.open() },
     );
     await listening.started;
-    await running.promise;
+    await within(running.promise, "the wait tool's progress notification");
     await client.close();
     await assert.rejects(call);
     assert.equal(
