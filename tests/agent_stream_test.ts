@@ -17,6 +17,7 @@ import {
 } from "../mod.ts";
 import { type ModelEvent, RunConsumedError, RunStream } from "../core.ts";
 import { callTools, fail, say, script } from "../testing.ts";
+import { nextTurn } from "./_helpers/wait.ts";
 
 const usage = { inputTokens: 1, outputTokens: 1 };
 
@@ -201,8 +202,9 @@ Deno.test("stream: a model failure surfaces through iteration and through result
 Deno.test("stream: a failure read only through iteration is not an unhandled rejection", async () => {
   const stream = new Agent(script(fail(new Error("boom")))).stream("hi");
   await assert.rejects(collect(stream), RunError);
-  // The test would fail on an unhandled rejection of stream.result.
-  await new Promise((resolve) => setTimeout(resolve, 0));
+  // The test would fail on an unhandled rejection of stream.result, which
+  // is reported once the microtasks of this turn ran.
+  await nextTurn();
 });
 
 Deno.test("stream: result alone works without reading the events", async () => {

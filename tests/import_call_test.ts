@@ -27,6 +27,7 @@ import {
   textResult,
   withMethod,
 } from "./_helpers/mcp_servers.ts";
+import { nextTurn } from "./_helpers/wait.ts";
 
 async function only(
   client: Parameters<typeof importTools>[0],
@@ -181,7 +182,8 @@ Deno.test("a long-lived signal aborting after calls finished cancels nothing", a
     assert.equal(await t.invoke("{}", { signal: run.signal }), "called");
   }
   run.abort();
-  await new Promise((resolve) => setTimeout(resolve, 0));
+  // A cancellation the abort sent would be on the wire a turn later.
+  await nextTurn();
   assert.equal(
     withMethod(s.sent, "notifications/cancelled").length,
     0,

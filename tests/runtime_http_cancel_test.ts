@@ -19,8 +19,8 @@ import {
   POST_HEADERS,
   serveWith,
 } from "./fixtures/http_test_server.ts";
-import { childEnv, sleep } from "./fixtures/runtime_server_helpers.ts";
-import { quietFor } from "./_helpers/wait.ts";
+import { childEnv } from "./fixtures/runtime_server_helpers.ts";
+import { latch, quietFor, within } from "./_helpers/wait.ts";
 import { passOn } from "./_helpers/pass_on.ts";
 
 /** A `wait` call of `ms`. */
@@ -230,17 +230,20 @@ for (const sessions of [false, true]) {
     const { url, child } = await spawnHttpServer(sessions ? ["sessions"] : []);
     try {
       const client = await connectHttp(url, { onerror: () => {} });
+      // The tool's progress notification reaches the client on the call's
+      // SSE stream, so its response headers are in (killed before them,
+      // the call fails with the request's ConnectionLostError text
+      // instead: tests/runtime_http_lost_request_test.ts).
+      const running = latch();
       const call = client.request(
         {
           method: "tools/call",
           params: { name: "wait", arguments: { ms: 60_000 } },
         },
         CallToolResultSchema,
+        { onprogress: () => running.open() },
       );
-      // No event tells the client's response headers are in (killed
-      // before them, the call fails with the request's ConnectionLostError
-      // text instead: tests/runtime_http_lost_request_test.ts).
-      await sleep(200);
+      await within(running.promise, "the wait tool's progress notification");
       const killedAt = Date.now();
       child.kill("SIGKILL");
       const error = await call.then(() => undefined, (e: unknown) => e);
@@ -272,9 +275,16 @@ Deno.test("connectHttp: close() mid-call drops the call's HTTP request, its answ
   const listening = listen();
   try {
     const client = await connectHttp(listening.url);
-    const call = client.callTool({ name: "wait", arguments: { ms: 5000 } });
+    // The tool's progress notification arrives on the call's SSE body:
+    // the response headers are in, the body open.
+    const running = latch();
+    const call = client.callTool(
+      { name: "wait", arguments: { ms: 5000 } },
+      undefined,
+      { onprogress: () => running.open() },
+    );
     await listening.started;
-    await sleep(50); // the response headers are in, its SSE body open
+    await within(running.promise, "the wait tool's progress notification");
     await client.close();
     await assert.rejects(call);
     assert.equal(

@@ -8,6 +8,7 @@ import {
   watchEventStream,
 } from "../src/runtime/client/_event_stream.ts";
 import { mayHoldBigNumber } from "../src/runtime/client/_raw_number_codec.ts";
+import { waitFor } from "./_helpers/wait.ts";
 
 const encoder = new TextEncoder();
 
@@ -38,13 +39,6 @@ function source(
     },
   }, { highWaterMark: 0 });
   return { stream, cancelled };
-}
-
-/** Waits (a bounded number of timer turns) until `done()`; the assertions after it tell what did not happen. */
-async function until(done: () => boolean): Promise<void> {
-  for (let turn = 0; turn < 200 && !done(); turn++) {
-    await new Promise((resolve) => setTimeout(resolve, 1));
-  }
 }
 
 interface Seen {
@@ -274,7 +268,10 @@ for (const [path, readBody] of READERS) {
     const second = recorder();
     const watchedLate = watchEventStream(late.stream, second.watch);
     const reading = readBody(watchedLate.stream);
-    await until(() => second.seen.observed.length > 0);
+    await waitFor(
+      () => second.seen.observed.length > 0,
+      "the reader saw the first event",
+    );
     watchedLate.cancel(reason);
     assert.equal((await reading).text, "id: 1\ndata: x\n\n");
     assert.deepEqual(late.cancelled, [reason]);
@@ -291,7 +288,7 @@ Deno.test("watchEventStream: a reader that cancels cancels the body, even while 
   assert.equal((await reader.read()).value, "data: x\n\n");
   const reason = new Error("reader gone");
   await reader.cancel(reason);
-  await until(() => body.cancelled.length > 0);
+  await waitFor(() => body.cancelled.length > 0, "the body is cancelled");
   assert.deepEqual(body.cancelled, [reason]);
   assert.equal(seen.finished, 1);
 });

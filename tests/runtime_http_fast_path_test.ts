@@ -28,7 +28,7 @@ import {
   META,
   MODERN_PROTOCOL_VERSION as MODERN,
 } from "../src/runtime/era/era.ts";
-import { waitFor } from "./_helpers/wait.ts";
+import { pace, waitFor } from "./_helpers/wait.ts";
 
 const DEADLINE = 10_000;
 
@@ -109,7 +109,7 @@ const tools = [
     run: async (_args, ctx) => {
       for (let i = 1; i <= 3; i++) {
         ctx.progress?.({ progress: i, total: 3, message: `step ${i}` });
-        await new Promise((r) => setTimeout(r, 5));
+        await pace(5, "a progress cadence: reports spread over the call");
       }
       return "walked";
     },
@@ -480,6 +480,7 @@ Deno.test("fast path: tools/call and tools/list are answered without connecting 
 Deno.test("fast path: what one call's handler writes on its close reason never reaches another caller's", async () => {
   const { FastDispatch } = await import("../src/runtime/fast/fast_tools.ts");
   const reasons: unknown[] = [];
+  let running = 0;
   const hanging = {
     list: () => ({ tools: [] }),
     call: (_params: Record<string, unknown>, extra: unknown) =>
@@ -489,6 +490,7 @@ Deno.test("fast path: what one call's handler writes on its close reason never r
           reasons.push(signal.reason);
           resolve({ content: [] });
         });
+        running++;
       }),
   };
   const link = { send: () => Promise.resolve() };
@@ -497,7 +499,7 @@ Deno.test("fast path: what one call's handler writes on its close reason never r
   const second = new FastDispatch({}, hanging, link);
   first.request("tools/call", 1, { name: "t" }, undefined);
   second.request("tools/call", 1, { name: "t" }, undefined);
-  await new Promise((resolve) => setTimeout(resolve, 0));
+  await waitFor(() => running === 2, "both handlers run");
   first.closed();
   assert.equal(reasons.length, 1);
   const mine = reasons[0] as DOMException;

@@ -20,7 +20,8 @@ import {
   post,
   rawHttp,
 } from "./fixtures/http_test_server.ts";
-import { sleep, waitUntil } from "./fixtures/runtime_server_helpers.ts";
+import { waitUntil } from "./fixtures/runtime_server_helpers.ts";
+import { nextTurn } from "./_helpers/wait.ts";
 import { movableClock } from "./_helpers/clock.ts";
 
 const MODERN = "2025-11-25";
@@ -201,14 +202,15 @@ Deno.test("limits: a stream its client does not read is closed past maxUnreadByt
       },
     });
     assert.equal(stream.status, 200);
-    // The client never reads; the server writes 32 MiB at it.
+    // The client never reads; the server writes 32 MiB at it, a message a
+    // turn (the socket's writes and the limit's check run in between).
     const chunk = "y".repeat(256 * 1024);
     for (let i = 0; i < 128 && errors.length === 0; i++) {
       await listening.servers[0].sendLoggingMessage({
         level: "info",
         data: chunk,
       });
-      await sleep(1);
+      await nextTurn();
     }
     assert.ok(await waitUntil(() => errors.length > 0, 10_000));
     assert.ok(errors[0] instanceof UnreadLimitError);

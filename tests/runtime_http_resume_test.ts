@@ -11,14 +11,19 @@ import {
   DEFAULT_SESSION_EVENTS,
   SessionEventStore,
 } from "../src/runtime/http/event_store.ts";
-import type { HttpHandlerOptions } from "../src/runtime/http/handler.ts";
+import {
+  httpHandler,
+  type HttpHandlerOptions,
+} from "../src/runtime/http/handler.ts";
 import {
   listen,
   type Listening,
   post,
   REQUEST_DEADLINE,
+  serveWith,
 } from "./fixtures/http_test_server.ts";
-import { waitFor } from "./_helpers/wait.ts";
+import { latch, waitFor, within } from "./_helpers/wait.ts";
+import { passOn } from "./_helpers/pass_on.ts";
 
 /** One parsed SSE event. */
 interface SseEvent {
@@ -285,8 +290,33 @@ Deno.test("resumability: connectHttp rides a server-closed stream to its answer"
 });
 
 Deno.test("resumability: connectHttp fails a call whose resumption is refused, at the first try", async () => {
-  await withListener({ closeStreamsAfter: 50 }, async (listening) => {
+  // The server's end of the call's SSE body, seen as it leaves the handler.
+  const callStreamClosed = latch();
+  const listening = serveWith((newServer) => {
+    const inner = httpHandler(newServer, {
+      sessions: true,
+      closeStreamsAfter: 50,
+    });
+    const watching = async (
+      received: Request,
+      info?: Deno.ServeHandlerInfo,
+    ): Promise<Response> => {
+      const { text, request } = await passOn(received, info);
+      const res = await inner(request, info);
+      const method = text === "" ? undefined : JSON.parse(text).method;
+      if (method !== "tools/call" || res.body === null) return res;
+      const body = res.body.pipeThrough(
+        new TransformStream({ flush: () => callStreamClosed.open() }),
+      );
+      return new Response(body, res);
+    };
+    return Object.assign(watching, { close: () => inner.close() });
+  });
+  try {
+    // Resumable streams are the 2025 era's (a 2026-07-28 call's stream is
+    // its whole life).
     await using client = await connectHttp(listening.url, {
+      protocol: "legacy",
       onerror: () => {},
     });
     const call = client.request(
@@ -297,7 +327,10 @@ Deno.test("resumability: connectHttp fails a call whose resumption is refused, a
       CallToolResultSchema,
     );
     await listening.started;
-    await new Promise((resolve) => setTimeout(resolve, 100)); // stream closed
+    await within(
+      callStreamClosed.promise,
+      "closeStreamsAfter closed the call's stream",
+    );
     await listening.handler!.close(); // the session is gone: resuming gets 404
     const closedAt = Date.now();
     const error = await call.then(() => undefined, (e: unknown) => e);
@@ -312,7 +345,9 @@ Deno.test("resumability: connectHttp fails a call whose resumption is refused, a
       Date.now() - closedAt < 30_000,
       `took ${Date.now() - closedAt} ms`,
     );
-  });
+  } finally {
+    await listening.close();
+  }
 });
 
 Deno.test("resumability: off with sessionEvents 0, and never for clients below 2025-11-25", async (t) => {

@@ -12,6 +12,7 @@ import { ConnectionLostError } from "../src/runtime/errors.ts";
 import { isRawJson } from "../src/core/json.ts";
 import { SseParser } from "../src/runtime/client/_sse_parser.ts";
 import { resetSeamReport, setSeamWarn } from "../src/seam/sdk_internals.ts";
+import { nextTurn } from "./_helpers/wait.ts";
 
 const URL_ = new URL("http://127.0.0.1:9/mcp");
 const REQUEST: JSONRPCMessage = {
@@ -68,8 +69,9 @@ function sseFetch(chunks: Uint8Array[], seen: Seen, bytes = false) {
   return { fetch, drained };
 }
 
+/** A few turns for the transport to hand on what the drained body held. */
 async function settle(): Promise<void> {
-  for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 0));
+  for (let i = 0; i < 5; i++) await nextTurn();
 }
 
 async function readWith(

@@ -26,6 +26,7 @@ import { Server as WeftServer } from "../src/runtime/sdk.ts";
 import { rawTool, type ToolDef } from "../src/core/tool.ts";
 import { exportTools } from "../src/bridge/export.ts";
 import { servedToolsOf } from "../src/core/served_tools.ts";
+import { waitFor } from "./_helpers/wait.ts";
 
 type AnyServer = SdkServer;
 type Make = (options?: ConstructorParameters<typeof SdkServer>[1]) => AnyServer;
@@ -273,9 +274,7 @@ Deno.test("a cancelled call aborts the tool (the deferred notifications/cancelle
     controller.abort("stop");
     const outcome = await call;
     // The cancellation notification is handled a turn later.
-    for (let i = 0; i < 10 && aborted === undefined; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 0));
-    }
+    await waitFor(() => aborted !== undefined, "the tool sees the abort");
     await client.close();
     return { outcome, aborted: aborted !== undefined };
   });

@@ -22,16 +22,14 @@ import {
   LineTooLongError,
   MalformedMessageError,
 } from "../src/runtime/errors.ts";
+import { nextTurn } from "./_helpers/wait.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** A turn of the event loop (no assertion reads the clock). */
-const turn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
-
 /** Waits for `condition`, at most `turns` turns of the event loop. */
 async function until(condition: () => boolean, turns = 500): Promise<void> {
-  for (let i = 0; i < turns && !condition(); i++) await turn();
+  for (let i = 0; i < turns && !condition(); i++) await nextTurn();
   assert.ok(condition(), "the condition never held");
 }
 
@@ -99,7 +97,7 @@ Deno.test("a peer that never reads our output pauses our input at the high-water
   await until(() => transport.paused);
   const readsAtPause = reads;
   // Paused it stays, reading nothing more, while nothing drains.
-  for (let i = 0; i < 20; i++) await turn();
+  for (let i = 0; i < 20; i++) await nextTurn();
   assert.equal(transport.paused, true);
   assert.equal(reads, readsAtPause);
   assert.ok(
@@ -271,7 +269,7 @@ Deno.test("close waits for the write under way, even on a sink whose close does 
   await until(() => release !== undefined);
   let closed = false;
   const closing = transport.close().then(() => closed = true);
-  for (let i = 0; i < 10; i++) await turn();
+  for (let i = 0; i < 10; i++) await nextTurn();
   assert.equal(closed, false, "closed with a write under way");
   release!();
   await sent;

@@ -9,10 +9,11 @@
 
 import assert from "node:assert/strict";
 import { stdioTransport } from "../mod.ts";
+import { pace } from "./_helpers/wait.ts";
 
 const decoder = new TextDecoder();
 
-/** A writable whose writes take a turn of the timer each, recording every chunk. */
+/** A writable whose writes take a timer turn each (sends pile up behind one), recording every chunk. */
 function slowSink(): {
   writable: WritableStream<Uint8Array>;
   chunks: string[];
@@ -21,7 +22,7 @@ function slowSink(): {
   const writable = new WritableStream<Uint8Array>({
     write: async (chunk) => {
       chunks.push(decoder.decode(chunk));
-      await new Promise((r) => setTimeout(r, 1));
+      await pace(1, "a slow writer: sends pile up while it writes");
     },
   });
   return { writable, chunks };

@@ -26,7 +26,7 @@ import {
   META,
   MODERN_PROTOCOL_VERSION as MODERN,
 } from "../src/runtime/era/era.ts";
-import { waitFor } from "./_helpers/wait.ts";
+import { latch, nextTurn, waitFor, within } from "./_helpers/wait.ts";
 
 const DEADLINE = 5_000;
 
@@ -60,7 +60,7 @@ const tools = [
     run: async (_args, ctx) => {
       for (let i = 1; i <= 2; i++) {
         ctx.progress?.({ progress: i, total: 2 });
-        await new Promise((r) => setTimeout(r, 1));
+        await nextTurn(); // each step a turn of its own
       }
       return "walked";
     },
@@ -88,14 +88,19 @@ const tools = [
           reasons.push(String(ctx.signal?.reason));
           resolve("stopped");
         });
+        waitRuns.open();
       }),
   }),
 ];
+
+/** Opened by the `wait` tool once it listens to its signal (one per session). */
+let waitRuns = latch();
 
 type Message = Record<string, unknown>;
 
 /** One session's messages as the client saw them, with or without the lane. */
 async function session(lane: boolean): Promise<string[]> {
+  waitRuns = latch();
   const server = new Server({ name: "lane", version: "1" });
   exportTools(server, ...tools);
   const [client, serverEnd] = InMemoryTransport.createLinkedPair();
@@ -168,7 +173,9 @@ async function session(lane: boolean): Promise<string[]> {
     method: "tools/call",
     params: { name: "wait" },
   });
-  await new Promise((r) => setTimeout(r, 20));
+  await within(waitRuns.promise, "the wait tool runs", {
+    signal: AbortSignal.timeout(DEADLINE),
+  });
   await client.send({
     jsonrpc: "2.0",
     method: "notifications/cancelled",

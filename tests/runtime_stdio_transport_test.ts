@@ -17,6 +17,7 @@ import {
 import { LineSplitStream } from "../src/runtime/process/_line_splitter.ts";
 import { stdioTransport } from "../src/runtime/process/stdio_transport.ts";
 import { buildToolServer } from "./fixtures/tool_server.ts";
+import { nextTurn } from "./_helpers/wait.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -217,7 +218,7 @@ Deno.test("concurrent sends never interleave, even on a slow sink", async () => 
         chunks.push(chunk.slice(i, i + 97));
         if (i % 3 === 0) await Promise.resolve();
       }
-      await new Promise((resolve) => setTimeout(resolve, 0));
+      await nextTurn(); // a slow sink: each write ends a turn later
     },
   });
   const never = new ReadableStream<Uint8Array>();

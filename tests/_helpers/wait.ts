@@ -4,9 +4,14 @@
  * - {@link waitFor}: polls a condition until it holds, failing with what was
  *   awaited once its deadline passes (10 s unless a `signal` says otherwise) —
  *   for a state that has no event to await (a store record, a task status).
- * - {@link latch}: a promise to resolve from a callback, an event, a log line.
+ * - {@link latch}: a promise to resolve from a callback, an event, a log line;
+ *   {@link within} awaits it with a deadline.
  * - {@link quietFor}: the one deliberate window, for a negative assertion
  *   (something must NOT happen within `ms`); its reason is part of the call.
+ * - {@link nextTurn}: one macrotask turn, on purpose (timers and I/O due now
+ *   run first) — never a guess at how long something takes.
+ * - {@link pace}: a delay that is the scenario itself (a slow writer, a
+ *   progress cadence); its reason is part of the call.
  *
  * @module
  */
@@ -51,6 +56,50 @@ export async function waitFor<T>(
 export function quietFor(ms: number, why: string): Promise<void> {
   void why;
   return pause(ms);
+}
+
+/**
+ * One macrotask turn: everything already queued (microtasks, timers due
+ * now, I/O callbacks ready) runs before this resolves. For a step that is
+ * one turn by design, not for waiting on an outcome (use {@link waitFor}
+ * or a {@link latch} for that).
+ */
+export function nextTurn(): Promise<void> {
+  return pause(0);
+}
+
+/**
+ * A delay that paces the scenario on purpose (a slow writer, a progress
+ * cadence): waits `ms`. The `why` names the pacing (read, not used).
+ */
+export function pace(ms: number, why: string): Promise<void> {
+  void why;
+  return pause(ms);
+}
+
+/**
+ * Resolves with `promise`'s value; rejects naming `what` when `signal`
+ * aborts first (default 10 s): awaiting a latch or an event that a
+ * regression would never open fails instead of hanging the test.
+ */
+export async function within<T>(
+  promise: Promise<T>,
+  what: string,
+  options: Pick<WaitOptions, "signal"> = {},
+): Promise<T> {
+  const signal = options.signal ?? AbortSignal.timeout(10_000);
+  let onAbort = () => {};
+  const expired = new Promise<never>((_resolve, reject) => {
+    onAbort = () =>
+      reject(new assert.AssertionError({ message: `never happened: ${what}` }));
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([promise, expired]);
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+  }
 }
 
 /** A promise and the functions that settle it. */
