@@ -484,3 +484,29 @@ Deno.test("nothing lost: a dropped resumable stream does not cancel its call; th
     await replay.cancel();
   });
 });
+
+Deno.test("2026-07-28: closing the handler mid-call ends the call with ConnectionLostError at once (a modern call's stream is its whole life: nothing to resume)", async () => {
+  const listening = serveWith((newServer) => httpHandler(newServer));
+  try {
+    await using client = await connectHttp(listening.url, {
+      onerror: () => {},
+    });
+    const call = client.request(
+      {
+        method: "tools/call",
+        params: { name: "wait", arguments: { ms: 60_000 } },
+      },
+      CallToolResultSchema,
+    );
+    await listening.started;
+    assert.equal(client.getProtocolEra()?.era, "modern");
+    await listening.handler!.close();
+    const error = await within(
+      call.then(() => undefined, (e: unknown) => e),
+      "the call's end after the handler closed",
+    );
+    assert.ok(error instanceof ConnectionLostError, String(error));
+  } finally {
+    await listening.close();
+  }
+});
