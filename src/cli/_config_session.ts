@@ -23,7 +23,6 @@ import type { ServersError } from "../servers/errors.ts";
 import { formatTool } from "./format.ts";
 import { ExitCode } from "./usage.ts";
 import { oauthClient } from "../auth/client/oauth_client.ts";
-import { kvOAuthStore } from "../auth/client/oauth_store.ts";
 
 /** What a config session needs from `runCli`. */
 export interface ConfigSessionOptions {
@@ -66,7 +65,7 @@ export async function runConfig(
       : oauthClient({
         redirectUrl: `http://127.0.0.1:${options.oauth.port}/callback`,
         clientName: "weft-mcp",
-        store: kvOAuthStore(kv),
+        store: kv,
       });
     servers = await connectServers(config as never, {
       signal,

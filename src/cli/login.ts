@@ -9,7 +9,6 @@
 
 import { connectHttp } from "../runtime/client/connect_http.ts";
 import { oauthClient } from "../auth/client/oauth_client.ts";
-import { kvOAuthStore } from "../auth/client/oauth_store.ts";
 import { parseServersConfig } from "../servers/config.ts";
 import type { CliCommand } from "./args.ts";
 import type { CliOutput } from "./run.ts";
@@ -40,7 +39,8 @@ export async function runLogin(
     const auth = oauthClient({
       redirectUrl: listener.redirectUrl,
       clientName: "weft-mcp",
-      ...(kv === undefined ? {} : { store: kvOAuthStore(kv) }),
+      // The Deno.Kv itself: taken as denoKvStore(kv), the contract store.
+      ...(kv === undefined ? {} : { store: kv }),
       authorize: (authorizationUrl) => {
         output.stdout(
           `Open this URL in a browser to authorize ${command.server}:\n\n  ${authorizationUrl.href}\n\n`,

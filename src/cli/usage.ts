@@ -51,7 +51,7 @@ Commands:
             OAuth: prints the URL to open, waits for the browser on
             http://127.0.0.1:<port>/callback (default 8976), stores the
             tokens (in Deno KV with --kv <path>; agents given
-            oauthClient({ store: kvOAuthStore(kv) }) find them)
+            oauthClient({ store: kv }) find them)
 
 Options:
   --timeout <ms>     give up after <ms> milliseconds (default 30000)

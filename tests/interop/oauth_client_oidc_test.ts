@@ -385,7 +385,7 @@ Deno.test("weft-mcp login against oidc-provider: prints the URL, takes the redir
     const agent = oauthClient({
       redirectUrl: redirect,
       authorize: () => Promise.reject(new Error("must not ask the user")),
-      store: kvOAuthStore(kv),
+      store: kv,
     });
     assert.equal(await ping(fx.mcpUrl, agent), "pong");
   } finally {
