@@ -26,6 +26,18 @@ export interface SurfaceServer {
   }): Promise<void>;
 }
 
+/** A surface: who registers it, its capability and the methods it answers. */
+export interface SurfaceOptions {
+  /** Names the registering call in errors. */
+  readonly caller: string;
+  /** The server capability the surface declares. */
+  readonly capability: string;
+  /** The capability's value when declared. */
+  readonly declared: Record<string, unknown>;
+  /** The request methods it installs handlers for. */
+  readonly methods: readonly string[];
+}
+
 /**
  * Declares `capability` (its value `declared`) on `server` unless it has it,
  * then installs the handlers of `methods` through `install`: now, or queued
@@ -35,13 +47,7 @@ export interface SurfaceServer {
  */
 export function installSurface(
   server: SurfaceServer,
-  options: {
-    readonly caller: string;
-    readonly capability: string;
-    readonly declared: Record<string, unknown>;
-    readonly methods: readonly string[];
-    readonly install: () => void;
-  },
+  options: SurfaceOptions & { readonly install: () => void },
 ): void {
   checkSurface(server, options);
   const has = serverCapabilities(server)?.[options.capability] !== undefined;
@@ -57,12 +63,7 @@ export function installSurface(
  */
 export function checkSurface(
   server: SurfaceServer,
-  options: {
-    readonly caller: string;
-    readonly capability: string;
-    readonly declared: Record<string, unknown>;
-    readonly methods: readonly string[];
-  },
+  options: SurfaceOptions,
 ): void {
   const { caller, capability } = options;
   const has = serverCapabilities(server)?.[capability] !== undefined;

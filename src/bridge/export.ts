@@ -17,7 +17,6 @@ import type {
   ToolDef,
   ToolResult,
 } from "../core/tool.ts";
-import type { TaskRunOptions } from "./task_hook.ts";
 import {
   authOf,
   type CallChannels,
@@ -398,14 +397,7 @@ async function passingInput(
 /** The registry entry of `tool`, run by `run`. Shared with `serveAgent`. */
 export function exported(
   tool: ToolDef,
-  run: (
-    args: unknown,
-    extra: CallExtra,
-    progress?: ProgressFn,
-    ask?: AskFn,
-    task?: Pick<TaskRunOptions, "checkpoint" | "saveCheckpoint">,
-    channels?: CallChannels,
-  ) => Promise<ToolResult>,
+  run: Exported["run"],
   options?: { taskSupport?: TaskSupport; resumable?: boolean },
 ): Exported {
   return {
